@@ -1,0 +1,156 @@
+"""The current view the planner reads: GPU facts joined with the prices in force and the host machines.
+
+The bundled snapshot (CSV files inside this package) is the embedded default, so the service plans
+out of the box with no network. Live refreshes (later) build the same `Catalog` from stored
+snapshots; the planner never knows which one it got.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from io import StringIO
+
+import pandas as pd
+
+from pricing.gpus import GpuTable, bundled_gpus
+
+CLOUD_COLUMNS = [
+    "provider", "name", "gpu", "gpu_count", "usd_per_hour", "region", "pricing",
+    "source", "as_of", "feed", "max_instances",
+]
+HARDWARE_COLUMNS = [
+    "name", "gpu", "condition", "gpus_per_unit", "unit_price_usd", "includes_host", "watts",
+    "idle_watts", "vendor", "source", "as_of", "feed",
+]
+PRICING_MODELS = ("on_demand", "spot")
+CONDITIONS = ("new", "used")
+
+
+@dataclass(frozen=True)
+class Host:
+    """A machine that bare GPU cards go into: what it costs without GPUs and what it can power."""
+
+    name: str
+    slots: int
+    base_cost_usd: float
+    psu_watts: float
+    idle_watts: float
+    source: str
+    as_of: str
+
+
+@dataclass
+class Catalog:
+    """GPU facts, cloud offers, hardware prices and hosts, each price row with its source and date."""
+
+    gpus: GpuTable
+    cloud: pd.DataFrame
+    hardware: pd.DataFrame
+    hosts: list[Host] = field(default_factory=list)
+
+    def providers(self) -> list[str]:
+        return sorted(self.cloud["provider"].unique().tolist())
+
+
+def feed_key(prefix: str, name: str) -> str:
+    """Short source key used in `prices_as_of`, e.g. `snapshot/aws`, `snapshot/ebay`."""
+    return f"{prefix}/{name.strip().lower().replace(' ', '-')}"
+
+
+def _read_package_csv(name: str) -> pd.DataFrame:
+    text = resources.files("pricing").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    return pd.read_csv(StringIO(text), dtype=str, keep_default_na=False)
+
+
+def _canonical_or_fail(gpus: GpuTable, frame: pd.DataFrame, file: str) -> pd.Series:
+    names = frame["gpu"].map(lambda s: gpus.canonical(s) or "")
+    unknown = sorted(set(frame.loc[names == "", "gpu"]))
+    if unknown:
+        raise ValueError(f"{file}: GPU names not in the GPU table: {unknown}")
+    return names
+
+
+def normalise_cloud(frame: pd.DataFrame, gpus: GpuTable, feed_prefix: str, file: str) -> pd.DataFrame:
+    """Type and validate cloud rows; every row must name a known GPU, a positive price and a date."""
+    out = pd.DataFrame(index=frame.index)
+    out["provider"] = frame["provider"].str.strip().str.lower()
+    out["name"] = frame["name"].str.strip()
+    out["gpu"] = _canonical_or_fail(gpus, frame, file)
+    out["gpu_count"] = pd.to_numeric(frame["gpu_count"]).astype(int)
+    out["usd_per_hour"] = pd.to_numeric(frame["usd_per_hour"]).astype(float)
+    out["region"] = frame["region"].str.strip()
+    out["pricing"] = frame["pricing"].str.strip()
+    out["source"] = frame["source"].str.strip()
+    out["as_of"] = frame["as_of"].str.strip()
+    out["feed"] = [feed_key(feed_prefix, p) for p in out["provider"]]
+    quota = frame["max_instances"] if "max_instances" in frame else pd.Series("", index=frame.index)
+    out["max_instances"] = pd.to_numeric(quota.replace("", None), errors="raise").astype(float)
+    bad = out[(out["usd_per_hour"] <= 0) | (out["gpu_count"] < 1) | ~out["pricing"].isin(PRICING_MODELS)]
+    if not bad.empty:
+        raise ValueError(f"{file}: invalid rows (price <= 0, gpu_count < 1 or bad pricing): {bad.index.tolist()}")
+    _check_dates(out, file)
+    return out[CLOUD_COLUMNS].reset_index(drop=True)
+
+
+def normalise_hardware(frame: pd.DataFrame, gpus: GpuTable, feed_prefix: str, file: str) -> pd.DataFrame:
+    """Type and validate hardware price rows (new and used cards, whole machines)."""
+    out = pd.DataFrame(index=frame.index)
+    out["name"] = frame["name"].str.strip()
+    out["gpu"] = _canonical_or_fail(gpus, frame, file)
+    out["condition"] = frame["condition"].str.strip().str.lower()
+    out["gpus_per_unit"] = pd.to_numeric(frame["gpus_per_unit"].replace("", "1")).astype(int)
+    out["unit_price_usd"] = pd.to_numeric(frame["unit_price_usd"]).astype(float)
+    out["includes_host"] = frame["includes_host"].str.strip().str.lower().isin(["true", "yes", "1"])
+    out["watts"] = pd.to_numeric(frame["watts"].replace("", None)).astype(float)
+    out["idle_watts"] = pd.to_numeric(frame["idle_watts"].replace("", None)).astype(float)
+    out["vendor"] = frame["vendor"].str.strip()
+    out["source"] = frame["source"].str.strip()
+    out["as_of"] = frame["as_of"].str.strip()
+    out["feed"] = [feed_key(feed_prefix, v) for v in out["vendor"]]
+    bad = out[(out["unit_price_usd"] <= 0) | (out["gpus_per_unit"] < 1) | ~out["condition"].isin(CONDITIONS)]
+    if not bad.empty:
+        raise ValueError(f"{file}: invalid rows (price <= 0, gpus_per_unit < 1 or bad condition): "
+                         f"{bad.index.tolist()}")
+    _check_dates(out, file)
+    return out[HARDWARE_COLUMNS].reset_index(drop=True)
+
+
+def _check_dates(frame: pd.DataFrame, file: str) -> None:
+    parsed = pd.to_datetime(frame["as_of"], format="%Y-%m-%d", errors="coerce")
+    if parsed.isna().any():
+        raise ValueError(f"{file}: rows without an ISO as_of date: {frame.index[parsed.isna()].tolist()}")
+    if (frame["source"] == "").any():
+        raise ValueError(f"{file}: rows without a source: {frame.index[frame['source'] == ''].tolist()}")
+
+
+def parse_hosts(text: str) -> list[Host]:
+    """Hosts with a documented base cost; a row whose cost is blank is unknown, never free, so it is left out."""
+    hosts = [
+        Host(
+            name=row["name"].strip(),
+            slots=int(row["slots"]),
+            base_cost_usd=float(row["base_cost_usd"]),
+            psu_watts=float(row["psu_watts"]),
+            idle_watts=float(row["idle_watts"]),
+            source=row["source"].strip(),
+            as_of=row["as_of"].strip(),
+        )
+        for row in csv.DictReader(StringIO(text))
+        if row["base_cost_usd"].strip()
+    ]
+    return sorted(hosts, key=lambda h: h.slots)
+
+
+@lru_cache(maxsize=1)
+def bundled_catalog() -> Catalog:
+    """The snapshot shipped with the package (read once per process; treat it as read-only)."""
+    gpus = bundled_gpus()
+    cloud = normalise_cloud(_read_package_csv("cloud_offers.csv"), gpus, "snapshot", "cloud_offers.csv")
+    hardware = normalise_hardware(
+        _read_package_csv("hardware_prices.csv"), gpus, "snapshot", "hardware_prices.csv"
+    )
+    hosts_text = resources.files("pricing").joinpath("data/hosts.csv").read_text(encoding="utf-8")
+    return Catalog(gpus=gpus, cloud=cloud, hardware=hardware, hosts=parse_hosts(hosts_text))

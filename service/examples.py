@@ -1,0 +1,47 @@
+"""Example profiles shown in the OpenAPI document and used by the README and tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# DOMAIN §5: the guide's worked example. One $2,200 desktop with an RTX 3090 (350 W GPU + 100 W CPU)
+# against an AWS V100 at $2.14/h, 15% utilisation, $0.12/kWh; the guide treats the two GPUs as
+# equally fast, hence the throughput override. Break-even: about 293 days.
+WORKED_EXAMPLE: dict[str, Any] = {
+    "workload": "transformer_training",
+    "min_gpu_memory_gb": 0,
+    "demand": {"gpus": 1, "utilisation": 0.15, "reference_gpu": "RTX 3090"},
+    "horizon_months": 36,
+    "electricity_usd_per_kwh": 0.12,
+    "options": {"allow_used": True, "allow_spot": False, "resale": False, "pue": 1.0, "availability": 1.0},
+    "prices": {
+        "mode": "replace",
+        "owned": [{"name": "RTX 3090 desktop (guide 2020)", "gpu": "RTX 3090", "unit_price_usd": 2200,
+                   "watts": 450, "idle_watts": 0, "includes_host": True}],
+        "cloud": [{"provider": "aws", "name": "p3.2xlarge (guide 2020)", "gpu": "V100", "usd_per_hour": 2.14,
+                   "region": "us-east-1"}],
+    },
+    "throughput_overrides": {"V100": 1.0},
+}
+
+# A PhD student's transformer work on the bundled catalog.
+CATALOG_EXAMPLE: dict[str, Any] = {
+    "workload": "transformer_training",
+    "min_gpu_memory_gb": 24,
+    "demand": {"gpus": 1, "utilisation": 0.15, "reference_gpu": "RTX 3090"},
+    "horizon_months": 36,
+    "electricity_usd_per_kwh": 0.12,
+    "options": {"allow_used": True, "allow_spot": False, "resale": True},
+}
+
+# Deadline bursts: light months with two heavy ones.
+SERIES_EXAMPLE: dict[str, Any] = {
+    "workload": "transformer_training",
+    "min_gpu_memory_gb": 24,
+    "demand": {
+        "reference_gpu": "RTX 3090",
+        "series": [{"month": f"2027-{m:02d}", "reference_gpu_hours": 2000 if m in (3, 11) else 150}
+                   for m in range(1, 13)],
+    },
+    "electricity_usd_per_kwh": 0.15,
+}

@@ -1,0 +1,103 @@
+"""Rich tables for a plan, so `gpuplan plan` reads like the API answer without the JSON."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from solvers.result import PlanResult
+
+
+def _money(value: float | None) -> str:
+    return "-" if value is None else f"${value:,.2f}"
+
+
+def render_plan(plan: PlanResult, console: Console) -> None:
+    console.print(f"[bold]{plan.recommendation}[/bold]")
+    if plan.buy or plan.hosts:
+        t = Table(title="Purchases")
+        for col in ("item", "GPU", "condition", "count", "unit price", "resale/unit", "source", "as of"):
+            t.add_column(col)
+        for b in plan.buy:
+            t.add_row(
+                b.name,
+                b.gpu,
+                b.condition,
+                str(b.count),
+                _money(b.unit_price_usd),
+                _money(b.resale_usd_per_unit),
+                b.source[:60],
+                b.price_as_of,
+            )
+        for h in plan.hosts:
+            t.add_row(h.name, "-", "new", str(h.count), _money(h.unit_price_usd), "-", h.source[:60], h.price_as_of)
+        console.print(t)
+    if plan.cloud:
+        t = Table(title="Cloud hours")
+        for col in ("provider", "instance", "GPU", "region", "pricing", "USD/h", "hours", "cost"):
+            t.add_column(col)
+        for c in plan.cloud:
+            t.add_row(
+                c.provider,
+                c.name,
+                f"{c.gpu_count} x {c.gpu}",
+                c.region,
+                c.pricing,
+                f"{c.usd_per_hour:g}",
+                f"{c.hours:,.1f}",
+                _money(c.cost_usd),
+            )
+        console.print(t)
+    t = Table(title="Costs over the horizon")
+    t.add_column("")
+    t.add_column("plan")
+    t.add_column("cloud only")
+    t.add_column("buy only")
+    alts = plan.alternatives
+    for label, field in (
+        ("capex", "capex_usd"),
+        ("electricity", "electricity_usd"),
+        ("cloud", "cloud_usd"),
+        ("resale credit", "resale_credit_usd"),
+        ("total", "total_usd"),
+    ):
+        t.add_row(
+            label,
+            _money(getattr(plan.costs, field)),
+            _money(getattr(alts.cloud_only.costs, field)) if alts.cloud_only else "-",
+            _money(getattr(alts.buy_only.costs, field)) if alts.buy_only else "-",
+        )
+    console.print(t)
+    be = plan.break_even
+    t = Table(title="Break-even")
+    t.add_column("measure")
+    t.add_column("value")
+    t.add_row("buying pays off after (days)", "-" if be.days is None else f"{be.days:,.1f}")
+    t.add_row(
+        "utilisation threshold", "-" if be.utilisation_threshold is None else f"{100 * be.utilisation_threshold:.2f}%"
+    )
+    t.add_row(
+        "demand scale threshold", "-" if be.demand_scale_threshold is None else f"{be.demand_scale_threshold:.3f}x"
+    )
+    t.add_row(
+        "electricity threshold",
+        "-" if be.electricity_threshold_usd_per_kwh is None else f"${be.electricity_threshold_usd_per_kwh:.4f}/kWh",
+    )
+    t.add_row(
+        "cloud price threshold",
+        "-"
+        if be.cloud_price_threshold_usd_per_hour is None
+        else f"${be.cloud_price_threshold_usd_per_hour:.4f}/h for {be.cloud_price_threshold_offer}",
+    )
+    if be.simple is not None:
+        t.add_row(
+            "guide's closed form (days)",
+            "-" if be.simple.days is None else f"{be.simple.days:,.1f} ({be.simple.owned} vs {be.simple.cloud})",
+        )
+    console.print(t)
+    for w in plan.warnings:
+        console.print(f"[yellow]warning:[/yellow] {w}")
+    console.print(
+        f"solver: {plan.solver.backend} {plan.solver.status} in {plan.solver.solve_ms:.1f} ms; "
+        f"prices as of: " + ", ".join(f"{k} {v}" for k, v in plan.prices_as_of.items())
+    )

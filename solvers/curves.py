@@ -1,0 +1,71 @@
+"""Cumulative cost over the horizon and the days on which two cost curves cross.
+
+Capital is spent on day 0, running costs (electricity, cloud) accrue evenly within each period,
+and the resale credit arrives on the horizon's last day. Curves are piecewise linear in days, so
+crossings are exact: the guide's worked example crosses on day 292.96.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from solvers.periods import Period
+from solvers.result import CumulativePoint
+
+
+@dataclass(frozen=True)
+class Curve:
+    values: list[float]   # at each point of the shared day grid
+    resale: float         # credit on the last day
+
+
+def curve(capex: float, running: list[float], resale: float) -> Curve:
+    values = [capex]
+    for cost in running:
+        values.append(values[-1] + cost)
+    return Curve(values, resale)
+
+
+def day_grid(periods: list[Period]) -> tuple[list[float], list[str]]:
+    start = periods[0].start
+    days = [0.0] + [float((p.end - start).days) for p in periods]
+    dates = [start.isoformat()] + [(p.end - dt.timedelta(days=1)).isoformat() for p in periods]
+    return days, dates
+
+
+def crossing(days: list[float], a: Curve, b: Curve) -> float | None:
+    """First day on which the sign of a - b changes from its sign at day 0; None if it never does."""
+    diffs = [x - y for x, y in zip(a.values, b.values, strict=True)]
+    initial = next((d for d in diffs if abs(d) > 1e-9), 0.0)
+    if initial == 0.0:
+        return None
+    sign = 1.0 if initial > 0 else -1.0
+    for i in range(1, len(diffs)):
+        d0, d1 = sign * diffs[i - 1], sign * diffs[i]
+        if d1 <= 1e-9:
+            if d0 <= 1e-9:
+                return days[i - 1]
+            return days[i - 1] + (days[i] - days[i - 1]) * d0 / (d0 - d1)
+    final = sign * ((a.values[-1] - a.resale) - (b.values[-1] - b.resale))
+    return days[-1] if final <= 1e-9 else None
+
+
+def cumulative_points(days: list[float], dates: list[str], plan: Curve, cloud_only: Curve | None,
+                      buy_only: Curve | None) -> list[CumulativePoint]:
+    def at(c: Curve | None, i: int, after_resale: bool = False) -> float | None:
+        if c is None:
+            return None
+        return round(c.values[i] - (c.resale if after_resale else 0.0), 2)
+
+    points = [
+        CumulativePoint(date=dates[i], day=days[i], plan_usd=at(plan, i) or 0.0, cloud_only_usd=at(cloud_only, i),
+                        buy_only_usd=at(buy_only, i), event="start" if i == 0 else "month_end")
+        for i in range(len(days))
+    ]
+    if any(c is not None and c.resale > 0 for c in (plan, cloud_only, buy_only)):
+        last = len(days) - 1
+        points.append(CumulativePoint(date=dates[last], day=days[last], plan_usd=at(plan, last, True) or 0.0,
+                                      cloud_only_usd=at(cloud_only, last, True),
+                                      buy_only_usd=at(buy_only, last, True), event="resale"))
+    return points

@@ -1,0 +1,50 @@
+"""Every default the planner uses when a profile does not say, with where the figure comes from.
+
+DOMAIN = ../shared/DOMAIN.md (Tim Dettmers' GPU guide, editions 2019/2020/2023).
+A figure marked "planning assumption" is gpuplan's own documented choice, overridable per request.
+"""
+
+from __future__ import annotations
+
+# DOMAIN §5 worked example: "350 W GPU + 100 W CPU"; the CPU/board draw that a working GPU adds to
+# its host. Also reserved out of every host's PSU rating when checking that the cards fit.
+HOST_WATTS_PER_WORKING_GPU = 100.0
+
+# DOMAIN §4 (2023 perf-per-dollar charts): $0.175/kWh. Used only when a profile gives no rate,
+# and then said in the plan's warnings.
+ELECTRICITY_USD_PER_KWH = 0.175
+
+# Planning assumption: an owned GPU can work 95% of the hours in a period (about 36 h a month for
+# maintenance, driver/OS updates and failures). Set options.availability = 1.0 to ignore.
+AVAILABILITY = 0.95
+
+# Planning assumption: an idle GPU draws 10% of its board power (TDP) while the machine is on
+# (idle NVIDIA boards draw roughly 5-15% of TDP). Set idle_watts = 0 per item to ignore.
+GPU_IDLE_FRACTION_OF_TDP = 0.10
+
+# Planning assumption: power usage effectiveness 1.0, i.e. a desktop or office machine with no
+# cooling overhead. A data-centre room is typically 1.2-1.6; set options.pue.
+PUE = 1.0
+
+# Planning assumption: spot/interruptible capacity loses 10% of its hours to pre-emption and
+# restarts from the last checkpoint, so a spot GPU-hour delivers 0.9 of an on-demand one.
+SPOT_INTERRUPTION_OVERHEAD = 0.10
+
+# Resale at the horizon's end. Used-market value falls 20% a year: the eBay average sold price of
+# the RTX 3090 fell from $867 (2022-12) to $740 (2023-08), -14.6% in 8 months = -21%/year
+# (shared/reference/price-api-samples/used-gpu-ebay-monthly-tomshardware.csv), rounded.
+RESALE_DECLINE_PER_YEAR = 0.20
+# Selling costs: eBay's final value fee is 13.25% of the sale in most categories (2024 fee table).
+RESALE_FEE = 0.13
+# When no used price is known for a GPU, its used value today is taken as this share of the new
+# price: the RTX 3090's used/new ratio, $740 used (2023-08) / $1,499 launch MSRP = 0.49.
+USED_TO_NEW_RATIO = 0.49
+
+# Default horizon for a demand series without an explicit horizon: the series' own span.
+MAX_HORIZON_MONTHS = 120
+MAX_HORIZON_DAYS = 3653
+
+# Solver limits: a plan request answers within this time; past it the plan says "time_limited" and
+# gives the optimality gap.
+SOLVER_TIME_LIMIT_S = 10.0
+SOLVER_REL_GAP = 1e-6

@@ -1,0 +1,77 @@
+"""Say why a profile has no plan: which constraint cannot be met and the nearest value that works."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from pricing.catalog import Catalog
+from solvers.blocks import Block
+from solvers.errors import InfeasibleProfile
+from solvers.model import Limits, solve
+from solvers.options import CloudOption, HostOption, OwnedOption
+from solvers.periods import Period
+from solvers.profile import Profile
+
+
+def no_options(profile: Profile, catalog: Catalog) -> InfeasibleProfile:
+    """Nothing survived the filters: memory is the usual reason, else the filters themselves."""
+    need = profile.min_gpu_memory_gb
+    usable = set(catalog.cloud["gpu"]) | set(catalog.hardware["gpu"])
+    spellings = [i.gpu for i in profile.prices.owned] + [i.gpu for i in profile.prices.cloud]
+    usable |= {catalog.gpus.canonical(s) or "" for s in spellings}
+    largest = max((catalog.gpus[g] for g in usable if g in catalog.gpus), key=lambda s: s.memory_gb, default=None)
+    if largest is not None and need > largest.memory_gb:
+        return InfeasibleProfile(
+            "min_gpu_memory_gb",
+            f"no GPU offers {need:g} GB of memory; the largest available is {largest.memory_gb:g} GB "
+            f"({largest.name})",
+            nearest_feasible=largest.memory_gb,
+        )
+    return InfeasibleProfile(
+        "options",
+        "no purchase or cloud offer is left after the profile's filters "
+        "(min_gpu_memory_gb, allow_used, allow_spot, allow_buy, allow_cloud, providers, regions)",
+    )
+
+
+def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
+            periods: list[Period], limits: Limits) -> InfeasibleProfile:
+    """The model was infeasible: find the limit that binds and the least value that would work."""
+    peak = max(blocks, key=lambda b: b.rate)
+    month = next(periods[i].label for i in peak.periods)
+    no_cloud = "cloud is excluded" if not cloud else "the cloud offers' quotas do not cover it"
+    if not owned:
+        return InfeasibleProfile(
+            "demand",
+            f"the demand of {peak.demand / len(peak.periods):,.0f} reference GPU-hours in {month} cannot be met: "
+            f"no GPU can be bought under this profile and {no_cloud}",
+        )
+    free = replace(limits, max_capex_usd=None, max_owned_gpus=None)
+    if solve(owned, cloud, hosts, blocks, free, objective="capex").status not in ("optimal", "time_limited"):
+        return InfeasibleProfile(
+            "demand",
+            f"the demand in {month} cannot be met by any purchase that fits the available hosts and {no_cloud}",
+        )
+    if limits.max_capex_usd is not None:
+        least = solve(owned, cloud, hosts, blocks, replace(limits, max_capex_usd=None), objective="capex")
+        if least.status in ("optimal", "time_limited") and least.objective > limits.max_capex_usd + 1e-6:
+            return InfeasibleProfile(
+                "options.max_capex_usd",
+                f"max_capex_usd {limits.max_capex_usd:,.2f} is below the cheapest purchase that meets the demand "
+                f"while {no_cloud}: {least.objective:,.2f} USD",
+                nearest_feasible=math.ceil(least.objective * 100) / 100,
+            )
+    if limits.max_owned_gpus is not None:
+        least = solve(owned, cloud, hosts, blocks, replace(limits, max_owned_gpus=None), objective="gpus")
+        if least.status in ("optimal", "time_limited") and least.objective > limits.max_owned_gpus + 1e-6:
+            return InfeasibleProfile(
+                "options.max_owned_gpus",
+                f"max_owned_gpus {limits.max_owned_gpus} is below the fewest GPUs that meet the demand while "
+                f"{no_cloud}: {round(least.objective)}",
+                nearest_feasible=round(least.objective),
+            )
+    return InfeasibleProfile(
+        "options.max_capex_usd",
+        "max_capex_usd and max_owned_gpus together allow no purchase that meets the demand while " + no_cloud,
+    )

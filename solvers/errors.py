@@ -1,0 +1,23 @@
+"""Errors the planner raises for input it cannot plan; the service turns them into 422 answers."""
+
+from __future__ import annotations
+
+
+class ProfileError(ValueError):
+    """A profile field is wrong in a way only the catalog can tell (unknown GPU, unknown provider)."""
+
+    def __init__(self, field: str, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.rule = rule
+        self.message = message
+
+
+class InfeasibleProfile(ValueError):
+    """No plan meets the profile: names the constraint and, where one exists, the nearest feasible value."""
+
+    def __init__(self, constraint: str, message: str, nearest_feasible: float | str | None = None) -> None:
+        super().__init__(message)
+        self.constraint = constraint
+        self.message = message
+        self.nearest_feasible = nearest_feasible

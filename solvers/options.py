@@ -1,0 +1,390 @@
+"""Turn a catalog and a profile into the purchase and rental options the planning model chooses from.
+
+Each option carries everything the model needs, already in the profile's terms: throughput in
+reference GPU-hours, energy cost at the profile's electricity rate and PUE, resale at the horizon.
+Filters (memory, used, spot, providers, regions) are applied here, vectorised over the catalog.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pricing.catalog import Catalog, Host, normalise_cloud
+from pricing.gpus import GpuSpec, GpuTable
+from solvers import defaults
+from solvers.errors import ProfileError
+from solvers.performance import relative_throughput
+from solvers.profile import OwnedPriceItem, Profile
+
+
+@dataclass(frozen=True)
+class OwnedOption:
+    """A way to own GPUs: `gpus_per_unit` GPUs bought together for `unit_price_usd`."""
+
+    key: str
+    name: str
+    gpu: str
+    condition: str
+    gpus_per_unit: int
+    unit_price_usd: float
+    includes_host: bool
+    throughput: float  # reference GPU-hours per GPU-hour
+    marginal_kwh_per_gpu_hour: float  # energy a working GPU-hour adds over idle (incl. host share, PUE)
+    idle_kwh_per_unit_hour: float  # energy of an owned unit per hour while idle (PUE applied)
+    card_watts: float  # per GPU, for the hosts' PSU check (bare cards)
+    resale_usd: float  # per unit at the horizon's end (0 when resale is off)
+    memory_gb: float
+    vendor: str
+    source: str
+    as_of: str
+    feed: str
+
+    @property
+    def net_price_usd(self) -> float:
+        return self.unit_price_usd - self.resale_usd
+
+    def marginal_usd_per_ref_hour(self, usd_per_kwh: float) -> float:
+        return usd_per_kwh * self.marginal_kwh_per_gpu_hour / self.throughput
+
+
+@dataclass(frozen=True)
+class CloudOption:
+    """A cloud instance type in a region under one pricing model."""
+
+    key: str
+    provider: str
+    name: str
+    gpu: str
+    gpu_count: int
+    usd_per_hour: float
+    region: str
+    pricing: str
+    ref_hours_per_hour: float  # reference GPU-hours one instance-hour delivers (spot overhead applied)
+    max_instances: float | None  # quota: instances at once, None = unlimited
+    source: str
+    as_of: str
+    feed: str
+
+    @property
+    def usd_per_ref_hour(self) -> float:
+        return self.usd_per_hour / self.ref_hours_per_hour
+
+
+@dataclass(frozen=True)
+class HostOption:
+    host: Host
+    idle_kwh_per_hour: float  # PUE applied
+
+
+@dataclass
+class Options:
+    owned: list[OwnedOption]
+    cloud: list[CloudOption]
+    hosts: list[HostOption]
+    electricity_usd_per_kwh: float
+    availability: float
+    host_watts_per_working_gpu: float
+    warnings: list[str]
+    prices_as_of: dict[str, str]  # feed -> oldest price date among the candidates it supplied
+    candidates: int  # options before pruning
+
+
+def canonical_gpu(gpus: GpuTable, spelling: str, field: str) -> str:
+    name = gpus.canonical(spelling)
+    if name is None:
+        raise ProfileError(field, "known_gpu", f"unknown GPU {spelling!r}; GET /v1/gpus lists the known ones")
+    return name
+
+
+class ThroughputModel:
+    """Relative throughput per canonical GPU for one profile (model or the profile's overrides)."""
+
+    def __init__(self, gpus: GpuTable, profile: Profile) -> None:
+        self._gpus = gpus
+        self._workload = profile.workload
+        self._reference = gpus[canonical_gpu(gpus, profile.demand.reference_gpu, "demand.reference_gpu")]
+        self._overrides = {
+            canonical_gpu(gpus, name, f"throughput_overrides.{name}"): value
+            for name, value in profile.throughput_overrides.items()
+        }
+        self._overrides.setdefault(self._reference.name, 1.0)
+        self._cache: dict[str, float] = {}
+
+    @property
+    def reference(self) -> GpuSpec:
+        return self._reference
+
+    def __call__(self, gpu: str) -> float:
+        if gpu not in self._cache:
+            if gpu in self._overrides:
+                self._cache[gpu] = self._overrides[gpu]
+            else:
+                self._cache[gpu] = relative_throughput(self._gpus[gpu], self._reference, self._workload)
+        return self._cache[gpu]
+
+
+def _request_cloud_frame(profile: Profile, gpus: GpuTable) -> pd.DataFrame:
+    items = profile.prices.cloud
+    for i, item in enumerate(items):
+        canonical_gpu(gpus, item.gpu, f"prices.cloud[{i}].gpu")
+    frame = pd.DataFrame(
+        {
+            "provider": [c.provider for c in items],
+            "name": [c.name for c in items],
+            "gpu": [c.gpu for c in items],
+            "gpu_count": [str(c.gpu_count) for c in items],
+            "usd_per_hour": [str(c.usd_per_hour) for c in items],
+            "region": [c.region for c in items],
+            "pricing": [c.pricing for c in items],
+            "source": [c.source or "request" for c in items],
+            "as_of": [(c.as_of.isoformat() if c.as_of else _REQUEST_DATE) for c in items],
+            "max_instances": ["" if c.max_instances is None else str(c.max_instances) for c in items],
+        },
+        dtype=str,
+    )
+    return normalise_cloud(frame, gpus, "request", "prices.cloud") if items else frame
+
+
+_REQUEST_DATE = "1970-01-01"  # replaced by the plan date in build_options
+
+
+def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel) -> pd.DataFrame:
+    """All cloud offers the profile allows, with `ref_hours_per_hour` and `usd_per_ref_hour` columns."""
+    opts = profile.options
+    frames = [] if profile.prices.mode == "replace" else [catalog.cloud]
+    if profile.prices.cloud:
+        frames.append(_request_cloud_frame(profile, catalog.gpus))
+    if not frames or not opts.allow_cloud:
+        return catalog.cloud.iloc[0:0].assign(ref_hours_per_hour=[], usd_per_ref_hour=[])
+    cloud = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    mask = np.ones(len(cloud), dtype=bool)
+    if not opts.allow_spot:
+        mask &= (cloud["pricing"] != "spot").to_numpy()
+    if opts.providers is not None:
+        mask &= cloud["provider"].isin(opts.providers).to_numpy()
+    if opts.regions is not None:
+        mask &= cloud["region"].isin(opts.regions).to_numpy()
+    memory = cloud["gpu"].map({g.name: g.memory_gb for g in catalog.gpus})
+    mask &= (memory >= profile.min_gpu_memory_gb).to_numpy()
+    cloud = cloud[mask]
+    per_gpu = cloud["gpu"].map({g: throughput(g) for g in cloud["gpu"].unique()}).astype(float)
+    spot_factor = np.where(cloud["pricing"] == "spot", 1.0 - opts.spot_interruption_overhead, 1.0)
+    ref = cloud["gpu_count"].to_numpy() * per_gpu.to_numpy() * spot_factor
+    return cloud.assign(ref_hours_per_hour=ref, usd_per_ref_hour=cloud["usd_per_hour"].to_numpy() / ref)
+
+
+def cloud_options(frame: pd.DataFrame) -> list[CloudOption]:
+    return [
+        CloudOption(
+            key=f"cloud:{i}",
+            provider=r.provider,
+            name=r.name,
+            gpu=r.gpu,
+            gpu_count=int(r.gpu_count),
+            usd_per_hour=float(r.usd_per_hour),
+            region=r.region,
+            pricing=r.pricing,
+            ref_hours_per_hour=float(r.ref_hours_per_hour),
+            max_instances=None if pd.isna(r.max_instances) else float(r.max_instances),
+            source=r.source,
+            as_of=r.as_of,
+            feed=r.feed,
+        )
+        for i, r in zip(frame.index, frame.itertuples(index=False), strict=True)
+    ]
+
+
+@dataclass(frozen=True)
+class _OwnedRow:
+    name: str
+    gpu: str
+    condition: str
+    gpus_per_unit: int
+    unit_price_usd: float
+    includes_host: bool
+    watts: float | None
+    idle_watts: float | None
+    vendor: str
+    source: str
+    as_of: str
+    feed: str
+
+
+def _owned_rows(catalog: Catalog, profile: Profile, today: dt.date) -> list[_OwnedRow]:
+    rows: list[_OwnedRow] = []
+    if profile.prices.mode == "extend":
+        for r in catalog.hardware.itertuples(index=False):
+            rows.append(
+                _OwnedRow(
+                    r.name,
+                    r.gpu,
+                    r.condition,
+                    int(r.gpus_per_unit),
+                    float(r.unit_price_usd),
+                    bool(r.includes_host),
+                    None if pd.isna(r.watts) else float(r.watts),
+                    None if pd.isna(r.idle_watts) else float(r.idle_watts),
+                    r.vendor,
+                    r.source,
+                    r.as_of,
+                    r.feed,
+                )
+            )
+    for i, item in enumerate(profile.prices.owned):
+        rows.append(_request_owned_row(catalog.gpus, item, i, today))
+    return rows
+
+
+def _request_owned_row(gpus: GpuTable, item: OwnedPriceItem, index: int, today: dt.date) -> _OwnedRow:
+    gpu = canonical_gpu(gpus, item.gpu, f"prices.owned[{index}].gpu")
+    return _OwnedRow(
+        item.name,
+        gpu,
+        item.condition,
+        item.gpus_per_unit,
+        item.unit_price_usd,
+        item.includes_host,
+        item.watts,
+        item.idle_watts,
+        "request",
+        item.source or "request",
+        (item.as_of or today).isoformat(),
+        "request",
+    )
+
+
+def used_market_value(catalog: Catalog) -> dict[str, float]:
+    """Lowest used price per GPU in the catalog: what a card of that model sells for today."""
+    used = catalog.hardware[(catalog.hardware["condition"] == "used") & (catalog.hardware["gpus_per_unit"] == 1)]
+    return used.groupby("gpu")["unit_price_usd"].min().to_dict() if not used.empty else {}
+
+
+def build_options(
+    catalog: Catalog,
+    profile: Profile,
+    today: dt.date,
+    horizon_days: int,
+    cloud_filter: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> Options:
+    """Candidate options for this profile; `cloud_filter` may prune the cloud offers before they
+    become objects (10,000 offers stay a vectorised table until then)."""
+    warnings: list[str] = []
+    rate = profile.electricity_usd_per_kwh
+    if rate is None:
+        rate = defaults.ELECTRICITY_USD_PER_KWH
+        warnings.append(f"electricity_usd_per_kwh not given: used {rate} USD/kWh (the guide's 2023 figure)")
+    opts = profile.options
+    throughput = ThroughputModel(catalog.gpus, profile)
+    kwh_per_watt_hour = opts.pue / 1000.0  # energy billed for drawing 1 W for one hour
+    years = horizon_days / 365.25
+    used_value = used_market_value(catalog)
+
+    cloud_frame = cloud_candidates(catalog, profile, throughput)
+    if profile.prices.cloud:
+        cloud_frame = cloud_frame.assign(as_of=cloud_frame["as_of"].replace(_REQUEST_DATE, today.isoformat()))
+
+    owned: list[OwnedOption] = []
+    if opts.allow_buy:
+        for i, row in enumerate(_owned_rows(catalog, profile, today)):
+            spec = catalog.gpus[row.gpu]
+            if spec.memory_gb < profile.min_gpu_memory_gb:
+                continue
+            if row.condition == "used" and not opts.allow_used:
+                continue
+            if spec.form_factor == "sxm" and not row.includes_host:
+                continue  # SXM modules are only sold inside servers
+            owned.append(
+                _owned_option(
+                    i,
+                    row,
+                    spec,
+                    throughput(row.gpu),
+                    kwh_per_watt_hour,
+                    opts.host_watts_per_working_gpu,
+                    _resale(row, used_value, years, profile),
+                )
+            )
+    hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts) for h in catalog.hosts]
+    as_of: dict[str, str] = {}
+    for feed, date in [
+        *zip(cloud_frame["feed"], cloud_frame["as_of"], strict=True),
+        *((o.feed, o.as_of) for o in owned),
+    ]:
+        as_of[feed] = min(as_of.get(feed, date), date)
+    if any(not o.includes_host for o in owned) and catalog.hosts:
+        as_of["snapshot/hosts"] = min(h.as_of for h in catalog.hosts)
+    candidates = len(owned) + len(cloud_frame)
+    if cloud_filter is not None:
+        cloud_frame = cloud_filter(cloud_frame)
+    return Options(
+        owned,
+        cloud_options(cloud_frame),
+        hosts,
+        rate,
+        opts.availability,
+        opts.host_watts_per_working_gpu,
+        warnings,
+        dict(sorted(as_of.items())),
+        candidates,
+    )
+
+
+def _owned_option(
+    index: int,
+    row: _OwnedRow,
+    spec: GpuSpec,
+    throughput: float,
+    kwh_per_watt_hour: float,
+    host_watts: float,
+    resale: float,
+) -> OwnedOption:
+    n = row.gpus_per_unit
+    if row.watts is not None:
+        working_per_gpu = row.watts / n
+    else:
+        working_per_gpu = spec.tdp_w + (host_watts if row.includes_host else 0.0)
+    idle_unit = row.idle_watts if row.idle_watts is not None else defaults.GPU_IDLE_FRACTION_OF_TDP * spec.tdp_w * n
+    host_share = 0.0 if row.includes_host else host_watts
+    marginal_w = max(working_per_gpu - idle_unit / n, 0.0) + host_share
+    return OwnedOption(
+        key=f"own:{index}",
+        name=row.name,
+        gpu=row.gpu,
+        condition=row.condition,
+        gpus_per_unit=n,
+        unit_price_usd=row.unit_price_usd,
+        includes_host=row.includes_host,
+        throughput=throughput,
+        marginal_kwh_per_gpu_hour=kwh_per_watt_hour * marginal_w,
+        idle_kwh_per_unit_hour=kwh_per_watt_hour * idle_unit,
+        card_watts=working_per_gpu,
+        resale_usd=resale,
+        memory_gb=spec.memory_gb,
+        vendor=row.vendor,
+        source=row.source,
+        as_of=row.as_of,
+        feed=row.feed,
+    )
+
+
+def _resale(row: _OwnedRow, used_value: dict[str, float], years: float, profile: Profile) -> float:
+    """Expected sale proceeds at the horizon's end: used value today, declining, less selling fees.
+
+    Never more than the purchase price: gpuplan does not bet on GPUs appreciating.
+    """
+    opts = profile.options
+    if not opts.resale:
+        return 0.0
+    if row.condition == "used" and row.gpus_per_unit == 1 and not row.includes_host:
+        today_value = row.unit_price_usd
+    elif row.gpu in used_value:
+        today_value = float(used_value[row.gpu]) * row.gpus_per_unit
+    else:
+        today_value = defaults.USED_TO_NEW_RATIO * row.unit_price_usd
+    value = today_value * (1.0 - opts.resale_decline_per_year) ** years * (1.0 - opts.resale_fee)
+    return float(min(value, row.unit_price_usd))

@@ -1,0 +1,258 @@
+"""plan(profile, catalog, today) -> PlanResult: the cheapest owned + cloud mix and why.
+
+Steps: periods and demand -> options (filters, throughput, energy, resale) -> pruning -> the MIP
+-> accounts of the plan and of its two alternatives (cloud-only, buy-only) -> break-even curves,
+decision thresholds and the guide's closed form.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+from pricing.catalog import Catalog
+from solvers.accounting import Accounts, Allocation, Ledger
+from solvers.blocks import Block, merge_periods
+from solvers.curves import crossing, cumulative_points, curve, day_grid
+from solvers.diagnose import explain, no_options
+from solvers.errors import ProfileError
+from solvers.evaluate import Evaluator, Purchase, Scenario
+from solvers.model import Limits, MipSolution, solve
+from solvers.options import HostOption, Options, OwnedOption, build_options
+from solvers.periods import Period, build_periods
+from solvers.profile import Profile, UtilisationDemand
+from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
+from solvers.result import (
+    Alternatives,
+    BreakEven,
+    Crossings,
+    PlanResult,
+    SolverInfo,
+)
+from solvers.simple import simple_break_even
+from solvers.thresholds import MAX_DEMAND_SCALE, find_thresholds
+
+THRESHOLDS_NOTE = (
+    "Each threshold varies one input and holds the rest of the profile fixed; buying 'pays' when the plan's "
+    "purchase, the buy-only purchase or one unit of a leading owned option costs less over the horizon "
+    "than cloud only."
+)
+
+
+class SolverFailure(RuntimeError):
+    """HiGHS (and CBC) returned neither a solution nor a proof of infeasibility."""
+
+
+def _check_providers(profile: Profile, catalog: Catalog) -> None:
+    if profile.options.providers is None:
+        return
+    known = set(catalog.providers()) | {c.provider for c in profile.prices.cloud}
+    unknown = sorted(set(profile.options.providers) - known)
+    if unknown:
+        raise ProfileError("options.providers", "known_provider",
+                           f"unknown provider(s) {unknown}; known: {sorted(known)}")
+
+
+def fitting_host(option: OwnedOption, hosts: list[HostOption], reserve: float) -> HostOption | None:
+    """Cheapest host that takes one unit of a bare card option (slots and PSU)."""
+    fits = [h for h in hosts if h.host.slots >= option.gpus_per_unit
+            and h.host.psu_watts - reserve >= option.card_watts * option.gpus_per_unit]
+    return min(fits, key=lambda h: (h.host.base_cost_usd, h.host.slots), default=None)
+
+
+def _single_units(owned: list[OwnedOption], hosts: list[HostOption], limits: Limits) -> list[Purchase]:
+    singles = []
+    for o in owned:
+        host = None if o.includes_host else fitting_host(o, hosts, limits.host_watts_reserve)
+        if not o.includes_host and host is None:
+            continue
+        capex = o.unit_price_usd + (host.host.base_cost_usd if host else 0.0)
+        if limits.max_capex_usd is not None and capex > limits.max_capex_usd:
+            continue
+        if limits.max_owned_gpus is not None and o.gpus_per_unit > limits.max_owned_gpus:
+            continue
+        singles.append(Purchase({o.key: 1}, {host.host.slots: 1} if host else {}))
+    return singles
+
+
+def _allocation(sol: MipSolution) -> Allocation:
+    return Allocation(Purchase(sol.units, sol.hosts), sol.owned_hours, sol.cloud_hours)
+
+
+def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
+    periods = build_periods(profile, today)
+    horizon_days = (periods[-1].end - periods[0].start).days
+    _check_providers(profile, catalog)
+    options = build_options(catalog, profile, today, horizon_days, prune_cloud_frame if prune else None)
+    if not options.owned and not options.cloud:
+        raise no_options(profile, catalog)
+    blocks = merge_periods(periods)
+    rate = options.electricity_usd_per_kwh
+    opts = profile.options
+    limits = Limits(rate, opts.availability, opts.host_watts_per_working_gpu, opts.max_capex_usd, opts.max_owned_gpus)
+    owned = prune_dominated(options.owned) if prune else options.owned
+    owned_main = prune_unprofitable(owned, options.cloud, blocks, opts.availability, rate) if prune else owned
+
+    main = solve(owned_main, options.cloud, options.hosts, blocks, limits)
+    if main.status == "infeasible":
+        raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
+    if main.status == "error":
+        raise SolverFailure("the solver returned no solution and no proof of infeasibility")
+
+    ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
+                    {h.host.slots: h for h in options.hosts}, blocks, periods, rate)
+    plan_acc = ledger.account(_allocation(main))
+    evaluator = Evaluator(owned, options.cloud, options.hosts, blocks, opts.availability)
+    base = Scenario(rate)
+    notes: list[str] = []
+    cloud_only_acc: Accounts | None = None
+    if options.cloud:
+        ev = evaluator.evaluate(Purchase(), base, detail=True)
+        if ev.feasible:
+            cloud_only_acc = ledger.account(Allocation(Purchase(), {}, ev.cloud_hours))
+        else:
+            notes.append("cloud_only: the cloud offers' quotas cannot meet the demand alone")
+    else:
+        notes.append("cloud_only: no cloud offer is allowed by this profile")
+    buy_only_sol: MipSolution | None = None
+    buy_only_acc: Accounts | None = None
+    if owned:
+        buy_only_sol = solve(owned, [], options.hosts, blocks, limits)
+        if buy_only_sol.status in ("optimal", "time_limited"):
+            buy_only_acc = ledger.account(_allocation(buy_only_sol))
+        else:
+            notes.append("buy_only: no purchase within the profile's limits meets the demand without cloud")
+    else:
+        notes.append("buy_only: no GPU can be bought under this profile")
+
+    plan_purchase = Purchase(main.units, main.hosts)
+    break_even = _break_even(profile, periods, blocks, options, owned, evaluator, limits, plan_acc, cloud_only_acc,
+                             buy_only_acc, plan_purchase, buy_only_sol, horizon_days)
+    result = PlanResult(
+        status=main.status,  # type: ignore[arg-type]
+        recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile),
+        total_cost_usd=plan_acc.costs.total_usd,
+        buy=plan_acc.buy,
+        hosts=plan_acc.hosts,
+        cloud=plan_acc.cloud,
+        costs=plan_acc.costs,
+        periods=plan_acc.periods,
+        break_even=break_even,
+        alternatives=Alternatives(
+            cloud_only=cloud_only_acc.alternative() if cloud_only_acc else None,
+            buy_only=buy_only_acc.alternative() if buy_only_acc else None,
+            notes=notes,
+        ),
+        prices_as_of=options.prices_as_of,
+        warnings=options.warnings + _status_warnings(main),
+        solver=SolverInfo(backend=main.backend, status=main.status, solve_ms=round(main.solve_ms, 2),
+                          gap=main.gap, owned_options=len(owned_main), cloud_options=len(options.cloud),
+                          candidates_before_pruning=options.candidates),
+        horizon={"start": periods[0].start.isoformat(), "end": periods[-1].end.isoformat(), "days": horizon_days,
+                 "periods": len(periods)},
+    )
+    return result
+
+
+def _status_warnings(sol: MipSolution) -> list[str]:
+    if sol.status == "time_limited":
+        return [f"the solver hit its time limit; the plan is within {100 * (sol.gap or 0):.3f}% of the optimum"]
+    return []
+
+
+def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], options: Options,
+                owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, plan: Accounts,
+                cloud_only: Accounts | None, buy_only: Accounts | None, plan_purchase: Purchase,
+                buy_only_sol: MipSolution | None, horizon_days: int) -> BreakEven:
+    days, dates = day_grid(periods)
+    plan_curve = curve(plan.costs.capex_usd, plan.period_running_usd, plan.costs.resale_credit_usd)
+    cloud_curve = curve(0.0, cloud_only.period_running_usd, 0.0) if cloud_only else None
+    buy_curve = (curve(buy_only.costs.capex_usd, buy_only.period_running_usd, buy_only.costs.resale_credit_usd)
+                 if buy_only else None)
+    crossings = Crossings(
+        plan_vs_cloud_only=crossing(days, plan_curve, cloud_curve) if cloud_curve else None,
+        buy_only_vs_cloud_only=crossing(days, buy_curve, cloud_curve) if buy_curve and cloud_curve else None,
+        plan_vs_buy_only=crossing(days, plan_curve, buy_curve) if buy_curve else None,
+    )
+    plan_buys = not plan_purchase.empty
+    payback = crossings.plan_vs_cloud_only if plan_buys else None
+
+    base = Scenario(limits.usd_per_kwh)
+    singles = sorted(_single_units(owned, options.hosts, limits), key=lambda p: evaluator.cost(p, base))[:4]
+    candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
+                              and buy_only_sol.status in ("optimal", "time_limited") else None) if p and not p.empty]
+    candidates += singles
+    demand = profile.demand
+    max_scale = 1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE
+    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, plan_buys)
+    reference = min(options.cloud, key=lambda c: (c.usd_per_ref_hour, c.key), default=None)
+
+    simple = None
+    chosen = _simple_owned(plan_purchase, owned, singles)
+    if chosen is not None and reference is not None:
+        host = None if chosen.includes_host else fitting_host(chosen, options.hosts, limits.host_watts_reserve)
+        ref_per_day = sum(b.demand for b in blocks) / horizon_days
+        simple = simple_break_even(chosen, host, reference, ref_per_day, limits.availability, limits.usd_per_kwh)
+
+    return BreakEven(
+        days=None if payback is None else round(payback, 2),
+        crossings=crossings,
+        cumulative=cumulative_points(days, dates, plan_curve, cloud_curve, buy_curve),
+        utilisation_threshold=(round(found.demand_scale * demand.utilisation, 6)
+                               if found.demand_scale is not None and isinstance(demand, UtilisationDemand) else None),
+        demand_scale_threshold=None if found.demand_scale is None else round(found.demand_scale, 6),
+        electricity_threshold_usd_per_kwh=(None if found.electricity_usd_per_kwh is None
+                                           else round(found.electricity_usd_per_kwh, 6)),
+        cloud_price_threshold_usd_per_hour=(None if found.cloud_price_factor is None or reference is None
+                                            else round(found.cloud_price_factor * reference.usd_per_hour, 6)),
+        cloud_price_threshold_offer=None if reference is None else f"{reference.provider}/{reference.name} "
+        f"({reference.region}, {reference.pricing}) at {reference.usd_per_hour} USD/h",
+        thresholds_note=THRESHOLDS_NOTE,
+        simple=simple,
+    )
+
+
+def _simple_owned(plan_purchase: Purchase, owned: list[OwnedOption], singles: list[Purchase]) -> OwnedOption | None:
+    by_key = {o.key: o for o in owned}
+    if not plan_purchase.empty:
+        key = max(plan_purchase.units.items(), key=lambda kv: (kv[1], kv[0]))[0]
+        return by_key.get(key)
+    if singles:
+        return by_key[next(iter(singles[0].units))]
+    return None
+
+
+def _horizon_text(profile: Profile, horizon_days: int, periods: int) -> str:
+    if profile.horizon_months is not None:
+        return f"{profile.horizon_months} months"
+    if profile.horizon_days is None:
+        return f"{periods} months"  # a series without a horizon spans whole months
+    return f"{horizon_days} days"
+
+
+def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
+                    profile: Profile) -> str:
+    parts = []
+    if plan.buy:
+        parts.append("Buy " + ", ".join(f"{b.count} x {b.name} ({b.condition})" for b in plan.buy))
+        if plan.hosts:
+            parts[-1] += " in " + ", ".join(f"{h.count} x {h.name}" for h in plan.hosts)
+    if plan.cloud:
+        rent = ", ".join(f"{c.hours:,.0f} h of {c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')})"
+                         for c in plan.cloud[:3])
+        parts.append(("and rent " if parts else "Rent ") + rent)
+    sentence = " ".join(parts)
+    horizon = _horizon_text(profile, horizon_days, len(plan.periods))
+    if cloud_only is not None and plan.buy:
+        saving = cloud_only.costs.total_usd - plan.costs.total_usd
+        sentence += f"; saves ${saving:,.0f} over {horizon} versus cloud only"
+        if be.days is not None:
+            sentence += f"; buying pays off after {math.ceil(be.days)} days"
+    elif not plan.buy:
+        sentence += f"; buying does not pay over {horizon}"
+        if be.utilisation_threshold is not None:
+            sentence += f" (it would from {100 * be.utilisation_threshold:.1f}% utilisation)"
+    return sentence + "."
+
+
+__all__ = ["SolverFailure", "make_plan"]

@@ -1,0 +1,163 @@
+"""The plan the planner returns: the `POST /v1/plans` response body (a public contract).
+
+Money is USD throughout (`currency`); dates are ISO 8601.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Status = Literal["optimal", "time_limited"]
+
+
+class BuyLine(BaseModel):
+    name: str
+    gpu: str
+    condition: Literal["new", "used"]
+    count: int = Field(description="units bought")
+    gpus_per_unit: int
+    includes_host: bool
+    unit_price_usd: float
+    resale_usd_per_unit: float
+    source: str
+    price_as_of: str
+
+
+class HostLine(BaseModel):
+    name: str
+    slots: int
+    count: int
+    unit_price_usd: float
+    psu_watts: float
+    idle_watts: float
+    source: str
+    price_as_of: str
+
+
+class CloudLine(BaseModel):
+    provider: str
+    name: str
+    gpu: str
+    gpu_count: int
+    region: str
+    pricing: Literal["on_demand", "spot"]
+    usd_per_hour: float
+    hours: float = Field(description="instance-hours over the horizon")
+    cost_usd: float
+    source: str
+    price_as_of: str
+
+
+class Costs(BaseModel):
+    capex_usd: float
+    electricity_usd: float
+    cloud_usd: float
+    resale_credit_usd: float
+    total_usd: float
+
+
+class PeriodLine(BaseModel):
+    month: str
+    start: str
+    days: int
+    demand_reference_gpu_hours: float
+    delivered_reference_gpu_hours: float = Field(description="work done by owned and cloud GPUs, reference GPU-hours")
+    owned_gpu_hours: dict[str, float] = Field(description="GPU-hours worked per owned option name")
+    cloud_hours: dict[str, float] = Field(description="instance-hours per cloud offer (provider/name/region/pricing)")
+    electricity_usd: float
+    cloud_usd: float
+
+
+class Alternative(BaseModel):
+    total_cost_usd: float
+    costs: Costs
+    buy: list[BuyLine]
+    hosts: list[HostLine]
+    cloud: list[CloudLine]
+
+
+class CumulativePoint(BaseModel):
+    date: str
+    day: float
+    plan_usd: float
+    cloud_only_usd: float | None
+    buy_only_usd: float | None
+    event: Literal["start", "month_end", "resale"]
+
+
+class SimpleBreakEven(BaseModel):
+    """The guide's closed form: one owned option against one cloud offer at the average demand."""
+
+    owned: str
+    cloud: str
+    units: int
+    upfront_usd: float
+    owned_usd_per_day: float
+    cloud_usd_per_day: float
+    days: float | None
+    formula: str
+
+
+class Crossings(BaseModel):
+    plan_vs_cloud_only: float | None
+    buy_only_vs_cloud_only: float | None
+    plan_vs_buy_only: float | None
+
+
+class BreakEven(BaseModel):
+    days: float | None = Field(description="day the plan's cumulative cost drops below cloud-only; null if never")
+    crossings: Crossings
+    cumulative: list[CumulativePoint]
+    utilisation_threshold: float | None = Field(
+        description="utilisation at which buying starts to pay (utilisation demand only)"
+    )
+    demand_scale_threshold: float | None = Field(
+        description="multiple of the profile's demand at which buying starts to pay"
+    )
+    electricity_threshold_usd_per_kwh: float | None = Field(
+        description="electricity rate at which the buy/rent decision flips"
+    )
+    cloud_price_threshold_usd_per_hour: float | None = Field(
+        description="price of the reference cloud offer at which the buy/rent decision flips"
+    )
+    cloud_price_threshold_offer: str | None
+    thresholds_note: str
+    simple: SimpleBreakEven | None
+
+
+class Alternatives(BaseModel):
+    cloud_only: Alternative | None
+    buy_only: Alternative | None
+    notes: list[str] = Field(default_factory=list)
+
+
+class SolverInfo(BaseModel):
+    backend: str
+    status: str
+    solve_ms: float
+    gap: float | None
+    owned_options: int = Field(description="owned options in the model after pruning")
+    cloud_options: int = Field(description="cloud offers in the model after pruning")
+    candidates_before_pruning: int
+
+
+class PlanResult(BaseModel):
+    id: str | None = None
+    created_at: str | None = None
+    status: Status
+    currency: Literal["USD"] = "USD"
+    recommendation: str
+    total_cost_usd: float
+    buy: list[BuyLine]
+    hosts: list[HostLine]
+    cloud: list[CloudLine]
+    costs: Costs
+    periods: list[PeriodLine]
+    break_even: BreakEven
+    alternatives: Alternatives
+    prices_as_of: dict[str, str]
+    warnings: list[str]
+    solver: SolverInfo
+    horizon: dict[str, str | int]

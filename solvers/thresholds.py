@@ -1,0 +1,73 @@
+"""Decision thresholds: the utilisation, electricity rate and cloud price at which buy vs rent flips.
+
+"Buying pays" means some purchase beats cloud-only: g(theta) = min over candidate purchases P of
+cost(P, theta) - cost(nothing, theta) < 0. Candidates are the plan's purchase, the buy-only
+purchase and single units of the best owned options. For a fixed P, g is monotone in each
+parameter (more demand or dearer cloud never makes owning worse; dearer power never makes it
+better), so bisection finds the flip point. Other parameters stay as in the profile.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from solvers.evaluate import Evaluator, Purchase, Scenario
+
+MAX_USD_PER_KWH = 100.0
+MAX_CLOUD_FACTOR = 100.0
+MAX_DEMAND_SCALE = 1000.0
+_ITERATIONS = 48
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    demand_scale: float | None
+    electricity_usd_per_kwh: float | None
+    cloud_price_factor: float | None
+
+
+def _first_true(pred: Callable[[float], bool], lo: float, hi: float) -> float | None:
+    """Smallest x in [lo, hi] with pred(x) true, for pred monotone false->true; None if pred(hi) is false."""
+    if not pred(hi):
+        return None
+    if pred(lo):
+        return lo
+    for _ in range(_ITERATIONS):
+        mid = 0.5 * (lo + hi)
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 1e-7 * max(1.0, hi):
+            break
+    return hi
+
+
+def _buying_pays(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario) -> bool:
+    cloud_only = evaluator.cost(Purchase(), scenario)
+    best = min(evaluator.cost(p, scenario) for p in candidates)
+    return best < cloud_only - 1e-6 * max(1.0, abs(cloud_only)) if math.isfinite(cloud_only) else math.isfinite(best)
+
+
+def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kwh: float,
+                    max_demand_scale: float, plan_buys: bool) -> Thresholds:
+    if not candidates or not evaluator.cloud:
+        return Thresholds(None, None, None)
+
+    def pays(scenario: Scenario) -> bool:
+        return _buying_pays(evaluator, candidates, scenario)
+
+    demand = _first_true(lambda s: pays(Scenario(usd_per_kwh, demand=s)), 1e-9, max_demand_scale)
+    if plan_buys:
+        # above this rate buying stops paying
+        electricity = _first_true(lambda r: not pays(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH)
+        # below this cloud-price multiple renting wins
+        cloud = _first_true(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f)), 0.0, 1.0)
+    else:
+        electricity = None
+        if pays(Scenario(0.0)):
+            electricity = _first_true(lambda r: not pays(Scenario(r)), 0.0, usd_per_kwh)
+        cloud = _first_true(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f)), 1.0, MAX_CLOUD_FACTOR)
+    return Thresholds(demand, electricity, cloud)

@@ -1,0 +1,51 @@
+"""Shared fixtures. The database is SQLite by default; GPUPLAN_TEST_DATABASE_URL selects another
+(`.ci/run` points it at the local PostgreSQL server, database `test`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+
+TODAY = dt.date(2026, 11, 21)
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> Iterator[str]:
+    url = os.environ.get("GPUPLAN_TEST_DATABASE_URL")
+    if not url:
+        yield f"sqlite:///{tmp_path / 'gpuplan.db'}"
+        return
+    engine = create_engine(url)
+    with engine.begin() as conn:  # a clean schema for every test
+        conn.execute(text("DROP TABLE IF EXISTS plans"))
+        conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+    engine.dispose()
+    yield url
+
+
+def owned_item(price: float, watts: float = 450, gpu: str = "RTX 3090", **extra: Any) -> dict[str, Any]:
+    return {"name": f"{gpu} box {price}", "gpu": gpu, "unit_price_usd": price, "watts": watts, "idle_watts": 0,
+            "includes_host": True, **extra}
+
+
+def cloud_item(price: float, gpu: str = "RTX 3090", name: str = "vm", **extra: Any) -> dict[str, Any]:
+    return {"provider": "testcloud", "name": name, "gpu": gpu, "usd_per_hour": price, "region": "r1", **extra}
+
+
+def simple_profile(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], utilisation: float = 0.5,
+                   months: int = 12, rate: float = 0.1, **options: Any) -> dict[str, Any]:
+    """A profile on the caller's own prices only, with the guide's simplifications (no idle, no resale)."""
+    return {
+        "workload": "transformer_training",
+        "demand": {"gpus": 1, "utilisation": utilisation, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
+        "horizon_months": months,
+        "electricity_usd_per_kwh": rate,
+        "options": {"resale": False, "availability": 1.0, **options},
+        "prices": {"mode": "replace", "owned": owned, "cloud": cloud},
+    }

@@ -1,0 +1,115 @@
+"""One GPU, one cloud offer: optima derived by hand in each test."""
+
+from __future__ import annotations
+
+import pytest
+
+from pricing.catalog import bundled_catalog
+from solvers.errors import InfeasibleProfile
+from solvers.plan import make_plan
+from solvers.profile import Profile
+from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
+
+HOURS_2027 = 365 * 24  # start 2027-01-01, 12 months
+
+
+def plan_for(profile: dict) -> object:
+    return make_plan(Profile.model_validate(profile), bundled_catalog(), TODAY)
+
+
+def test_high_utilisation_buys() -> None:
+    # demand 0.5 * 8760 = 4380 h; cloud 1.0/h -> 4380; own 1000 + 4380 h * 0.45 kW * 0.1 = 1197.1
+    plan = plan_for(simple_profile([owned_item(1000)], [cloud_item(1.0)], utilisation=0.5))
+    assert plan.total_cost_usd == pytest.approx(1000 + 0.5 * HOURS_2027 * 0.45 * 0.1, abs=0.01)
+    assert plan.buy[0].count == 1 and plan.cloud == []
+
+
+def test_low_utilisation_rents() -> None:
+    # demand 0.05 * 8760 = 438 h: cloud 438, owning 1000 + 19.71 -> rent
+    plan = plan_for(simple_profile([owned_item(1000)], [cloud_item(1.0)], utilisation=0.05))
+    assert plan.total_cost_usd == pytest.approx(0.05 * HOURS_2027 * 1.0, abs=0.01)
+    assert plan.buy == []
+    assert plan.break_even.days is None
+    # buying pays from u where 1000 + u*8760*0.045 = u*8760 -> u = 1000 / (8760 * 0.955)
+    assert plan.break_even.utilisation_threshold == pytest.approx(1000 / (HOURS_2027 * 0.955), rel=1e-4)
+
+
+def test_burst_month_mixes_owned_and_cloud() -> None:
+    # 300 h/month except July (1000 h): own one GPU (744 h in July) and rent 256 h that month.
+    series = [{"month": f"2027-{m:02d}", "reference_gpu_hours": 1000 if m == 7 else 300} for m in range(1, 13)]
+    profile = simple_profile([owned_item(1000)], [cloud_item(1.0)])
+    profile["demand"] = {"series": series, "reference_gpu": "RTX 3090"}
+    del profile["horizon_months"]
+    plan = plan_for(profile)
+    owned_hours = 11 * 300 + 744
+    expected = 1000 + owned_hours * 0.045 + (1000 - 744) * 1.0
+    assert plan.total_cost_usd == pytest.approx(expected, abs=0.01)
+    july = next(p for p in plan.periods if p.month == "2027-07")
+    assert sum(july.cloud_hours.values()) == pytest.approx(256, abs=1e-6)
+    for period in plan.periods:
+        served = sum(period.owned_gpu_hours.values()) + sum(period.cloud_hours.values())
+        assert served >= period.demand_reference_gpu_hours - 1e-6
+
+
+def test_slower_cloud_gpu_needs_more_hours() -> None:
+    # cloud GPU does half the work per hour: 438 reference hours need 876 cloud hours at 1.0
+    plan = plan_for(simple_profile([], [cloud_item(1.0, gpu="T4")], utilisation=0.05)
+                    | {"throughput_overrides": {"T4": 0.5}})
+    assert plan.cloud[0].hours == pytest.approx(876, abs=1e-6)
+    assert plan.total_cost_usd == pytest.approx(876, abs=0.01)
+
+
+def test_spot_overhead_and_spot_filter() -> None:
+    offers = [cloud_item(1.0), cloud_item(0.5, name="spotvm", pricing="spot")]
+    no_spot = plan_for(simple_profile([], offers, utilisation=0.05))
+    assert {c.pricing for c in no_spot.cloud} == {"on_demand"}
+    spot = plan_for(simple_profile([], offers, utilisation=0.05, allow_spot=True))
+    # spot delivers 0.9 of an hour: 438 / 0.9 hours at 0.5
+    assert spot.total_cost_usd == pytest.approx(0.05 * HOURS_2027 / 0.9 * 0.5, abs=0.01)
+
+
+def test_bare_card_needs_a_host_and_idle_power_counts() -> None:
+    card = {"name": "card", "gpu": "RTX 3090", "unit_price_usd": 700, "watts": 350, "idle_watts": 35}
+    plan = plan_for(simple_profile([card], [cloud_item(5.0)], utilisation=0.5))
+    assert plan.buy[0].count == 1 and plan.hosts and plan.hosts[0].count == 1
+    host = plan.hosts[0]
+    hours = HOURS_2027
+    work = 0.5 * hours
+    energy_kwh = (work * (350 - 35 + 100) + hours * 35 + hours * host.idle_watts) / 1000
+    assert plan.total_cost_usd == pytest.approx(700 + host.unit_price_usd + 0.1 * energy_kwh, abs=0.01)
+
+
+def test_budget_below_any_option_without_cloud_names_the_budget() -> None:
+    profile = simple_profile([owned_item(1000)], [], utilisation=0.5, max_capex_usd=500, allow_cloud=False)
+    with pytest.raises(InfeasibleProfile) as info:
+        plan_for(profile)
+    assert info.value.constraint == "options.max_capex_usd"
+    assert info.value.nearest_feasible == pytest.approx(1000)
+
+
+def test_too_few_gpus_without_cloud_names_the_gpu_limit() -> None:
+    profile = simple_profile([owned_item(1000)], [], utilisation=1.0, max_owned_gpus=1, allow_cloud=False)
+    profile["demand"]["gpus"] = 3
+    with pytest.raises(InfeasibleProfile) as info:
+        plan_for(profile)
+    assert info.value.constraint == "options.max_owned_gpus"
+    assert info.value.nearest_feasible == 3
+
+
+def test_memory_nobody_has_names_the_largest() -> None:
+    profile = {"workload": "transformer_training", "min_gpu_memory_gb": 300, "horizon_months": 12,
+               "demand": {"gpus": 1, "utilisation": 0.2, "reference_gpu": "RTX 3090"}}
+    with pytest.raises(InfeasibleProfile) as info:
+        plan_for(profile)
+    largest = max(bundled_catalog().gpus[g].memory_gb for g in bundled_catalog().cloud["gpu"])
+    assert info.value.constraint == "min_gpu_memory_gb"
+    assert info.value.nearest_feasible == largest and "300 GB" in info.value.message
+
+
+def test_resale_credit_uses_the_used_market_value() -> None:
+    plan = plan_for(simple_profile([owned_item(1000)], [cloud_item(1.0)], utilisation=0.5, resale=True))
+    # a new RTX 3090 box sells at the RTX 3090's bundled used price (704, eBay 2023-10), declining 20% a
+    # year over the 365-day horizon, less the 13% selling fee
+    expected = 704 * 0.8 ** (365 / 365.25) * 0.87
+    assert plan.costs.resale_credit_usd == pytest.approx(expected, abs=0.01)
+    assert plan.total_cost_usd == pytest.approx(1000 + 0.5 * HOURS_2027 * 0.045 - expected, abs=0.02)

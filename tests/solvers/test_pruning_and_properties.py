@@ -1,0 +1,91 @@
+"""Pruning never changes the optimum; plans obey the economic properties a user relies on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pricing.catalog import bundled_catalog
+from solvers.plan import make_plan
+from solvers.profile import Profile
+from tests.conftest import TODAY
+
+GPUS = ["RTX 3090", "RTX 4090", "RTX 3080", "A100 80GB PCIe", "L4", "V100"]
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def catalogs(draw: Any) -> dict[str, Any]:
+    owned = [
+        {"name": f"own{i}", "gpu": draw(st.sampled_from(GPUS)),
+         "unit_price_usd": draw(st.floats(200, 6000)), "watts": draw(st.floats(100, 700)),
+         "idle_watts": draw(st.floats(0, 50)), "includes_host": draw(st.booleans()),
+         "condition": draw(st.sampled_from(["new", "used"]))}
+        for i in range(draw(st.integers(0, 5)))
+    ]
+    cloud = [
+        {"provider": draw(st.sampled_from(["p1", "p2"])), "name": f"vm{i}", "gpu": draw(st.sampled_from(GPUS)),
+         "gpu_count": draw(st.sampled_from([1, 2, 8])), "usd_per_hour": draw(st.floats(0.1, 20)),
+         "region": "r", "pricing": draw(st.sampled_from(["on_demand", "spot"])),
+         "max_instances": draw(st.one_of(st.none(), st.integers(1, 3)))}
+        for i in range(draw(st.integers(1, 6)))
+    ]
+    cloud.append({"provider": "p1", "name": "fallback", "gpu": "RTX 3090", "usd_per_hour": draw(st.floats(0.2, 5)),
+                  "region": "r"})
+    return {"owned": owned, "cloud": cloud}
+
+
+def profile_with(prices: dict[str, Any], utilisation: float = 0.3, gpus: float = 1, **options: Any) -> Profile:
+    return Profile.model_validate({
+        "workload": "transformer_training",
+        "demand": {"gpus": gpus, "utilisation": utilisation, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
+        "horizon_months": 24, "electricity_usd_per_kwh": 0.15,
+        "options": {"allow_spot": True, **options},
+        "prices": {"mode": "replace", **prices},
+    })
+
+
+@SETTINGS
+@given(prices=catalogs(), utilisation=st.floats(0.01, 1.0), gpus=st.sampled_from([1, 3]),
+       budget=st.one_of(st.none(), st.floats(500, 20000)))
+def test_pruning_never_changes_the_optimum(prices: dict[str, Any], utilisation: float, gpus: int,
+                                           budget: float | None) -> None:
+    profile = profile_with(prices, utilisation, gpus, max_capex_usd=budget)
+    pruned = make_plan(profile, bundled_catalog(), TODAY, prune=True)
+    full = make_plan(profile, bundled_catalog(), TODAY, prune=False)
+    assert pruned.total_cost_usd == pytest.approx(full.total_cost_usd, rel=1e-6, abs=0.02)
+
+
+@SETTINGS
+@given(prices=catalogs(), utilisation=st.floats(0.01, 1.0))
+def test_plan_never_costs_more_than_its_alternatives_and_meets_demand(prices: dict[str, Any],
+                                                                       utilisation: float) -> None:
+    plan = make_plan(profile_with(prices, utilisation), bundled_catalog(), TODAY)
+    for alt in (plan.alternatives.cloud_only, plan.alternatives.buy_only):
+        if alt is not None:
+            assert plan.total_cost_usd <= alt.total_cost_usd + 0.02
+    assert plan.status == "optimal"
+    for period in plan.periods:
+        assert period.delivered_reference_gpu_hours >= period.demand_reference_gpu_hours - 0.01
+
+
+@SETTINGS
+@given(prices=catalogs(), low=st.floats(0.01, 0.99), step=st.floats(0.001, 0.5))
+def test_total_cost_never_falls_when_utilisation_rises(prices: dict[str, Any], low: float, step: float) -> None:
+    high = min(1.0, low + step)
+    a = make_plan(profile_with(prices, low), bundled_catalog(), TODAY)
+    b = make_plan(profile_with(prices, high), bundled_catalog(), TODAY)
+    assert b.total_cost_usd >= a.total_cost_usd - 0.02
+
+
+@SETTINGS
+@given(prices=catalogs(), u=st.floats(0.01, 0.5))
+def test_cloud_only_cost_is_linear_in_utilisation(prices: dict[str, Any], u: float) -> None:
+    prices = {"owned": [], "cloud": [c for c in prices["cloud"] if c.get("max_instances") is None]}
+    one = make_plan(profile_with(prices, u), bundled_catalog(), TODAY).alternatives.cloud_only
+    two = make_plan(profile_with(prices, 2 * u), bundled_catalog(), TODAY).alternatives.cloud_only
+    assert one is not None and two is not None
+    assert two.total_cost_usd == pytest.approx(2 * one.total_cost_usd, rel=1e-6, abs=0.02)
