@@ -121,7 +121,9 @@ def solve(
             f"demand_{b}",
         )
         for o in owned:
-            prob += x[o.key, b] <= limits.availability * blk.hours * o.gpus_per_unit * units[o.key]
+            # x <= min(capacity, demand / throughput) * u is valid for integer u and makes the relaxation tight
+            cap = min(limits.availability * blk.hours * o.gpus_per_unit, blk.demand / o.throughput)
+            prob += x[o.key, b] <= cap * units[o.key]
     if bare:
         prob += (
             pulp.lpSum(o.gpus_per_unit * units[o.key] for o in bare)
@@ -157,10 +159,21 @@ def _cloud_bound(c: CloudOption, blk: Block) -> float:
     return need if c.max_instances is None else min(need, c.max_instances * blk.hours)
 
 
+# Primal heuristics only steer the search (optimality is still proven); on these small models with a
+# tight relaxation they cost more than they find: about half the solve time in bench/plan_latency.py.
+_HIGHS_OPTIONS = {
+    "mip_heuristic_run_feasibility_jump": False,
+    "mip_heuristic_run_root_reduced_cost": False,
+    "mip_heuristic_run_zi_round": False,
+    "mip_heuristic_run_shifting": False,
+}
+
+
 def _run(prob: pulp.LpProblem, time_limit_s: float) -> tuple[str, str, float | None]:
     """Solve on HiGHS in-process; CBC only if HiGHS is unavailable. Never keeps solver files."""
     try:
-        solver = pulp.HiGHS(msg=False, timeLimit=time_limit_s, gapRel=defaults.SOLVER_REL_GAP, threads=1)
+        solver = pulp.HiGHS(msg=False, timeLimit=time_limit_s, gapRel=defaults.SOLVER_REL_GAP, threads=1,
+                            **_HIGHS_OPTIONS)
         prob.solve(solver)
         backend = "HiGHS"
     except (pulp.PulpSolverError, ImportError, AttributeError):  # pragma: no cover - fallback path
