@@ -101,8 +101,7 @@ class Ledger:
             for k, (h, cost) in sorted(cloud_totals.items(), key=lambda kv: -kv[1][1]) for c in [self.cloud[k]]
         ]
         capex = sum(line.count * line.unit_price_usd for line in buy) + sum(h.count * h.unit_price_usd for h in hosts)
-        resale = sum(line.count * self.owned[k].resale_usd
-                     for k, line in zip(sorted(k for k, n in alloc.purchase.units.items() if n > 0), buy, strict=True))
+        resale = sum(n * self.owned[k].resale_usd for k, n in alloc.purchase.units.items())
         costs = Costs(
             capex_usd=round(capex, 2),
             electricity_usd=round(sum(electricity), 2),

@@ -128,7 +128,7 @@ class ThroughputModel:
         return self._cache[gpu]
 
 
-def _request_cloud_frame(profile: Profile, gpus: GpuTable) -> pd.DataFrame:
+def _request_cloud_frame(profile: Profile, gpus: GpuTable, today: dt.date) -> pd.DataFrame:
     items = profile.prices.cloud
     for i, item in enumerate(items):
         canonical_gpu(gpus, item.gpu, f"prices.cloud[{i}].gpu")
@@ -142,7 +142,7 @@ def _request_cloud_frame(profile: Profile, gpus: GpuTable) -> pd.DataFrame:
             "region": [c.region for c in items],
             "pricing": [c.pricing for c in items],
             "source": [c.source or "request" for c in items],
-            "as_of": [(c.as_of.isoformat() if c.as_of else _REQUEST_DATE) for c in items],
+            "as_of": [(c.as_of or today).isoformat() for c in items],
             "max_instances": ["" if c.max_instances is None else str(c.max_instances) for c in items],
         },
         dtype=str,
@@ -150,15 +150,12 @@ def _request_cloud_frame(profile: Profile, gpus: GpuTable) -> pd.DataFrame:
     return normalise_cloud(frame, gpus, "request", "prices.cloud") if items else frame
 
 
-_REQUEST_DATE = "1970-01-01"  # replaced by the plan date in build_options
-
-
-def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel) -> pd.DataFrame:
+def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date) -> pd.DataFrame:
     """All cloud offers the profile allows, with `ref_hours_per_hour` and `usd_per_ref_hour` columns."""
     opts = profile.options
     frames = [] if profile.prices.mode == "replace" else [catalog.cloud]
     if profile.prices.cloud:
-        frames.append(_request_cloud_frame(profile, catalog.gpus))
+        frames.append(_request_cloud_frame(profile, catalog.gpus, today))
     if not frames or not opts.allow_cloud:
         return catalog.cloud.iloc[0:0].assign(ref_hours_per_hour=[], usd_per_ref_hour=[])
     cloud = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -284,9 +281,7 @@ def build_options(
     years = horizon_days / 365.25
     used_value = used_market_value(catalog)
 
-    cloud_frame = cloud_candidates(catalog, profile, throughput)
-    if profile.prices.cloud:
-        cloud_frame = cloud_frame.assign(as_of=cloud_frame["as_of"].replace(_REQUEST_DATE, today.isoformat()))
+    cloud_frame = cloud_candidates(catalog, profile, throughput, today)
 
     owned: list[OwnedOption] = []
     if opts.allow_buy:
