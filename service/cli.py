@@ -1,18 +1,23 @@
-"""The `gpuplan` command: serve the API, plan from a profile file, list GPUs and prices, migrate."""
+"""The `gpuplan` command: serve the API, refresh and import prices, plan from a profile file, list GPUs and
+prices, migrate. Every command works on the configured database (GPUPLAN_DATABASE_URL), so a plan made
+here uses the same prices as the service."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
+from sqlalchemy import Engine
 
-from pricing.catalog import bundled_catalog
+from pricing.catalog import Catalog, bundled_catalog
+from pricing.live import LiveCatalog
 from service.problems import validation_errors
 from service.render import render_plan
 from service.settings import Settings
@@ -21,7 +26,8 @@ from solvers.plan import make_plan
 from solvers.profile import Profile
 
 app = typer.Typer(help="gpuplan: buy GPUs or rent cloud GPU hours?", no_args_is_help=True)
-console = Console()
+# piped output (logs, cron mail, tests) gets wide tables instead of Rich's 80-column default
+console = Console(width=None if sys.stdout.isatty() else 160)
 
 
 @app.command()
@@ -40,10 +46,10 @@ def serve(host: Annotated[Optional[str], typer.Option(help="address to bind")] =
 @app.command()
 def plan(profile_file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="profile JSON")],
          as_json: Annotated[bool, typer.Option("--json", help="print the plan as JSON")] = False) -> None:
-    """Plan a profile on the bundled catalog and print it as tables (or JSON)."""
+    """Plan a profile on the prices in force (bundled snapshot plus refreshed prices) and print it."""
     try:
         profile = Profile.model_validate(json.loads(profile_file.read_text()))
-        result = make_plan(profile, bundled_catalog(), dt.datetime.now(dt.UTC).date())
+        result = make_plan(profile, _catalog(), dt.datetime.now(dt.UTC).date())
     except json.JSONDecodeError as exc:
         _fail(f"{profile_file}: not valid JSON ({exc})")
     except ValidationError as exc:
@@ -75,7 +81,7 @@ def gpus() -> None:
 def prices(gpu: Annotated[Optional[str], typer.Option(help="only this GPU")] = None,  # noqa: UP045
            provider: Annotated[Optional[str], typer.Option(help="only this cloud provider")] = None) -> None:  # noqa: UP045
     """The prices in force: cheapest cloud offers and hardware prices, with source dates."""
-    catalog = bundled_catalog()
+    catalog = _catalog()
     name = catalog.gpus.canonical(gpu) if gpu else None
     if gpu and name is None:
         _fail(f"unknown GPU {gpu!r}")
@@ -102,6 +108,85 @@ def prices(gpu: Annotated[Optional[str], typer.Option(help="only this GPU")] = N
 
 
 @app.command()
+def refresh(source: Annotated[Optional[list[str]], typer.Option("--source", "-s",  # noqa: UP045
+                                                                help="only this source (repeatable)")] = None) -> None:
+    """Fetch current prices from every enabled source and store them (a bad source never blocks the others)."""
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from pricing.refresh import RefreshOutcome, refresh_source
+    from pricing.sources import build_sources
+
+    settings = Settings()
+    engine = _engine()
+    everything = build_sources(settings.sources)
+    if source:
+        unknown = sorted(set(source) - {s.key for s in everything})
+        if unknown:
+            _fail(f"unknown source(s) {unknown}; known: {[s.key for s in everything]}")
+        chosen = [s for s in everything if s.key in source]
+        for s in chosen:
+            if not s.enabled:
+                _fail(f"source {s.key} is disabled" + (f" (needs {', '.join(s.missing_credentials())})"
+                                                       if s.missing_credentials() else ""))
+    else:
+        chosen = [s for s in everything if s.enabled]
+    gpus = bundled_catalog().gpus
+    outcomes: list[RefreshOutcome] = []
+    columns = (SpinnerColumn(), TextColumn("{task.description:<10}"), BarColumn(), TextColumn("{task.fields[state]}"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=console) as progress:
+        tasks = {s.key: progress.add_task(s.key, total=1, state="waiting") for s in chosen}
+        for s in chosen:
+            progress.update(tasks[s.key], state="fetching")
+            outcome = refresh_source(engine, s, gpus, dt.datetime.now(dt.UTC))
+            outcomes.append(outcome)
+            progress.update(tasks[s.key], completed=1, state=outcome.outcome)
+    table = Table(title="Refresh")
+    for col in ("source", "outcome", "rows fetched", "rows changed", "unknown SKUs", "error"):
+        table.add_column(col)
+    for o in outcomes:
+        colour = {"ok": "green", "skipped": "yellow"}.get(o.outcome, "red")
+        table.add_row(o.source, f"[{colour}]{o.outcome}[/{colour}]", str(o.rows_fetched), str(o.rows_changed),
+                      str(sum(o.unknown_skus.values())), o.error or "")
+    console.print(table)
+    skipped = [s.key for s in everything if not s.enabled and not source]
+    if skipped:
+        console.print(f"disabled (need credentials or turned off): {', '.join(skipped)}")
+    if any(o.outcome in ("failed", "rejected") for o in outcomes):
+        raise typer.Exit(1)
+
+
+@app.command("import-prices")
+def import_prices(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="CSV or JSON price table")],
+    label: Annotated[Optional[str], typer.Option(help="name of this quote set (default: file name)")] = None,  # noqa: UP045
+    vendor: Annotated[str, typer.Option(help="vendor for rows that name none")] = "vendor quote",
+) -> None:
+    """Load a vendor's hardware quotes (columns: see pricing/sources/FEED_FORMAT.md); replaces the set's last import."""
+    import time
+
+    from pricing.freshness import IMPORT_PREFIX
+    from pricing.observation import SourceError
+    from pricing.refresh import ingest
+    from pricing.sources.feed import parse_price_table
+
+    key = f"{IMPORT_PREFIX}{label or file.stem}"
+    now = dt.datetime.now(dt.UTC)
+    started = time.monotonic()
+    try:
+        result = parse_price_table(file.read_bytes(), filename_or_content_type=file.name, source=key,
+                                   gpus=bundled_catalog().gpus, now=now, default_vendor=vendor)
+    except SourceError as exc:
+        _fail(f"{file}: {exc.reason}")
+    outcome = ingest(_engine(), key, result, now, str(file), None, started)
+    if outcome.outcome != "ok":
+        _fail(f"{file}: {outcome.error}")
+    unknown = ", ".join(f"{k} ({v})" for k, v in sorted(outcome.unknown_skus.items()))
+    console.print(f"imported {outcome.rows_fetched} prices as {key!r} ({outcome.rows_changed} changed)"
+                  + (f"; rows naming unknown GPUs skipped: {unknown}" if unknown else ""))
+
+
+@app.command()
 def migrate() -> None:
     """Bring the database to the newest schema."""
     from service.db import migrate as run
@@ -111,6 +196,19 @@ def migrate() -> None:
     console.print(f"database at {settings.database_url} is up to date")
 
 
-def _fail(message: str) -> None:
+def _engine() -> Engine:
+    from service.db import make_engine
+    from service.db import migrate as run
+
+    settings = Settings()
+    run(settings.database_url)
+    return make_engine(settings.database_url)
+
+
+def _catalog() -> Catalog:
+    return LiveCatalog(_engine(), bundled_catalog())()
+
+
+def _fail(message: str) -> NoReturn:
     console.print(f"[red]error:[/red] {message}")
     raise typer.Exit(2)

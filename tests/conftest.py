@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, text
 
 TODAY = dt.date(2026, 11, 21)
+# every table the migrations create, children before parents (PostgreSQL runs reuse one database)
+DATABASE_TABLES = ("source_status", "price_observations", "price_snapshots", "plans", "alembic_version")
 
 
 @pytest.fixture
@@ -23,8 +25,8 @@ def database_url(tmp_path: Path) -> Iterator[str]:
         return
     engine = create_engine(url)
     with engine.begin() as conn:  # a clean schema for every test
-        conn.execute(text("DROP TABLE IF EXISTS plans"))
-        conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        for table in DATABASE_TABLES:
+            conn.execute(text(f"DROP TABLE IF EXISTS {table}"))
     engine.dispose()
     yield url
 
@@ -49,3 +51,21 @@ def simple_profile(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], uti
         "options": {"resale": False, "availability": 1.0, **options},
         "prices": {"mode": "replace", "owned": owned, "cloud": cloud},
     }
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that use the database are marked `database`: `.ci/run` runs them again on PostgreSQL."""
+    for item in items:
+        if "database_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.database)
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    """A migrated database (the same Alembic migrations the service runs on start)."""
+    from service.db import make_engine, migrate
+
+    migrate(database_url)
+    eng = make_engine(database_url)
+    yield eng
+    eng.dispose()

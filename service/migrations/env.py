@@ -5,10 +5,11 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
+from pricing.storage import PriceBase
 from service.db import Base
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = [Base.metadata, PriceBase.metadata]
 
 
 def run_migrations_offline() -> None:

@@ -1,16 +1,45 @@
-"""The `gpuplan` command prints the same plan as the API."""
+"""The `gpuplan` command: plans like the API, refreshes prices (table per source), imports vendor quotes.
+Every command runs on the test database (GPUPLAN_DATABASE_URL)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+from pytest_httpserver import HTTPServer
 from typer.testing import CliRunner
 
+from pricing.sources import SOURCE_CLASSES
 from service.cli import app
 from service.examples import WORKED_EXAMPLE
+from tests.pricing.replays.runpod import RunPodReplay
 
 runner = CliRunner()
+QUOTES = Path(__file__).resolve().parents[1] / "pricing" / "sources" / "data" / "feed" / "vendor_quotes.csv"
+
+
+@pytest.fixture(autouse=True)
+def cli_database(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUPLAN_DATABASE_URL", database_url)
+
+
+@pytest.fixture
+def server() -> Iterator[HTTPServer]:
+    srv = HTTPServer(host="127.0.0.1", port=0)
+    srv.start()
+    yield srv
+    srv.clear()
+    srv.stop()
+
+
+def _only_runpod(monkeypatch: pytest.MonkeyPatch, server: HTTPServer) -> None:
+    for key in SOURCE_CLASSES:
+        if key != "runpod":
+            monkeypatch.setenv(f"GPUPLAN_SOURCES__{key.upper()}__ENABLED", "false")
+    monkeypatch.setenv("GPUPLAN_SOURCES__RUNPOD__BASE_URL", server.url_for("/").rstrip("/"))
+    monkeypatch.setenv("GPUPLAN_SOURCES__RUNPOD__RETRIES", "0")
 
 
 def test_plan_json_and_tables(tmp_path: Path) -> None:
@@ -35,3 +64,34 @@ def test_gpus_and_prices_commands() -> None:
     assert "RTX 3090" in runner.invoke(app, ["gpus"]).output
     out = runner.invoke(app, ["prices", "--gpu", "RTX 4090"]).output
     assert "eBay" in out
+
+
+def test_refresh_stores_prices_and_prints_a_summary(monkeypatch: pytest.MonkeyPatch, server: HTTPServer) -> None:
+    _only_runpod(monkeypatch, server)
+    RunPodReplay().install_good(server)
+    result = runner.invoke(app, ["refresh"])
+    assert result.exit_code == 0, result.output
+    assert "runpod" in result.output and "ok" in result.output and "rows fetched" in result.output
+    assert "disabled" in result.output and "azure" in result.output
+    listed = runner.invoke(app, ["prices", "--provider", "runpod"]).output
+    assert "(secure)" in listed  # the live RunPod rows (named by tier) replaced the bundled ones
+
+
+def test_refresh_failure_exits_non_zero_and_says_why(monkeypatch: pytest.MonkeyPatch, server: HTTPServer) -> None:
+    _only_runpod(monkeypatch, server)
+    server.expect_request("/graphql").respond_with_data("oops", status=500)
+    result = runner.invoke(app, ["refresh", "--source", "runpod"])
+    assert result.exit_code == 1 and "failed" in result.output and "500" in result.output
+    assert runner.invoke(app, ["refresh", "--source", "nosuch"]).exit_code == 2
+
+
+def test_import_prices_loads_vendor_quotes(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["import-prices", str(QUOTES), "--label", "lab-q4"])
+    assert result.exit_code == 0, result.output
+    assert "imported" in result.output and "quotes:lab-q4" in result.output
+    listed = runner.invoke(app, ["prices", "--gpu", "RTX 3090"]).output
+    assert "Local reseller" in listed and "719" in listed
+    bad = tmp_path / "bad.csv"
+    bad.write_text("gpu,condition,unit_price_usd\nRTX 4090,mint,1500\n")
+    refused = runner.invoke(app, ["import-prices", str(bad)])
+    assert refused.exit_code == 2 and "condition" in refused.output and "Traceback" not in refused.output

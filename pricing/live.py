@@ -1,0 +1,104 @@
+"""The catalog the planner reads once live prices exist: the bundled snapshot overlaid with stored snapshots.
+
+Overlay rules (why: a fresher price for the same thing must win, and nothing should vanish because a
+source happens not to cover it):
+- cloud: live rows of provider P with pricing model M replace every bundled row of (P, M); an instance a
+  provider no longer lists is gone from its live answer, so it must not linger from the old snapshot;
+- hardware: live rows replace bundled rows of the same (vendor, condition, GPU); vendor quotes and feeds
+  with a new vendor simply add rows.
+The view is rebuilt only when some source's snapshot in force changes.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+import pandas as pd
+from sqlalchemy import Engine, select
+
+from pricing.catalog import CLOUD_COLUMNS, HARDWARE_COLUMNS, Catalog
+from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
+
+
+def snapshots_in_force(engine: Engine) -> tuple[tuple[str, int], ...]:
+    t = SourceStatus.__table__
+    with engine.connect() as conn:
+        rows = conn.execute(select(t.c.source, t.c.snapshot_id).where(t.c.snapshot_id.is_not(None))
+                            .order_by(t.c.source))
+        return tuple((r[0], int(r[1])) for r in rows)
+
+
+def load_observations(engine: Engine, snapshot_ids: list[int]) -> pd.DataFrame:
+    o, s = PriceObservationRow.__table__, PriceSnapshot.__table__
+    query = (select(o, s.c.origin).join(s, s.c.id == o.c.snapshot_id).where(o.c.snapshot_id.in_(snapshot_ids)))
+    with engine.connect() as conn:
+        result = conn.execute(query)
+        return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
+
+
+def _as_of(frame: pd.DataFrame) -> list[str]:
+    return [t.strftime("%Y-%m-%dT%H:%M:%SZ") for t in frame["observed_at"]]
+
+
+def _reference(frame: pd.DataFrame) -> list[str]:
+    return [ref or origin for ref, origin in zip(frame["reference"], frame["origin"], strict=True)]
+
+
+def live_cloud(obs: pd.DataFrame) -> pd.DataFrame:
+    cloud = obs[obs["kind"] == "cloud"]
+    return pd.DataFrame({
+        "provider": cloud["provider"].str.lower(), "name": cloud["name"], "gpu": cloud["gpu"],
+        "gpu_count": cloud["gpu_count"].astype(int), "usd_per_hour": cloud["usd"].astype(float),
+        "region": cloud["region"], "pricing": cloud["pricing"], "source": _reference(cloud), "as_of": _as_of(cloud),
+        "feed": cloud["source"], "max_instances": float("nan"),
+    }, columns=CLOUD_COLUMNS)
+
+
+def live_hardware(obs: pd.DataFrame) -> pd.DataFrame:
+    hw = obs[obs["kind"].isin(["new", "used"])]
+    return pd.DataFrame({
+        "name": hw["name"], "gpu": hw["gpu"], "condition": hw["kind"], "gpus_per_unit": hw["gpu_count"].astype(int),
+        "unit_price_usd": hw["usd"].astype(float), "includes_host": hw["includes_host"].astype(bool),
+        "watts": hw["watts"].astype(float), "idle_watts": hw["idle_watts"].astype(float), "vendor": hw["provider"],
+        "source": _reference(hw), "as_of": _as_of(hw), "feed": hw["source"],
+    }, columns=HARDWARE_COLUMNS)
+
+
+def overlay(base: Catalog, obs: pd.DataFrame) -> Catalog:
+    """`base` with the live rows laid over it by the rules in the module docstring."""
+    if obs.empty:
+        return base
+    cloud_live, hw_live = live_cloud(obs), live_hardware(obs)
+    cloud = base.cloud
+    if not cloud_live.empty:
+        replaced = set(zip(cloud_live["provider"], cloud_live["pricing"], strict=True))
+        keep = [(p, m) not in replaced for p, m in zip(cloud["provider"], cloud["pricing"], strict=True)]
+        cloud = pd.concat([cloud[keep], cloud_live], ignore_index=True)
+    hardware = base.hardware
+    if not hw_live.empty:
+        replaced_hw = set(zip(hw_live["vendor"].str.lower(), hw_live["condition"], hw_live["gpu"], strict=True))
+        keep = [(v.lower(), c, g) not in replaced_hw
+                for v, c, g in zip(hardware["vendor"], hardware["condition"], hardware["gpu"], strict=True)]
+        hardware = pd.concat([hardware[keep], hw_live], ignore_index=True)
+    return replace(base, cloud=cloud, hardware=hardware)
+
+
+class LiveCatalog:
+    """A callable returning the current catalog; cheap when nothing changed (one small status query)."""
+
+    def __init__(self, engine: Engine, base: Catalog) -> None:
+        self._engine = engine
+        self._base = base
+        self._lock = threading.Lock()
+        self._key: tuple[tuple[str, int], ...] | None = None
+        self._catalog = base
+
+    def __call__(self) -> Catalog:
+        key = snapshots_in_force(self._engine)
+        with self._lock:
+            if key != self._key:
+                obs = load_observations(self._engine, [sid for _, sid in key]) if key else pd.DataFrame()
+                self._catalog = overlay(self._base, obs)
+                self._key = key
+            return self._catalog

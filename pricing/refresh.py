@@ -1,0 +1,258 @@
+"""Refresh: fetch -> validate -> compare with the last good snapshot -> store, one source at a time.
+
+Nothing a bad fetch does can remove prices: a failed, empty or implausible answer only updates the
+source's status (stale, with the reason) and the snapshot in force stays where it is. A good answer is
+written as a new snapshot and made current in one transaction, so a process killed half-way leaves the
+previous snapshot in force. A per-source lock keeps two refreshes of one source from interleaving.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import logging
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import requests
+from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.engine import Connection
+
+from pricing.gpus import GpuTable
+from pricing.locks import try_lock
+from pricing.observation import FetchResult, PriceObservation, SourceError
+from pricing.sources.base import Source
+from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
+
+log = logging.getLogger(__name__)
+
+Outcome = Literal["ok", "failed", "rejected", "skipped"]
+
+
+@dataclass(frozen=True)
+class Guards:
+    """Plausibility limits against the last good snapshot (issue 3: a drop > 70% or a rise > 300% is implausible)."""
+
+    max_drop: float = 0.70
+    max_rise: float = 3.00
+    # a page sequence that ends early looks like a normal, shorter answer: refuse to lose half the rows at once
+    min_row_ratio: float = 0.5
+    min_rows_for_ratio: int = 10
+
+
+@dataclass
+class RefreshOutcome:
+    source: str
+    outcome: Outcome
+    rows_fetched: int = 0
+    rows_changed: int = 0
+    rows_seen: int = 0
+    unknown_skus: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    snapshot_id: int | None = None
+    duration_s: float = 0.0
+
+
+class Rejected(Exception):
+    """A parsed answer that fails validation; its rows are not stored."""
+
+
+def dedupe(observations: Iterable[PriceObservation]) -> list[PriceObservation]:
+    """One row per key: when a provider lists the same instance and region twice (two meters), the cheaper wins."""
+    best: dict[str, PriceObservation] = {}
+    for obs in observations:
+        key = obs.key()
+        kept = best.get(key)
+        if kept is None or obs.usd < kept.usd:
+            best[key] = obs
+    return list(best.values())
+
+
+def validate(observations: list[PriceObservation], previous: dict[str, float], guards: Guards) -> None:
+    """Raise Rejected naming the first problems found; the caller keeps the previous snapshot in force."""
+    if not observations:
+        raise Rejected("empty answer: no prices")
+    bad = [o for o in observations if not math.isfinite(o.usd) or o.usd <= 0]
+    if bad:
+        raise Rejected(f"{len(bad)} non-positive or non-numeric prices, e.g. {_describe(bad[0])} at {bad[0].usd}")
+    if previous and len(previous) >= guards.min_rows_for_ratio and len(observations) < guards.min_row_ratio * len(
+            previous):
+        raise Rejected(f"row count fell from {len(previous)} to {len(observations)} (answer cut short?)")
+    drops, rises = [], []
+    for obs in observations:
+        old = previous.get(obs.key())
+        if old is None or old <= 0:
+            continue
+        if obs.usd < (1 - guards.max_drop) * old:
+            drops.append((obs, old))
+        elif obs.usd > (1 + guards.max_rise) * old:
+            rises.append((obs, old))
+    problems = []
+    if drops:
+        obs, old = drops[0]
+        problems.append(f"{len(drops)} prices dropped more than {guards.max_drop:.0%}, e.g. {_describe(obs)} "
+                        f"{old:g} -> {obs.usd:g} USD")
+    if rises:
+        obs, old = rises[0]
+        problems.append(f"{len(rises)} prices rose more than {guards.max_rise:.0%}, e.g. {_describe(obs)} "
+                        f"{old:g} -> {obs.usd:g} USD")
+    if problems:
+        raise Rejected("implausible prices against the last good snapshot: " + "; ".join(problems))
+
+
+def _describe(obs: PriceObservation) -> str:
+    return " ".join(p for p in (obs.provider, obs.name, obs.region, obs.pricing) if p)
+
+
+def describe_error(exc: BaseException) -> str:
+    """A one-line reason a user can act on (shown in /v1/sources and plan warnings); never a traceback."""
+    if isinstance(exc, SourceError):
+        return exc.reason
+    if isinstance(exc, requests.exceptions.RetryError):
+        return f"gave up after retries: {_last_reason(exc)}"
+    if isinstance(exc, requests.exceptions.Timeout):
+        return f"timed out: {_last_reason(exc)}"
+    if isinstance(exc, requests.exceptions.HTTPError) and exc.response is not None:
+        return f"HTTP {exc.response.status_code} from {exc.response.url}"
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        return f"connection failed: {_last_reason(exc)}"
+    return f"{type(exc).__name__}: {exc}"[:500]
+
+
+def _last_reason(exc: BaseException) -> str:
+    inner = exc.args[0] if exc.args else exc
+    reason = getattr(inner, "reason", None)
+    return str(reason or inner)[:300]
+
+
+def current_prices(conn: Connection, snapshot_id: int | None) -> dict[str, float]:
+    """key -> USD of the snapshot in force, the baseline a new answer is checked against."""
+    if snapshot_id is None:
+        return {}
+    t = PriceObservationRow.__table__
+    rows = conn.execute(
+        select(t.c.kind, t.c.provider, t.c.name, t.c.region, t.c.pricing, t.c.gpu, t.c.gpu_count, t.c.usd)
+        .where(t.c.snapshot_id == snapshot_id)
+    )
+    return {"|".join((r[0], r[1], r[2], r[3], r[4], r[5], str(r[6]))): r[7] for r in rows}
+
+
+def _status(conn: Connection, source: str) -> SourceStatus | None:
+    row = conn.execute(select(SourceStatus.__table__).where(SourceStatus.__table__.c.source == source)).first()
+    return None if row is None else SourceStatus(**row._mapping)
+
+
+def _upsert_status(conn: Connection, source: str, **values: Any) -> None:
+    if conn.execute(update(SourceStatus).where(SourceStatus.source == source).values(**values)).rowcount == 0:
+        conn.execute(insert(SourceStatus).values(**{"source": source, "consecutive_failures": 0, **values}))
+
+
+def record_attempt(engine: Engine, source: str, now: dt.datetime) -> None:
+    with engine.begin() as conn:
+        _upsert_status(conn, source, last_attempt_at=now)
+
+
+def record_failure(engine: Engine, source: str, now: dt.datetime, reason: str) -> None:
+    with engine.begin() as conn:
+        status = _status(conn, source)
+        failures = (status.consecutive_failures if status else 0) + 1
+        _upsert_status(conn, source, last_error=reason, last_error_at=now, consecutive_failures=failures)
+
+
+def _observation_rows(snapshot_id: int, observations: list[PriceObservation]) -> list[dict[str, Any]]:
+    return [
+        {
+            "snapshot_id": snapshot_id, "source": o.source, "kind": o.kind, "gpu": o.gpu, "gpu_count": o.gpu_count,
+            "name": o.name[:200], "provider": o.provider, "region": o.region, "pricing": o.pricing, "usd": o.usd,
+            "p10_usd": o.p10_usd, "listings": o.listings, "memory_gb": o.memory_gb,
+            "includes_host": o.includes_host, "watts": o.watts, "idle_watts": o.idle_watts,
+            "reference": o.reference, "observed_at": o.observed_at,
+        }
+        for o in observations
+    ]
+
+
+def store_snapshot(engine: Engine, source: str, result: FetchResult, observations: list[PriceObservation],
+                   now: dt.datetime, origin: str, duration_s: float, previous: dict[str, float]) -> tuple[int, int]:
+    """Write the snapshot, its rows and the status change in ONE transaction; return (snapshot id, rows changed)."""
+    new = {o.key(): o.usd for o in observations}
+    changed = sum(1 for k, v in new.items() if previous.get(k) != v) + sum(1 for k in previous if k not in new)
+    with engine.begin() as conn:
+        snapshot_id = conn.execute(
+            insert(PriceSnapshot).values(
+                source=source, fetched_at=now, rows=len(observations), rows_seen=result.rows_seen,
+                rows_changed=changed, unknown_skus=dict(result.unknown_skus), duration_s=duration_s, origin=origin,
+            ).returning(PriceSnapshot.id)
+        ).scalar_one()
+        rows = _observation_rows(snapshot_id, observations)
+        for start in range(0, len(rows), 5000):
+            conn.execute(insert(PriceObservationRow), rows[start:start + 5000])
+        _upsert_status(conn, source, snapshot_id=snapshot_id, last_success_at=now, last_error=None,
+                       last_error_at=None, consecutive_failures=0)
+    return snapshot_id, changed
+
+
+def ingest(engine: Engine, source: str, result: FetchResult, now: dt.datetime, origin: str,
+           guards: Guards | None, started: float) -> RefreshOutcome:
+    """Validate a parsed answer and store it, or record why it was rejected. Guards None: no history checks."""
+    observations = dedupe(result.observations)
+    base = RefreshOutcome(source, "ok", rows_fetched=len(observations), rows_seen=result.rows_seen,
+                          unknown_skus=dict(result.unknown_skus))
+    with engine.connect() as conn:
+        status = _status(conn, source)
+        previous = current_prices(conn, status.snapshot_id if status else None)
+    try:
+        validate(observations, previous if guards else {}, guards or Guards())
+    except Rejected as exc:
+        record_failure(engine, source, now, str(exc))
+        base.outcome, base.error, base.duration_s = "rejected", str(exc), time.monotonic() - started
+        return base
+    duration = time.monotonic() - started
+    base.snapshot_id, base.rows_changed = store_snapshot(engine, source, result, observations, now, origin, duration,
+                                                          previous)
+    base.duration_s = duration
+    return base
+
+
+def refresh_source(engine: Engine, source: Source, gpus: GpuTable, now: dt.datetime,
+                   http: requests.Session | None = None, guards: Guards | None = None) -> RefreshOutcome:
+    """Refresh one source. Never raises for a provider problem: the outcome says what happened."""
+    started = time.monotonic()
+    with try_lock(engine, f"refresh:{source.key}") as got:
+        if not got:
+            return RefreshOutcome(source.key, "skipped", error="another refresh of this source is running")
+        record_attempt(engine, source.key, now)
+        session = http or source.session()
+        try:
+            result = source.fetch(session, gpus, now)
+        except Exception as exc:  # one bad source must never stop the others: record why and go on
+            reason = describe_error(exc)
+            if not isinstance(exc, SourceError | requests.RequestException):
+                log.exception("source %s failed unexpectedly", source.key)
+            record_failure(engine, source.key, now, reason)
+            return RefreshOutcome(source.key, "failed", error=reason, duration_s=time.monotonic() - started)
+        finally:
+            if http is None:
+                session.close()
+        guards = guards or Guards()
+        if not source.stable_row_count:
+            guards = dataclasses.replace(guards, min_row_ratio=0.0)
+        return ingest(engine, source.key, result, now, source.base_url, guards, started)
+
+
+def refresh_all(engine: Engine, sources: Iterable[Source], gpus: GpuTable, clock: Callable[[], dt.datetime],
+                on_done: Callable[[RefreshOutcome], None] | None = None,
+                on_start: Callable[[Source], None] | None = None) -> list[RefreshOutcome]:
+    """Refresh each source in turn; each one's failure is contained to itself."""
+    outcomes = []
+    for source in sources:
+        if on_start:
+            on_start(source)
+        outcome = refresh_source(engine, source, gpus, clock())
+        outcomes.append(outcome)
+        if on_done:
+            on_done(outcome)
+    return outcomes

@@ -1,0 +1,70 @@
+"""GET /v1/sources (freshness of every price source) and GET /v1/prices/history (how prices moved)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+import pandas as pd
+from fastapi import APIRouter, HTTPException, Query, Request, Response
+
+from pricing.freshness import source_states
+from pricing.history import HISTORY_COLUMNS, snapshot_history, stored_history
+from service.clock import utcnow
+
+router = APIRouter(prefix="/v1", tags=["prices"])
+
+
+@router.get("/sources")
+def list_sources(request: Request) -> list[dict[str, Any]]:
+    """Each price source: enabled, last attempt, last success, rows in force, stale or not and why."""
+    states = source_states(request.app.state.engine, request.app.state.sources, utcnow())
+    return [state.__dict__ for state in states]
+
+
+@router.get("/prices/history", responses={200: {"content": {"text/csv": {}}}})
+def price_history(
+    request: Request,
+    gpu: Annotated[str, Query(description="GPU model, any known spelling (e.g. `H100 SXM`)")],
+    kind: Annotated[Literal["cloud", "new", "used"] | None, Query(description="cloud, new or used")] = None,
+    provider: Annotated[str | None, Query(description="only this provider or vendor (e.g. `aws`, `eBay`)")] = None,
+    pricing: Annotated[Literal["on_demand", "spot"] | None, Query(description="cloud pricing model")] = None,
+    since: Annotated[dt.datetime | None, Query(description="ISO 8601; only observations at or after")] = None,
+    until: Annotated[dt.datetime | None, Query(description="ISO 8601; only observations at or before")] = None,
+    include_snapshot: Annotated[bool, Query(description="start each series with the bundled snapshot's row")] = True,
+    format: Annotated[Literal["json", "csv"] | None, Query(description="json (default) or csv")] = None,
+    limit: Annotated[int, Query(ge=1, le=1_000_000)] = 100_000,
+) -> Any:
+    """One row per price per refresh, oldest first: `pd.read_json(url)` or `pd.read_csv(url + '&format=csv')`.
+
+    `usd` is per instance-hour (cloud) or per unit (hardware); `usd_per_gpu` divides by the GPUs it holds.
+    """
+    name = request.app.state.base_catalog.gpus.canonical(gpu)
+    if name is None:
+        raise HTTPException(422, f"gpu: unknown GPU {gpu!r}; see GET /v1/gpus for the names and aliases known")
+    since_utc, until_utc = _utc(since), _utc(until)
+    frames = [stored_history(request.app.state.engine, name, kind, provider, pricing, since_utc, until_utc, limit)]
+    if include_snapshot:
+        snap = snapshot_history(request.app.state.base_catalog, name, kind, provider, pricing)
+        if since_utc is not None:
+            snap = snap[snap["observed_at"] >= since_utc]
+        if until_utc is not None:
+            snap = snap[snap["observed_at"] <= until_utc]
+        frames.insert(0, snap)
+    frames = [f for f in frames if not f.empty]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=HISTORY_COLUMNS)
+    table = table.sort_values("observed_at", kind="stable").head(limit)
+    table["observed_at"] = pd.to_datetime(table["observed_at"], utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    wants_csv = format == "csv" or (format is None and "text/csv" in request.headers.get("accept", ""))
+    if wants_csv:
+        return Response(table.to_csv(index=False), media_type="text/csv",
+                        headers={"Content-Disposition": f'attachment; filename="{name} prices.csv"'})
+    records: list[dict[str, Any]] = table.astype(object).where(table.notna(), None).to_dict(orient="records")
+    return records
+
+
+def _utc(moment: dt.datetime | None) -> dt.datetime | None:
+    """Query datetimes without a zone are taken as UTC, like every timestamp the service writes."""
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=dt.UTC) if moment.tzinfo is None else moment

@@ -1,0 +1,94 @@
+"""Scheduled refreshes: APScheduler ticks, the database decides what is due.
+
+Why not one APScheduler job per source with its own interval: the due-ness of a source is a fact about
+stored history (when it was last attempted, whether that failed), which survives restarts and is the
+same for every replica. A tick asks `due(now)` and refreshes those sources; tests drive `run_due(now)`
+with a clock of their own instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+from sqlalchemy import Engine, select
+
+from pricing.gpus import GpuTable
+from pricing.refresh import RefreshOutcome, refresh_source
+from pricing.sources.base import Source
+from pricing.storage import SourceStatus
+from service.clock import utcnow
+
+log = logging.getLogger(__name__)
+
+# after a failure, try again sooner than the full interval, backing off: 15 min, 30 min, 1 h, ... up to it
+FIRST_RETRY = dt.timedelta(minutes=15)
+JOB_ID = "price-refresh-tick"
+
+
+def retry_delay(source: Source, failures: int) -> dt.timedelta:
+    if failures <= 0:
+        return source.interval
+    delay: dt.timedelta = min(source.interval, FIRST_RETRY * 2 ** min(failures - 1, 16))
+    return delay
+
+
+class RefreshScheduler:
+    def __init__(self, engine: Engine, sources: Sequence[Source], gpus: GpuTable,
+                 clock: Callable[[], dt.datetime] = utcnow) -> None:
+        self.engine = engine
+        self.sources = [s for s in sources if s.enabled]
+        self.gpus = gpus
+        self.clock = clock
+        self._scheduler: BackgroundScheduler | None = None
+        self._running = threading.Lock()
+
+    def next_due(self) -> dict[str, dt.datetime]:
+        """When each enabled source is next due (a source never attempted is due at once: the epoch)."""
+        t = SourceStatus.__table__
+        with self.engine.connect() as conn:
+            query = select(t.c.source, t.c.last_attempt_at, t.c.consecutive_failures)
+            rows = {r.source: r for r in conn.execute(query)}
+        due = {}
+        for src in self.sources:
+            row = rows.get(src.key)
+            if row is None or row.last_attempt_at is None:
+                due[src.key] = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+            else:
+                due[src.key] = row.last_attempt_at + retry_delay(src, row.consecutive_failures)
+        return due
+
+    def due(self, now: dt.datetime) -> list[Source]:
+        when = self.next_due()
+        return [s for s in self.sources if when[s.key] <= now]
+
+    def run_due(self, now: dt.datetime | None = None) -> list[RefreshOutcome]:
+        """Refresh every source that is due at `now` (the scheduler's clock when not given)."""
+        if not self._running.acquire(blocking=False):  # a slow tick must not overlap the next one
+            return []
+        try:
+            outcomes = []
+            for source in self.due(now or self.clock()):
+                outcome = refresh_source(self.engine, source, self.gpus, now or self.clock())
+                log.info("refresh %s: %s (%d rows, %d changed)%s", source.key, outcome.outcome, outcome.rows_fetched,
+                         outcome.rows_changed, f": {outcome.error}" if outcome.error else "")
+                outcomes.append(outcome)
+            return outcomes
+        finally:
+            self._running.release()
+
+    def start(self, tick_s: float, first_tick_s: float) -> None:
+        scheduler = BackgroundScheduler(timezone=dt.UTC)
+        scheduler.add_job(self.run_due, IntervalTrigger(seconds=tick_s), id=JOB_ID, max_instances=1, coalesce=True,
+                          next_run_time=utcnow() + dt.timedelta(seconds=first_tick_s))
+        scheduler.start()
+        self._scheduler = scheduler
+
+    def shutdown(self) -> None:
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=False)
+            self._scheduler = None

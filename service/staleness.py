@@ -1,0 +1,32 @@
+"""Plan warnings about the age of the prices a plan used (issue 3: warn when a source is stale)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+
+from pricing.freshness import SourceState
+
+
+def stale_price_warnings(prices_as_of: Mapping[str, str], states: Iterable[SourceState], today: dt.date,
+                         snapshot_max_age: dt.timedelta) -> list[str]:
+    """One warning per stale live source the plan used, and one for bundled prices older than `snapshot_max_age`.
+
+    `prices_as_of` maps each feed the plan drew candidates from to its oldest price date: live feeds are
+    source keys (`azure`), bundled ones `snapshot/<provider>`, the request's own prices `request`.
+    """
+    by_key = {s.source: s for s in states}
+    warnings = []
+    for feed in sorted(prices_as_of):
+        state = by_key.get(feed)
+        if state is not None and state.stale:
+            warnings.append(f"prices from source {feed!r} are stale: {'; '.join(state.stale_reasons)}")
+    old = {feed: as_of for feed, as_of in prices_as_of.items()
+           if feed.startswith("snapshot/") and today - dt.date.fromisoformat(as_of[:10]) > snapshot_max_age}
+    if old:
+        oldest = min(old.values())[:10]
+        warnings.append(
+            f"bundled snapshot prices are used for {', '.join(sorted(f.split('/', 1)[1] for f in old))} "
+            f"(oldest from {oldest}, older than {snapshot_max_age.days} days): run `gpuplan refresh` or let the "
+            f"service's scheduler reach the providers for current prices")
+    return warnings
