@@ -8,7 +8,7 @@ in force are never dropped for being stale; staleness is reported, not acted on.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, select
@@ -17,6 +17,15 @@ from pricing.sources.base import Source
 from pricing.storage import PriceSnapshot, SourceStatus
 
 IMPORT_PREFIX = "quotes:"  # sources loaded by `gpuplan import-prices`, not fetched on a schedule
+# an attempt that recorded neither success nor failure this long after it began was cut off (process killed)
+INTERRUPTED_AFTER = dt.timedelta(hours=1)
+
+
+def interrupted(attempt: dt.datetime | None, success: dt.datetime | None, error: dt.datetime | None) -> bool:
+    """True when the last attempt ended in neither a success nor a recorded failure."""
+    if attempt is None:
+        return False
+    return all(t is None or t < attempt for t in (success, error))
 
 
 @dataclass(frozen=True)
@@ -37,8 +46,16 @@ class SourceState:
     snapshot_id: int | None
     rows_in_force: int
     unknown_skus: int
+    unknown_sku_names: list[str]  # the most frequent provider names that map to no known GPU
     stale: bool
     stale_reasons: list[str]
+    too_old: bool  # last success older than stale_after (or none yet): plans using it warn
+
+
+def active_sources(sources: Iterable[Source]) -> Callable[[str], bool]:
+    """Whose stored snapshot the live catalog uses: enabled sources and every imported quote set."""
+    enabled = {s.key for s in sources if s.enabled}
+    return lambda key: key in enabled or key.startswith(IMPORT_PREFIX)
 
 
 def _age(now: dt.datetime, then: dt.datetime) -> str:
@@ -55,6 +72,10 @@ def _stale_reasons(status: SourceStatus | None, enabled: bool, stale_after: dt.t
         if status is not None and status.last_error:
             reasons.append(f"last attempt failed: {status.last_error}")
         return reasons
+    if interrupted(status.last_attempt_at, status.last_success_at, status.last_error_at) \
+            and status.last_attempt_at is not None and now - status.last_attempt_at > INTERRUPTED_AFTER:
+        reasons.append(f"the attempt of {status.last_attempt_at:%Y-%m-%d %H:%M} UTC never finished "
+                       f"(process stopped?); the last good snapshot stays in force")
     if status.last_error and status.last_error_at and status.last_error_at >= status.last_success_at:
         reasons.append(f"last attempt failed ({status.last_error_at:%Y-%m-%d %H:%M} UTC): {status.last_error}; "
                        f"the last good snapshot stays in force")
@@ -96,6 +117,9 @@ def _state(key: str, kind: str, description: str, enabled: bool, scheduled: bool
            stale_after: dt.timedelta | None, missing: list[str], status: SourceStatus | None, row: object | None,
            now: dt.datetime) -> SourceState:
     reasons = _stale_reasons(status, enabled and scheduled, stale_after, now) if (enabled or status) else []
+    unknown: dict[str, int] = getattr(row, "unknown_skus", None) or {}
+    last_success = status.last_success_at if status else None
+    too_old = bool(reasons) and (last_success is None or (stale_after is not None and now - last_success > stale_after))
     return SourceState(
         source=key, kind=kind, description=description, enabled=enabled, scheduled=scheduled and enabled,
         interval_hours=None if interval is None else interval.total_seconds() / 3600,
@@ -108,6 +132,7 @@ def _state(key: str, kind: str, description: str, enabled: bool, scheduled: bool
         consecutive_failures=status.consecutive_failures if status else 0,
         snapshot_id=status.snapshot_id if status else None,
         rows_in_force=int(getattr(row, "rows", 0) or 0),
-        unknown_skus=sum((getattr(row, "unknown_skus", None) or {}).values()),
-        stale=bool(reasons), stale_reasons=reasons,
+        unknown_skus=sum(unknown.values()),
+        unknown_sku_names=[k for k, _ in sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0]))[:10]],
+        stale=bool(reasons), stale_reasons=reasons, too_old=too_old,
     )

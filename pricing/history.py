@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pandas as pd
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select
 
 from pricing.catalog import Catalog
 from pricing.storage import PriceObservationRow
@@ -29,17 +29,17 @@ def stored_history(engine: Engine, gpu: str, kind: str | None, provider: str | N
     if kind is not None:
         query = query.where(o.c.kind == kind)
     if provider is not None:
-        query = query.where(o.c.provider == provider)
+        query = query.where(func.lower(o.c.provider) == provider.lower())
     if pricing is not None:
         query = query.where(o.c.pricing == pricing)
     if since is not None:
         query = query.where(o.c.observed_at >= since)
     if until is not None:
         query = query.where(o.c.observed_at <= until)
-    query = query.order_by(o.c.observed_at, o.c.id).limit(limit)
+    query = query.order_by(o.c.observed_at.desc(), o.c.id.desc()).limit(limit)  # the newest rows within the limit
     with engine.connect() as conn:
         result = conn.execute(query)
-        frame = pd.DataFrame(result.fetchall(), columns=list(result.keys()))
+        frame = pd.DataFrame(result.fetchall()[::-1], columns=list(result.keys()))
     frame["usd_per_gpu"] = frame["usd"] / frame["gpu_count"] if not frame.empty else pd.Series(dtype=float)
     return frame.reindex(columns=HISTORY_COLUMNS)
 
@@ -51,7 +51,7 @@ def snapshot_history(catalog: Catalog, gpu: str, kind: str | None, provider: str
     if kind in (None, "cloud"):
         c = catalog.cloud[(catalog.cloud["gpu"] == gpu) & catalog.cloud["feed"].str.startswith("snapshot/")]
         if provider is not None:
-            c = c[c["provider"] == provider]
+            c = c[c["provider"].str.lower() == provider.lower()]
         if pricing is not None:
             c = c[c["pricing"] == pricing]
         frames.append(pd.DataFrame({

@@ -12,6 +12,7 @@ The view is rebuilt only when some source's snapshot in force changes.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 
 import pandas as pd
@@ -87,15 +88,18 @@ def overlay(base: Catalog, obs: pd.DataFrame) -> Catalog:
 class LiveCatalog:
     """A callable returning the current catalog; cheap when nothing changed (one small status query)."""
 
-    def __init__(self, engine: Engine, base: Catalog) -> None:
+    def __init__(self, engine: Engine, base: Catalog, active: Callable[[str], bool] | None = None) -> None:
+        """`active(source)` says whether a source's snapshot counts: a source switched off in the
+        configuration gives its rows back to the bundled snapshot (its history stays)."""
         self._engine = engine
         self._base = base
+        self._active = active or (lambda _: True)
         self._lock = threading.Lock()
         self._key: tuple[tuple[str, int], ...] | None = None
         self._catalog = base
 
     def __call__(self) -> Catalog:
-        key = snapshots_in_force(self._engine)
+        key = tuple((source, sid) for source, sid in snapshots_in_force(self._engine) if self._active(source))
         with self._lock:
             if key != self._key:
                 obs = load_observations(self._engine, [sid for _, sid in key]) if key else pd.DataFrame()

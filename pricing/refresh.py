@@ -8,6 +8,7 @@ previous snapshot in force. A per-source lock keeps two refreshes of one source 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import logging
@@ -38,9 +39,12 @@ class Guards:
 
     max_drop: float = 0.70
     max_rise: float = 3.00
-    # a page sequence that ends early looks like a normal, shorter answer: refuse to lose half the rows at once
-    min_row_ratio: float = 0.5
+    # a page sequence that ends early looks like a normal, shorter answer: refuse to lose many rows at once
+    min_kept_ratio: float = 0.85
     min_rows_for_ratio: int = 10
+    # an operator who checked that a big move is real accepts it (`gpuplan refresh --accept-implausible`):
+    # only empty answers and non-positive prices are refused then
+    accept_implausible: bool = False
 
 
 @dataclass
@@ -56,14 +60,22 @@ class RefreshOutcome:
     duration_s: float = 0.0
 
 
+ACCEPT_HINT = "; if the change is real: gpuplan refresh --source {source} --accept-implausible"
+
+
 class Rejected(Exception):
     """A parsed answer that fails validation; its rows are not stored."""
 
 
 def dedupe(observations: Iterable[PriceObservation]) -> list[PriceObservation]:
-    """One row per key: when a provider lists the same instance and region twice (two meters), the cheaper wins."""
+    """One row per key: when a provider lists the same instance and region twice (two meters), the cheaper wins.
+
+    Hardware rows are stored with pricing "list" (a price to buy, not a rate), as the bundled rows show.
+    """
     best: dict[str, PriceObservation] = {}
     for obs in observations:
+        if obs.kind != "cloud" and obs.pricing != "list":
+            obs = dataclasses.replace(obs, pricing="list")
         key = obs.key()
         kept = best.get(key)
         if kept is None or obs.usd < kept.usd:
@@ -78,9 +90,14 @@ def validate(observations: list[PriceObservation], previous: dict[str, float], g
     bad = [o for o in observations if not math.isfinite(o.usd) or o.usd <= 0]
     if bad:
         raise Rejected(f"{len(bad)} non-positive or non-numeric prices, e.g. {_describe(bad[0])} at {bad[0].usd}")
-    if previous and len(previous) >= guards.min_rows_for_ratio and len(observations) < guards.min_row_ratio * len(
-            previous):
-        raise Rejected(f"row count fell from {len(previous)} to {len(observations)} (answer cut short?)")
+    if guards.accept_implausible:
+        return
+    keys = {o.key() for o in observations}
+    kept = sum(1 for k in previous if k in keys)
+    if len(previous) >= guards.min_rows_for_ratio and kept < guards.min_kept_ratio * len(previous):
+        raise Rejected(f"only {kept} of the {len(previous)} rows of the last good snapshot are still there "
+                       f"({len(observations)} rows now; answer cut short?)"
+                       + ACCEPT_HINT.format(source=observations[0].source))
     drops, rises = [], []
     for obs in observations:
         old = previous.get(obs.key())
@@ -100,7 +117,8 @@ def validate(observations: list[PriceObservation], previous: dict[str, float], g
         problems.append(f"{len(rises)} prices rose more than {guards.max_rise:.0%}, e.g. {_describe(obs)} "
                         f"{old:g} -> {obs.usd:g} USD")
     if problems:
-        raise Rejected("implausible prices against the last good snapshot: " + "; ".join(problems))
+        raise Rejected("implausible prices against the last good snapshot: " + "; ".join(problems)
+                       + ACCEPT_HINT.format(source=observations[0].source))
 
 
 def _describe(obs: PriceObservation) -> str:
@@ -166,7 +184,7 @@ def _observation_rows(snapshot_id: int, observations: list[PriceObservation]) ->
     return [
         {
             "snapshot_id": snapshot_id, "source": o.source, "kind": o.kind, "gpu": o.gpu, "gpu_count": o.gpu_count,
-            "name": o.name[:200], "provider": o.provider, "region": o.region, "pricing": o.pricing, "usd": o.usd,
+            "name": o.name, "provider": o.provider, "region": o.region, "pricing": o.pricing, "usd": o.usd,
             "p10_usd": o.p10_usd, "listings": o.listings, "memory_gb": o.memory_gb,
             "includes_host": o.includes_host, "watts": o.watts, "idle_watts": o.idle_watts,
             "reference": o.reference, "observed_at": o.observed_at,
@@ -207,7 +225,8 @@ def ingest(engine: Engine, source: str, result: FetchResult, now: dt.datetime, o
     try:
         validate(observations, previous if guards else {}, guards or Guards())
     except Rejected as exc:
-        record_failure(engine, source, now, str(exc))
+        if guards is not None:  # an import (no guards) that is refused leaves no trace: nothing was loaded
+            record_failure(engine, source, now, str(exc))
         base.outcome, base.error, base.duration_s = "rejected", str(exc), time.monotonic() - started
         return base
     duration = time.monotonic() - started
@@ -237,21 +256,34 @@ def refresh_source(engine: Engine, source: Source, gpus: GpuTable, now: dt.datet
         finally:
             if http is None:
                 session.close()
-        guards = guards or Guards()
-        if not source.stable_row_count:
-            guards = dataclasses.replace(guards, min_row_ratio=0.0)
+        guards = dataclasses.replace(guards or Guards(), min_kept_ratio=source.min_kept_ratio)
         return ingest(engine, source.key, result, now, source.base_url, guards, started)
+
+
+def refresh_contained(engine: Engine, source: Source, gpus: GpuTable, now: dt.datetime,
+                      guards: Guards | None = None) -> RefreshOutcome:
+    """`refresh_source`, with storage errors too (database locked or gone) turned into a failed outcome,
+    so that a loop over sources always reaches the next one."""
+    try:
+        return refresh_source(engine, source, gpus, now, guards=guards)
+    except Exception as exc:
+        log.exception("refresh of %s failed in storage", source.key)
+        reason = f"storage error: {describe_error(exc)}"
+        with contextlib.suppress(Exception):  # the database may be the thing that is broken
+            record_failure(engine, source.key, now, reason)
+        return RefreshOutcome(source.key, "failed", error=reason)
 
 
 def refresh_all(engine: Engine, sources: Iterable[Source], gpus: GpuTable, clock: Callable[[], dt.datetime],
                 on_done: Callable[[RefreshOutcome], None] | None = None,
-                on_start: Callable[[Source], None] | None = None) -> list[RefreshOutcome]:
+                on_start: Callable[[Source], None] | None = None,
+                guards: Guards | None = None) -> list[RefreshOutcome]:
     """Refresh each source in turn; each one's failure is contained to itself."""
     outcomes = []
     for source in sources:
         if on_start:
             on_start(source)
-        outcome = refresh_source(engine, source, gpus, clock())
+        outcome = refresh_contained(engine, source, gpus, clock(), guards)
         outcomes.append(outcome)
         if on_done:
             on_done(outcome)

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from pricing.catalog import Catalog, bundled_catalog
+from pricing.freshness import active_sources
 from pricing.live import LiveCatalog
 from pricing.sources import build_sources
 from pricing.sources.base import Source
@@ -49,7 +50,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.state.settings = settings
     app.state.engine = engine
     app.state.base_catalog = base
-    app.state.catalog = catalog_source or LiveCatalog(engine, base)
+    app.state.catalog = catalog_source or LiveCatalog(engine, base, active_sources(configured))
     app.state.sources = configured
     app.state.refresher = refresher
     app.state.plans = PlanStore(session_factory(engine))

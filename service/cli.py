@@ -24,6 +24,7 @@ from service.settings import Settings
 from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.plan import make_plan
 from solvers.profile import Profile
+from solvers.result import PlanResult
 
 app = typer.Typer(help="gpuplan: buy GPUs or rent cloud GPU hours?", no_args_is_help=True)
 # piped output (logs, cron mail, tests) gets wide tables instead of Rich's 80-column default
@@ -49,7 +50,7 @@ def plan(profile_file: Annotated[Path, typer.Argument(exists=True, dir_okay=Fals
     """Plan a profile on the prices in force (bundled snapshot plus refreshed prices) and print it."""
     try:
         profile = Profile.model_validate(json.loads(profile_file.read_text()))
-        result = make_plan(profile, _catalog(), dt.datetime.now(dt.UTC).date())
+        result = _with_staleness(make_plan(profile, _catalog(), dt.datetime.now(dt.UTC).date()))
     except json.JSONDecodeError as exc:
         _fail(f"{profile_file}: not valid JSON ({exc})")
     except ValidationError as exc:
@@ -109,11 +110,14 @@ def prices(gpu: Annotated[Optional[str], typer.Option(help="only this GPU")] = N
 
 @app.command()
 def refresh(source: Annotated[Optional[list[str]], typer.Option("--source", "-s",  # noqa: UP045
-                                                                help="only this source (repeatable)")] = None) -> None:
+                                                                help="only this source (repeatable)")] = None,
+            accept_implausible: Annotated[bool, typer.Option(
+                help="store the answer even if prices moved > 70%/300% or many rows vanished (a real change)")] = False,
+            ) -> None:
     """Fetch current prices from every enabled source and store them (a bad source never blocks the others)."""
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from pricing.refresh import RefreshOutcome, refresh_source
+    from pricing.refresh import Guards, RefreshOutcome, refresh_contained
     from pricing.sources import build_sources
 
     settings = Settings()
@@ -138,7 +142,8 @@ def refresh(source: Annotated[Optional[list[str]], typer.Option("--source", "-s"
         tasks = {s.key: progress.add_task(s.key, total=1, state="waiting") for s in chosen}
         for s in chosen:
             progress.update(tasks[s.key], state="fetching")
-            outcome = refresh_source(engine, s, gpus, dt.datetime.now(dt.UTC))
+            outcome = refresh_contained(engine, s, gpus, dt.datetime.now(dt.UTC),
+                                        Guards(accept_implausible=accept_implausible))
             outcomes.append(outcome)
             progress.update(tasks[s.key], completed=1, state=outcome.outcome)
     table = Table(title="Refresh")
@@ -146,8 +151,10 @@ def refresh(source: Annotated[Optional[list[str]], typer.Option("--source", "-s"
         table.add_column(col)
     for o in outcomes:
         colour = {"ok": "green", "skipped": "yellow"}.get(o.outcome, "red")
+        top = sorted(o.unknown_skus.items(), key=lambda kv: -kv[1])[:3]
+        unknown_text = str(sum(o.unknown_skus.values())) + (f" ({', '.join(k for k, _ in top)}…)" if top else "")
         table.add_row(o.source, f"[{colour}]{o.outcome}[/{colour}]", str(o.rows_fetched), str(o.rows_changed),
-                      str(sum(o.unknown_skus.values())), o.error or "")
+                      unknown_text, o.error or "")
     console.print(table)
     skipped = [s.key for s in everything if not s.enabled and not source]
     if skipped:
@@ -166,11 +173,14 @@ def import_prices(
     import time
 
     from pricing.freshness import IMPORT_PREFIX
+    from pricing.locks import try_lock
     from pricing.observation import SourceError
     from pricing.refresh import ingest
     from pricing.sources.feed import parse_price_table
 
     key = f"{IMPORT_PREFIX}{label or file.stem}"
+    if len(key) > 64:
+        _fail(f"label {key!r} is longer than 64 characters; pass a shorter --label")
     now = dt.datetime.now(dt.UTC)
     started = time.monotonic()
     try:
@@ -178,7 +188,11 @@ def import_prices(
                                    gpus=bundled_catalog().gpus, now=now, default_vendor=vendor)
     except SourceError as exc:
         _fail(f"{file}: {exc.reason}")
-    outcome = ingest(_engine(), key, result, now, str(file), None, started)
+    engine = _engine()
+    with try_lock(engine, f"refresh:{key}") as got:
+        if not got:
+            _fail(f"another import of {key!r} is running")
+        outcome = ingest(engine, key, result, now, str(file), None, started)
     if outcome.outcome != "ok":
         _fail(f"{file}: {outcome.error}")
     unknown = ", ".join(f"{k} ({v})" for k, v in sorted(outcome.unknown_skus.items()))
@@ -205,8 +219,25 @@ def _engine() -> Engine:
     return make_engine(settings.database_url)
 
 
+def _with_staleness(result: PlanResult) -> PlanResult:
+    """The same stale-price warnings the API adds to its plans."""
+    from pricing.freshness import source_states
+    from pricing.sources import build_sources
+    from service.staleness import stale_price_warnings
+
+    settings = Settings()
+    now = dt.datetime.now(dt.UTC)
+    states = source_states(_engine(), build_sources(settings.sources), now)
+    extra = stale_price_warnings(result.prices_as_of, states, now.date(),
+                                 dt.timedelta(days=settings.snapshot_max_age_days))
+    return result.model_copy(update={"warnings": [*result.warnings, *extra]}) if extra else result
+
+
 def _catalog() -> Catalog:
-    return LiveCatalog(_engine(), bundled_catalog())()
+    from pricing.freshness import active_sources
+    from pricing.sources import build_sources
+
+    return LiveCatalog(_engine(), bundled_catalog(), active_sources(build_sources(Settings().sources)))()
 
 
 def _fail(message: str) -> NoReturn:

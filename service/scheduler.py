@@ -17,8 +17,9 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import Engine, select
 
+from pricing.freshness import INTERRUPTED_AFTER, interrupted
 from pricing.gpus import GpuTable
-from pricing.refresh import RefreshOutcome, refresh_source
+from pricing.refresh import RefreshOutcome, refresh_contained
 from pricing.sources.base import Source
 from pricing.storage import SourceStatus
 from service.clock import utcnow
@@ -51,13 +52,17 @@ class RefreshScheduler:
         """When each enabled source is next due (a source never attempted is due at once: the epoch)."""
         t = SourceStatus.__table__
         with self.engine.connect() as conn:
-            query = select(t.c.source, t.c.last_attempt_at, t.c.consecutive_failures)
+            query = select(t.c.source, t.c.last_attempt_at, t.c.consecutive_failures, t.c.last_success_at,
+                           t.c.last_error_at)
             rows = {r.source: r for r in conn.execute(query)}
         due = {}
         for src in self.sources:
             row = rows.get(src.key)
             if row is None or row.last_attempt_at is None:
                 due[src.key] = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+            elif interrupted(row.last_attempt_at, row.last_success_at, row.last_error_at):
+                # the attempt never recorded an end (process killed): retry like after a failure
+                due[src.key] = row.last_attempt_at + max(INTERRUPTED_AFTER, retry_delay(src, 1))
             else:
                 due[src.key] = row.last_attempt_at + retry_delay(src, row.consecutive_failures)
         return due
@@ -73,7 +78,7 @@ class RefreshScheduler:
         try:
             outcomes = []
             for source in self.due(now or self.clock()):
-                outcome = refresh_source(self.engine, source, self.gpus, now or self.clock())
+                outcome = refresh_contained(self.engine, source, self.gpus, now or self.clock())
                 log.info("refresh %s: %s (%d rows, %d changed)%s", source.key, outcome.outcome, outcome.rows_fetched,
                          outcome.rows_changed, f": {outcome.error}" if outcome.error else "")
                 outcomes.append(outcome)

@@ -10,7 +10,9 @@ from pricing.freshness import SourceState
 
 def stale_price_warnings(prices_as_of: Mapping[str, str], states: Iterable[SourceState], today: dt.date,
                          snapshot_max_age: dt.timedelta) -> list[str]:
-    """One warning per stale live source the plan used, and one for bundled prices older than `snapshot_max_age`.
+    """One warning per live source the plan used whose prices are older than its `stale_after` age, and one
+    for bundled prices older than `snapshot_max_age`. A failed attempt alone does not warn: the prices in
+    force are still as fresh as their last success (GET /v1/sources shows the failure).
 
     `prices_as_of` maps each feed the plan drew candidates from to its oldest price date: live feeds are
     source keys (`azure`), bundled ones `snapshot/<provider>`, the request's own prices `request`.
@@ -19,7 +21,7 @@ def stale_price_warnings(prices_as_of: Mapping[str, str], states: Iterable[Sourc
     warnings = []
     for feed in sorted(prices_as_of):
         state = by_key.get(feed)
-        if state is not None and state.stale:
+        if state is not None and state.too_old:
             warnings.append(f"prices from source {feed!r} are stale: {'; '.join(state.stale_reasons)}")
     old = {feed: as_of for feed, as_of in prices_as_of.items()
            if feed.startswith("snapshot/") and today - dt.date.fromisoformat(as_of[:10]) > snapshot_max_age}

@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar, Literal
 
 import requests
-from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from pricing.gpus import GpuTable
 from pricing.http import make_session
@@ -25,17 +25,17 @@ class SourceConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool | None = None  # None: on when the source needs no credentials or has them
-    interval_hours: float | None = None
-    stale_after_hours: float | None = None
+    interval_hours: float | None = Field(default=None, gt=0)
+    stale_after_hours: float | None = Field(default=None, gt=0)
     base_url: str | None = None  # where the provider API lives (tests point it at a loopback server)
     api_key: SecretStr | None = None
     api_secret: SecretStr | None = None
     regions: list[str] | None = None
     url: str | None = None  # generic feed: a URL or a file path
-    timeout_s: float = 60.0
-    retries: int = 4
-    backoff_s: float = 2.0
-    max_wait_s: float = 60.0
+    timeout_s: float = Field(default=60.0, gt=0)
+    retries: int = Field(default=4, ge=0, le=20)
+    backoff_s: float = Field(default=2.0, ge=0)
+    max_wait_s: float = Field(default=60.0, ge=0)
 
 
 class Source(ABC):
@@ -49,9 +49,11 @@ class Source(ABC):
     default_interval_hours: ClassVar[float] = 6.0
     credentials: ClassVar[tuple[str, ...]] = ()  # SourceConfig fields that must be set for the source to run
     description: ClassVar[str] = ""
-    # False when a good answer's row count legitimately swings (Lambda lists only the regions with capacity
-    # now), which switches off the refresh's "row count fell by half" guard against cut-short answers
-    stable_row_count: ClassVar[bool] = True
+    # Share of the last good snapshot's rows a good answer still holds: fewer means a cut-short answer
+    # (a page sequence or file that ends early but well-formed). Price lists keep their SKUs from one day
+    # to the next (0.85); marketplaces lose thin GPU models (lower); Lambda lists only regions with
+    # capacity now (0: no check).
+    min_kept_ratio: ClassVar[float] = 0.85
 
     def __init__(self, config: SourceConfig | None = None) -> None:
         self.config = config or SourceConfig()

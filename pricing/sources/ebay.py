@@ -241,6 +241,7 @@ class EbaySource(Source):
         "eBay Browse API (US): median and 10th-percentile Buy It Now asking price of used and new GPU cards, "
         "junk listings filtered by title. api_key/api_secret = eBay application client id and client secret."
     )
+    min_kept_ratio: ClassVar[float] = 0.5  # a model drops out when it has fewer than 3 clean listings
 
     def fetch(self, http: requests.Session, gpus: GpuTable, now: dt.datetime) -> FetchResult:
         token = self._token(http)

@@ -111,7 +111,7 @@ class LambdaSource(Source):
     default_base_url: ClassVar[str] = "https://cloud.lambdalabs.com/api/v1"
     credentials: ClassVar[tuple[str, ...]] = ("api_key",)
     description: ClassVar[str] = "Lambda Cloud instance types (API key): on-demand price per instance-hour"
-    stable_row_count: ClassVar[bool] = False  # one row per region with capacity: the count swings with demand
+    min_kept_ratio: ClassVar[float] = 0.0  # one row per region with capacity: rows come and go with demand
 
     @property
     def url(self) -> str:

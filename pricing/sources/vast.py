@@ -129,6 +129,7 @@ class VastSource(Source):
     supersedes: ClassVar[str | None] = "vast"
     default_base_url: ClassVar[str] = "https://console.vast.ai/api/v0"
     description: ClassVar[str] = "Vast.ai marketplace (bundles search): median and 10th percentile per GPU-hour"
+    min_kept_ratio: ClassVar[float] = 0.5  # thin GPU models come and go with the hosts renting them out
 
     @property
     def url(self) -> str:

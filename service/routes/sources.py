@@ -53,7 +53,7 @@ def price_history(
         frames.insert(0, snap)
     frames = [f for f in frames if not f.empty]
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=HISTORY_COLUMNS)
-    table = table.sort_values("observed_at", kind="stable").head(limit)
+    table = table.sort_values("observed_at", kind="stable").tail(limit)  # the newest rows within the limit
     table["observed_at"] = pd.to_datetime(table["observed_at"], utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     wants_csv = format == "csv" or (format is None and "text/csv" in request.headers.get("accept", ""))
     if wants_csv:

@@ -29,6 +29,7 @@ T0 = dt.datetime(2026, 11, 21, 6, 0, tzinfo=dt.UTC)
 T1 = T0 + dt.timedelta(hours=6)
 REPLAYS = all_replays()
 ANY_PATH = re.compile(".*")
+UNEXPECTED = re.compile(r"^(TypeError|KeyError|AttributeError|IndexError|ValueError|AssertionError|NameError)\b")
 
 
 def _slow(request: Request) -> Response:
@@ -53,6 +54,11 @@ def _fault_garbage(server: HTTPServer, replay: Replay) -> None:
                                                       content_type="application/json")
 
 
+def _fault_garbage_csv(server: HTTPServer, replay: Replay) -> None:
+    server.expect_request(ANY_PATH).respond_with_data('"FormatVersion","v1.0"\n"SKU","Offer\n"abc,,\n', status=200,
+                                                      content_type="text/csv")
+
+
 def _fault_empty(server: HTTPServer, replay: Replay) -> None:
     replay.install_empty(server)
 
@@ -71,7 +77,8 @@ FAULTS: dict[str, tuple[Callable[[HTTPServer, Replay], None], str]] = {
     "http_503": (_fault_5xx, "503"),
     "429_storm": (_fault_429, "429"),
     "timeout": (_fault_timeout, "timed out"),
-    "malformed": (_fault_garbage, ""),
+    "malformed_json": (_fault_garbage, ""),
+    "malformed_csv": (_fault_garbage_csv, ""),
     "empty": (_fault_empty, ""),
     "truncated": (_fault_truncated, ""),
     "drop_80pct": (_scaled(0.2), "dropped more than 70%"),
@@ -125,6 +132,9 @@ def test_fault_keeps_last_good_snapshot(engine: Engine, server: HTTPServer, repl
 
     assert bad.outcome in ("failed", "rejected"), f"{fault} was accepted: {bad}"
     assert bad.error and expected_reason in bad.error
+    # the fault was recognised as such, not a parser crash on it (describe_error names unexpected exceptions)
+    assert not UNEXPECTED.match(bad.error), bad.error
+    server.check_assertions()  # every request the source made had an answer installed by the test
     assert _counts(engine) == before_rows  # history intact, nothing half-written
     assert _snapshot_in_force(engine, replay.key) == before_snapshot
     after_view = catalog()

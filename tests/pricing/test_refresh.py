@@ -12,17 +12,20 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import requests
 from pytest_httpserver import HTTPServer
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, create_engine, func, select
 from werkzeug import Request, Response
 
 from pricing.catalog import bundled_catalog
+from pricing.freshness import active_sources
 from pricing.gpus import bundled_gpus
 from pricing.live import LiveCatalog
 from pricing.observation import PriceObservation
-from pricing.refresh import Guards, RefreshOutcome, Rejected, dedupe, refresh_source, validate
+from pricing.refresh import Guards, RefreshOutcome, Rejected, dedupe, refresh_all, refresh_source, validate
 from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
 from tests.pricing.replays.runpod import RunPodReplay
 
@@ -57,12 +60,18 @@ def test_validate_guards_against_the_last_good_snapshot() -> None:
         validate([_obs(0.29, name="vm0"), *fine[1:]], previous, Guards())
     with pytest.raises(Rejected, match="rose more than 300%"):
         validate([*fine[:-1], _obs(4.01, name="vm19")], previous, Guards())
-    with pytest.raises(Rejected, match="row count fell from 20 to 9"):
-        validate(fine[:9], previous, Guards())
+    with pytest.raises(Rejected, match="only 16 of the 20 rows"):  # 80% kept < 85%
+        validate(fine[:16], previous, Guards())
+    validate(fine[:17], previous, Guards())  # 85% kept
+    with pytest.raises(Rejected, match="accept-implausible"):
+        validate([_obs(0.01, name="vm0")], previous, Guards())
+    validate([_obs(0.01, name="vm0")], previous, Guards(accept_implausible=True))  # an operator accepts a real move
     with pytest.raises(Rejected, match="empty"):
         validate([], previous, Guards())
     with pytest.raises(Rejected, match="non-positive"):
         validate([_obs(float("nan"))], {}, Guards())
+    with pytest.raises(Rejected, match="non-positive"):
+        validate([_obs(0.0)], {}, Guards(accept_implausible=True))
 
 
 def test_dedupe_keeps_the_cheaper_meter_of_one_instance() -> None:
@@ -143,7 +152,6 @@ def test_two_refreshes_at_once_do_not_interleave(engine: Engine, server: HTTPSer
         return good_body[0]
 
     # capture the good answer once, then serve it slowly so the two refreshes overlap
-    import requests
     good_body.append(Response(requests.post(server.url_for("/graphql"), json={"query": "{}"}, timeout=5).content,
                               content_type="application/json"))
     server.clear()
@@ -160,3 +168,46 @@ def test_two_refreshes_at_once_do_not_interleave(engine: Engine, server: HTTPSer
         t.join(timeout=30)
     assert sorted(o.outcome for o in outcomes) == ["ok", "skipped"]
     assert _count(engine, PriceSnapshot) == 1
+
+
+def _captured_answer(server: HTTPServer) -> dict[str, Any]:
+    answer: dict[str, Any] = requests.post(server.url_for("/graphql"), json={"query": "{}"}, timeout=5).json()
+    return answer
+
+
+def test_a_short_but_well_formed_answer_is_rejected_until_accepted(engine: Engine, server: HTTPServer) -> None:
+    replay = RunPodReplay()
+    replay.install_good(server)
+    source = replay.source(server)
+    good = refresh_source(engine, source, bundled_gpus(), T0)
+    assert good.outcome == "ok" and good.rows_fetched >= 10
+    answer = _captured_answer(server)
+    types = answer["data"]["gpuTypes"]
+    answer["data"]["gpuTypes"] = types[: len(types) // 2]  # a page sequence that ended early, cleanly
+    server.clear()
+    server.expect_request("/graphql").respond_with_json(answer)
+    short = refresh_source(engine, source, bundled_gpus(), T0 + dt.timedelta(hours=6))
+    assert short.outcome == "rejected" and short.error and "answer cut short?" in short.error
+    assert "--source runpod --accept-implausible" in short.error
+    accepted = refresh_source(engine, source, bundled_gpus(), T0 + dt.timedelta(hours=7),
+                              guards=Guards(accept_implausible=True))
+    assert accepted.outcome == "ok" and accepted.rows_fetched < good.rows_fetched
+
+
+def test_storage_errors_are_contained_to_their_source(engine: Engine, server: HTTPServer) -> None:
+    replay = RunPodReplay()
+    replay.install_good(server)
+    broken = create_engine("sqlite:////nonexistent-dir/gpuplan.db")
+    outcomes = refresh_all(broken, [replay.source(server), replay.source(server)], bundled_gpus(), lambda: T0)
+    assert [o.outcome for o in outcomes] == ["failed", "failed"]
+    assert all(o.error and o.error.startswith("storage error") for o in outcomes)
+
+
+def test_switched_off_source_gives_its_rows_back_to_the_snapshot(engine: Engine, server: HTTPServer) -> None:
+    replay = RunPodReplay()
+    replay.install_good(server)
+    assert refresh_source(engine, replay.source(server), bundled_gpus(), T0).outcome == "ok"
+    on = LiveCatalog(engine, bundled_catalog(), active_sources([replay.source(server)]))()
+    off = LiveCatalog(engine, bundled_catalog(), active_sources([replay.source(server, enabled=False)]))()
+    assert (on.cloud["feed"] == "runpod").any() and not (on.cloud["feed"] == "snapshot/runpod").any()
+    assert not (off.cloud["feed"] == "runpod").any() and (off.cloud["feed"] == "snapshot/runpod").any()

@@ -11,7 +11,9 @@ from apscheduler.triggers.interval import IntervalTrigger
 from pytest_httpserver import HTTPServer
 from sqlalchemy import Engine
 
+from pricing.freshness import source_states
 from pricing.gpus import bundled_gpus
+from pricing.refresh import record_attempt
 from service.scheduler import JOB_ID, RefreshScheduler
 from tests.pricing.replays.runpod import RunPodReplay
 
@@ -53,6 +55,23 @@ def test_failures_retry_sooner_with_back_off(engine: Engine, server: HTTPServer)
     replay.install_good(server)
     assert [o.outcome for o in scheduler.run_due(T0 + dt.timedelta(minutes=45))] == ["ok"]
     assert scheduler.next_due()["runpod"] == T0 + dt.timedelta(minutes=45) + 6 * H
+
+
+def test_an_attempt_that_never_finished_is_retried_and_reported(engine: Engine, server: HTTPServer) -> None:
+    replay = RunPodReplay()
+    replay.install_good(server)
+    source = replay.source(server, interval_hours=6)
+    scheduler = RefreshScheduler(engine, [source], bundled_gpus())
+    assert [o.outcome for o in scheduler.run_due(T0)] == ["ok"]
+    record_attempt(engine, "runpod", T0 + H)  # a refresh began, and its process was killed
+    assert scheduler.next_due()["runpod"] == T0 + 2 * H  # retried after an hour, not after the full 6 h
+    (state,) = source_states(engine, [source], T0 + 1.5 * H)
+    assert not state.stale  # still running, as far as anyone can tell
+    (state,) = source_states(engine, [source], T0 + 2.5 * H)
+    assert state.stale and "never finished" in state.stale_reasons[0] and not state.too_old
+    assert [o.outcome for o in scheduler.run_due(T0 + 2.5 * H)] == ["ok"]
+    (state,) = source_states(engine, [source], T0 + 2.5 * H)
+    assert not state.stale
 
 
 def test_apscheduler_ticks_the_due_check(engine: Engine, server: HTTPServer) -> None:

@@ -34,7 +34,8 @@ def server() -> Iterator[HTTPServer]:
 @pytest.fixture
 def setup(database_url: str, server: HTTPServer) -> tuple[TestClient, RunPodReplay]:
     replay = RunPodReplay()
-    app = create_app(Settings(database_url=database_url, scheduler=False), price_sources=[replay.source(server)])
+    source = replay.source(server, stale_after_hours=1)
+    app = create_app(Settings(database_url=database_url, scheduler=False), price_sources=[source])
     return TestClient(app, raise_server_exceptions=False), replay
 
 
@@ -59,9 +60,22 @@ def test_sources_show_freshness_and_why_stale(setup: tuple[TestClient, RunPodRep
     (stale,) = client.get("/v1/sources").json()
     assert stale["stale"] and "502" in stale["last_error"] and stale["rows_in_force"] == fresh["rows_in_force"]
     assert stale["last_success_at"] == fresh["last_success_at"]
+    # the prices in force are 5 minutes old: a failed attempt is shown in /v1/sources, plans need not warn
     plan = client.post("/v1/plans", json=CATALOG_EXAMPLE).json()
-    assert "runpod" in plan["prices_as_of"]
-    assert any("'runpod' are stale" in w and "502" in w for w in plan["warnings"])
+    assert "runpod" in plan["prices_as_of"] and not any("runpod" in w for w in plan["warnings"])
+
+
+def test_plan_warns_when_a_source_it_used_is_older_than_allowed(setup: tuple[TestClient, RunPodReplay],
+                                                                server: HTTPServer) -> None:
+    client, replay = setup
+    replay.install_good(server)
+    _refresh(client, NOW - dt.timedelta(hours=2))  # stale_after is 1 h
+    server.clear()
+    server.expect_request("/graphql").respond_with_data("bad gateway", status=502)
+    _refresh(client, NOW)
+    plan = client.post("/v1/plans", json=CATALOG_EXAMPLE).json()
+    (warning,) = [w for w in plan["warnings"] if "runpod" in w]
+    assert "'runpod' are stale" in warning and "more than the 1 h allowed" in warning and "502" in warning
 
 
 def test_plan_warns_about_old_bundled_prices_and_not_fresh_live_ones(setup: tuple[TestClient, RunPodReplay],
