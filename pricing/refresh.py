@@ -237,25 +237,22 @@ def ingest(engine: Engine, source: str, result: FetchResult, now: dt.datetime, o
 
 
 def refresh_source(engine: Engine, source: Source, gpus: GpuTable, now: dt.datetime,
-                   http: requests.Session | None = None, guards: Guards | None = None) -> RefreshOutcome:
+                   guards: Guards | None = None) -> RefreshOutcome:
     """Refresh one source. Never raises for a provider problem: the outcome says what happened."""
     started = time.monotonic()
     with try_lock(engine, f"refresh:{source.key}") as got:
         if not got:
             return RefreshOutcome(source.key, "skipped", error="another refresh of this source is running")
         record_attempt(engine, source.key, now)
-        session = http or source.session()
         try:
-            result = source.fetch(session, gpus, now)
+            with source.session() as session:
+                result = source.fetch(session, gpus, now)
         except Exception as exc:  # one bad source must never stop the others: record why and go on
             reason = describe_error(exc)
             if not isinstance(exc, SourceError | requests.RequestException):
                 log.exception("source %s failed unexpectedly", source.key)
             record_failure(engine, source.key, now, reason)
             return RefreshOutcome(source.key, "failed", error=reason, duration_s=time.monotonic() - started)
-        finally:
-            if http is None:
-                session.close()
         guards = dataclasses.replace(guards or Guards(), min_kept_ratio=source.min_kept_ratio)
         return ingest(engine, source.key, result, now, source.base_url, guards, started)
 
@@ -265,7 +262,7 @@ def refresh_contained(engine: Engine, source: Source, gpus: GpuTable, now: dt.da
     """`refresh_source`, with storage errors too (database locked or gone) turned into a failed outcome,
     so that a loop over sources always reaches the next one."""
     try:
-        return refresh_source(engine, source, gpus, now, guards=guards)
+        return refresh_source(engine, source, gpus, now, guards)
     except Exception as exc:
         log.exception("refresh of %s failed in storage", source.key)
         reason = f"storage error: {describe_error(exc)}"

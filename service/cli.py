@@ -17,14 +17,17 @@ from rich.table import Table
 from sqlalchemy import Engine
 
 from pricing.catalog import Catalog, bundled_catalog
+from pricing.freshness import active_sources
 from pricing.live import LiveCatalog
+from pricing.sources import build_sources
+from pricing.sources.base import Source
 from service.problems import validation_errors
 from service.render import render_plan
 from service.settings import Settings
+from service.staleness import with_stale_warnings
 from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.plan import make_plan
 from solvers.profile import Profile
-from solvers.result import PlanResult
 
 app = typer.Typer(help="gpuplan: buy GPUs or rent cloud GPU hours?", no_args_is_help=True)
 # piped output (logs, cron mail, tests) gets wide tables instead of Rich's 80-column default
@@ -50,7 +53,12 @@ def plan(profile_file: Annotated[Path, typer.Argument(exists=True, dir_okay=Fals
     """Plan a profile on the prices in force (bundled snapshot plus refreshed prices) and print it."""
     try:
         profile = Profile.model_validate(json.loads(profile_file.read_text()))
-        result = _with_staleness(make_plan(profile, _catalog(), dt.datetime.now(dt.UTC).date()))
+        settings = Settings()
+        engine = _engine(settings)
+        sources = build_sources(settings.sources)
+        now = dt.datetime.now(dt.UTC)
+        result = with_stale_warnings(make_plan(profile, _catalog(engine, sources), now.date()), engine, sources, now,
+                                     dt.timedelta(days=settings.snapshot_max_age_days))
     except json.JSONDecodeError as exc:
         _fail(f"{profile_file}: not valid JSON ({exc})")
     except ValidationError as exc:
@@ -82,7 +90,8 @@ def gpus() -> None:
 def prices(gpu: Annotated[Optional[str], typer.Option(help="only this GPU")] = None,  # noqa: UP045
            provider: Annotated[Optional[str], typer.Option(help="only this cloud provider")] = None) -> None:  # noqa: UP045
     """The prices in force: cheapest cloud offers and hardware prices, with source dates."""
-    catalog = _catalog()
+    settings = Settings()
+    catalog = _catalog(_engine(settings), build_sources(settings.sources))
     name = catalog.gpus.canonical(gpu) if gpu else None
     if gpu and name is None:
         _fail(f"unknown GPU {gpu!r}")
@@ -117,11 +126,10 @@ def refresh(source: Annotated[Optional[list[str]], typer.Option("--source", "-s"
     """Fetch current prices from every enabled source and store them (a bad source never blocks the others)."""
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from pricing.refresh import Guards, RefreshOutcome, refresh_contained
-    from pricing.sources import build_sources
+    from pricing.refresh import Guards, RefreshOutcome, refresh_all
 
     settings = Settings()
-    engine = _engine()
+    engine = _engine(settings)
     everything = build_sources(settings.sources)
     if source:
         unknown = sorted(set(source) - {s.key for s in everything})
@@ -134,18 +142,19 @@ def refresh(source: Annotated[Optional[list[str]], typer.Option("--source", "-s"
                                                        if s.missing_credentials() else ""))
     else:
         chosen = [s for s in everything if s.enabled]
-    gpus = bundled_catalog().gpus
-    outcomes: list[RefreshOutcome] = []
     columns = (SpinnerColumn(), TextColumn("{task.description:<10}"), BarColumn(), TextColumn("{task.fields[state]}"),
                TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:
         tasks = {s.key: progress.add_task(s.key, total=1, state="waiting") for s in chosen}
-        for s in chosen:
+
+        def started(s: Source) -> None:
             progress.update(tasks[s.key], state="fetching")
-            outcome = refresh_contained(engine, s, gpus, dt.datetime.now(dt.UTC),
-                                        Guards(accept_implausible=accept_implausible))
-            outcomes.append(outcome)
-            progress.update(tasks[s.key], completed=1, state=outcome.outcome)
+
+        def done(o: RefreshOutcome) -> None:
+            progress.update(tasks[o.source], completed=1, state=o.outcome)
+
+        outcomes = refresh_all(engine, chosen, bundled_catalog().gpus, lambda: dt.datetime.now(dt.UTC), on_done=done,
+                               on_start=started, guards=Guards(accept_implausible=accept_implausible))
     table = Table(title="Refresh")
     for col in ("source", "outcome", "rows fetched", "rows changed", "unknown SKUs", "error"):
         table.add_column(col)
@@ -210,34 +219,19 @@ def migrate() -> None:
     console.print(f"database at {settings.database_url} is up to date")
 
 
-def _engine() -> Engine:
+def _engine(settings: Settings | None = None) -> Engine:
+    """The configured database, migrated to the newest schema (as the service does on start)."""
     from service.db import make_engine
     from service.db import migrate as run
 
-    settings = Settings()
+    settings = settings or Settings()
     run(settings.database_url)
     return make_engine(settings.database_url)
 
 
-def _with_staleness(result: PlanResult) -> PlanResult:
-    """The same stale-price warnings the API adds to its plans."""
-    from pricing.freshness import source_states
-    from pricing.sources import build_sources
-    from service.staleness import stale_price_warnings
-
-    settings = Settings()
-    now = dt.datetime.now(dt.UTC)
-    states = source_states(_engine(), build_sources(settings.sources), now)
-    extra = stale_price_warnings(result.prices_as_of, states, now.date(),
-                                 dt.timedelta(days=settings.snapshot_max_age_days))
-    return result.model_copy(update={"warnings": [*result.warnings, *extra]}) if extra else result
-
-
-def _catalog() -> Catalog:
-    from pricing.freshness import active_sources
-    from pricing.sources import build_sources
-
-    return LiveCatalog(_engine(), bundled_catalog(), active_sources(build_sources(Settings().sources)))()
+def _catalog(engine: Engine, sources: list[Source]) -> Catalog:
+    """The prices in force, exactly as the service sees them: bundled snapshot overlaid with live snapshots."""
+    return LiveCatalog(engine, bundled_catalog(), active_sources(sources))()
 
 
 def _fail(message: str) -> NoReturn:

@@ -19,7 +19,7 @@ from sqlalchemy import Engine, select
 
 from pricing.freshness import INTERRUPTED_AFTER, interrupted
 from pricing.gpus import GpuTable
-from pricing.refresh import RefreshOutcome, refresh_contained
+from pricing.refresh import RefreshOutcome, refresh_all
 from pricing.sources.base import Source
 from pricing.storage import SourceStatus
 from service.clock import utcnow
@@ -36,6 +36,11 @@ def retry_delay(source: Source, failures: int) -> dt.timedelta:
         return source.interval
     delay: dt.timedelta = min(source.interval, FIRST_RETRY * 2 ** min(failures - 1, 16))
     return delay
+
+
+def _log_outcome(outcome: RefreshOutcome) -> None:
+    log.info("refresh %s: %s (%d rows, %d changed)%s", outcome.source, outcome.outcome, outcome.rows_fetched,
+             outcome.rows_changed, f": {outcome.error}" if outcome.error else "")
 
 
 class RefreshScheduler:
@@ -75,14 +80,9 @@ class RefreshScheduler:
         """Refresh every source that is due at `now` (the scheduler's clock when not given)."""
         if not self._running.acquire(blocking=False):  # a slow tick must not overlap the next one
             return []
+        clock = self.clock if now is None else (lambda: now)
         try:
-            outcomes = []
-            for source in self.due(now or self.clock()):
-                outcome = refresh_contained(self.engine, source, self.gpus, now or self.clock())
-                log.info("refresh %s: %s (%d rows, %d changed)%s", source.key, outcome.outcome, outcome.rows_fetched,
-                         outcome.rows_changed, f": {outcome.error}" if outcome.error else "")
-                outcomes.append(outcome)
-            return outcomes
+            return refresh_all(self.engine, self.due(clock()), self.gpus, clock, on_done=_log_outcome)
         finally:
             self._running.release()
 

@@ -5,7 +5,18 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping
 
-from pricing.freshness import SourceState
+from sqlalchemy import Engine
+
+from pricing.freshness import SourceState, source_states
+from pricing.sources.base import Source
+from solvers.result import PlanResult
+
+
+def with_stale_warnings(result: PlanResult, engine: Engine, sources: Iterable[Source], now: dt.datetime,
+                        snapshot_max_age: dt.timedelta) -> PlanResult:
+    """`result` with the stale-price warnings appended (the same for plans made over HTTP and on the CLI)."""
+    extra = stale_price_warnings(result.prices_as_of, source_states(engine, sources, now), now.date(), snapshot_max_age)
+    return result.model_copy(update={"warnings": [*result.warnings, *extra]}) if extra else result
 
 
 def stale_price_warnings(prices_as_of: Mapping[str, str], states: Iterable[SourceState], today: dt.date,

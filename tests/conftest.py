@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest_httpserver import HTTPServer
 from sqlalchemy import Engine, create_engine, text
 
 TODAY = dt.date(2026, 11, 21)
@@ -58,6 +59,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "database_url" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.database)
+
+
+@pytest.fixture
+def server() -> Iterator[HTTPServer]:
+    """A real HTTP server on loopback for a source to talk to (the tests never mock `requests`)."""
+    srv = HTTPServer(host="127.0.0.1", port=0)
+    srv.start()
+    yield srv
+    srv.clear()
+    srv.stop()
 
 
 @pytest.fixture

@@ -36,6 +36,7 @@ import requests
 
 from pricing.gpus import GpuTable, normalise_gpu_name
 from pricing.http import json_body
+from pricing.market import percentile
 from pricing.observation import FetchResult, PriceObservation, SourceError
 from pricing.sources.base import Source
 
@@ -207,11 +208,6 @@ def keep_title(title: str, target: str, gpus: GpuTable) -> TitleVerdict:
     return TitleVerdict(True)
 
 
-def p10(prices: list[float]) -> float:
-    """10th percentile with linear interpolation between order statistics (numpy's default method)."""
-    return statistics.quantiles(prices, n=10, method="inclusive")[0]
-
-
 def _price(item: dict[str, Any], where: str) -> tuple[float, str]:
     price = item.get("price")
     if not isinstance(price, dict) or "value" not in price or "currency" not in price:
@@ -351,6 +347,6 @@ class EbaySource(Source):
         return PriceObservation(
             source=self.key, kind="used" if condition == "used" else "new", gpu=gpu, gpu_count=1,
             name=f"{gpu} ({condition}, eBay median ask)", usd=statistics.median(prices), observed_at=now,
-            provider="eBay", p10_usd=p10(prices), listings=len(prices), includes_host=False,
+            provider="eBay", p10_usd=percentile(prices, 0.10), listings=len(prices), includes_host=False,
             reference=search.url,
         )

@@ -37,10 +37,8 @@ source https://github.com/vast-ai/vast-cli (vast.py `search__offers`, which POST
 from __future__ import annotations
 
 import datetime as dt
-import math
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -48,6 +46,7 @@ import requests
 
 from pricing.gpus import GpuTable
 from pricing.http import json_body
+from pricing.market import percentile
 from pricing.observation import FetchResult, PriceObservation, SourceError
 from pricing.sources.base import Source
 
@@ -65,21 +64,6 @@ SEARCH_QUERY: dict[str, Any] = {
     "limit": 3000,
 }
 REQUIRED_FIELDS = ("gpu_name", "num_gpus", "dph_total")
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-quantile (0..1) with linear interpolation between order statistics (numpy's default method).
-
-    Written out rather than `statistics.quantiles` because that needs two values and a marketplace model
-    with a single offer must still get a p10 (equal to its only price).
-    """
-    if not values:
-        raise ValueError("percentile of no values")
-    ordered = sorted(values)
-    position = q * (len(ordered) - 1)
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 @dataclass

@@ -7,10 +7,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Request, Response
 
-from pricing.freshness import source_states
 from service.clock import utcnow
 from service.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
-from service.staleness import stale_price_warnings
+from service.staleness import with_stale_warnings
 from solvers.plan import make_plan
 from solvers.profile import Profile
 from solvers.result import PlanResult
@@ -29,13 +28,9 @@ def create_plan(request: Request, response: Response,
                 profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> PlanResult:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile."""
     now = utcnow()
-    result = make_plan(profile, request.app.state.catalog(), now.date())
     state = request.app.state
-    states = source_states(state.engine, state.sources, now)
-    max_age = dt.timedelta(days=state.settings.snapshot_max_age_days)
-    extra = stale_price_warnings(result.prices_as_of, states, now.date(), max_age)
-    if extra:
-        result = result.model_copy(update={"warnings": [*result.warnings, *extra]})
+    result = with_stale_warnings(make_plan(profile, state.catalog(), now.date()), state.engine, state.sources, now,
+                                 dt.timedelta(days=state.settings.snapshot_max_age_days))
     stored: PlanResult = request.app.state.plans.save(profile, result, now)
     response.headers["Location"] = f"/v1/plans/{stored.id}"
     return stored

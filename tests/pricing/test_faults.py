@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -97,15 +97,6 @@ def _counts(engine: Engine) -> tuple[int, int]:
 def _snapshot_in_force(engine: Engine, key: str) -> int | None:
     with engine.connect() as conn:
         return conn.execute(select(SourceStatus.snapshot_id).where(SourceStatus.source == key)).scalar_one_or_none()
-
-
-@pytest.fixture
-def server() -> Iterator[HTTPServer]:
-    srv = HTTPServer(host="127.0.0.1", port=0)
-    srv.start()
-    yield srv
-    srv.clear()
-    srv.stop()
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))

@@ -10,7 +10,6 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +30,6 @@ from tests.pricing.replays.runpod import RunPodReplay
 
 T0 = dt.datetime(2026, 11, 21, 6, 0, tzinfo=dt.UTC)
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def server() -> Iterator[HTTPServer]:
-    srv = HTTPServer(host="127.0.0.1", port=0)
-    srv.start()
-    yield srv
-    srv.clear()
-    srv.stop()
 
 
 def _obs(usd: float, name: str = "vm", region: str = "r1") -> PriceObservation:

@@ -4,7 +4,6 @@ Every command runs on the test database (GPUPLAN_DATABASE_URL)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,15 +22,6 @@ QUOTES = Path(__file__).resolve().parents[1] / "pricing" / "sources" / "data" / 
 @pytest.fixture(autouse=True)
 def cli_database(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPUPLAN_DATABASE_URL", database_url)
-
-
-@pytest.fixture
-def server() -> Iterator[HTTPServer]:
-    srv = HTTPServer(host="127.0.0.1", port=0)
-    srv.start()
-    yield srv
-    srv.clear()
-    srv.stop()
 
 
 def _only_runpod(monkeypatch: pytest.MonkeyPatch, server: HTTPServer) -> None:

@@ -4,9 +4,7 @@ passed since the last attempt, sooner after a failure with back-off, never for a
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 
-import pytest
 from apscheduler.triggers.interval import IntervalTrigger
 from pytest_httpserver import HTTPServer
 from sqlalchemy import Engine
@@ -19,15 +17,6 @@ from tests.pricing.replays.runpod import RunPodReplay
 
 T0 = dt.datetime(2026, 11, 21, 0, 0, tzinfo=dt.UTC)
 H = dt.timedelta(hours=1)
-
-
-@pytest.fixture
-def server() -> Iterator[HTTPServer]:
-    srv = HTTPServer(host="127.0.0.1", port=0)
-    srv.start()
-    yield srv
-    srv.clear()
-    srv.stop()
 
 
 def test_sources_refresh_on_their_interval(engine: Engine, server: HTTPServer) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-from collections.abc import Iterator
 
 import pandas as pd
 import pytest
@@ -20,15 +19,6 @@ from service.settings import Settings
 from tests.pricing.replays.runpod import RunPodReplay
 
 NOW = dt.datetime.now(dt.UTC).replace(microsecond=0)
-
-
-@pytest.fixture
-def server() -> Iterator[HTTPServer]:
-    srv = HTTPServer(host="127.0.0.1", port=0)
-    srv.start()
-    yield srv
-    srv.clear()
-    srv.stop()
 
 
 @pytest.fixture
