@@ -76,3 +76,21 @@ def snapshot_history(catalog: Catalog, gpu: str, kind: str | None, provider: str
     frame = pd.concat(frames, ignore_index=True)
     frame["usd_per_gpu"] = frame["usd"] / frame["gpu_count"]
     return frame.reindex(columns=HISTORY_COLUMNS)
+
+
+def price_history(engine: Engine, catalog: Catalog, gpu: str, kind: str | None = None, provider: str | None = None,
+                  pricing: str | None = None, since: dt.datetime | None = None, until: dt.datetime | None = None,
+                  limit: int = 100_000, include_snapshot: bool = True) -> pd.DataFrame:
+    """Every price of a GPU, oldest first: the bundled snapshot's rows (when asked), then each stored refresh,
+    cut to the newest `limit` rows. What the history API returns and the history chart draws."""
+    frames = [stored_history(engine, gpu, kind, provider, pricing, since, until, limit)]
+    if include_snapshot:
+        snap = snapshot_history(catalog, gpu, kind, provider, pricing)
+        if since is not None:
+            snap = snap[snap["observed_at"] >= since]
+        if until is not None:
+            snap = snap[snap["observed_at"] <= until]
+        frames.insert(0, snap)
+    frames = [f for f in frames if not f.empty]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=HISTORY_COLUMNS)
+    return table.sort_values("observed_at", kind="stable").tail(limit)

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from pricing.catalog import Catalog, bundled_catalog
 from pricing.freshness import active_sources
@@ -13,11 +14,16 @@ from pricing.live import LiveCatalog
 from pricing.sources import build_sources
 from pricing.sources.base import Source
 from service import problems
+from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
 from service.db import make_engine, migrate, session_factory
-from service.routes import catalog, health, plans, sources
+from service.routes import alerts as alerts_routes
+from service.routes import catalog, health, plans, profiles, sources
+from service.routes import charts as chart_routes
+from service.routes import web as web_routes
 from service.scheduler import RefreshScheduler
 from service.settings import Settings
 from service.store import PlanStore
+from service.web import STATIC_DIR
 
 
 def create_app(settings: Settings | None = None, catalog_source: Callable[[], Catalog] | None = None,
@@ -28,12 +34,15 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     engine = make_engine(settings.database_url)
     base = bundled_catalog()
     configured = list(price_sources) if price_sources is not None else build_sources(settings.sources)
-    refresher = RefreshScheduler(engine, configured, base.gpus)
+    prices_now = catalog_source or LiveCatalog(engine, base, active_sources(configured))
+    alerts = AlertWorker(engine, prices_now, channels_from(settings), policy_from(settings))
+    refresher = RefreshScheduler(engine, configured, base.gpus, after_refresh=alerts.evaluate)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if settings.scheduler:
-            refresher.start(settings.scheduler_tick_s, settings.scheduler_first_tick_s)
+            refresher.start(settings.scheduler_tick_s, settings.scheduler_first_tick_s,
+                            jobs=[(DELIVERY_JOB_ID, alerts.deliver, settings.alerts_tick_s)])
         try:
             yield
         finally:
@@ -50,13 +59,21 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.state.settings = settings
     app.state.engine = engine
     app.state.base_catalog = base
-    app.state.catalog = catalog_source or LiveCatalog(engine, base, active_sources(configured))
+    app.state.catalog = prices_now
     app.state.sources = configured
     app.state.refresher = refresher
+    app.state.alerts = alerts
+    app.state.alert_channels = alerts.channels
+    app.state.alert_policy = alerts.policy
     app.state.plans = PlanStore(session_factory(engine))
     problems.install(app)
     app.include_router(plans.router)
     app.include_router(catalog.router)
     app.include_router(sources.router)
+    app.include_router(profiles.router)
+    app.include_router(alerts_routes.router)
     app.include_router(health.router)
+    app.include_router(chart_routes.router)
+    app.include_router(web_routes.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

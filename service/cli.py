@@ -210,6 +210,29 @@ def import_prices(
 
 
 @app.command()
+def alerts(deliver: Annotated[bool, typer.Option(help="also send what is due from the outbox")] = True) -> None:
+    """Evaluate stored price changes against the alert subscriptions and send due alerts (for set-ups where no
+    service runs the scheduler, e.g. cron: `gpuplan refresh; gpuplan alerts`)."""
+    from service.alerts.worker import AlertWorker, channels_from, policy_from
+
+    settings = Settings()
+    engine = _engine(settings)
+    sources = build_sources(settings.sources)
+    worker = AlertWorker(engine, LiveCatalog(engine, bundled_catalog(), active_sources(sources)),
+                         channels_from(settings), policy_from(settings))
+    report = worker.evaluate()
+    if report.skipped:
+        _fail(report.skipped)
+    console.print(f"evaluated {len(report.snapshots)} price snapshot(s): {report.price_changes} price change(s), "
+                  f"{report.events} alert event(s); {report.profiles_replanned} saved profile(s) re-planned")
+    if deliver:
+        sent = worker.deliver()
+        failed = [r for r in sent if not r.ok]
+        console.print(f"sent {len(sent) - len(failed)} alert(s)" + (f", {len(failed)} failed (retried later): "
+                      + "; ".join(f"{r.event_id}: {r.error or r.status_code}" for r in failed[:5]) if failed else ""))
+
+
+@app.command()
 def migrate() -> None:
     """Bring the database to the newest schema."""
     from service.db import migrate as run

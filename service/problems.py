@@ -18,7 +18,25 @@ from solvers.plan import SolverFailure
 
 log = logging.getLogger("gpuplan")
 PROBLEM_JSON = "application/problem+json"
-_DEMAND_TAGS = {"utilisation", "series"}
+# tagged unions put the tag into the error location; people name the field without it
+_UNION_TAGS = {
+    "demand": {"utilisation", "series"},
+    "condition": {"price_threshold", "price_move", "plan_change"},
+    "delivery": {"webhook", "email"},
+}
+
+
+class InvalidField(ValueError):
+    """A request value that passed the schema but breaks a rule only the service can check (an unknown GPU,
+    a refused webhook target): answered as a 422 naming the field and the rule, like schema errors."""
+
+    def __init__(self, field: str, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.field, self.rule, self.message = field, rule, message
+
+
+class Conflict(Exception):
+    """The request is valid but the stored state does not allow it (409)."""
 
 
 def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
@@ -31,8 +49,8 @@ def field_path(loc: tuple[Any, ...] | list[Any]) -> str:
     parts = list(loc)
     if parts and parts[0] in ("body", "query", "path", "header"):
         parts = parts[1:]
-    if len(parts) > 2 and parts[0] == "demand" and parts[1] in _DEMAND_TAGS:
-        parts = [parts[0], *parts[2:]]
+    parts = [part for i, part in enumerate(parts)
+             if not (i > 0 and isinstance(parts[i - 1], str) and part in _UNION_TAGS.get(parts[i - 1], ()))]
     out = ""
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -58,6 +76,15 @@ def install(app: FastAPI) -> None:
     async def _profile(_: Request, exc: ProfileError) -> JSONResponse:
         errors = [{"field": exc.field, "rule": exc.rule, "message": exc.message}]
         return problem(422, "Invalid profile", f"{exc.field}: {exc.message}", errors=errors)
+
+    @app.exception_handler(InvalidField)
+    async def _field(_: Request, exc: InvalidField) -> JSONResponse:
+        errors = [{"field": exc.field, "rule": exc.rule, "message": exc.message}]
+        return problem(422, "Invalid request", f"{exc.field}: {exc.message}", errors=errors)
+
+    @app.exception_handler(Conflict)
+    async def _conflict(_: Request, exc: Conflict) -> JSONResponse:
+        return problem(409, "Conflict", str(exc))
 
     @app.exception_handler(InfeasibleProfile)
     async def _infeasible(_: Request, exc: InfeasibleProfile) -> JSONResponse:

@@ -45,11 +45,15 @@ def _log_outcome(outcome: RefreshOutcome) -> None:
 
 class RefreshScheduler:
     def __init__(self, engine: Engine, sources: Sequence[Source], gpus: GpuTable,
-                 clock: Callable[[], dt.datetime] = utcnow) -> None:
+                 clock: Callable[[], dt.datetime] = utcnow,
+                 after_refresh: Callable[[dt.datetime], object] | None = None) -> None:
+        """`after_refresh(now)` runs after every tick, whether or not a source was due: alert evaluation,
+        which also picks up snapshots a CLI import or an interrupted tick left unevaluated."""
         self.engine = engine
         self.sources = [s for s in sources if s.enabled]
         self.gpus = gpus
         self.clock = clock
+        self.after_refresh = after_refresh
         self._scheduler: BackgroundScheduler | None = None
         self._running = threading.Lock()
 
@@ -82,14 +86,26 @@ class RefreshScheduler:
             return []
         clock = self.clock if now is None else (lambda: now)
         try:
-            return refresh_all(self.engine, self.due(clock()), self.gpus, clock, on_done=_log_outcome)
+            outcomes = refresh_all(self.engine, self.due(clock()), self.gpus, clock, on_done=_log_outcome)
+            if self.after_refresh is not None:
+                try:
+                    self.after_refresh(clock())
+                except Exception:  # the next tick tries again: nothing is marked done before it commits
+                    log.exception("after-refresh step failed")
+            return outcomes
         finally:
             self._running.release()
 
-    def start(self, tick_s: float, first_tick_s: float) -> None:
+    def start(self, tick_s: float, first_tick_s: float, jobs: Sequence[tuple[str, Callable[[], object], float]] = (),
+              ) -> None:
+        """Tick every `tick_s`; `jobs` are further (id, function, interval in s) jobs, e.g. alert delivery."""
         scheduler = BackgroundScheduler(timezone=dt.UTC)
+        first = utcnow() + dt.timedelta(seconds=first_tick_s)
         scheduler.add_job(self.run_due, IntervalTrigger(seconds=tick_s), id=JOB_ID, max_instances=1, coalesce=True,
-                          next_run_time=utcnow() + dt.timedelta(seconds=first_tick_s))
+                          next_run_time=first)
+        for job_id, function, interval_s in jobs:
+            scheduler.add_job(function, IntervalTrigger(seconds=interval_s), id=job_id, max_instances=1,
+                              coalesce=True, next_run_time=first)
         scheduler.start()
         self._scheduler = scheduler
 

@@ -6,10 +6,13 @@ Per-source settings nest with `__`, e.g. `GPUPLAN_SOURCES__AZURE__INTERVAL_HOURS
 
 from __future__ import annotations
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from typing import Annotated, Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pricing.sources.base import SourceConfig
+from service.alerts.targets import parse_networks
 
 
 class Settings(BaseSettings):
@@ -26,3 +29,35 @@ class Settings(BaseSettings):
     scheduler_first_tick_s: float = Field(default=5.0, ge=0)
     # plans warn when they use bundled-snapshot prices older than this
     snapshot_max_age_days: float = Field(default=30.0, gt=0)
+
+    # alerts: how often the delivery worker sends from the outbox, how long an event is retried, and when
+    # a subscription whose endpoint keeps failing is switched off
+    alerts_tick_s: float = Field(default=10.0, gt=0)
+    alerts_retry_hours: float = Field(default=24.0, gt=0)
+    alerts_disable_after_failed_events: int = Field(default=5, ge=1)
+    alerts_webhook_timeout_s: float = Field(default=10.0, gt=0)
+    # webhooks to loopback, private and link-local addresses are refused unless inside one of these
+    # networks (comma-separated CIDRs, e.g. `10.0.0.0/8,127.0.0.1/32`)
+    alerts_allowed_networks: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # e-mail alerts need an SMTP server; without `smtp_host` e-mail subscriptions are refused
+    smtp_host: str | None = None
+    smtp_port: int = Field(default=25, gt=0, lt=65536)
+    smtp_sender: str = "gpuplan@localhost"
+    smtp_username: str | None = None
+    smtp_password: SecretStr | None = None
+    smtp_starttls: bool = False
+    smtp_use_ssl: bool = False
+
+    @field_validator("alerts_allowed_networks", mode="before")
+    @classmethod
+    def _split_networks(cls, value: Any) -> Any:
+        """The environment gives one string; a list given in code passes through."""
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("alerts_allowed_networks")
+    @classmethod
+    def _valid_networks(cls, value: list[str]) -> list[str]:
+        parse_networks(value)  # a typo in a CIDR fails at start, naming the entry
+        return value

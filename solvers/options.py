@@ -212,26 +212,40 @@ class _OwnedRow:
     feed: str
 
 
+def _catalog_owned_rows(hardware: pd.DataFrame) -> list[_OwnedRow]:
+    return [
+        _OwnedRow(r.name, r.gpu, r.condition, int(r.gpus_per_unit), float(r.unit_price_usd), bool(r.includes_host),
+                  None if pd.isna(r.watts) else float(r.watts), None if pd.isna(r.idle_watts) else float(r.idle_watts),
+                  r.vendor, r.source, r.as_of, r.feed)
+        for r in hardware.itertuples(index=False)
+    ]
+
+
+@dataclass(frozen=True)
+class _HardwareTable:
+    frame: pd.DataFrame  # held, so that `is` identifies the catalog table this was computed from
+    rows: list[_OwnedRow]
+    used_value: dict[str, float]
+
+
+_last_hardware: _HardwareTable | None = None
+
+
+def _hardware_table(catalog: Catalog) -> _HardwareTable:
+    """The catalog's hardware as rows and its used market values, computed once per catalog: alert evaluation
+    re-plans hundreds of saved profiles against one catalog and would otherwise convert the same table each time.
+    """
+    global _last_hardware
+    cached = _last_hardware
+    if cached is not None and cached.frame is catalog.hardware:
+        return cached
+    table = _HardwareTable(catalog.hardware, _catalog_owned_rows(catalog.hardware), used_market_value(catalog))
+    _last_hardware = table
+    return table
+
+
 def _owned_rows(catalog: Catalog, profile: Profile, today: dt.date) -> list[_OwnedRow]:
-    rows: list[_OwnedRow] = []
-    if profile.prices.mode == "extend":
-        for r in catalog.hardware.itertuples(index=False):
-            rows.append(
-                _OwnedRow(
-                    r.name,
-                    r.gpu,
-                    r.condition,
-                    int(r.gpus_per_unit),
-                    float(r.unit_price_usd),
-                    bool(r.includes_host),
-                    None if pd.isna(r.watts) else float(r.watts),
-                    None if pd.isna(r.idle_watts) else float(r.idle_watts),
-                    r.vendor,
-                    r.source,
-                    r.as_of,
-                    r.feed,
-                )
-            )
+    rows = list(_hardware_table(catalog).rows) if profile.prices.mode == "extend" else []
     for i, item in enumerate(profile.prices.owned):
         rows.append(_request_owned_row(catalog.gpus, item, i, today))
     return rows
@@ -279,7 +293,7 @@ def build_options(
     throughput = ThroughputModel(catalog.gpus, profile)
     kwh_per_watt_hour = opts.pue / 1000.0  # energy billed for drawing 1 W for one hour
     years = horizon_days / 365.25
-    used_value = used_market_value(catalog)
+    used_value = _hardware_table(catalog).used_value
 
     cloud_frame = cloud_candidates(catalog, profile, throughput, today)
 
@@ -305,12 +319,10 @@ def build_options(
                 )
             )
     hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts) for h in catalog.hosts]
-    as_of: dict[str, str] = {}
-    for feed, date in [
-        *zip(cloud_frame["feed"], cloud_frame["as_of"], strict=True),
-        *((o.feed, o.as_of) for o in owned),
-    ]:
-        as_of[feed] = min(as_of.get(feed, date), date)
+    # oldest price date per feed (grouped in the table: iterating 10,000 pandas strings costs more than the MIP)
+    as_of: dict[str, str] = {str(k): str(v) for k, v in cloud_frame.groupby("feed")["as_of"].min().items()}
+    for o in owned:
+        as_of[o.feed] = min(as_of.get(o.feed, o.as_of), o.as_of)
     if any(not o.includes_host for o in owned) and catalog.hosts:
         as_of["snapshot/hosts"] = min(h.as_of for h in catalog.hosts)
     candidates = len(owned) + len(cloud_frame)

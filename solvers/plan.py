@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from dataclasses import dataclass
 
 from pricing.catalog import Catalog
 from solvers.accounting import Accounts, Allocation, Ledger
@@ -79,7 +80,25 @@ def _allocation(sol: MipSolution) -> Allocation:
     return Allocation(Purchase(sol.units, sol.hosts), sol.owned_hours, sol.cloud_hours)
 
 
-def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
+@dataclass
+class Core:
+    """The cheapest mix itself, before any alternative or break-even analysis: what alerts re-plan with."""
+
+    profile: Profile
+    periods: list[Period]
+    horizon_days: int
+    options: Options
+    blocks: list[Block]
+    limits: Limits
+    owned: list[OwnedOption]
+    owned_main: list[OwnedOption]
+    main: MipSolution
+    ledger: Ledger
+    plan: Accounts
+
+
+def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
+    """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis)."""
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
@@ -101,9 +120,17 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
 
     ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
                     {h.host.slots: h for h in options.hosts}, blocks, periods, rate)
-    plan_acc = ledger.account(_allocation(main))
+    return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
+                ledger.account(_allocation(main)))
+
+
+def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
+    core = solve_core(profile, catalog, today, prune=prune)
+    options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
+    periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
+    opts = profile.options
     evaluator = Evaluator(owned, options.cloud, options.hosts, blocks, opts.availability)
-    base = Scenario(rate)
+    base = Scenario(limits.usd_per_kwh)
     notes: list[str] = []
     cloud_only_acc: Accounts | None = None
     if options.cloud:
@@ -146,7 +173,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         prices_as_of=options.prices_as_of,
         warnings=options.warnings + _status_warnings(main),
         solver=SolverInfo(backend=main.backend, status=main.status, solve_ms=round(main.solve_ms, 2),
-                          gap=main.gap, owned_options=len(owned_main), cloud_options=len(options.cloud),
+                          gap=main.gap, owned_options=len(core.owned_main), cloud_options=len(options.cloud),
                           candidates_before_pruning=options.candidates),
         horizon={"start": periods[0].start.isoformat(), "end": periods[-1].end.isoformat(), "days": horizon_days,
                  "periods": len(periods)},
@@ -255,4 +282,4 @@ def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, 
     return sentence + "."
 
 
-__all__ = ["SolverFailure", "make_plan"]
+__all__ = ["Core", "SolverFailure", "make_plan", "solve_core"]

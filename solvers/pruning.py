@@ -26,18 +26,23 @@ from solvers.options import CloudOption, OwnedOption
 
 
 def prune_cloud_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rule 1, vectorised: the cheapest unlimited offer plus the quota-limited ones cheaper than it."""
+    """Rule 1, vectorised: the cheapest unlimited offer plus the quota-limited ones cheaper than it.
+
+    Ties between equally cheap unlimited offers go to the first by provider, name and region; only the few
+    kept rows are sorted (sorting thousands of offers by text per plan cost more than the solve).
+    """
     if frame.empty:
         return frame
-    frame = frame.sort_values(["usd_per_ref_hour", "provider", "name", "region"], kind="stable")
+    price = frame["usd_per_ref_hour"].to_numpy()
     unlimited = frame["max_instances"].isna().to_numpy()
     if not unlimited.any():
-        return frame
-    first = int(np.flatnonzero(unlimited)[0])
-    cheapest = frame["usd_per_ref_hour"].iloc[first]
-    keep = (~unlimited) & (frame["usd_per_ref_hour"].to_numpy() < cheapest)
-    keep[first] = True
-    return frame[keep]
+        return frame.sort_values(["usd_per_ref_hour", "provider", "name", "region"], kind="stable")
+    cheapest = price[unlimited].min()
+    tied = frame[unlimited & (price == cheapest)]
+    first = tied.sort_values(["provider", "name", "region"], kind="stable").index[0]
+    keep = (~unlimited) & (price < cheapest)
+    kept = frame[keep | (frame.index == first)]
+    return kept.sort_values(["usd_per_ref_hour", "provider", "name", "region"], kind="stable")
 
 
 def _dominates(a: OwnedOption, b: OwnedOption) -> bool:

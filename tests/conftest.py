@@ -15,7 +15,8 @@ from sqlalchemy import Engine, create_engine, text
 
 TODAY = dt.date(2026, 11, 21)
 # every table the migrations create, children before parents (PostgreSQL runs reuse one database)
-DATABASE_TABLES = ("source_status", "price_observations", "price_snapshots", "plans", "alembic_version")
+DATABASE_TABLES = ("alert_evaluations", "alert_attempts", "alert_events", "alert_baselines", "alert_subscriptions",
+                   "profiles", "source_status", "price_observations", "price_snapshots", "plans", "alembic_version")
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from alembic import context
 from sqlalchemy import create_engine
 
 from pricing.storage import PriceBase
+from service.alerts import tables  # noqa: F401  (registers the alert tables on Base.metadata)
 from service.db import Base
 
 config = context.config

@@ -8,8 +8,8 @@ from typing import Annotated, Any, Literal
 import pandas as pd
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
+from pricing import history
 from pricing.freshness import source_states
-from pricing.history import HISTORY_COLUMNS, snapshot_history, stored_history
 from service.clock import utcnow
 
 router = APIRouter(prefix="/v1", tags=["prices"])
@@ -42,18 +42,9 @@ def price_history(
     name = request.app.state.base_catalog.gpus.canonical(gpu)
     if name is None:
         raise HTTPException(422, f"gpu: unknown GPU {gpu!r}; see GET /v1/gpus for the names and aliases known")
-    since_utc, until_utc = _utc(since), _utc(until)
-    frames = [stored_history(request.app.state.engine, name, kind, provider, pricing, since_utc, until_utc, limit)]
-    if include_snapshot:
-        snap = snapshot_history(request.app.state.base_catalog, name, kind, provider, pricing)
-        if since_utc is not None:
-            snap = snap[snap["observed_at"] >= since_utc]
-        if until_utc is not None:
-            snap = snap[snap["observed_at"] <= until_utc]
-        frames.insert(0, snap)
-    frames = [f for f in frames if not f.empty]
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=HISTORY_COLUMNS)
-    table = table.sort_values("observed_at", kind="stable").tail(limit)  # the newest rows within the limit
+    state = request.app.state
+    table = history.price_history(state.engine, state.base_catalog, name, kind, provider, pricing, _utc(since),
+                                  _utc(until), limit, include_snapshot)
     table["observed_at"] = pd.to_datetime(table["observed_at"], utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     wants_csv = format == "csv" or (format is None and "text/csv" in request.headers.get("accept", ""))
     if wants_csv:

@@ -85,3 +85,31 @@ def test_import_prices_loads_vendor_quotes(tmp_path: Path) -> None:
     bad.write_text("gpu,condition,unit_price_usd\nRTX 4090,mint,1500\n")
     refused = runner.invoke(app, ["import-prices", str(bad)])
     assert refused.exit_code == 2 and "condition" in refused.output and "Traceback" not in refused.output
+
+
+def test_alerts_command_evaluates_imports_and_sends(tmp_path: Path, server: HTTPServer, database_url: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cron set-up: prices imported by the CLI, alerts evaluated and sent by the CLI, no service running."""
+    from fastapi.testclient import TestClient
+
+    from service.app import create_app
+    from service.settings import Settings
+    from tests.service.alert_helpers import Receiver, serve
+
+    monkeypatch.setenv("GPUPLAN_ALERTS_ALLOWED_NETWORKS", "127.0.0.0/8")
+    quotes = tmp_path / "q.csv"
+    quotes.write_text("gpu,condition,unit_price_usd,vendor\nRTX 3090,used,800,Local reseller\n")
+    assert runner.invoke(app, ["import-prices", str(quotes), "--label", "lab"]).exit_code == 0
+    assert "0 alert event(s)" in runner.invoke(app, ["alerts"]).output
+    receiver = Receiver()
+    with TestClient(create_app(Settings(database_url=database_url, scheduler=False))) as client:
+        receiver.expect(client.post("/v1/alerts", json={
+            "name": "used 3090", "delivery": {"type": "webhook", "url": serve(server, receiver)},
+            "condition": {"type": "price_threshold", "gpu": "RTX 3090", "kind": "used", "below_usd": 700}}).json())
+    quotes.write_text("gpu,condition,unit_price_usd,vendor\nRTX 3090,used,650,Local reseller\n")
+    assert runner.invoke(app, ["import-prices", str(quotes), "--label", "lab"]).exit_code == 0
+    result = runner.invoke(app, ["alerts"])
+    assert result.exit_code == 0, result.output
+    assert "1 alert event(s)" in result.output and "sent 1 alert(s)" in result.output
+    assert [b["summary"] for b in receiver.bodies] == [
+        "used RTX 3090 from Local reseller is now 650.00 USD per GPU, under 700.00"]

@@ -73,3 +73,20 @@ def test_apscheduler_ticks_the_due_check(engine: Engine, server: HTTPServer) -> 
         assert job.func == scheduler.run_due and job.max_instances == 1
     finally:
         scheduler.shutdown()
+
+
+def test_the_service_schedules_alert_delivery_and_evaluates_after_each_tick(database_url: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from service.alerts.worker import DELIVERY_JOB_ID
+    from service.app import create_app
+    from service.settings import Settings
+
+    settings = Settings(database_url=database_url, scheduler=True, scheduler_first_tick_s=3600, alerts_tick_s=7)
+    app = create_app(settings, price_sources=[])
+    with TestClient(app):
+        refresher = app.state.refresher
+        assert refresher.after_refresh == app.state.alerts.evaluate
+        job = refresher._scheduler.get_job(DELIVERY_JOB_ID)
+        assert job.func == app.state.alerts.deliver and job.trigger.interval == dt.timedelta(seconds=7)
+    assert refresher._scheduler is None  # shut down with the service

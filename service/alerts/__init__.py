@@ -1,0 +1,1 @@
+"""Price and plan alerts: subscriptions, evaluation after a refresh, and reliable delivery."""

@@ -1,0 +1,86 @@
+/* Small helpers shared by the pages: DOM building (text only, never HTML strings), number formats, JSON calls. */
+"use strict";
+
+const gp = (() => {
+  /** Build an element: h("td", {class: "num"}, "text", childNode, [more]). Strings become text nodes. */
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") el.className = value;
+      else if (key === "text") el.textContent = value;
+      else el.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return el;
+  }
+
+  const usdFormat = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 });
+  const centsFormat = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2,
+    maximumFractionDigits: 2 });
+  const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+
+  /** Dollars: whole dollars from $100 up, cents below (hourly prices, small totals). */
+  function usd(value) {
+    if (value === null || value === undefined) return "–";
+    return Math.abs(value) >= 100 ? usdFormat.format(value) : centsFormat.format(value);
+  }
+  function num(value, digits) {
+    if (value === null || value === undefined) return "–";
+    return digits === undefined ? numberFormat.format(value)
+      : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  }
+  function pct(value) {
+    return value === null || value === undefined ? "–" : `${num(100 * value, 1)}%`;
+  }
+
+  /** ISO date plus `days` (fractional days are cut). */
+  function addDays(isoDate, days) {
+    const d = new Date(`${isoDate}T00:00:00Z`);
+    d.setUTCDate(d.getUTCDate() + Math.floor(days));
+    return d.toISOString().slice(0, 10);
+  }
+
+  /** Whole days between an ISO date or timestamp and now. */
+  function ageDays(iso) {
+    const then = Date.parse(iso.length === 10 ? `${iso}T00:00:00Z` : iso);
+    return Number.isNaN(then) ? null : Math.floor((Date.now() - then) / 86400000);
+  }
+
+  /** fetch + JSON; never throws for HTTP errors: {ok, status, body}. Network failures become status 0. */
+  async function call(url, options) {
+    let response;
+    try {
+      response = await fetch(url, options);
+    } catch (error) {
+      return { ok: false, status: 0, body: { title: "Network error", detail: String(error) } };
+    }
+    let body = null;
+    try {
+      body = await response.json();
+    } catch (_) {
+      body = { title: `HTTP ${response.status}`, detail: "the answer was not JSON" };
+    }
+    return { ok: response.ok, status: response.status, body };
+  }
+
+  /**
+   * A table in a horizontally scrolling wrapper (wide tables never widen the page).
+   * columns: [{label, num?, wrap?}] (num: right-aligned figures; wrap: free text that may wrap), rows: [[cell, ...]]; a cell is a string/number or a Node.
+   */
+  function table(caption, columns, rows, footer) {
+    const kind = (c) => (c.num ? "num" : c.wrap ? "wrap" : null);
+    const head = h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col", class: kind(c) }, c.label))));
+    const cells = (row) => row.map((cell, i) => h(i === 0 ? "th" : "td",
+      { scope: i === 0 ? "row" : null, class: kind(columns[i]) }, cell));
+    const body = h("tbody", {}, rows.map((row) => h("tr", {}, cells(row))));
+    const foot = footer ? h("tfoot", {}, h("tr", {}, cells(footer))) : null;
+    return h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption },
+      h("table", {}, caption ? h("caption", { class: "visually-hidden" }, caption) : null, head, body, foot));
+  }
+
+  return { h, usd, num, pct, addDays, ageDays, call, table };
+})();

@@ -1,0 +1,221 @@
+/* The planning form: profile <-> fields, and API errors shown at the fields they name. */
+"use strict";
+
+const gpForm = (() => {
+  const { h } = gp;
+  const $ = (id) => document.getElementById(id);
+  const form = $("plan-form");
+
+  /* ---------- form <-> profile ---------- */
+
+  /** Remove `path` ("a.b.c") from obj and return its value (undefined if absent). */
+  function take(obj, path) {
+    const keys = path.split(".");
+    let node = obj;
+    for (const key of keys.slice(0, -1)) {
+      if (!node || typeof node !== "object") return undefined;
+      node = node[key];
+    }
+    if (!node || typeof node !== "object") return undefined;
+    const last = keys[keys.length - 1];
+    const value = node[last];
+    delete node[last];
+    return value;
+  }
+
+  function prune(obj) {
+    for (const [key, value] of Object.entries(obj)) {
+      if (value && typeof value === "object" && !Array.isArray(value)) {
+        prune(value);
+        if (Object.keys(value).length === 0) delete obj[key];
+      }
+    }
+    return obj;
+  }
+
+  function deepMerge(base, extra) {
+    for (const [key, value] of Object.entries(extra)) {
+      const isObject = value && typeof value === "object" && !Array.isArray(value);
+      if (isObject && base[key] && typeof base[key] === "object" && !Array.isArray(base[key])) {
+        deepMerge(base[key], value);
+      } else {
+        base[key] = value;
+      }
+    }
+    return base;
+  }
+
+  const setValue = (id, value) => { $(id).value = value === undefined || value === null ? "" : String(value); };
+
+  /** Fields the form has go into it; everything else goes into the JSON box, so nothing is lost. */
+  function fillForm(profile) {
+    const rest = structuredClone(profile);
+    $("workload").value = take(rest, "workload") || "transformer_training";
+    setValue("min_gpu_memory_gb", take(rest, "min_gpu_memory_gb"));
+    const series = take(rest, "demand.series");
+    form.elements.demand_kind.value = Array.isArray(series) ? "series" : "utilisation";
+    setValue("reference_gpu", take(rest, "demand.reference_gpu") || "RTX 3090");
+    setValue("gpus", take(rest, "demand.gpus") ?? (Array.isArray(series) ? 1 : ""));
+    setValue("utilisation", take(rest, "demand.utilisation"));
+    $("series").value = Array.isArray(series) ? series.map((p) => `${p.month} ${p.reference_gpu_hours}`).join("\n") : "";
+    setValue("horizon_months", take(rest, "horizon_months"));
+    setValue("electricity_usd_per_kwh", take(rest, "electricity_usd_per_kwh"));
+    setValue("max_capex_usd", take(rest, "options.max_capex_usd"));
+    $("allow_used").checked = take(rest, "options.allow_used") ?? true;
+    $("allow_spot").checked = take(rest, "options.allow_spot") ?? false;
+    prune(rest);
+    $("advanced").value = Object.keys(rest).length ? JSON.stringify(rest, null, 2) : "";
+    showDemandKind();
+    countAdvanced();
+    clearErrors();
+  }
+
+  class FieldError extends Error {
+    constructor(field, message) {
+      super(message);
+      this.field = field;
+    }
+  }
+
+  /** A number input: empty is left out (the API's default applies); text the browser cannot read is an error. */
+  function readNumber(id, field) {
+    const input = $(id);
+    if (input.validity.badInput) throw new FieldError(field, "Enter a number");
+    const raw = input.value.trim();
+    return raw === "" ? undefined : Number(raw);
+  }
+
+  /** "2027-03 2000" per line (also "2027-03: 2000" or "2027-03,2000"); the API validates the values. */
+  function readSeries(text) {
+    return text.split("\n").map((line) => line.trim()).filter(Boolean).map((line) => {
+      const [month, hours] = line.split(/[\s,;:=]+/);
+      const value = Number(hours);
+      return { month, reference_gpu_hours: hours === undefined || Number.isNaN(value) ? (hours ?? null) : value };
+    });
+  }
+
+  function readForm() {
+    const profile = { workload: $("workload").value };
+    const put = (obj, key, value) => { if (value !== undefined) obj[key] = value; };
+    put(profile, "min_gpu_memory_gb", readNumber("min_gpu_memory_gb", "min_gpu_memory_gb"));
+    const demand = { reference_gpu: $("reference_gpu").value.trim() };
+    if (form.elements.demand_kind.value === "series") {
+      demand.series = readSeries($("series").value);
+    } else {
+      put(demand, "gpus", readNumber("gpus", "demand.gpus"));
+      put(demand, "utilisation", readNumber("utilisation", "demand.utilisation"));
+    }
+    profile.demand = demand;
+    put(profile, "horizon_months", readNumber("horizon_months", "horizon_months"));
+    put(profile, "electricity_usd_per_kwh", readNumber("electricity_usd_per_kwh", "electricity_usd_per_kwh"));
+    const options = { allow_used: $("allow_used").checked, allow_spot: $("allow_spot").checked };
+    put(options, "max_capex_usd", readNumber("max_capex_usd", "options.max_capex_usd"));
+    profile.options = options;
+    return deepMerge(profile, readAdvanced());
+  }
+
+  function readAdvanced() {
+    const text = $("advanced").value.trim();
+    if (!text) return {};
+    let extra;
+    try {
+      extra = JSON.parse(text);
+    } catch (error) {
+      throw new FieldError("*", `Not valid JSON: ${error.message}`);
+    }
+    if (!extra || typeof extra !== "object" || Array.isArray(extra)) {
+      throw new FieldError("*", "Give a JSON object, e.g. {\"prices\": {...}}");
+    }
+    return extra;
+  }
+
+  function countAdvanced() {
+    let label = "";
+    try {
+      const n = Object.keys(readAdvanced()).length;
+      label = n ? `(${n} set: ${Object.keys(readAdvanced()).join(", ")})` : "(nothing set)";
+    } catch (_) {
+      label = "(not valid JSON)";
+    }
+    $("advanced-count").textContent = label;
+  }
+
+  function showDemandKind() {
+    const series = form.elements.demand_kind.value === "series";
+    $("utilisation-fields").hidden = series;
+    $("series-fields").hidden = !series;
+  }
+
+  /* ---------- errors at the fields they name ---------- */
+
+  const LABELS = new Map();
+
+  /** The form element an API error path belongs to: the longest `data-field` that is a prefix of it. */
+  function fieldFor(path) {
+    let best = null;
+    for (const el of form.querySelectorAll("[data-field]")) {
+      const key = el.dataset.field;
+      if (key === "*" || el.closest("[hidden]")) continue;
+      const matches = path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`);
+      if (matches && (!best || key.length > best.dataset.field.length)) best = el;
+    }
+    if (best) return best;
+    if (path === "body" || path === "") return null;
+    $("advanced-box").open = true; // a field the form has no input for: it came from the JSON box
+    return form.querySelector('[data-field="*"]');
+  }
+
+  function clearErrors() {
+    for (const el of form.querySelectorAll(".field-error")) el.remove();
+    for (const el of form.querySelectorAll(".has-error")) el.classList.remove("has-error");
+    for (const input of form.querySelectorAll("[aria-invalid]")) {
+      input.removeAttribute("aria-invalid");
+      const original = input.dataset.describedby;
+      if (original) input.setAttribute("aria-describedby", original);
+      else input.removeAttribute("aria-describedby");
+    }
+    const summary = $("form-errors");
+    summary.hidden = true;
+    summary.replaceChildren();
+  }
+
+  function showErrors(errors, title) {
+    clearErrors();
+    const items = [];
+    let first = null;
+    errors.forEach((error, i) => {
+      const target = fieldFor(error.field || "body");
+      const input = target ? target.querySelector("input:not([type=radio]), select, textarea") : null;
+      const id = `field-error-${i}`;
+      if (target) {
+        target.classList.add("has-error");
+        const shown = error.field && target.dataset.field === "*" ? `${error.field}: ${error.message}` : error.message;
+        target.append(h("p", { class: "field-error", id }, shown));
+      }
+      if (input) {
+        if (!input.hasAttribute("aria-invalid")) input.dataset.describedby = input.getAttribute("aria-describedby") || "";
+        input.setAttribute("aria-invalid", "true");
+        input.setAttribute("aria-describedby", `${input.getAttribute("aria-describedby") || ""} ${id}`.trim());
+        first = first || input;
+      }
+      const label = (input && LABELS.get(input.id)) || error.field || "request";
+      items.push(h("li", {}, input ? h("a", { href: `#${input.id}` }, label) : label, `: ${error.message}`));
+    });
+    const summary = $("form-errors");
+    summary.replaceChildren(h("p", {}, h("strong", {}, title || "Please check these fields")), h("ul", {}, items));
+    summary.hidden = false;
+    if (first) first.focus();
+  }
+
+  function showProblem(body) {
+    const summary = $("form-errors");
+    summary.replaceChildren(h("p", {}, h("strong", {}, body?.title || "The plan failed")), h("p", {}, body?.detail || ""));
+    summary.hidden = false;
+  }
+
+  for (const label of form.querySelectorAll("label[for]")) LABELS.set(label.htmlFor, label.textContent.trim());
+  for (const radio of form.elements.demand_kind) radio.addEventListener("change", showDemandKind);
+  $("advanced").addEventListener("input", countAdvanced);
+
+  return { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem };
+})();

@@ -1,0 +1,85 @@
+/* The planning page's wiring: examples, submit to POST /v1/plans, permalinks (?plan=id). */
+"use strict";
+
+(() => {
+  const { h, call } = gp;
+  const { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem } = gpForm;
+  const $ = (id) => document.getElementById(id);
+  const form = $("plan-form");
+  const examples = JSON.parse($("examples").textContent);
+
+  async function submit(event) {
+    event.preventDefault();
+    clearErrors();
+    let profile;
+    try {
+      profile = readForm();
+    } catch (error) {
+      if (error instanceof FieldError) {
+        showErrors([{ field: error.field, message: error.message }], "Please check this field");
+        return;
+      }
+      throw error;
+    }
+    const button = $("plan-button");
+    button.disabled = true;
+    form.setAttribute("aria-busy", "true");
+    $("status").textContent = "Planning…";
+    const answer = await call("/v1/plans", { method: "POST", headers: { "content-type": "application/json",
+      accept: "application/json" }, body: JSON.stringify(profile) });
+    button.disabled = false;
+    form.removeAttribute("aria-busy");
+    if (answer.ok) {
+      history.replaceState(null, "", `?plan=${encodeURIComponent(answer.body.id)}`);
+      await gpResult.show(answer.body, profile);
+      $("status").textContent = "Plan ready.";
+      $("recommendation-title").focus();
+    } else if (answer.body && Array.isArray(answer.body.errors) && answer.body.errors.length) {
+      $("status").textContent = `${answer.body.title || "The request was refused"}: see the form.`;
+      const errors = answer.body.errors.map((e) => (answer.body.nearest_feasible !== undefined
+        && answer.body.nearest_feasible !== null ? { ...e, message: `${e.message} (nearest feasible: `
+          + `${answer.body.nearest_feasible})` } : e));
+      showErrors(errors, answer.body.title);
+    } else {
+      $("status").textContent = answer.body?.title || "The plan failed.";
+      showProblem(answer.body);
+    }
+  }
+
+  async function loadGpuNames() {
+    const answer = await call("/v1/gpus");
+    if (!answer.ok) return;
+    const names = answer.body.map((g) => g.name).sort((a, b) => a.localeCompare(b));
+    $("gpu-names").replaceChildren(...names.map((name) => h("option", { value: name })));
+  }
+
+  async function loadPermalink() {
+    const id = new URLSearchParams(location.search).get("plan");
+    if (!id) return;
+    const answer = await call(`/v1/plans/${encodeURIComponent(id)}`);
+    if (answer.ok) {
+      await gpResult.show(answer.body, null);
+      $("status").textContent = `Plan ${id}: ${answer.body.recommendation}`;
+    } else {
+      $("status").textContent = `Plan ${id} was not found.`;
+    }
+  }
+
+  function init() {
+    const select = $("example");
+    select.replaceChildren(...examples.map((e) => h("option", { value: e.id }, e.label)));
+    select.addEventListener("change", () => {
+      const chosen = examples.find((e) => e.id === select.value);
+      if (chosen) {
+        fillForm(chosen.profile);
+        $("status").textContent = `Form filled with: ${chosen.label}.`;
+      }
+    });
+    form.addEventListener("submit", submit);
+    fillForm(examples[0].profile);
+    loadGpuNames();
+    loadPermalink();
+  }
+
+  init();
+})();

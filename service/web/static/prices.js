@@ -1,0 +1,81 @@
+/* The price page: the cheapest offer per GPU (from GET /v1/prices) and one GPU's price-history chart (SVG). */
+"use strict";
+
+(() => {
+  const { h, usd, num, call, table } = gp;
+  const $ = (id) => document.getElementById(id);
+
+  /** Per GPU: the cheapest cloud offer per GPU-hour, and the cheapest used and new unit per GPU. */
+  function cheapest(prices) {
+    const byGpu = new Map();
+    for (const p of prices) {
+      const entry = byGpu.get(p.gpu) || { gpu: p.gpu, cloud: null, used: null, new: null };
+      const perGpu = p.kind === "cloud" ? p.usd_per_hour / p.gpu_count : p.unit_price_usd / p.gpus_per_unit;
+      if (!entry[p.kind] || perGpu < entry[p.kind].perGpu) entry[p.kind] = { perGpu, offer: p };
+      byGpu.set(p.gpu, entry);
+    }
+    return byGpu;
+  }
+
+  function offerCell(best, unit) {
+    if (!best) return "–";
+    const o = best.offer;
+    const what = o.kind === "cloud" ? `${o.provider} ${o.name}${o.pricing === "spot" ? " (spot)" : ""}` : o.name;
+    return [h("span", {}, `${usd(best.perGpu)}${unit}`), h("span", { class: "offer" }, `${what}, ${o.as_of}`)];
+  }
+
+  function showChart(gpu, moveFocus) {
+    const src = `/v1/prices/history.svg?gpu=${encodeURIComponent(gpu)}`;
+    const img = $("history-chart");
+    $("status").textContent = `Loading the price history of ${gpu}…`;
+    img.onload = () => { $("status").textContent = `Price history of ${gpu}.`; };
+    img.onerror = () => { $("status").textContent = `No chart for ${gpu}.`; };
+    $("history-narrow").srcset = `${src}&size=narrow`;
+    img.src = src;
+    img.alt = `Price history of ${gpu}: the cheapest cloud price per GPU-hour and hardware price per GPU over time`;
+    $("history-link").href = src;
+    $("history-gpu").value = gpu;
+    for (const row of document.querySelectorAll("#price-table tbody tr")) {
+      row.setAttribute("aria-current", row.dataset.gpu === gpu ? "true" : "false");
+    }
+    history.replaceState(null, "", `?gpu=${encodeURIComponent(gpu)}`);
+    if (moveFocus) $("history-gpu").focus();
+  }
+
+  async function init() {
+    const [prices, gpus] = await Promise.all([call("/v1/prices"), call("/v1/gpus")]);
+    if (!prices.ok) {
+      $("status").textContent = `Prices could not be loaded: ${prices.body?.detail || prices.status}`;
+      return;
+    }
+    const memory = new Map(gpus.ok ? gpus.body.map((g) => [g.name, g.memory_gb]) : []);
+    const best = [...cheapest(prices.body).values()].sort((a, b) => a.gpu.localeCompare(b.gpu));
+    const rows = best.map((e) => [
+      h("button", { type: "button", class: "link", "data-gpu": e.gpu, "aria-label": `Show the price history of ${e.gpu}` },
+        e.gpu),
+      memory.has(e.gpu) ? `${num(memory.get(e.gpu), 0)} GB` : "–",
+      offerCell(e.cloud, "/h"), offerCell(e.used, ""), offerCell(e.new, ""),
+    ]);
+    const wrap = table("Cheapest offer per GPU", [{ label: "GPU" }, { label: "Memory", num: true },
+      { label: "Cloud, per GPU-hour", wrap: true }, { label: "Used, per GPU", wrap: true },
+      { label: "New, per GPU", wrap: true }], rows);
+    wrap.querySelector("table").classList.add("price-table");
+    wrap.querySelectorAll("tbody tr").forEach((row, i) => { row.dataset.gpu = best[i].gpu; });
+    $("price-table").replaceChildren(wrap);
+    wrap.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-gpu]");
+      if (button) {
+        showChart(button.dataset.gpu, true);
+        $("history-title").scrollIntoView({ behavior: "smooth", block: "start" });
+      }
+    });
+    const select = $("history-gpu");
+    select.replaceChildren(...best.map((e) => h("option", { value: e.gpu }, e.gpu)));
+    select.addEventListener("change", () => showChart(select.value, false));
+    const asked = new URLSearchParams(location.search).get("gpu");
+    const first = best.find((e) => e.gpu === asked) || best.find((e) => e.gpu === "RTX 3090") || best[0];
+    if (first) showChart(first.gpu, false);
+  }
+
+  init();
+})();

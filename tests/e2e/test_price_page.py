@@ -1,0 +1,46 @@
+"""The price page in headless Chromium: the cheapest offer per GPU and a price-history chart per GPU."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = pytest.mark.e2e
+TIMEOUT_MS = 30_000
+
+
+def _chart_loaded(page: Page) -> str:
+    page.wait_for_function("() => { const img = document.querySelector('#history-chart');"
+                           " return img && img.src && img.complete && img.naturalWidth > 0 }", timeout=TIMEOUT_MS)
+    src: str = page.locator("#history-chart").get_attribute("src") or ""
+    return src
+
+
+def test_cheapest_offers_and_history(desktop: tuple[Page, list[str]], service_url: str, artifacts: Path) -> None:
+    from playwright.sync_api import expect
+
+    page, problems = desktop
+    page.goto(f"{service_url}/prices")
+    prices: list[dict[str, Any]] = page.request.get(f"{service_url}/v1/prices?gpu=RTX%203090&kind=cloud").json()
+    cheapest = min(p["usd_per_hour"] / p["gpu_count"] for p in prices)
+    row = page.locator('#price-table tbody tr[data-gpu="RTX 3090"]')
+    expect(row).to_contain_text(f"${cheapest:.2f}/h", timeout=TIMEOUT_MS)
+    assert _chart_loaded(page).endswith("gpu=RTX%203090")  # the default GPU
+
+    page.get_by_role("button", name="Show the price history of H100 SXM").click()
+    expect(page.locator("#history-chart")).to_have_attribute("src", re.compile(r"gpu=H100%20SXM$"))
+    _chart_loaded(page)
+    expect(page.get_by_label("Price history of", exact=True)).to_have_value("H100 SXM")
+    expect(page.locator('#price-table tbody tr[data-gpu="H100 SXM"]')).to_have_attribute("aria-current", "true")
+    page.screenshot(path=str(artifacts / "prices.png"), full_page=True)
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    scroll_width, view_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll_width <= view_width
+    assert not problems, problems
