@@ -99,10 +99,19 @@ class LiveCatalog:
         self._catalog = base
 
     def __call__(self) -> Catalog:
+        return self.current()[0]
+
+    def current(self) -> tuple[Catalog, dict[str, int]]:
+        """The catalog and the snapshot in force per source it was built from (what recomputes a plan)."""
         key = tuple((source, sid) for source, sid in snapshots_in_force(self._engine) if self._active(source))
         with self._lock:
             if key != self._key:
-                obs = load_observations(self._engine, [sid for _, sid in key]) if key else pd.DataFrame()
-                self._catalog = overlay(self._base, obs)
+                self._catalog = catalog_at(self._engine, self._base, dict(key))
                 self._key = key
-            return self._catalog
+            return self._catalog, dict(key)
+
+
+def catalog_at(engine: Engine, base: Catalog, snapshots: dict[str, int]) -> Catalog:
+    """The catalog as it was with these snapshots in force: snapshots are append-only, so this is exact."""
+    obs = load_observations(engine, sorted(snapshots.values())) if snapshots else pd.DataFrame()
+    return overlay(base, obs)

@@ -13,9 +13,12 @@ from pricing.freshness import active_sources
 from pricing.live import LiveCatalog
 from pricing.sources import build_sources
 from pricing.sources.base import Source
-from service import problems
+from service import idempotency, logs, metrics, openapi, problems
 from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
-from service.db import make_engine, migrate, session_factory
+from service.auth.ratelimit import RateLimiter
+from service.db import make_engine
+from service.leader import leader_lock
+from service.readiness import migrate_on_start
 from service.routes import alerts as alerts_routes
 from service.routes import catalog, health, plans, profiles, sources
 from service.routes import charts as chart_routes
@@ -30,7 +33,8 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
                price_sources: Sequence[Source] | None = None) -> FastAPI:
     """`catalog_source` replaces the live view (bundled snapshot + stored prices), e.g. for a fixed test catalog."""
     settings = settings or Settings()
-    migrate(settings.database_url)
+    logs.configure_logging(settings.log_level, settings.log_format)
+    migrate_on_start(settings.database_url, settings.migrate_on_start)
     engine = make_engine(settings.database_url)
     base = bundled_catalog()
     configured = list(price_sources) if price_sources is not None else build_sources(settings.sources)
@@ -42,7 +46,8 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if settings.scheduler:
             refresher.start(settings.scheduler_tick_s, settings.scheduler_first_tick_s,
-                            jobs=[(DELIVERY_JOB_ID, alerts.deliver, settings.alerts_tick_s)])
+                            jobs=[(DELIVERY_JOB_ID, alerts.deliver, settings.alerts_tick_s)],
+                            leader=leader_lock(engine), leader_check_s=settings.leader_check_s)
         try:
             yield
         finally:
@@ -65,8 +70,12 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.state.alerts = alerts
     app.state.alert_channels = alerts.channels
     app.state.alert_policy = alerts.policy
-    app.state.plans = PlanStore(session_factory(engine))
+    app.state.plans = PlanStore(engine)
+    app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
     problems.install(app)
+    openapi.install(app)
+    metrics.install(app, engine, configured)
+    idempotency.install(app)
     app.include_router(plans.router)
     app.include_router(catalog.router)
     app.include_router(sources.router)
@@ -76,4 +85,5 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.include_router(chart_routes.router)
     app.include_router(web_routes.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_middleware(logs.RequestIdMiddleware)  # added last, so outermost: its id is in every log line of the request
     return app

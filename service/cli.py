@@ -43,8 +43,9 @@ def serve(host: Annotated[Optional[str], typer.Option(help="address to bind")] =
     from service.app import create_app
 
     settings = Settings()
+    # create_app set up logging (JSON with request ids, service/logs.py): uvicorn must not replace it
     uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port,
-                log_level=settings.log_level)
+                log_level=settings.log_level, log_config=None, access_log=False)
 
 
 @app.command()
@@ -240,6 +241,89 @@ def migrate() -> None:
     settings = Settings()
     run(settings.database_url)
     console.print(f"database at {settings.database_url} is up to date")
+
+
+@app.command()
+def scheduler() -> None:
+    """Run price refreshes, alert evaluation and alert delivery without the API (several may run: one leads)."""
+    from service.scheduler_process import main
+
+    main()
+
+
+labs_app = typer.Typer(help="labs: the accounts API keys belong to", no_args_is_help=True)
+keys_app = typer.Typer(help="API keys of a lab (shown once, stored as a hash)", no_args_is_help=True)
+app.add_typer(labs_app, name="labs")
+app.add_typer(keys_app, name="keys")
+
+
+@labs_app.command("create")
+def labs_create(name: Annotated[str, typer.Argument(help="the lab's name, unique")]) -> None:
+    """Create a lab; give it keys with `gpuplan keys create NAME`."""
+    from service.auth.keys import AccountError, create_lab
+
+    try:
+        lab_id = create_lab(_engine(), name, dt.datetime.now(dt.UTC))
+    except AccountError as exc:
+        _fail(str(exc))
+    console.print(f"lab {name!r} created (id {lab_id})")
+
+
+@labs_app.command("list")
+def labs_list() -> None:
+    from service.auth.keys import list_labs
+
+    table = Table(title="Labs")
+    for col in ("name", "id", "created (UTC)"):
+        table.add_column(col)
+    for lab_id, name, created in list_labs(_engine()):
+        table.add_row(name, lab_id, f"{created:%Y-%m-%d %H:%M}")
+    console.print(table)
+
+
+@keys_app.command("create")
+def keys_create(lab: Annotated[str, typer.Argument(help="lab name or id")],
+                read_only: Annotated[bool, typer.Option("--read-only", help="may only read")] = False,
+                name: Annotated[str, typer.Option(help="what the key is for")] = "api key") -> None:
+    """Create an API key and print it once: it is stored only as a hash and cannot be shown again."""
+    from service.auth.keys import AccountError, create_key
+
+    try:
+        info, token = create_key(_engine(), lab, name, read_only, dt.datetime.now(dt.UTC))
+    except AccountError as exc:
+        _fail(str(exc))
+    console.print(f"key {info.id} for lab {info.lab_name!r}{' (read-only)' if read_only else ''}; "
+                  f"store it now, it is not shown again:")
+    print(token)
+
+
+@keys_app.command("list")
+def keys_list(lab: Annotated[str, typer.Argument(help="lab name or id")]) -> None:
+    from service.auth.keys import AccountError, list_keys
+
+    try:
+        keys = list_keys(_engine(), lab)
+    except AccountError as exc:
+        _fail(str(exc))
+    table = Table(title=f"Keys of {lab}")
+    for col in ("id", "name", "access", "created (UTC)", "revoked (UTC)"):
+        table.add_column(col)
+    for k in keys:
+        table.add_row(k.id, k.name, "read-only" if k.read_only else "read-write", f"{k.created_at:%Y-%m-%d %H:%M}",
+                      f"{k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "")
+    console.print(table)
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: Annotated[str, typer.Argument(help="the key's id (gpuplan keys list LAB)")]) -> None:
+    """Revoke a key: the next request that carries it is refused."""
+    from service.auth.keys import AccountError, revoke_key
+
+    try:
+        revoke_key(_engine(), key_id, dt.datetime.now(dt.UTC))
+    except AccountError as exc:
+        _fail(str(exc))
+    console.print(f"key {key_id} revoked")
 
 
 def _engine(settings: Settings | None = None) -> Engine:

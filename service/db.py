@@ -8,8 +8,8 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import JSON, DateTime, Engine, Float, String, create_engine, event
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy import JSON, DateTime, Engine, Float, Integer, String, create_engine, event
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
 class Base(DeclarativeBase):
@@ -27,6 +27,12 @@ class PlanRecord(Base):
     total_cost_usd: Mapped[float] = mapped_column(Float)
     profile: Mapped[dict[str, Any]] = mapped_column(JSON)
     result: Mapped[dict[str, Any]] = mapped_column(JSON)
+    lab_id: Mapped[str | None] = mapped_column(String(36))
+    # what the plan was made from, so it can be explained and made again: a saved profile's version and
+    # the price snapshot in force per source ({} when only bundled prices were used)
+    profile_id: Mapped[str | None] = mapped_column(String(36))
+    profile_version: Mapped[int | None] = mapped_column(Integer)
+    prices_in_force: Mapped[dict[str, int] | None] = mapped_column(JSON)
 
 
 def make_engine(url: str) -> Engine:
@@ -39,10 +45,6 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
     return engine
-
-
-def session_factory(engine: Engine) -> sessionmaker[Any]:
-    return sessionmaker(engine, expire_on_commit=False)
 
 
 def alembic_config(url: str) -> Config:

@@ -39,9 +39,9 @@ class Conflict(Exception):
     """The request is valid but the stored state does not allow it (409)."""
 
 
-def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
+def problem(status: int, title: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
     body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
 def field_path(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -98,7 +98,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return problem(exc.status_code, _TITLES.get(exc.status_code, "Error"), str(exc.detail))
+        return problem(exc.status_code, _TITLES.get(exc.status_code, "Error"), str(exc.detail),
+                       headers=getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -106,4 +107,5 @@ def install(app: FastAPI) -> None:
         return problem(500, "Internal error", "the server failed to answer this request; it has been logged")
 
 
-_TITLES = {404: "Not found", 405: "Method not allowed", 400: "Bad request", 429: "Too many requests"}
+_TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
+           409: "Conflict", 429: "Too many requests"}

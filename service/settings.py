@@ -6,7 +6,7 @@ Per-source settings nest with `__`, e.g. `GPUPLAN_SOURCES__AZURE__INTERVAL_HOURS
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -29,7 +29,20 @@ class Settings(BaseSettings):
     scheduler_first_tick_s: float = Field(default=5.0, ge=0)
     # plans warn when they use bundled-snapshot prices older than this
     snapshot_max_age_days: float = Field(default=30.0, gt=0)
+    # deployment: several schedulers may run, one leads (a PostgreSQL advisory lock, a file lock on SQLite);
+    # the leader re-checks its lock and a standby tries to take over this often
+    leader_check_s: float = Field(default=5.0, gt=0)
+    # where a `gpuplan scheduler` process serves Prometheus /metrics (API processes serve it on their own port)
+    scheduler_metrics_port: int | None = Field(default=None, gt=0, lt=65536)
+    # false where a separate step runs `gpuplan migrate` (Kubernetes Job): /readyz then waits for it
+    migrate_on_start: bool = True
+    log_format: Literal["json", "text"] = "json"
 
+    # API keys: off for a single user on localhost; on, every endpoint but health, docs and public GPU and
+    # price reads needs `Authorization: Bearer <key>` (gpuplan labs create / gpuplan keys create)
+    auth: bool = False
+    rate_limit_per_minute: float = Field(default=600.0, gt=0)
+    rate_limit_burst: int = Field(default=60, ge=1)
     # alerts: how often the delivery worker sends from the outbox, how long an event is retried, and when
     # a subscription whose endpoint keeps failing is switched off
     alerts_tick_s: float = Field(default=10.0, gt=0)
@@ -47,6 +60,14 @@ class Settings(BaseSettings):
     smtp_password: SecretStr | None = None
     smtp_starttls: bool = False
     smtp_use_ssl: bool = False
+
+    @field_validator("auth", mode="before")
+    @classmethod
+    def _on_off(cls, value: Any) -> Any:
+        """GPUPLAN_AUTH=on|off reads like the docs; true/false/1/0 work too."""
+        if isinstance(value, str) and value.strip().lower() in ("on", "off"):
+            return value.strip().lower() == "on"
+        return value
 
     @field_validator("alerts_allowed_networks", mode="before")
     @classmethod

@@ -146,6 +146,11 @@ class SolverInfo(BaseModel):
 class PlanResult(BaseModel):
     id: str | None = None
     created_at: str | None = None
+    profile_id: str | None = Field(None, description="the saved profile this plan answers, when made from one")
+    profile_version: int | None = Field(None, description="the version of that profile")
+    prices_in_force: dict[str, int] | None = Field(
+        None, description="price snapshot id per live source the plan was made with ({}: bundled prices only); "
+        "with the profile, what POST /v1/plans/{id}/recompute makes the plan again from")
     status: Status
     currency: Literal["USD"] = "USD"
     recommendation: str

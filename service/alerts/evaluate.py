@@ -183,7 +183,7 @@ def price_line(row: dict[str, Any]) -> dict[str, Any]:
         "usd": None if usd is None else round(float(usd), 6),
         "usd_per_gpu": None if per_gpu is None else round(float(per_gpu), 6),
         "previous_usd_per_gpu": None if prev is None else round(float(prev), 6),
-        "change_pct": _none(row["change_pct"]), "unit": _unit(row["kind"]), "source": row["source"],
+        "change_pct": _none(row["change_pct"]), "currency": "USD", "unit": _unit(row["kind"]), "source": row["source"],
         "observed_at": None if _none(row["observed_at"]) is None else _iso(row["observed_at"]),
         "removed": bool(row.get("removed", False)),
     }

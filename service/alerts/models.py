@@ -11,8 +11,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AnyHttpUrl, BaseModel, ConfigDict, EmailStr, Field, model_validator
 
-from solvers.profile import Profile
-
 PriceKind = Literal["cloud", "new", "used"]
 Pricing = Literal["on_demand", "spot"]
 _Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -131,27 +129,3 @@ class EventOut(BaseModel):
     delivered_at: str | None
     summary: str
     attempt_log: list[AttemptOut]
-
-
-class ProfileIn(_Strict):
-    name: _Name
-    profile: Profile
-
-
-class PlanSummary(BaseModel):
-    """What a plan-change alert compares: the purchases and the total cost."""
-
-    total_cost_usd: float
-    purchases: list[str]
-    cloud: list[str]
-    recommendation: str | None = None
-
-
-class ProfileOut(BaseModel):
-    id: str
-    name: str
-    version: int
-    profile: dict[str, Any]
-    created_at: str
-    updated_at: str
-    plan: PlanSummary | None = Field(None, description="the best plan at the prices in force when saved")

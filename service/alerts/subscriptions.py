@@ -1,4 +1,4 @@
-"""Saved profiles and alert subscriptions as the API shows them: create, read, pause, resume, delete.
+"""Alert subscriptions as the API shows them: create, read, pause, resume, delete; within the caller's lab.
 
 Checks that need the catalog or the network (a known GPU, a saved profile, a webhook target that is
 not on a private network) happen here and fail as `InvalidField`, a 422 naming the field and the rule.
@@ -13,95 +13,18 @@ from typing import Any
 from sqlalchemy import Engine, delete, insert, select, update
 
 from pricing.catalog import Catalog
-from service.alerts.models import (
-    AttemptOut,
-    Email,
-    EventOut,
-    PlanChange,
-    ProfileIn,
-    ProfileOut,
-    SubscriptionIn,
-    SubscriptionOut,
-)
-from service.alerts.plan_watch import plan_summary, public_summary, summarise
+from service.alerts.models import AttemptOut, Email, EventOut, PlanChange, SubscriptionIn, SubscriptionOut
+from service.alerts.plan_watch import plan_summary
 from service.alerts.signing import new_secret
-from service.alerts.tables import AlertEvent, DeliveryAttempt, SavedProfile, Subscription
+from service.alerts.tables import AlertEvent, DeliveryAttempt, Subscription
 from service.alerts.targets import TargetRefused, check_webhook_url
-from service.problems import Conflict, InvalidField
+from service.auth.caller import Caller
+from service.pagination import Page, newest_first, page
+from service.problems import InvalidField
+from service.profiles.store import get_profile
 from service.settings import Settings
-from solvers.periods import first_of_next_month
-from solvers.plan import solve_core
-from solvers.profile import Profile, UtilisationDemand
-
-
-def _iso(moment: dt.datetime | None) -> str | None:
-    return None if moment is None else moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _iso_required(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def pinned(profile: Profile, today: dt.date) -> Profile:
-    """A utilisation demand without a start starts next month; a saved profile keeps the month it was saved
-    for, so that re-planning it later changes only because prices changed."""
-    demand = profile.demand
-    if isinstance(demand, UtilisationDemand) and demand.start is None:
-        return profile.model_copy(update={"demand": demand.model_copy(update={"start": first_of_next_month(today)})})
-    return profile
-
-
-# --- profiles ---------------------------------------------------------------------------------------------
-
-def _profile_out(row: SavedProfile, plan: dict[str, Any] | None = None) -> ProfileOut:
-    return ProfileOut(id=row.id, name=row.name, version=row.version, profile=row.profile,
-                      created_at=_iso_required(row.created_at), updated_at=_iso_required(row.updated_at),
-                      plan=public_summary(plan) if plan else None)  # type: ignore[arg-type]
-
-
-def create_profile(engine: Engine, body: ProfileIn, catalog: Catalog, now: dt.datetime) -> ProfileOut:
-    """Save a profile that can be planned now (an infeasible one is refused with the constraint it breaks)."""
-    profile = pinned(body.profile, now.date())
-    plan = summarise(solve_core(profile, catalog, now.date()).plan)
-    row = SavedProfile(id=str(uuid.uuid4()), name=body.name, version=1, profile=profile.model_dump(mode="json"),
-                       created_at=now, updated_at=now)
-    with engine.begin() as conn:
-        conn.execute(insert(SavedProfile).values(**{c.name: getattr(row, c.name)
-                                                    for c in SavedProfile.__table__.columns}))
-    return _profile_out(row, plan)
-
-
-def list_profiles(engine: Engine) -> list[ProfileOut]:
-    t = SavedProfile.__table__
-    with engine.connect() as conn:
-        rows = conn.execute(select(t).order_by(t.c.created_at, t.c.id)).all()
-    return [_profile_out(SavedProfile(**r._mapping)) for r in rows]
-
-
-def get_profile(engine: Engine, profile_id: str) -> SavedProfile | None:
-    t = SavedProfile.__table__
-    with engine.connect() as conn:
-        row = conn.execute(select(t).where(t.c.id == profile_id)).first()
-    return None if row is None else SavedProfile(**row._mapping)
-
-
-def profile_out(engine: Engine, profile_id: str, catalog: Catalog, now: dt.datetime) -> ProfileOut | None:
-    """A saved profile with its best plan at today's prices."""
-    row = get_profile(engine, profile_id)
-    if row is None:
-        return None
-    return _profile_out(row, plan_summary(Profile.model_validate(row.profile), catalog, now.date()))
-
-
-def delete_profile(engine: Engine, profile_id: str) -> bool:
-    s, t = Subscription.__table__, SavedProfile.__table__
-    with engine.begin() as conn:
-        watching = conn.execute(select(s.c.id).where(s.c.profile_id == profile_id)).scalars().all()
-        if watching:
-            raise Conflict(f"profile {profile_id!r} is watched by alert subscription(s) {sorted(watching)}; "
-                           f"delete them first")
-        return conn.execute(delete(SavedProfile).where(t.c.id == profile_id)).rowcount == 1
-
+from service.timestamps import iso, iso_or_none
+from solvers.profile import Profile
 
 # --- subscriptions ----------------------------------------------------------------------------------------
 
@@ -112,7 +35,7 @@ def _delivery(row: Any) -> dict[str, Any]:
 def _subscription_out(row: Any, secret: str | None = None) -> SubscriptionOut:
     return SubscriptionOut(id=row.id, name=row.name, condition=row.condition, delivery=_delivery(row),
                            status=row.status, status_reason=row.status_reason, failed_events=row.failed_events,
-                           created_at=_iso_required(row.created_at), updated_at=_iso_required(row.updated_at),
+                           created_at=iso(row.created_at), updated_at=iso(row.updated_at),
                            secret=secret)
 
 
@@ -128,7 +51,7 @@ def _check_delivery(body: SubscriptionIn, settings: Settings) -> None:
         raise InvalidField("delivery.url", "allowed_target", str(exc)) from exc
 
 
-def create_subscription(engine: Engine, body: SubscriptionIn, catalog: Catalog, settings: Settings,
+def create_subscription(engine: Engine, caller: Caller, body: SubscriptionIn, catalog: Catalog, settings: Settings,
                         now: dt.datetime) -> SubscriptionOut:
     """Store a subscription; the answer is the only one that shows a webhook's signing secret."""
     _check_delivery(body, settings)
@@ -136,7 +59,7 @@ def create_subscription(engine: Engine, body: SubscriptionIn, catalog: Catalog, 
     gpu = price_kind = profile_id = None
     baseline = None
     if isinstance(body.condition, PlanChange):
-        saved = get_profile(engine, body.condition.profile_id)
+        saved = get_profile(engine, caller, body.condition.profile_id)
         if saved is None:
             raise InvalidField("condition.profile_id", "saved_profile",
                                f"no saved profile with id {body.condition.profile_id!r} (POST /v1/profiles)")
@@ -156,35 +79,40 @@ def create_subscription(engine: Engine, body: SubscriptionIn, catalog: Catalog, 
         "price_kind": price_kind, "profile_id": profile_id, "channel": body.delivery.type,
         "target": str(body.delivery.url) if is_webhook else str(body.delivery.to),  # type: ignore[union-attr]
         "secret": secret, "status": "active", "status_reason": None, "failed_events": 0, "baseline": baseline,
-        "created_at": now, "updated_at": now,
+        "created_at": now, "updated_at": now, "lab_id": caller.lab_id,
     }
     with engine.begin() as conn:
         conn.execute(insert(Subscription).values(**values))
     return _subscription_out(Subscription(**values), secret)
 
 
-def _row(engine: Engine, subscription_id: str) -> Any:
-    t = Subscription.__table__
-    with engine.connect() as conn:
-        return conn.execute(select(t).where(t.c.id == subscription_id)).first()
+def _row(engine: Engine, caller: Caller, subscription_id: str) -> Any:
+    return caller.row(engine, Subscription.__table__, subscription_id)
 
 
-def get_subscription(engine: Engine, subscription_id: str) -> SubscriptionOut | None:
-    row = _row(engine, subscription_id)
+def get_subscription(engine: Engine, caller: Caller, subscription_id: str) -> SubscriptionOut | None:
+    row = _row(engine, caller, subscription_id)
     return None if row is None else _subscription_out(row)
 
 
-def list_subscriptions(engine: Engine, status: str | None = None) -> list[SubscriptionOut]:
+def list_subscriptions(engine: Engine, caller: Caller, status: str | None, kind: str | None, limit: int,
+                       cursor: str | None) -> Page[SubscriptionOut]:
     t = Subscription.__table__
-    query = select(t).order_by(t.c.created_at, t.c.id)
+    query = select(t).where(caller.owns(t.c.lab_id))
     if status is not None:
         query = query.where(t.c.status == status)
+    if kind is not None:
+        query = query.where(t.c.kind == kind)
     with engine.connect() as conn:
-        return [_subscription_out(r) for r in conn.execute(query)]
+        rows = list(conn.execute(newest_first(query, t.c.created_at, t.c.id, cursor, limit)))
+    return page([_subscription_out(r) for r in rows], rows, limit)
 
 
-def set_status(engine: Engine, subscription_id: str, status: str, now: dt.datetime) -> SubscriptionOut | None:
+def set_status(engine: Engine, caller: Caller, subscription_id: str, status: str,
+               now: dt.datetime) -> SubscriptionOut | None:
     """Pause or resume; resuming also re-enables a disabled subscription and clears its failure count."""
+    if _row(engine, caller, subscription_id) is None:
+        return None
     t = Subscription.__table__
     values: dict[str, Any] = {"status": status, "updated_at": now}
     if status == "active":
@@ -194,31 +122,37 @@ def set_status(engine: Engine, subscription_id: str, status: str, now: dt.dateti
     with engine.begin() as conn:
         if conn.execute(update(Subscription).where(t.c.id == subscription_id).values(**values)).rowcount == 0:
             return None
-    return get_subscription(engine, subscription_id)
+    return get_subscription(engine, caller, subscription_id)
 
 
-def delete_subscription(engine: Engine, subscription_id: str) -> bool:
+def delete_subscription(engine: Engine, caller: Caller, subscription_id: str) -> bool:
     """Delete a subscription with its events and attempts (the delete cascades)."""
+    t = Subscription.__table__
     with engine.begin() as conn:
-        return conn.execute(delete(Subscription).where(Subscription.__table__.c.id == subscription_id)).rowcount == 1
+        return conn.execute(delete(Subscription).where(t.c.id == subscription_id, caller.owns(t.c.lab_id))
+                            ).rowcount == 1
 
 
-def deliveries(engine: Engine, subscription_id: str, limit: int, event_id: str | None = None) -> list[EventOut]:
-    """The newest events of a subscription (or just `event_id`) with every attempt at delivering them."""
+def deliveries(engine: Engine, subscription_id: str, limit: int, cursor: str | None = None,
+               status: str | None = None, event_id: str | None = None) -> Page[EventOut]:
+    """A subscription's events, newest first, with every attempt at delivering them (the caller has checked
+    that the subscription is theirs)."""
     e, a = AlertEvent.__table__, DeliveryAttempt.__table__
     query = select(e).where(e.c.subscription_id == subscription_id)
+    if status is not None:
+        query = query.where(e.c.status == status)
     if event_id is not None:
         query = query.where(e.c.id == event_id)
     with engine.connect() as conn:
-        events = conn.execute(query.order_by(e.c.created_at.desc(), e.c.id).limit(limit)).all()
+        events = list(conn.execute(newest_first(query, e.c.created_at, e.c.id, cursor, limit)))
         ids = [r.id for r in events]
         attempts: dict[str, list[AttemptOut]] = {i: [] for i in ids}
         for r in conn.execute(select(a).where(a.c.event_id.in_(ids)).order_by(a.c.attempted_at, a.c.id)):
-            attempts[r.event_id].append(AttemptOut(attempted_at=_iso_required(r.attempted_at), ok=r.ok,
+            attempts[r.event_id].append(AttemptOut(attempted_at=iso(r.attempted_at), ok=r.ok,
                                                    status_code=r.status_code, error=r.error,
                                                    duration_ms=r.duration_ms))
-    return [EventOut(id=r.id, type=r.type, created_at=_iso_required(r.created_at), status=r.status,
-                     attempts=r.attempts, next_attempt_at=_iso(r.next_attempt_at), last_status_code=r.last_status_code,
-                     last_error=r.last_error, delivered_at=_iso(r.delivered_at), summary=r.payload.get("summary", ""),
-                     attempt_log=attempts[r.id]) for r in events]
-
+    items = [EventOut(id=r.id, type=r.type, created_at=iso(r.created_at), status=r.status, attempts=r.attempts,
+                      next_attempt_at=iso_or_none(r.next_attempt_at), last_status_code=r.last_status_code,
+                      last_error=r.last_error, delivered_at=iso_or_none(r.delivered_at),
+                      summary=r.payload.get("summary", ""), attempt_log=attempts[r.id]) for r in events]
+    return page(items, events, limit)

@@ -28,6 +28,21 @@ class SavedProfile(Base):
     profile: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
     updated_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
+    lab_id: Mapped[str | None] = mapped_column(String(36))
+    tags: Mapped[list[str] | None] = mapped_column(JSON)
+
+
+class ProfileVersion(Base):
+    """Every version of a saved profile: a PUT makes a new one, and plans name the version they answered."""
+
+    __tablename__ = "profile_versions"
+
+    profile_id: Mapped[str] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    tags: Mapped[list[str]] = mapped_column(JSON)
+    profile: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
 
 
 class Subscription(Base):
@@ -55,6 +70,7 @@ class Subscription(Base):
     baseline: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
     updated_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
+    lab_id: Mapped[str | None] = mapped_column(String(36))
 
     __table_args__ = (Index("ix_alert_subscriptions_kind_gpu", "kind", "gpu"),)
 

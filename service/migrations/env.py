@@ -6,7 +6,9 @@ from alembic import context
 from sqlalchemy import create_engine
 
 from pricing.storage import PriceBase
+from service import idempotency  # noqa: F401  (registers its table on Base.metadata)
 from service.alerts import tables  # noqa: F401  (registers the alert tables on Base.metadata)
+from service.auth import tables as auth_tables  # noqa: F401  (labs and keys)
 from service.db import Base
 
 config = context.config

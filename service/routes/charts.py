@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from pricing.history import price_history
 from service import charts
+from service.auth.caller import CallerDep
 from service.clock import utcnow
 from service.problems import problem
+from service.routes.plans import stored_plan
 from solvers.result import PlanResult
 
 router = APIRouter(prefix="/v1", tags=["charts"])
@@ -18,14 +20,12 @@ _SVG: dict[int | str, dict[str, Any]] = {200: {"content": {charts.SVG_MEDIA_TYPE
 
 
 @router.get("/plans/{plan_id}/chart.svg", response_class=Response, responses=_SVG)
-def plan_chart(request: Request, plan_id: str, size: Size = "wide") -> Response:
+def plan_chart(request: Request, caller: CallerDep, plan_id: str, size: Size = "wide") -> Response:
     """Cumulative cost of the plan, cloud only and buy only over the horizon; the break-even day is marked."""
-    found = request.app.state.plans.get(plan_id)
-    if found is None:
-        raise HTTPException(404, f"no plan with id {plan_id!r}")
-    svg = charts.plan_chart_svg(PlanResult.model_validate(found), narrow=size == "narrow")
-    # a stored plan never changes, so neither does its chart
-    return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "public, max-age=86400"})
+    found = stored_plan(request, caller, plan_id)
+    svg = charts.plan_chart_svg(PlanResult.model_validate(found.result), narrow=size == "narrow")
+    # a stored plan never changes, so neither does its chart (private: it is one lab's)
+    return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
 @router.get("/prices/history.svg", response_class=Response, responses=_SVG)

@@ -1,16 +1,19 @@
-"""POST /v1/plans and GET /v1/plans/{id}."""
+"""Plans: make one, read it again, list them, export it (CSV, purchase request), recompute it."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Request, Response
 
+from service.auth.caller import Caller, CallerDep
 from service.clock import utcnow
 from service.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
-from service.staleness import with_stale_warnings
-from solvers.plan import make_plan
+from service.exports import plan_csv, purchase_request
+from service.pagination import DEFAULT_LIMIT, Limit, Page
+from service.planning import plan_for, recompute
+from service.profiles.store import get_profile
+from service.store import PlanListItem, StoredPlan
 from solvers.profile import Profile
 from solvers.result import PlanResult
 
@@ -23,23 +26,55 @@ _EXAMPLES: dict[str, Any] = {
 }
 
 
+def stored_plan(request: Request, caller: Caller, plan_id: str) -> StoredPlan:
+    found: StoredPlan | None = request.app.state.plans.get(caller, plan_id)
+    if found is None:
+        raise HTTPException(404, f"no plan with id {plan_id!r}")
+    return found
+
+
 @router.post("", status_code=201, response_model=PlanResult)
-def create_plan(request: Request, response: Response,
+def create_plan(request: Request, response: Response, caller: CallerDep,
                 profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> PlanResult:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile."""
-    now = utcnow()
-    state = request.app.state
-    result = with_stale_warnings(make_plan(profile, state.catalog(), now.date()), state.engine, state.sources, now,
-                                 dt.timedelta(days=state.settings.snapshot_max_age_days))
-    stored: PlanResult = request.app.state.plans.save(profile, result, now)
+    stored = plan_for(request.app.state, caller, profile, utcnow())
     response.headers["Location"] = f"/v1/plans/{stored.id}"
     return stored
 
 
+@router.get("", response_model=Page[PlanListItem])
+def list_plans(request: Request, caller: CallerDep, profile_id: str | None = None, limit: Limit = DEFAULT_LIMIT,
+               cursor: str | None = None) -> Page[PlanListItem]:
+    """The caller's plans, newest first; `profile_id` keeps those made from one saved profile."""
+    listed: Page[PlanListItem] = request.app.state.plans.list(caller, limit, cursor, profile_id)
+    return listed
+
+
+@router.get("/{plan_id}.csv", response_class=Response, responses={200: {"content": {"text/csv": {}}}})
+def plan_as_csv(request: Request, caller: CallerDep, plan_id: str) -> Response:
+    """One line item per purchase, host and cloud commitment, plus expected electricity and resale credit;
+    `line_total` adds up to the plan's `total_cost_usd`."""
+    plan = PlanResult.model_validate(stored_plan(request, caller, plan_id).result)
+    return Response(plan_csv(plan), media_type="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="gpuplan-{plan_id}.csv"'})
+
+
+@router.get("/{plan_id}/purchase-request")
+def plan_purchase_request(request: Request, caller: CallerDep, plan_id: str) -> dict[str, Any]:
+    """A purchase request: line items, the justification in plain sentences, the alternatives and their costs."""
+    plan = PlanResult.model_validate(stored_plan(request, caller, plan_id).result)
+    profile = get_profile(request.app.state.engine, caller, plan.profile_id) if plan.profile_id else None
+    return purchase_request(plan, profile.name if profile else None)
+
+
+@router.post("/{plan_id}/recompute", response_model=PlanResult)
+def recompute_plan(request: Request, caller: CallerDep, plan_id: str) -> PlanResult:
+    """Make the plan again from its profile at the prices it recorded (`prices_in_force`), on its day: the
+    answer matches the stored plan unless the planner itself changed since. Nothing is stored."""
+    return recompute(request.app.state, stored_plan(request, caller, plan_id))
+
+
 @router.get("/{plan_id}", response_model=PlanResult)
-def get_plan(request: Request, plan_id: str) -> dict[str, Any]:
+def get_plan(request: Request, caller: CallerDep, plan_id: str) -> dict[str, Any]:
     """A plan made earlier, exactly as it was returned."""
-    found: dict[str, Any] | None = request.app.state.plans.get(plan_id)
-    if found is None:
-        raise HTTPException(404, f"no plan with id {plan_id!r}")
-    return found
+    return stored_plan(request, caller, plan_id).result

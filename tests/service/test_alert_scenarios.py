@@ -239,7 +239,7 @@ def test_a_receiver_that_is_down_gets_every_event_once_after_it_recovers(client:
         when += dt.timedelta(minutes=10)
         alerts.deliver(when)
     assert receiver.bodies == [] and receiver.answered_failures >= 3
-    waits = client.get(f"/v1/alerts/{sub['id']}/deliveries").json()
+    waits = client.get(f"/v1/alerts/{sub['id']}/deliveries").json()["items"]
     assert all(e["status"] == "pending" and e["next_attempt_at"] for e in waits)
     codes = {a["status_code"] for e in waits for a in e["attempt_log"]}
     assert codes == {503}
@@ -251,7 +251,7 @@ def test_a_receiver_that_is_down_gets_every_event_once_after_it_recovers(client:
         alerts.deliver(when)
     assert receiver.counts() == {event_id: 1 for event_id in event_ids}
     assert receiver.bad_signatures == 0
-    done = client.get(f"/v1/alerts/{sub['id']}/deliveries").json()
+    done = client.get(f"/v1/alerts/{sub['id']}/deliveries").json()["items"]
     assert {e["status"] for e in done} == {"delivered"}
     assert client.get(f"/v1/alerts/{sub['id']}").json()["failed_events"] == 0
 
@@ -276,7 +276,7 @@ def test_an_endpoint_that_keeps_failing_is_disabled(database_url: str, server: H
             alerts.deliver(when)
         state = client.get(f"/v1/alerts/{sub['id']}").json()
         assert state["status"] == "disabled" and "2 events in a row" in state["status_reason"]
-        statuses = sorted(e["status"] for e in client.get(f"/v1/alerts/{sub['id']}/deliveries").json())
+        statuses = sorted(e["status"] for e in client.get(f"/v1/alerts/{sub['id']}/deliveries").json()["items"])
         assert statuses == ["failed", "failed", "pending"]  # the third waits: nothing is sent while disabled
         sent_before = receiver.answered_failures
         alerts.deliver(when + dt.timedelta(hours=1))

@@ -51,7 +51,7 @@ def test_create_shows_the_secret_once_and_normalises_the_gpu(client: TestClient)
     assert created.headers["location"] == f"/v1/alerts/{body['id']}"
     again = client.get(f"/v1/alerts/{body['id']}").json()
     assert again["secret"] is None and again["id"] == body["id"]
-    assert [s["id"] for s in client.get("/v1/alerts").json()] == [body["id"]]
+    assert [s["id"] for s in client.get("/v1/alerts").json()["items"]] == [body["id"]]
     assert body["secret"] not in client.get("/v1/alerts").text
 
 
@@ -102,8 +102,8 @@ def test_pause_resume_delete(client: TestClient) -> None:
     sub = client.post("/v1/alerts", json=threshold("http://127.0.0.1:9/hook")).json()
     paused = client.post(f"/v1/alerts/{sub['id']}/pause").json()
     assert paused["status"] == "paused" and paused["status_reason"].startswith("paused on")
-    assert [s["id"] for s in client.get("/v1/alerts?status=paused").json()] == [sub["id"]]
-    assert client.get("/v1/alerts?status=active").json() == []
+    assert [s["id"] for s in client.get("/v1/alerts?status=paused").json()["items"]] == [sub["id"]]
+    assert client.get("/v1/alerts?status=active").json()["items"] == []
     assert client.post(f"/v1/alerts/{sub['id']}/test").status_code == 409
     resumed = client.post(f"/v1/alerts/{sub['id']}/resume").json()
     assert (resumed["status"], resumed["status_reason"]) == ("active", None)
@@ -125,7 +125,7 @@ def test_test_event_is_signed_and_listed(client: TestClient, server: HTTPServer)
                                                                                                200)
     assert receiver.bad_signatures == 0 and receiver.counts() == {event["id"]: 1}
     assert receiver.bodies[0]["subscription"] == {"id": sub["id"], "name": "cheap H100"}
-    listed = client.get(f"/v1/alerts/{sub['id']}/deliveries").json()
+    listed = client.get(f"/v1/alerts/{sub['id']}/deliveries").json()["items"]
     assert [e["id"] for e in listed] == [event["id"]]
     assert [(a["ok"], a["status_code"]) for a in listed[0]["attempt_log"]] == [(True, 200)]
 
@@ -146,7 +146,7 @@ def test_saved_profile_round_trip(client: TestClient) -> None:
     assert body["profile"]["demand"]["start"] == "2026-12-01" or body["profile"]["demand"]["start"] > "2026-11-01"
     fetched = client.get(f"/v1/profiles/{body['id']}").json()
     assert fetched["plan"]["total_cost_usd"] == pytest.approx(body["plan"]["total_cost_usd"])
-    assert [p["id"] for p in client.get("/v1/profiles").json()] == [body["id"]]
+    assert [p["id"] for p in client.get("/v1/profiles").json()["items"]] == [body["id"]]
     watch = {"name": "w", "delivery": {"type": "webhook", "url": "http://127.0.0.1:9/h"},
              "condition": {"type": "plan_change", "profile_id": body["id"]}}
     sub = client.post("/v1/alerts", json=watch)
@@ -163,7 +163,7 @@ def test_an_infeasible_profile_is_not_saved(client: TestClient) -> None:
     profile["min_gpu_memory_gb"] = 5000
     refused = client.post("/v1/profiles", json={"name": "too big", "profile": profile})
     assert refused.status_code == 422 and refused.json()["errors"]
-    assert client.get("/v1/profiles").json() == []
+    assert client.get("/v1/profiles").json()["items"] == []
 
 
 def test_the_readme_verification_snippet_accepts_our_signature_and_nothing_else() -> None:

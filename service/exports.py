@@ -1,0 +1,130 @@
+"""Plans as documents a purchasing system ingests: CSV line items and a purchase request with its reasons.
+
+The line items add up to the plan's total cost to the cent: purchases, hosts, cloud commitments, the
+expected electricity and (negative) the expected resale credit; a `rounding` line takes the cents that
+rounding each line on its own leaves over, so the column sums exactly.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from typing import Any
+
+from solvers.result import PlanResult
+
+CSV_COLUMNS = ["line", "item", "type", "gpu", "condition", "quantity", "unit", "unit_price", "currency",
+               "vendor_source", "price_as_of", "line_total"]
+
+
+def _cents(value: float) -> float:
+    return round(value + 0.0, 2)
+
+
+def line_items(plan: PlanResult) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+
+    def add(item: str, kind: str, gpu: str, condition: str, quantity: float, unit: str, unit_price: float,
+            vendor_source: str, as_of: str, total: float) -> None:
+        items.append({"line": len(items) + 1, "item": item, "type": kind, "gpu": gpu, "condition": condition,
+                      "quantity": quantity, "unit": unit, "unit_price": round(unit_price, 6), "currency": "USD",
+                      "vendor_source": vendor_source, "price_as_of": as_of, "line_total": _cents(total)})
+
+    for b in plan.buy:
+        add(b.name, "gpu", b.gpu, b.condition, b.count, f"unit of {b.gpus_per_unit} GPU(s)", b.unit_price_usd,
+            b.source, b.price_as_of, b.count * b.unit_price_usd)
+    for h in plan.hosts:
+        add(h.name, "host", "", "new", h.count, f"host with {h.slots} GPU slot(s)", h.unit_price_usd, h.source,
+            h.price_as_of, h.count * h.unit_price_usd)
+    for c in plan.cloud:
+        add(f"{c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')})", "cloud", c.gpu, "cloud", c.hours,
+            "instance-hour", c.usd_per_hour, f"{c.provider}: {c.source}", c.price_as_of, c.cost_usd)
+    costs = plan.costs
+    if costs.electricity_usd:
+        add("Expected electricity for the owned GPUs and hosts", "electricity", "", "", 1, "estimate",
+            costs.electricity_usd, "profile electricity rate", "", costs.electricity_usd)
+    if costs.resale_credit_usd:
+        add("Expected resale of the owned GPUs at the horizon's end", "resale", "", "used", 1, "estimate",
+            -costs.resale_credit_usd, "used market value, depreciated", "", -costs.resale_credit_usd)
+    left = _cents(plan.total_cost_usd - math.fsum(i["line_total"] for i in items))
+    if left:
+        add("Rounding to cents", "rounding", "", "", 1, "adjustment", left, "", "", left)
+    return items
+
+
+def plan_csv(plan: PlanResult) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(line_items(plan))
+    return out.getvalue()
+
+
+def _money(value: float) -> str:
+    return f"${value:,.0f}"
+
+
+def justification(plan: PlanResult, horizon: str) -> str:
+    """The break-even numbers in sentences a budget holder reads."""
+    be, alts = plan.break_even, plan.alternatives
+    cloud_only = alts.cloud_only.total_cost_usd if alts.cloud_only else None
+    parts = []
+    if plan.buy:
+        bought = ", ".join(f"{b.count} x {b.name}" for b in plan.buy)
+        text = f"Buying {bought} for {_money(plan.costs.capex_usd)}"
+        if cloud_only is not None:
+            text += (f" costs {_money(plan.total_cost_usd)} over {horizon} in all, against "
+                     f"{_money(cloud_only)} for renting cloud GPUs only: a saving of "
+                     f"{_money(cloud_only - plan.total_cost_usd)}")
+        if be.days is not None:
+            text += f"; it pays for itself after {math.ceil(be.days)} days"
+        parts.append(text + ".")
+        limits = []
+        if be.utilisation_threshold is not None:
+            limits.append(f"utilisation stays above {100 * be.utilisation_threshold:.1f}%")
+        if be.electricity_threshold_usd_per_kwh is not None:
+            limits.append(f"electricity stays below ${be.electricity_threshold_usd_per_kwh:.2f}/kWh")
+        if be.cloud_price_threshold_usd_per_hour is not None:
+            limits.append(f"the reference cloud price stays above ${be.cloud_price_threshold_usd_per_hour:.2f}/h")
+        if limits:
+            parts.append("Buying remains the cheaper choice while " + ", ".join(limits) + ".")
+    else:
+        parts.append(f"No purchase is proposed: renting cloud GPUs is the cheapest way to meet the demand over "
+                     f"{horizon} ({_money(plan.total_cost_usd)}).")
+        if be.utilisation_threshold is not None:
+            parts.append(f"Buying would pay from {100 * be.utilisation_threshold:.1f}% utilisation.")
+    if alts.buy_only is not None and plan.buy:
+        parts.append(f"Buying enough GPUs to need no cloud at all would cost {_money(alts.buy_only.total_cost_usd)}.")
+    return " ".join(parts)
+
+
+def purchase_request(plan: PlanResult, profile_name: str | None) -> dict[str, Any]:
+    horizon_days = int(plan.horizon.get("days", 0))
+    horizon = f"{horizon_days} days ({plan.horizon.get('start')} to {plan.horizon.get('end')})"
+    alternatives = [{"option": "this plan", "total_cost_usd": plan.total_cost_usd, "currency": "USD",
+                     "costs": plan.costs.model_dump()}]
+    for label, alt in (("cloud only", plan.alternatives.cloud_only), ("buy only", plan.alternatives.buy_only)):
+        if alt is not None:
+            alternatives.append({"option": label, "total_cost_usd": alt.total_cost_usd, "currency": "USD",
+                                 "costs": alt.costs.model_dump()})
+    return {
+        "title": f"GPU purchase request: {profile_name or 'workload plan'}",
+        "plan_id": plan.id, "created_at": plan.created_at, "currency": "USD",
+        "profile": {"id": plan.profile_id, "version": plan.profile_version, "name": profile_name},
+        "recommendation": plan.recommendation,
+        "justification": justification(plan, horizon),
+        "break_even_days": plan.break_even.days,
+        "thresholds": {
+            "utilisation": plan.break_even.utilisation_threshold,
+            "electricity_usd_per_kwh": plan.break_even.electricity_threshold_usd_per_kwh,
+            "cloud_price_usd_per_hour": plan.break_even.cloud_price_threshold_usd_per_hour,
+            "cloud_price_reference_offer": plan.break_even.cloud_price_threshold_offer,
+        },
+        "line_items": line_items(plan),
+        "total_cost_usd": plan.total_cost_usd,
+        "alternatives": alternatives,
+        "prices_as_of": plan.prices_as_of,
+        "prices_in_force": plan.prices_in_force,
+        "warnings": plan.warnings,
+    }

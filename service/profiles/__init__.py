@@ -1,0 +1,1 @@
+"""Saved profiles: named, tagged, versioned workload profiles owned by a lab."""

@@ -1,0 +1,47 @@
+"""The saved-profile API's bodies."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from solvers.profile import Profile
+
+Tag = Annotated[str, Field(min_length=1, max_length=50, pattern=r"^[^,\s][^,]*$")]
+
+
+class ProfileIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    name: str = Field(min_length=1, max_length=200)
+    tags: list[Tag] = Field(default_factory=list, max_length=20, description="labels to filter lists by")
+    profile: Profile
+
+
+class PlanSummary(BaseModel):
+    """What a plan-change alert compares: the purchases and the total cost."""
+
+    total_cost_usd: float
+    currency: str = "USD"
+    purchases: list[str]
+    cloud: list[str]
+
+
+class ProfileOut(BaseModel):
+    id: str
+    name: str
+    tags: list[str]
+    version: int = Field(description="the current version; every PUT makes a new one")
+    profile: dict[str, Any]
+    created_at: str
+    updated_at: str
+    plan: PlanSummary | None = Field(None, description="the best plan at the prices in force now (or when saved)")
+
+
+class ProfileVersionOut(BaseModel):
+    version: int
+    name: str
+    tags: list[str]
+    profile: dict[str, Any]
+    created_at: str

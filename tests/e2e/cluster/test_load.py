@@ -1,0 +1,64 @@
+"""bench/load.py for 25 s at 50 requests/s against two API processes while a scheduler refreshes prices every
+two seconds (each refresh is a new snapshot every replica's catalog must pick up): 0 errors, p99 < 1 s."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytest_httpserver import HTTPServer
+from sqlalchemy import Engine, text
+
+from tests.e2e.cluster.conftest import PriceSource, cluster_env, new_cluster
+from tests.e2e.cluster.processes import Cluster, wait_until
+
+pytestmark = pytest.mark.database
+
+ROOT = Path(__file__).resolve().parents[3]
+RPS, DURATION_S = 50, 25
+ARTIFACTS = ROOT / "artifacts" / "load"
+
+
+@pytest.fixture(scope="module")
+def cluster(make_cluster: list[Cluster], tmp_path_factory: pytest.TempPathFactory, database_in_schema: str,
+            loopback: HTTPServer, price_source: PriceSource) -> Iterator[Cluster]:
+    env = cluster_env(database_in_schema, loopback.url_for("/").rstrip("/"), tick_s=1.0, interval_s=2.0,
+                      leader_check_s=1.0)
+    env["GPUPLAN_LOG_LEVEL"] = "warning"  # an access line per request is not what this measures
+    cluster = new_cluster(make_cluster, tmp_path_factory.mktemp("load"), env)
+    cluster.start_api("api-1")
+    cluster.start_api("api-2")
+    cluster.start_scheduler("scheduler-1")
+    yield cluster
+
+
+def snapshots(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(text("SELECT count(*) FROM price_snapshots WHERE source = 'runpod'")).scalar() or 0)
+
+
+def test_fifty_requests_a_second_while_prices_refresh(cluster: Cluster, cluster_engine: Engine,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    wait_until(lambda: snapshots(cluster_engine) >= 1, 30, "the first refresh")
+    before = snapshots(cluster_engine)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    out = ARTIFACTS / "load.json"
+    urls = [s.url for s in cluster.services if s.name.startswith("api")]
+    finished = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "load.py"), *[arg for u in urls for arg in ("--url", u)],
+         "--rps", str(RPS), "--duration", str(DURATION_S), "--json", str(out)],
+        capture_output=True, text=True, timeout=DURATION_S + 180, cwd=ROOT, check=False)
+    refreshed = snapshots(cluster_engine) - before
+    with capsys.disabled():
+        print(f"\n{finished.stdout.strip()}\n  refreshes during the run: {refreshed}")
+    assert out.exists(), finished.stdout + finished.stderr
+    result = json.loads(out.read_text())
+    assert refreshed >= DURATION_S // 4, "the prices were not refreshing during the load"
+    assert result["errors"] == 0, result["failures"]
+    assert result["p99_ms"] < 1000
+    assert result["rps"] >= 0.9 * RPS
+    assert finished.returncode == 0 and result["pass"]
