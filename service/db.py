@@ -36,7 +36,8 @@ class PlanRecord(Base):
 
 
 def make_engine(url: str) -> Engine:
-    engine = create_engine(url, future=True, pool_pre_ping=True)
+    # hide_parameters: a failed statement's values (webhook secrets, profile bodies) never reach a log
+    engine = create_engine(url, future=True, pool_pre_ping=True, hide_parameters=True)
     if engine.dialect.name == "sqlite":
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(conn: Any, _record: Any) -> None:  # WAL lets readers and a writer overlap

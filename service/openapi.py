@@ -1,9 +1,10 @@
 """The OpenAPI document says how errors really look: RFC 9457 problem documents, and every status they use.
 
 FastAPI documents a 422 with its own `HTTPValidationError` body as `application/json`; the service answers
-`application/problem+json` (service/problems.py) and also 400 (a body that is not JSON), 404 (an id that
-does not exist) and 429 (rate limit). A client generated from the document, or a fuzzer checking answers
-against it (schemathesis in .ci/run), must see those. Responses a route documents itself are left alone.
+`application/problem+json` (service/problems.py) and also 400 (a body that is not JSON), 401/403 (API keys),
+404 (an id that does not exist), 409 (conflicts) and 429 (rate limit). A client generated from the document,
+or a fuzzer checking answers against it (schemathesis in .ci/run), must see those. Responses a route documents
+itself are left alone.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 _REF = {"$ref": "#/components/schemas/Problem"}
 _DESCRIPTIONS = {
     "400": "Malformed request (e.g. a body that is not JSON)",
+    "401": "No valid API key (when GPUPLAN_AUTH=on): `Authorization: Bearer <key>`",
+    "403": "The API key is read-only",
     "404": "Not found",
+    "409": "Conflict with the stored state (a watched profile, a concurrent change, a running idempotent request)",
     "422": "Invalid request: `errors` names each field and the rule it broke",
     "429": "Too many requests: try again after `Retry-After` seconds",
 }
@@ -60,6 +64,10 @@ def document_problems(schema: dict[str, Any]) -> dict[str, Any]:
                 statuses += ["400", "422"]
             if any(p.get("in") == "path" for p in operation.get("parameters", [])):
                 statuses.append("404")
+            if operation.get("security"):  # lab-owned objects: a key when auth is on, a writing one to change
+                statuses += ["401"] if method == "get" else ["401", "403"]
+            if method in ("post", "put", "delete") and path.startswith("/v1/"):
+                statuses.append("409")
             if path.startswith("/v1/"):
                 statuses.append("429")
             for status in dict.fromkeys(statuses):

@@ -29,8 +29,13 @@ class Page(BaseModel, Generic[T]):
     next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last page")
 
 
+def _utc(moment: dt.datetime) -> dt.datetime:
+    """Every stored timestamp is UTC; SQLite returns some without their zone."""
+    return moment.replace(tzinfo=dt.UTC) if moment.tzinfo is None else moment.astimezone(dt.UTC)
+
+
 def encode_cursor(created_at: dt.datetime, item_id: str) -> str:
-    raw = json.dumps([created_at.astimezone(dt.UTC).isoformat(), item_id]).encode()
+    raw = json.dumps([_utc(created_at).isoformat(), item_id]).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
@@ -38,7 +43,7 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         when, item_id = json.loads(raw)
-        return dt.datetime.fromisoformat(when), str(item_id)
+        return _utc(dt.datetime.fromisoformat(when)), str(item_id)
     except (ValueError, TypeError, binascii.Error):
         raise InvalidField("cursor", "valid_cursor", "not a cursor this API returned") from None
 

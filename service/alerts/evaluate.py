@@ -109,7 +109,9 @@ def price_changes(conn: Connection, pending: list[tuple[int, str]]) -> pd.DataFr
     if changed.empty:
         return pd.DataFrame(columns=[*columns, "price_key", "change_pct"])
     changed = changed.sort_values("snapshot_id", kind="stable")
-    firsts = changed.groupby(["source", *KEY_COLUMNS], sort=False)["previous_usd_per_gpu"].first()
+    # the price before the first change, NaN ("new") included: groupby().first() would skip a NaN
+    firsts = changed.drop_duplicates(["source", *KEY_COLUMNS], keep="first") \
+        .set_index(["source", *KEY_COLUMNS])["previous_usd_per_gpu"]
     changed = changed.drop_duplicates(["source", *KEY_COLUMNS], keep="last").set_index(["source", *KEY_COLUMNS])
     changed["previous_usd_per_gpu"] = firsts
     changed = changed.reset_index()

@@ -78,12 +78,14 @@ def _due(conn: Connection, now: dt.datetime, limit: int, event_id: str | None = 
     return list(conn.execute(query.order_by(e.c.next_attempt_at, e.c.created_at).limit(limit)))
 
 
-def _claim(engine: Engine, event_id: str, now: dt.datetime, lease: dt.timedelta) -> bool:
+def _claim(engine: Engine, row: Any, now: dt.datetime, lease: dt.timedelta) -> bool:
+    """Take the event for one send, only as this worker read it: if another worker attempted it meanwhile
+    (its attempt count moved), the read is stale and the event is left to its new retry time."""
     e = AlertEvent.__table__
     with engine.begin() as conn:
         claimed = conn.execute(
             update(AlertEvent)
-            .where(e.c.id == event_id, e.c.status == "pending",
+            .where(e.c.id == row.id, e.c.status == "pending", e.c.attempts == row.attempts,
                    or_(e.c.claimed_until.is_(None), e.c.claimed_until < now))
             .values(claimed_until=now + lease))
         return claimed.rowcount == 1
@@ -142,16 +144,20 @@ def _deliver_rows(engine: Engine, channels: Channels, rows: list[Any], now: dt.d
                   rng: random.Random) -> list[DeliveryReport]:
     reports = []
     failing: set[str] = set()  # a subscription whose endpoint just failed is not tried again this round
+    batch_started = time.monotonic()
     for row in rows:
-        if row.subscription_id in failing or not _claim(engine, row.id, now, policy.lease):
+        # the time of this send, not of the batch: slow endpoints earlier in the batch must not age the
+        # signature timestamp, the lease or the retry time of the events after them
+        now_here = now + dt.timedelta(seconds=time.monotonic() - batch_started)
+        if row.subscription_id in failing or not _claim(engine, row, now_here, policy.lease):
             continue
         started = time.perf_counter()
         try:
-            outcome = _send(channels, row, now)
+            outcome = _send(channels, row, now_here)
         except Exception as exc:  # a sender bug must not stop the other events
             log.exception("sending alert event %s failed unexpectedly", row.id)
             outcome = SendOutcome(False, None, f"internal error: {type(exc).__name__}")
-        status = _record(engine, row, outcome, now, 1000 * (time.perf_counter() - started), policy, rng)
+        status = _record(engine, row, outcome, now_here, 1000 * (time.perf_counter() - started), policy, rng)
         if not outcome.ok:
             failing.add(row.subscription_id)
         reports.append(DeliveryReport(row.id, row.subscription_id, outcome.ok, status, outcome.status_code,

@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from pricing.catalog import Catalog
 from service.alerts.models import AttemptOut, Email, EventOut, PlanChange, SubscriptionIn, SubscriptionOut
@@ -81,8 +82,12 @@ def create_subscription(engine: Engine, caller: Caller, body: SubscriptionIn, ca
         "secret": secret, "status": "active", "status_reason": None, "failed_events": 0, "baseline": baseline,
         "created_at": now, "updated_at": now, "lab_id": caller.lab_id,
     }
-    with engine.begin() as conn:
-        conn.execute(insert(Subscription).values(**values))
+    try:
+        with engine.begin() as conn:
+            conn.execute(insert(Subscription).values(**values))
+    except IntegrityError:  # the watched profile was deleted while its plan was being computed
+        raise InvalidField("condition.profile_id", "saved_profile",
+                           f"no saved profile with id {profile_id!r} (POST /v1/profiles)") from None
     return _subscription_out(Subscription(**values), secret)
 
 

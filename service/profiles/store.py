@@ -73,7 +73,11 @@ def update_profile(engine: Engine, caller: Caller, profile_id: str, body: Profil
               "updated_at": now}
     t, s = SavedProfile.__table__, Subscription.__table__
     with engine.begin() as conn:
-        conn.execute(update(SavedProfile).where(t.c.id == profile_id).values(**values))
+        # only over the version this request read: of two concurrent PUTs one wins, the other is told
+        bumped = conn.execute(update(SavedProfile).where(t.c.id == profile_id, t.c.version == current.version)
+                              .values(**values))
+        if bumped.rowcount != 1:
+            raise Conflict(f"profile {profile_id!r} was changed by another request meanwhile; read it and retry")
         conn.execute(insert(ProfileVersion).values(profile_id=profile_id, version=version, name=body.name,
                                                    tags=body.tags, profile=values["profile"], created_at=now))
         conn.execute(update(Subscription).where(s.c.profile_id == profile_id).values(baseline=summary))

@@ -11,9 +11,11 @@ import email
 import email.policy
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,11 +23,14 @@ import pytest
 from aiosmtpd.controller import Controller
 from fastapi.testclient import TestClient
 from pytest_httpserver import HTTPServer
-from sqlalchemy import Engine, select
-from werkzeug import Response
+from sqlalchemy import Engine, insert, select
+from sqlalchemy.exc import IntegrityError
+from werkzeug import Request, Response
 
 from service.alerts.evaluate import evaluate_pending
-from service.alerts.tables import AlertEvent
+from service.alerts.outbox import _deliver_rows, _due, enqueue_test_event
+from service.alerts.signing import TIMESTAMP_HEADER
+from service.alerts.tables import AlertEvent, Subscription
 from service.alerts.worker import AlertWorker
 from service.app import create_app
 from service.settings import Settings
@@ -417,3 +422,65 @@ def test_a_scheduled_refresh_of_a_real_source_alerts_through_the_outbox(database
     [body] = receiver.bodies
     assert body["data"]["prices"][0]["usd_per_gpu"] == pytest.approx(1.794)
     assert body["data"]["prices"][0]["source"] == "runpod"
+
+
+def test_a_price_new_in_one_pending_snapshot_and_moved_in_the_next_still_crosses(client: TestClient) -> None:
+    engine, alerts = engine_of(client), worker(client)
+    store(engine, H100_OFFERS)
+    alerts.evaluate(NOW)
+    subscribe(client, "http://127.0.0.1:9/h", under(2.0))
+    later = NOW + dt.timedelta(hours=1)
+    store(engine, [*H100_OFFERS, cloud("H100 SXM", 1.50, name="h9")], later)   # new, under the line
+    store(engine, [*H100_OFFERS, cloud("H100 SXM", 1.80, name="h9")], later)   # moved, still under
+    report = alerts.evaluate(later)  # both snapshots in one evaluation
+    assert (len(report.snapshots), report.events) == (2, 1)
+    [event] = [e for e in _events(engine) if e.type == "price.threshold"]
+    assert event.payload["data"]["prices"][0]["previous_usd_per_gpu"] is None
+
+
+def test_a_worker_with_a_stale_read_does_not_resend_what_another_just_tried(client: TestClient,
+                                                                            server: HTTPServer) -> None:
+    receiver = Receiver(fail_with=503)
+    engine, alerts = engine_of(client), worker(client)
+    sub = subscribe(client, serve(server, receiver), under(2.0), receiver)
+    enqueue_test_event(engine, sub["id"], "watch", NOW)
+    with engine.connect() as conn:
+        stale = _due(conn, NOW, 10)          # worker 1 reads ...
+    alerts.deliver(NOW)                      # ... worker 2 tries, fails, reschedules
+    assert receiver.answered_failures == 1
+    sent = _deliver_rows(engine, alerts.channels, stale, NOW, alerts.policy, random.Random(1))
+    assert sent == [] and receiver.answered_failures == 1  # no second send before the retry time
+
+
+def test_a_slow_endpoint_does_not_age_the_next_events_timestamp(client: TestClient, server: HTTPServer) -> None:
+    stamps: list[int] = []
+
+    def slow(request: Request) -> Response:
+        time.sleep(1.2)
+        return Response("ok", status=200)
+
+    def fast(request: Request) -> Response:
+        stamps.append(int(request.headers[TIMESTAMP_HEADER]))
+        return Response("ok", status=200)
+
+    server.expect_request("/slow", method="POST").respond_with_handler(slow)
+    server.expect_request("/fast", method="POST").respond_with_handler(fast)
+    engine, alerts = engine_of(client), worker(client)
+    first = subscribe(client, server.url_for("/slow"), under(2.0))
+    second = subscribe(client, server.url_for("/fast"), under(2.0))
+    enqueue_test_event(engine, first["id"], "slow", NOW)
+    enqueue_test_event(engine, second["id"], "fast", NOW + dt.timedelta(microseconds=1))
+    assert [r.ok for r in alerts.deliver(NOW + dt.timedelta(seconds=1))] == [True, True]
+    assert stamps and stamps[0] >= int(NOW.timestamp()) + 2  # signed when it was sent, not when the batch began
+
+
+def test_failed_statements_never_show_their_values(client: TestClient) -> None:
+    """A webhook secret in a statement that fails must not reach the log through the error message."""
+    engine = engine_of(client)
+    sub = subscribe(client, "http://127.0.0.1:9/h", under(2.0))
+    row = {"id": sub["id"], "name": "dup", "kind": "price_threshold", "condition": {}, "channel": "webhook",
+           "target": "http://127.0.0.1:9/h", "secret": "whsec_must_not_leak", "status": "active",
+           "failed_events": 0, "created_at": NOW, "updated_at": NOW}
+    with pytest.raises(IntegrityError) as failure, engine.begin() as conn:
+        conn.execute(insert(Subscription).values(**row))
+    assert "whsec_must_not_leak" not in str(failure.value)

@@ -3,6 +3,7 @@ read-only keys, revocation, rate limits, idempotent POSTs, profile versions, exp
 
 from __future__ import annotations
 
+import base64
 import copy
 import io
 import json
@@ -270,3 +271,81 @@ def test_the_readme_integration_examples_run_against_a_live_service(database_url
         profiles = requests.get(f"{url}/v1/profiles", headers=lab.headers(), timeout=10).json()["items"]
     assert len(plans) == 1 and len(profiles) == 1  # the Python retry replayed the script's objects
     assert f"[{plans[0]['total_cost_usd']}]" in program.stdout
+
+
+def test_a_revoked_key_gets_no_replay(client: TestClient, labs: tuple[Lab, Lab]) -> None:
+    engine = client.app.state.engine  # type: ignore[attr-defined]
+    info, token = create_key(engine, "lab A", "temp", False, NOW)
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "k1"}
+    assert client.post("/v1/plans", json=CATALOG_EXAMPLE, headers=headers).status_code == 201
+    revoke_key(engine, info.id, NOW)
+    again = client.post("/v1/plans", json=CATALOG_EXAMPLE, headers=headers)
+    assert again.status_code == 401 and "idempotent-replayed" not in again.headers
+
+
+def test_an_unhandled_error_frees_the_idempotency_key(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with TestClient(create_app(settings(database_url)), raise_server_exceptions=False) as c:
+        a = make_lab(c.app, "A")  # type: ignore[arg-type]
+        store = c.app.state.plans  # type: ignore[attr-defined]
+        original, calls = store.save, []
+
+        def failing_once(*args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            if len(calls) == 1:
+                raise RuntimeError("database went away")
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(store, "save", failing_once)
+        headers = {**a.headers(), "Idempotency-Key": "retry-me"}
+        assert c.post("/v1/plans", json=CATALOG_EXAMPLE, headers=headers).status_code == 500
+        retried = c.post("/v1/plans", json=CATALOG_EXAMPLE, headers=headers)  # at once, not after a timeout
+        assert retried.status_code == 201 and "idempotent-replayed" not in retried.headers
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_cursors_do_not_depend_on_the_servers_time_zone(client: TestClient, labs: tuple[Lab, Lab],
+                                                        monkeypatch: pytest.MonkeyPatch, zone: str) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        a, _ = labs
+        made = {ok(client.post("/v1/plans", json=CATALOG_EXAMPLE, headers=a.headers()), 201)["id"] for _ in range(3)}
+        seen, cursor = [], None
+        for _ in range(5):
+            body = ok(client.get("/v1/plans?limit=1" + (f"&cursor={cursor}" if cursor else ""), headers=a.headers()))
+            seen += [p["id"] for p in body["items"]]
+            cursor = body["next_cursor"]
+            if cursor is None:
+                break
+        assert sorted(seen) == sorted(made)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    naive = base64.urlsafe_b64encode(json.dumps(["2026-01-01T00:00:00", "x"]).encode()).decode()
+    assert client.get(f"/v1/profiles?cursor={naive}", headers=labs[0].headers()).status_code == 200
+
+
+def test_concurrent_puts_make_one_version_and_tell_the_others(database_url: str) -> None:
+    app = create_app(settings(database_url))
+    a = make_lab(app, "A")
+    with served(app) as url:
+        saved = requests.post(f"{url}/v1/profiles", json={"name": "p", "profile": CATALOG_EXAMPLE},
+                              headers=a.headers(), timeout=60).json()
+        barrier = threading.Barrier(6)
+        codes: list[int] = []
+
+        def put(i: int) -> None:
+            barrier.wait()
+            codes.append(requests.put(f"{url}/v1/profiles/{saved['id']}", headers=a.headers(), timeout=60,
+                                      json={"name": f"p{i}", "profile": CATALOG_EXAMPLE}).status_code)
+
+        threads = [threading.Thread(target=put, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        versions = requests.get(f"{url}/v1/profiles/{saved['id']}/versions", headers=a.headers(), timeout=10).json()
+    assert 500 not in codes and codes.count(200) >= 1 and set(codes) <= {200, 409}
+    assert [v["version"] for v in versions] == list(range(1, 2 + codes.count(200)))
