@@ -8,8 +8,10 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import JSON, DateTime, Engine, Float, Integer, String, create_engine, event
+from sqlalchemy import JSON, Engine, Float, Integer, String, create_engine, event
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from pricing.storage import UtcDateTime
 
 
 class Base(DeclarativeBase):
@@ -22,7 +24,7 @@ class PlanRecord(Base):
     __tablename__ = "plans"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime(), index=True)
     status: Mapped[str] = mapped_column(String(32))
     total_cost_usd: Mapped[float] = mapped_column(Float)
     profile: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Select, and_, or_
 
 from service.problems import InvalidField
+from service.timestamps import as_utc
 
 T = TypeVar("T")
 DEFAULT_LIMIT = 50
@@ -29,13 +30,8 @@ class Page(BaseModel, Generic[T]):
     next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last page")
 
 
-def _utc(moment: dt.datetime) -> dt.datetime:
-    """Every stored timestamp is UTC; SQLite returns some without their zone."""
-    return moment.replace(tzinfo=dt.UTC) if moment.tzinfo is None else moment.astimezone(dt.UTC)
-
-
 def encode_cursor(created_at: dt.datetime, item_id: str) -> str:
-    raw = json.dumps([_utc(created_at).isoformat(), item_id]).encode()
+    raw = json.dumps([as_utc(created_at).isoformat(), item_id]).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
@@ -43,7 +39,7 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         when, item_id = json.loads(raw)
-        return _utc(dt.datetime.fromisoformat(when)), str(item_id)
+        return as_utc(dt.datetime.fromisoformat(when)), str(item_id)
     except (ValueError, TypeError, binascii.Error):
         raise InvalidField("cursor", "valid_cursor", "not a cursor this API returned") from None
 

@@ -70,8 +70,7 @@ class PlanStore:
                                .where(t.c.id == plan_id, caller.owns(t.c.lab_id))).first()
         if row is None:
             return None
-        created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=dt.UTC)
-        return StoredPlan(dict(row.result), dict(row.profile), created, row.prices_in_force)
+        return StoredPlan(dict(row.result), dict(row.profile), row.created_at, row.prices_in_force)
 
     def list(self, caller: Caller, limit: int, cursor: str | None, profile_id: str | None) -> Page[PlanListItem]:
         t = PlanRecord.__table__

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Engine, and_, insert, select, update
+from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
@@ -360,7 +360,7 @@ def _write(engine: Engine, pending: list[tuple[int, str]], writes: _Writes, now:
                                      for k, v in writes.baselines.items() if k[0] in alive])
             for sub_id, baseline in writes.plan_baselines.items():
                 if sub_id in alive:
-                    conn.execute(update(Subscription).where(and_(s.c.id == sub_id)).values(baseline=baseline))
+                    conn.execute(update(Subscription).where(s.c.id == sub_id).values(baseline=baseline))
     except IntegrityError:
         log.info("alert evaluation of snapshots %s already done by another process", [p for p, _ in pending])
         return False

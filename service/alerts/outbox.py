@@ -19,7 +19,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, and_, insert, or_, select, update
+from sqlalchemy import Engine, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
 from service.alerts.senders import EmailSender, SendOutcome, WebhookSender
@@ -137,7 +137,7 @@ def _count_failed_event(conn: Connection, subscription_id: str, outcome: SendOut
         values.update(status="disabled", status_reason=f"disabled on {now:%Y-%m-%d %H:%M} UTC: {why}; last error: "
                       f"{outcome.error or outcome.status_code}; resume it once the endpoint works")
         log.warning("alert subscription %s disabled: %s", subscription_id, why)
-    conn.execute(update(Subscription).where(and_(s.c.id == subscription_id)).values(**values))
+    conn.execute(update(Subscription).where(s.c.id == subscription_id).values(**values))
 
 
 def _deliver_rows(engine: Engine, channels: Channels, rows: list[Any], now: dt.datetime, policy: RetryPolicy,

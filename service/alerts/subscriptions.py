@@ -116,8 +116,6 @@ def list_subscriptions(engine: Engine, caller: Caller, status: str | None, kind:
 def set_status(engine: Engine, caller: Caller, subscription_id: str, status: str,
                now: dt.datetime) -> SubscriptionOut | None:
     """Pause or resume; resuming also re-enables a disabled subscription and clears its failure count."""
-    if _row(engine, caller, subscription_id) is None:
-        return None
     t = Subscription.__table__
     values: dict[str, Any] = {"status": status, "updated_at": now}
     if status == "active":
@@ -125,7 +123,9 @@ def set_status(engine: Engine, caller: Caller, subscription_id: str, status: str
     else:
         values.update(status_reason=f"paused on {now:%Y-%m-%d %H:%M} UTC")
     with engine.begin() as conn:
-        if conn.execute(update(Subscription).where(t.c.id == subscription_id).values(**values)).rowcount == 0:
+        changed = conn.execute(update(Subscription).where(t.c.id == subscription_id, caller.owns(t.c.lab_id))
+                               .values(**values))
+        if changed.rowcount == 0:
             return None
     return get_subscription(engine, caller, subscription_id)
 

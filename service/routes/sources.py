@@ -11,6 +11,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 from pricing import history
 from pricing.freshness import source_states
 from service.clock import utcnow
+from service.timestamps import as_utc
 
 router = APIRouter(prefix="/v1", tags=["prices"])
 
@@ -43,8 +44,10 @@ def price_history(
     if name is None:
         raise HTTPException(422, f"gpu: unknown GPU {gpu!r}; see GET /v1/gpus for the names and aliases known")
     state = request.app.state
-    table = history.price_history(state.engine, state.base_catalog, name, kind, provider, pricing, _utc(since),
-                                  _utc(until), limit, include_snapshot)
+    # query datetimes without a zone are taken as UTC, like every timestamp the service writes
+    since_utc, until_utc = (None if t is None else as_utc(t) for t in (since, until))
+    table = history.price_history(state.engine, state.base_catalog, name, kind, provider, pricing, since_utc,
+                                  until_utc, limit, include_snapshot)
     table["observed_at"] = pd.to_datetime(table["observed_at"], utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     wants_csv = format == "csv" or (format is None and "text/csv" in request.headers.get("accept", ""))
     if wants_csv:
@@ -52,10 +55,3 @@ def price_history(
                         headers={"Content-Disposition": f'attachment; filename="{name} prices.csv"'})
     records: list[dict[str, Any]] = table.astype(object).where(table.notna(), None).to_dict(orient="records")
     return records
-
-
-def _utc(moment: dt.datetime | None) -> dt.datetime | None:
-    """Query datetimes without a zone are taken as UTC, like every timestamp the service writes."""
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=dt.UTC) if moment.tzinfo is None else moment
