@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Response
 from fastapi.concurrency import run_in_threadpool
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from service.core import metrics
+from service.core.dependencies import EngineDep, MetricsRegistryDep
 from service.core.errors import PROBLEM_JSON, problem
 from service.operations import readiness
+from service.operations.schemas import Health, Ready
 
 router = APIRouter(tags=["health"])
 
@@ -25,16 +27,16 @@ _NOT_READY: dict[int | str, dict[str, Any]] = {503: {
     "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}}
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=Health)
 def healthz() -> dict[str, Any]:
     """The process is up and answering (liveness)."""
     return {"status": "ok"}
 
 
-@router.get("/readyz", responses=_NOT_READY)
-def readyz(request: Request) -> Any:
+@router.get("/readyz", response_model=Ready, responses=_NOT_READY)
+def readyz(engine: EngineDep) -> Any:
     """The database answers and is migrated to this release's schema (readiness)."""
-    state = readiness.check(request.app.state.engine)
+    state = readiness.check(engine)
     migrations = {"current": list(state.current), "head": list(state.head)}
     if not state.ready:
         return problem(503, "Not ready", state.reason(), database="ok" if state.database else "unreachable",
@@ -43,7 +45,7 @@ def readyz(request: Request) -> Any:
 
 
 @router.get("/metrics", include_in_schema=False)
-async def prometheus_metrics(request: Request) -> Response:
+async def prometheus_metrics(registry: MetricsRegistryDep) -> Response:
     """Prometheus exposition: this process's counters plus the database's state (read in a worker thread)."""
-    body = await run_in_threadpool(metrics.render, request.app.state.metrics_registry)
+    body = await run_in_threadpool(metrics.render, registry)
     return Response(body, media_type=CONTENT_TYPE_LATEST)
