@@ -31,6 +31,8 @@ VAST_SOURCE = ("https://github.com/skypilot-org/skypilot-catalog/blob/01b8cdda28
                "catalogs/v8/vast/vms.csv")
 VAST_AS_OF = "2025-06-01"
 PREVIOUS_FILE = EXTRACTS / "previous-bundle-cloud_offers.csv"
+# prices quoted on dated public pages, for GPUs no machine-readable dated source prices (AMD Instinct)
+PAGE_QUOTES_FILE = EXTRACTS / "page-quotes.csv"
 STALE_BEFORE = "2025-11-23"  # a year before the snapshot was rebuilt (2026-11-23)
 PREFERRED_REGIONS = ("us-east-1", "eastus", "us-central1", "US")
 
@@ -151,6 +153,14 @@ def from_vast(rows: Iterable[dict[str, str]], gpus: GpuTable, build: Build) -> N
         })
 
 
+def from_page_quotes(rows: Iterable[dict[str, str]], gpus: GpuTable, build: Build) -> None:
+    for row in rows:
+        if gpus.canonical(row["gpu"]) != row["gpu"]:
+            build.skipped[f"page quotes: GPU not in the table ({row['gpu']})"] += 1
+            continue
+        build.cloud.append({k: row.get(k, "") for k in CLOUD_HEADER})
+
+
 def keep_previous(rows: Iterable[dict[str, str]], build: Build) -> None:
     """Older rows for what no fresher row prices (same provider, instance and pricing model = superseded).
 
@@ -193,6 +203,7 @@ def build_all() -> Build:
     build = Build()
     from_monitor(_read(MONITOR_FILE), gpus, build)
     from_vast(_read(VAST_FILE), gpus, build)
+    from_page_quotes(_read(PAGE_QUOTES_FILE), gpus, build)
     keep_previous(_read(PREVIOUS_FILE), build)
     return build
 
