@@ -34,6 +34,9 @@ HARDWARE_COLUMNS = [
     "idle_watts", "vendor", "source", "as_of", "feed",
 ]
 PRICING_MODELS = ("on_demand", "spot")
+# a marketplace aggregate of fewer listings is a thin market, not a price: one host's ask would decide plans
+# (issue 15 found four of six plans decided by a single Vast listing), so the planner's view leaves it out
+MIN_MARKET_LISTINGS = 3
 COMMITMENT_MODELS = ("reserved", "committed")
 PAYMENTS = ("no_upfront", "partial_upfront", "all_upfront", "")
 CONDITIONS = ("new", "used")
@@ -56,7 +59,8 @@ class Host:
 class Catalog:
     """GPU facts, cloud offers, hardware prices and hosts, each price row with its source and date.
 
-    `cloud` is the planner's view: on-demand and spot offers only, never a quarantined row.
+    `cloud` is the planner's view: on-demand and spot offers only, never a quarantined row, never a marketplace
+    aggregate of fewer than `MIN_MARKET_LISTINGS` listings.
     `max_instances` is the quota of an offer (instances at once; NaN = not known): for a marketplace
     aggregate it is the number of listings the median summarises, since no more machines of that kind are
     for rent. `commitments` holds reserved and committed-use prices with `term_months` and `payment`;
@@ -71,6 +75,12 @@ class Catalog:
 
     def providers(self) -> list[str]:
         return sorted(self.cloud["provider"].unique().tolist())
+
+
+def planner_offers(cloud: pd.DataFrame) -> pd.DataFrame:
+    """Cloud rows the planner may use: all but marketplace aggregates of fewer than `MIN_MARKET_LISTINGS`."""
+    thin = cloud["listings"].notna() & (cloud["listings"] < MIN_MARKET_LISTINGS)
+    return cloud[~thin].reset_index(drop=True) if thin.any() else cloud
 
 
 def feed_key(prefix: str, name: str) -> str:
@@ -192,7 +202,8 @@ def parse_hosts(text: str) -> list[Host]:
 def bundled_catalog() -> Catalog:
     """The snapshot shipped with the package (read once per process; treat it as read-only)."""
     gpus = bundled_gpus()
-    cloud = normalise_cloud(_read_package_csv("cloud_offers.csv"), gpus, "snapshot", "cloud_offers.csv")
+    cloud = planner_offers(normalise_cloud(_read_package_csv("cloud_offers.csv"), gpus, "snapshot",
+                                           "cloud_offers.csv"))
     hardware = normalise_hardware(
         _read_package_csv("hardware_prices.csv"), gpus, "snapshot", "hardware_prices.csv"
     )

@@ -28,6 +28,7 @@ from pricing.catalog import (
     HARDWARE_COLUMNS,
     MARKET_COLUMNS,
     Catalog,
+    planner_offers,
 )
 from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
 
@@ -96,7 +97,7 @@ def overlay(base: Catalog, obs: pd.DataFrame) -> Catalog:
     if obs.empty:
         return base
     cloud_live, hw_live = live_cloud(obs), live_hardware(obs)
-    cloud = _replace_by_provider(base.cloud, cloud_live)
+    cloud = _replace_by_provider(base.cloud, planner_offers(cloud_live))
     commitments = _replace_by_provider(base.commitments, live_commitments(obs))
     hardware = base.hardware
     if not hw_live.empty:

@@ -106,7 +106,7 @@ def test_bundled_cloud_snapshot_is_fresh_and_broad() -> None:
 def test_marketplace_rows_are_aggregates_with_a_quota() -> None:
     cloud = bundled_catalog().cloud
     vast = cloud[cloud["provider"] == "vast"]
-    assert len(vast) > 0 and (vast["listings"] >= 1).all()
+    assert len(vast) > 0 and (vast["listings"] >= 3).all()  # thinner markets are not planned on
     assert (vast["max_instances"] == vast["listings"]).all()  # no more machines than are listed
     assert (vast["p10_usd_per_hour"] <= vast["usd_per_hour"]).all()
     assert cloud.loc[cloud["provider"] != "vast", "listings"].isna().all()

@@ -100,3 +100,22 @@ def test_the_planners_offer_table_refuses_commitment_rows() -> None:
            "region": "us-east-1", "pricing": "reserved", "source": "s", "as_of": "2026-08-18"}
     with pytest.raises(ValueError, match="bad pricing"):
         normalise_cloud(pd.DataFrame([row], dtype=str), bundled_gpus(), "request", "prices.cloud")
+
+
+def test_thin_marketplace_aggregates_are_not_planned_on(engine: Engine, server: HTTPServer) -> None:
+    from tests.pricing.replays.vast import VastReplay
+
+    replay = VastReplay()
+    replay.install_good(server)
+    assert refresh_source(engine, replay.source(server), bundled_gpus(), T0).outcome == "ok"
+    live = LiveCatalog(engine, bundled_catalog())().cloud
+    vast = live[live["feed"] == "vast"]
+    # RTX 4090: three 1-GPU offers (a market), one 2-GPU and one 4-GPU offer (single asks)
+    sizes = set(zip(vast.loc[vast["gpu"] == "RTX 4090", "gpu_count"], vast.loc[vast["gpu"] == "RTX 4090", "pricing"],
+                    strict=True))
+    assert sizes == {(1, "on_demand")}
+    one = vast[(vast["gpu"] == "RTX 4090") & (vast["pricing"] == "on_demand")].iloc[0]
+    assert one["listings"] == one["max_instances"] == 3 and one["p10_usd_per_hour"] <= one["usd_per_hour"]
+    with engine.connect() as conn:  # the thin ones are stored all the same (history, /v1/prices/history)
+        stored = conn.execute(select(PriceObservationRow.name).where(PriceObservationRow.source == "vast")).scalars()
+        assert "2x RTX 4090" in set(stored)
