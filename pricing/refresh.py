@@ -191,20 +191,28 @@ def quarantine(observations: list[PriceObservation], peers: PeerPrices, guards: 
     behind its own source. Too few peers: nothing is judged."""
     if guards.accept_implausible:
         return {}
+    answer: dict[tuple[str, str], list[float]] = {}  # this answer's own per-GPU prices, per GPU and pricing
+    for obs in observations:
+        if obs.kind == "cloud" and obs.pricing in CLOUD_PRICING:
+            answer.setdefault((obs.gpu, obs.pricing), []).append(obs.usd / max(obs.gpu_count, 1))
+    two_cheapest = {group: sorted(values)[:2] for group, values in answer.items()}
     held: dict[str, str] = {}
     for obs in observations:
         if obs.kind != "cloud" or obs.pricing not in CLOUD_PRICING:
             continue
+        group = (obs.gpu, obs.pricing)
         own = obs.usd / max(obs.gpu_count, 1)
-        others = [usd for _, usd in peers.get((obs.gpu, obs.pricing), [])]
-        others += [o.usd / max(o.gpu_count, 1) for o in observations
-                   if o is not obs and o.kind == "cloud" and o.gpu == obs.gpu and o.pricing == obs.pricing]
-        if len(others) < guards.quarantine_min_peers:
+        outside = [usd for _, usd in peers.get(group, [])]
+        # the cheapest of this answer's other rows: its cheapest, unless that is this row itself
+        cheapest_here = two_cheapest[group]
+        inside = cheapest_here[1:2] if cheapest_here[0] == own else cheapest_here[:1]
+        count = len(outside) + len(answer[group]) - 1
+        if count < guards.quarantine_min_peers:
             continue
-        cheapest = min(others)
+        cheapest = min(outside + inside)
         if own < guards.quarantine_ratio * cheapest:
             held[obs.key()] = (f"{own:.4g} USD per GPU-hour is below {guards.quarantine_ratio:.0%} of the cheapest "
-                               f"of {len(others)} other {obs.pricing} offers for {obs.gpu} ({cheapest:.4g})")
+                               f"of {count} other {obs.pricing} offers for {obs.gpu} ({cheapest:.4g})")
     return held
 
 
