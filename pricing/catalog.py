@@ -21,11 +21,24 @@ CLOUD_COLUMNS = [
     "provider", "name", "gpu", "gpu_count", "usd_per_hour", "region", "pricing",
     "source", "as_of", "feed", "max_instances",
 ]
+# marketplace detail, optional in a cloud file (blank = not a marketplace aggregate): the 10th percentile,
+# how many listings the median summarises and their median host reliability (0..1)
+MARKET_COLUMNS = ["p10_usd_per_hour", "listings", "reliability"]
+# commitment prices (reserved instances, committed use): kept and served, not planned on (see `Catalog`)
+COMMITMENT_COLUMNS = [
+    "provider", "name", "gpu", "gpu_count", "usd_per_hour", "region", "pricing", "term_months", "payment",
+    "source", "as_of", "feed",
+]
 HARDWARE_COLUMNS = [
     "name", "gpu", "condition", "gpus_per_unit", "unit_price_usd", "includes_host", "watts",
     "idle_watts", "vendor", "source", "as_of", "feed",
 ]
 PRICING_MODELS = ("on_demand", "spot")
+# a marketplace aggregate of fewer listings is a thin market, not a price: one host's ask would decide plans
+# (issue 15 found four of six plans decided by a single Vast listing), so the planner's view leaves it out
+MIN_MARKET_LISTINGS = 3
+COMMITMENT_MODELS = ("reserved", "committed")
+PAYMENTS = ("no_upfront", "partial_upfront", "all_upfront", "")
 CONDITIONS = ("new", "used")
 
 
@@ -44,15 +57,30 @@ class Host:
 
 @dataclass
 class Catalog:
-    """GPU facts, cloud offers, hardware prices and hosts, each price row with its source and date."""
+    """GPU facts, cloud offers, hardware prices and hosts, each price row with its source and date.
+
+    `cloud` is the planner's view: on-demand and spot offers only, never a quarantined row, never a marketplace
+    aggregate of fewer than `MIN_MARKET_LISTINGS` listings.
+    `max_instances` is the quota of an offer (instances at once; NaN = not known): for a marketplace
+    aggregate it is the number of listings the median summarises, since no more machines of that kind are
+    for rent. `commitments` holds reserved and committed-use prices with `term_months` and `payment`;
+    the planner does not read it yet (commitments become decision variables with the finance issue).
+    """
 
     gpus: GpuTable
     cloud: pd.DataFrame
     hardware: pd.DataFrame
     hosts: list[Host] = field(default_factory=list)
+    commitments: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COMMITMENT_COLUMNS))
 
     def providers(self) -> list[str]:
         return sorted(self.cloud["provider"].unique().tolist())
+
+
+def planner_offers(cloud: pd.DataFrame) -> pd.DataFrame:
+    """Cloud rows the planner may use: all but marketplace aggregates of fewer than `MIN_MARKET_LISTINGS`."""
+    thin = cloud["listings"].notna() & (cloud["listings"] < MIN_MARKET_LISTINGS)
+    return cloud[~thin].reset_index(drop=True) if thin.any() else cloud
 
 
 def feed_key(prefix: str, name: str) -> str:
@@ -86,13 +114,39 @@ def normalise_cloud(frame: pd.DataFrame, gpus: GpuTable, feed_prefix: str, file:
     out["source"] = frame["source"].str.strip()
     out["as_of"] = frame["as_of"].str.strip()
     out["feed"] = [feed_key(feed_prefix, p) for p in out["provider"]]
-    quota = frame["max_instances"] if "max_instances" in frame else pd.Series("", index=frame.index)
-    out["max_instances"] = pd.to_numeric(quota.replace("", None), errors="raise").astype(float)
+    out["max_instances"] = _optional_number(frame, "max_instances")
+    for column in MARKET_COLUMNS:
+        out[column] = _optional_number(frame, column)
     bad = out[(out["usd_per_hour"] <= 0) | (out["gpu_count"] < 1) | ~out["pricing"].isin(PRICING_MODELS)]
     if not bad.empty:
         raise ValueError(f"{file}: invalid rows (price <= 0, gpu_count < 1 or bad pricing): {bad.index.tolist()}")
     _check_dates(out, file)
-    return out[CLOUD_COLUMNS].reset_index(drop=True)
+    return out[CLOUD_COLUMNS + MARKET_COLUMNS].reset_index(drop=True)
+
+
+def _optional_number(frame: pd.DataFrame, column: str) -> pd.Series:
+    cells = frame[column] if column in frame else pd.Series("", index=frame.index)
+    return pd.to_numeric(cells.replace("", None), errors="raise").astype(float)
+
+
+def normalise_commitments(frame: pd.DataFrame, gpus: GpuTable, feed_prefix: str, file: str) -> pd.DataFrame:
+    """Type and validate commitment rows: a reserved/committed pricing model, a term in months, a payment option."""
+    out = pd.DataFrame(index=frame.index)
+    for column in ("provider", "name", "region", "pricing", "source", "as_of", "payment"):
+        out[column] = frame[column].str.strip()
+    out["provider"] = out["provider"].str.lower()
+    out["gpu"] = _canonical_or_fail(gpus, frame, file)
+    out["gpu_count"] = pd.to_numeric(frame["gpu_count"]).astype(int)
+    out["usd_per_hour"] = pd.to_numeric(frame["usd_per_hour"]).astype(float)
+    out["term_months"] = pd.to_numeric(frame["term_months"]).astype(int)
+    out["feed"] = [feed_key(feed_prefix, p) for p in out["provider"]]
+    bad = out[(out["usd_per_hour"] <= 0) | (out["gpu_count"] < 1) | (out["term_months"] < 1)
+              | ~out["pricing"].isin(COMMITMENT_MODELS) | ~out["payment"].isin(PAYMENTS)]
+    if not bad.empty:
+        raise ValueError(f"{file}: invalid rows (price <= 0, gpu_count < 1, term < 1 month, pricing not "
+                         f"reserved/committed or unknown payment): {bad.index.tolist()}")
+    _check_dates(out, file)
+    return out[COMMITMENT_COLUMNS].reset_index(drop=True)
 
 
 def normalise_hardware(frame: pd.DataFrame, gpus: GpuTable, feed_prefix: str, file: str) -> pd.DataFrame:
@@ -148,9 +202,11 @@ def parse_hosts(text: str) -> list[Host]:
 def bundled_catalog() -> Catalog:
     """The snapshot shipped with the package (read once per process; treat it as read-only)."""
     gpus = bundled_gpus()
-    cloud = normalise_cloud(_read_package_csv("cloud_offers.csv"), gpus, "snapshot", "cloud_offers.csv")
+    cloud = planner_offers(normalise_cloud(_read_package_csv("cloud_offers.csv"), gpus, "snapshot",
+                                           "cloud_offers.csv"))
     hardware = normalise_hardware(
         _read_package_csv("hardware_prices.csv"), gpus, "snapshot", "hardware_prices.csv"
     )
+    commitments = normalise_commitments(_read_package_csv("commitments.csv"), gpus, "snapshot", "commitments.csv")
     hosts_text = resources.files("pricing").joinpath("data/hosts.csv").read_text(encoding="utf-8")
-    return Catalog(gpus=gpus, cloud=cloud, hardware=hardware, hosts=parse_hosts(hosts_text))
+    return Catalog(gpus=gpus, cloud=cloud, hardware=hardware, hosts=parse_hosts(hosts_text), commitments=commitments)

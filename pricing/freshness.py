@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import Engine, select
 
 from pricing.sources.base import Source
-from pricing.storage import PriceSnapshot, SourceStatus
+from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
 
 IMPORT_PREFIX = "quotes:"  # sources loaded by `gpuplan import-prices`, not fetched on a schedule
 # an attempt that recorded neither success nor failure this long after it began was cut off (process killed)
@@ -50,6 +50,8 @@ class SourceState:
     stale: bool
     stale_reasons: list[str]
     too_old: bool  # last success older than stale_after (or none yet): plans using it warn
+    # rows of the snapshot in force held back from the planner as far below every other offer: "what: why"
+    quarantined: list[str] = field(default_factory=list)
 
 
 def active_sources(sources: Iterable[Source]) -> Callable[[str], bool]:
@@ -102,7 +104,22 @@ def source_states(engine: Engine, sources: Iterable[Source], now: dt.datetime) -
         row = stored[key]
         states.append(_state(key, "hardware", "vendor quotes loaded with `gpuplan import-prices`", True, False,
                              None, None, [], _status(row), row, now))
-    return states
+    held = quarantined_rows(engine)
+    return [replace(state, quarantined=held.get(state.source, [])) for state in states]
+
+
+def quarantined_rows(engine: Engine) -> dict[str, list[str]]:
+    """source -> "provider name region pricing USD: reason" of every quarantined row in force."""
+    o, s = PriceObservationRow.__table__, SourceStatus.__table__
+    query = (select(s.c.source, o.c.provider, o.c.name, o.c.region, o.c.pricing, o.c.usd, o.c.quarantine_reason)
+             .join(o, o.c.snapshot_id == s.c.snapshot_id).where(o.c.quarantined.is_(True))
+             .order_by(s.c.source, o.c.provider, o.c.name, o.c.region, o.c.pricing))
+    held: dict[str, list[str]] = {}
+    with engine.connect() as conn:
+        for source, provider, name, region, pricing, usd, reason in conn.execute(query):
+            what = " ".join(p for p in (provider, name, region, pricing) if p)
+            held.setdefault(source, []).append(f"{what} {usd:g} USD: {reason}")
+    return held
 
 
 def _status(row: object | None) -> SourceStatus | None:

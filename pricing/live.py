@@ -5,7 +5,10 @@ source happens not to cover it):
 - cloud: live rows of provider P with pricing model M replace every bundled row of (P, M); an instance a
   provider no longer lists is gone from its live answer, so it must not linger from the old snapshot;
 - hardware: live rows replace bundled rows of the same (vendor, condition, GPU); vendor quotes and feeds
-  with a new vendor simply add rows.
+  with a new vendor simply add rows;
+- commitments: live rows of provider P with pricing model M (reserved/committed) replace every bundled
+  commitment row of (P, M), like cloud rows; they go to `Catalog.commitments`, never to the planner's view;
+- quarantined rows (held back by the refresh as far below every other offer) are left out altogether.
 The view is rebuilt only when some source's snapshot in force changes.
 """
 
@@ -18,7 +21,15 @@ from dataclasses import replace
 import pandas as pd
 from sqlalchemy import Engine, select
 
-from pricing.catalog import CLOUD_COLUMNS, HARDWARE_COLUMNS, Catalog
+from pricing.catalog import (
+    CLOUD_COLUMNS,
+    COMMITMENT_COLUMNS,
+    COMMITMENT_MODELS,
+    HARDWARE_COLUMNS,
+    MARKET_COLUMNS,
+    Catalog,
+    planner_offers,
+)
 from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
 
 
@@ -32,7 +43,8 @@ def snapshots_in_force(engine: Engine) -> tuple[tuple[str, int], ...]:
 
 def load_observations(engine: Engine, snapshot_ids: list[int]) -> pd.DataFrame:
     o, s = PriceObservationRow.__table__, PriceSnapshot.__table__
-    query = (select(o, s.c.origin).join(s, s.c.id == o.c.snapshot_id).where(o.c.snapshot_id.in_(snapshot_ids)))
+    query = (select(o, s.c.origin).join(s, s.c.id == o.c.snapshot_id)
+             .where(o.c.snapshot_id.in_(snapshot_ids), o.c.quarantined.is_(False)))
     with engine.connect() as conn:
         result = conn.execute(query)
         return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
@@ -47,13 +59,27 @@ def _reference(frame: pd.DataFrame) -> list[str]:
 
 
 def live_cloud(obs: pd.DataFrame) -> pd.DataFrame:
-    cloud = obs[obs["kind"] == "cloud"]
+    """On-demand and spot rows; a marketplace aggregate's quota is the number of listings it summarises."""
+    cloud = obs[(obs["kind"] == "cloud") & ~obs["pricing"].isin(COMMITMENT_MODELS)]
+    listings = cloud["listings"].astype(float)
     return pd.DataFrame({
         "provider": cloud["provider"].str.lower(), "name": cloud["name"], "gpu": cloud["gpu"],
         "gpu_count": cloud["gpu_count"].astype(int), "usd_per_hour": cloud["usd"].astype(float),
         "region": cloud["region"], "pricing": cloud["pricing"], "source": _reference(cloud), "as_of": _as_of(cloud),
-        "feed": cloud["source"], "max_instances": float("nan"),
-    }, columns=CLOUD_COLUMNS)
+        "feed": cloud["source"], "max_instances": listings,
+        "p10_usd_per_hour": cloud["p10_usd"].astype(float), "listings": listings,
+        "reliability": cloud["reliability"].astype(float),
+    }, columns=CLOUD_COLUMNS + MARKET_COLUMNS)
+
+
+def live_commitments(obs: pd.DataFrame) -> pd.DataFrame:
+    rows = obs[(obs["kind"] == "cloud") & obs["pricing"].isin(COMMITMENT_MODELS)]
+    return pd.DataFrame({
+        "provider": rows["provider"].str.lower(), "name": rows["name"], "gpu": rows["gpu"],
+        "gpu_count": rows["gpu_count"].astype(int), "usd_per_hour": rows["usd"].astype(float),
+        "region": rows["region"], "pricing": rows["pricing"], "term_months": rows["term_months"].astype(int),
+        "payment": rows["payment"], "source": _reference(rows), "as_of": _as_of(rows), "feed": rows["source"],
+    }, columns=COMMITMENT_COLUMNS)
 
 
 def live_hardware(obs: pd.DataFrame) -> pd.DataFrame:
@@ -71,18 +97,24 @@ def overlay(base: Catalog, obs: pd.DataFrame) -> Catalog:
     if obs.empty:
         return base
     cloud_live, hw_live = live_cloud(obs), live_hardware(obs)
-    cloud = base.cloud
-    if not cloud_live.empty:
-        replaced = set(zip(cloud_live["provider"], cloud_live["pricing"], strict=True))
-        keep = [(p, m) not in replaced for p, m in zip(cloud["provider"], cloud["pricing"], strict=True)]
-        cloud = pd.concat([cloud[keep], cloud_live], ignore_index=True)
+    cloud = _replace_by_provider(base.cloud, planner_offers(cloud_live))
+    commitments = _replace_by_provider(base.commitments, live_commitments(obs))
     hardware = base.hardware
     if not hw_live.empty:
         replaced_hw = set(zip(hw_live["vendor"].str.lower(), hw_live["condition"], hw_live["gpu"], strict=True))
         keep = [(v.lower(), c, g) not in replaced_hw
                 for v, c, g in zip(hardware["vendor"], hardware["condition"], hardware["gpu"], strict=True)]
         hardware = pd.concat([hardware[keep], hw_live], ignore_index=True)
-    return replace(base, cloud=cloud, hardware=hardware)
+    return replace(base, cloud=cloud, hardware=hardware, commitments=commitments)
+
+
+def _replace_by_provider(bundled: pd.DataFrame, live: pd.DataFrame) -> pd.DataFrame:
+    """Live rows of (provider, pricing model) in place of every bundled row of that pair."""
+    if live.empty:
+        return bundled
+    replaced = set(zip(live["provider"], live["pricing"], strict=True))
+    keep = [(p, m) not in replaced for p, m in zip(bundled["provider"], bundled["pricing"], strict=True)]
+    return pd.concat([bundled[keep], live], ignore_index=True)
 
 
 class LiveCatalog:

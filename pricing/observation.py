@@ -12,6 +12,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Kind = Literal["cloud", "new", "used"]
+CLOUD_PRICING = ("on_demand", "spot")
+# prices for a term: kept in the catalog and served, but not planned on yet (the finance issue makes them
+# decision variables); `term_months` and `payment` say which commitment a row prices
+COMMITMENT_PRICING = ("reserved", "committed")
+PAYMENTS = ("no_upfront", "partial_upfront", "all_upfront", "")  # "" = the source does not say
 
 
 class SourceError(Exception):
@@ -29,7 +34,11 @@ class PriceObservation:
     Cloud: `usd` is per instance-hour of `gpu_count` GPUs. Hardware (`new`/`used`): `usd` is per unit
     of `gpu_count` GPUs (a card, a desktop, a server). Marketplaces (Vast.ai, eBay) report a robust
     statistic: `usd` is the median, `p10_usd` the 10th percentile and `listings` how many offers it
-    summarises, so one outlier never becomes the price.
+    summarises, so one outlier never becomes the price; `reliability` is the median host reliability
+    (0..1) where the marketplace publishes one.
+
+    Commitments (`pricing` reserved/committed): `usd` is the effective price per instance-hour over the
+    term, `term_months` the term and `payment` the payment option.
     """
 
     source: str
@@ -49,11 +58,24 @@ class PriceObservation:
     watts: float | None = None
     idle_watts: float | None = None
     reference: str = ""
+    term_months: int | None = None
+    payment: str = ""
+    reliability: float | None = None
 
     def key(self) -> str:
         """Identity of the thing priced, stable across refreshes, so prices can be compared and charted."""
-        return "|".join((self.kind, self.provider, self.name, self.region, self.pricing, self.gpu,
-                         str(self.gpu_count)))
+        return price_key(self.kind, self.provider, self.name, self.region, self.pricing, self.gpu, self.gpu_count,
+                         self.term_months, self.payment)
+
+
+def price_key(kind: str, provider: str, name: str, region: str, pricing: str, gpu: str, gpu_count: int,
+              term_months: int | None = None, payment: str | None = "") -> str:
+    """The key of `PriceObservation.key` from its parts (also for stored rows). Terms only extend the key of
+    commitment rows, so the keys of on-demand and spot rows stored before terms existed stay the same."""
+    parts = [kind, provider, name, region, pricing, gpu, str(gpu_count)]
+    if pricing in COMMITMENT_PRICING:
+        parts += [str(term_months or ""), payment or ""]
+    return "|".join(parts)
 
 
 @dataclass

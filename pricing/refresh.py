@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection
 
 from pricing.gpus import GpuTable
 from pricing.locks import try_lock
-from pricing.observation import FetchResult, PriceObservation, SourceError
+from pricing.observation import CLOUD_PRICING, FetchResult, PriceObservation, SourceError, price_key
 from pricing.sources.base import Source
 from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
 
@@ -45,6 +45,11 @@ class Guards:
     # an operator who checked that a big move is real accepts it (`gpuplan refresh --accept-implausible`):
     # only empty answers and non-positive prices are refused then
     accept_implausible: bool = False
+    # outlier quarantine: a cloud row whose per-GPU price is below `quarantine_ratio` x the cheapest other
+    # offer for the same GPU and pricing model (with at least `quarantine_min_peers` others to compare) is
+    # stored but held back from the planner (a B200 at $0.01/h is a bug or bait, not a market)
+    quarantine_ratio: float = 0.25
+    quarantine_min_peers: int = 3
 
 
 @dataclass
@@ -58,6 +63,7 @@ class RefreshOutcome:
     error: str | None = None
     snapshot_id: int | None = None
     duration_s: float = 0.0
+    quarantined: list[str] = field(default_factory=list)  # "what: why" of each row held back
 
 
 ACCEPT_HINT = "; if the change is real: gpuplan refresh --source {source} --accept-implausible"
@@ -152,10 +158,62 @@ def current_prices(conn: Connection, snapshot_id: int | None) -> dict[str, float
         return {}
     t = PriceObservationRow.__table__
     rows = conn.execute(
-        select(t.c.kind, t.c.provider, t.c.name, t.c.region, t.c.pricing, t.c.gpu, t.c.gpu_count, t.c.usd)
+        select(t.c.kind, t.c.provider, t.c.name, t.c.region, t.c.pricing, t.c.gpu, t.c.gpu_count, t.c.term_months,
+               t.c.payment, t.c.usd)
         .where(t.c.snapshot_id == snapshot_id)
     )
-    return {"|".join((r[0], r[1], r[2], r[3], r[4], r[5], str(r[6]))): r[7] for r in rows}
+    return {price_key(*r[:9]): r[9] for r in rows}
+
+
+PeerPrices = dict[tuple[str, str], list[tuple[str, float]]]  # (gpu, pricing) -> [(who, USD per GPU-hour)]
+
+
+def peer_prices(conn: Connection, exclude_source: str) -> PeerPrices:
+    """Per-GPU-hour cloud prices in force at every other source (not quarantined): what a new row is compared to."""
+    t, s = PriceObservationRow.__table__, SourceStatus.__table__
+    rows = conn.execute(
+        select(t.c.provider, t.c.gpu, t.c.pricing, t.c.usd, t.c.gpu_count)
+        .join(s, s.c.snapshot_id == t.c.snapshot_id)
+        .where(t.c.kind == "cloud", t.c.quarantined.is_(False), s.c.source != exclude_source,
+               t.c.pricing.in_(CLOUD_PRICING))
+    )
+    peers: PeerPrices = {}
+    for provider, gpu, pricing, usd, count in rows:
+        peers.setdefault((gpu, pricing), []).append((provider, usd / max(count, 1)))
+    return peers
+
+
+def quarantine(observations: list[PriceObservation], peers: PeerPrices, guards: Guards) -> dict[str, str]:
+    """key -> reason for every cloud row far below every other offer for its GPU and pricing model.
+
+    The comparison is per GPU-hour against the other sources' prices in force (and the bundled snapshot,
+    when the caller adds it to `peers`) plus the other rows of this answer, so one bad row cannot hide
+    behind its own source. Too few peers: nothing is judged."""
+    if guards.accept_implausible:
+        return {}
+    answer: dict[tuple[str, str], list[float]] = {}  # this answer's own per-GPU prices, per GPU and pricing
+    for obs in observations:
+        if obs.kind == "cloud" and obs.pricing in CLOUD_PRICING:
+            answer.setdefault((obs.gpu, obs.pricing), []).append(obs.usd / max(obs.gpu_count, 1))
+    two_cheapest = {group: sorted(values)[:2] for group, values in answer.items()}
+    held: dict[str, str] = {}
+    for obs in observations:
+        if obs.kind != "cloud" or obs.pricing not in CLOUD_PRICING:
+            continue
+        group = (obs.gpu, obs.pricing)
+        own = obs.usd / max(obs.gpu_count, 1)
+        outside = [usd for _, usd in peers.get(group, [])]
+        # the cheapest of this answer's other rows: its cheapest, unless that is this row itself
+        cheapest_here = two_cheapest[group]
+        inside = cheapest_here[1:2] if cheapest_here[0] == own else cheapest_here[:1]
+        count = len(outside) + len(answer[group]) - 1
+        if count < guards.quarantine_min_peers:
+            continue
+        cheapest = min(outside + inside)
+        if own < guards.quarantine_ratio * cheapest:
+            held[obs.key()] = (f"{own:.4g} USD per GPU-hour is below {guards.quarantine_ratio:.0%} of the cheapest "
+                               f"of {count} other {obs.pricing} offers for {obs.gpu} ({cheapest:.4g})")
+    return held
 
 
 def _status(conn: Connection, source: str) -> SourceStatus | None:
@@ -180,21 +238,25 @@ def record_failure(engine: Engine, source: str, now: dt.datetime, reason: str) -
         _upsert_status(conn, source, last_error=reason, last_error_at=now, consecutive_failures=failures)
 
 
-def _observation_rows(snapshot_id: int, observations: list[PriceObservation]) -> list[dict[str, Any]]:
+def _observation_rows(snapshot_id: int, observations: list[PriceObservation],
+                      held: dict[str, str]) -> list[dict[str, Any]]:
     return [
         {
             "snapshot_id": snapshot_id, "source": o.source, "kind": o.kind, "gpu": o.gpu, "gpu_count": o.gpu_count,
             "name": o.name, "provider": o.provider, "region": o.region, "pricing": o.pricing, "usd": o.usd,
             "p10_usd": o.p10_usd, "listings": o.listings, "memory_gb": o.memory_gb,
             "includes_host": o.includes_host, "watts": o.watts, "idle_watts": o.idle_watts,
-            "reference": o.reference, "observed_at": o.observed_at,
+            "reference": o.reference, "observed_at": o.observed_at, "term_months": o.term_months,
+            "payment": o.payment, "reliability": o.reliability, "quarantined": o.key() in held,
+            "quarantine_reason": held.get(o.key()),
         }
         for o in observations
     ]
 
 
 def store_snapshot(engine: Engine, source: str, result: FetchResult, observations: list[PriceObservation],
-                   now: dt.datetime, origin: str, duration_s: float, previous: dict[str, float]) -> tuple[int, int]:
+                   now: dt.datetime, origin: str, duration_s: float, previous: dict[str, float],
+                   held: dict[str, str] | None = None) -> tuple[int, int]:
     """Write the snapshot, its rows and the status change in ONE transaction; return (snapshot id, rows changed)."""
     new = {o.key(): o.usd for o in observations}
     changed = sum(1 for k, v in new.items() if previous.get(k) != v) + sum(1 for k in previous if k not in new)
@@ -205,7 +267,7 @@ def store_snapshot(engine: Engine, source: str, result: FetchResult, observation
                 rows_changed=changed, unknown_skus=dict(result.unknown_skus), duration_s=duration_s, origin=origin,
             ).returning(PriceSnapshot.id)
         ).scalar_one()
-        rows = _observation_rows(snapshot_id, observations)
+        rows = _observation_rows(snapshot_id, observations, held or {})
         for start in range(0, len(rows), 5000):
             conn.execute(insert(PriceObservationRow), rows[start:start + 5000])
         _upsert_status(conn, source, snapshot_id=snapshot_id, last_success_at=now, last_error=None,
@@ -222,6 +284,7 @@ def ingest(engine: Engine, source: str, result: FetchResult, now: dt.datetime, o
     with engine.connect() as conn:
         status = _status(conn, source)
         previous = current_prices(conn, status.snapshot_id if status else None)
+        peers = peer_prices(conn, source) if guards is not None else {}
     try:
         validate(observations, previous if guards else {}, guards or Guards())
     except Rejected as exc:
@@ -229,11 +292,28 @@ def ingest(engine: Engine, source: str, result: FetchResult, now: dt.datetime, o
             record_failure(engine, source, now, str(exc))
         base.outcome, base.error, base.duration_s = "rejected", str(exc), time.monotonic() - started
         return base
+    held = quarantine(observations, _with_bundled(peers), guards) if guards is not None else {}
     duration = time.monotonic() - started
     base.snapshot_id, base.rows_changed = store_snapshot(engine, source, result, observations, now, origin, duration,
-                                                          previous)
+                                                          previous, held)
     base.duration_s = duration
+    base.quarantined = [f"{_describe(o)} {o.usd:g} USD: {held[o.key()]}" for o in observations if o.key() in held]
+    for line in base.quarantined:
+        log.warning("source %s: row quarantined: %s", source, line)
     return base
+
+
+def _with_bundled(peers: PeerPrices) -> PeerPrices:
+    """`peers` plus the bundled snapshot's cloud prices: with no other source refreshed yet, a new row is still
+    compared with the prices the service ships."""
+    from pricing.catalog import bundled_catalog  # the catalog module reads package data; import when needed
+
+    merged = {k: list(v) for k, v in peers.items()}
+    cloud = bundled_catalog().cloud
+    per_gpu = cloud["usd_per_hour"] / cloud["gpu_count"].clip(lower=1)
+    for provider, gpu, pricing, usd in zip(cloud["provider"], cloud["gpu"], cloud["pricing"], per_gpu, strict=True):
+        merged.setdefault((gpu, pricing), []).append((f"bundled {provider}", float(usd)))
+    return merged
 
 
 def refresh_source(engine: Engine, source: Source, gpus: GpuTable, now: dt.datetime,

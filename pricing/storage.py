@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    false,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -94,6 +95,13 @@ class PriceObservationRow(PriceBase):
     idle_watts: Mapped[float | None] = mapped_column(Float, nullable=True)
     reference: Mapped[str] = mapped_column(Text)
     observed_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
+    # commitments (pricing reserved/committed): the term and how it is paid; NULL/"" for on-demand and spot
+    term_months: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    payment: Mapped[str] = mapped_column(String(16), default="", server_default="")
+    reliability: Mapped[float | None] = mapped_column(Float, nullable=True)  # marketplace host reliability 0..1
+    # held back by the refresh (far below every other offer for the GPU): stored and reported, never planned on
+    quarantined: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    quarantine_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class SourceStatus(PriceBase):

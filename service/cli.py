@@ -233,6 +233,29 @@ def alerts(deliver: Annotated[bool, typer.Option(help="also send what is due fro
                       + "; ".join(f"{r.event_id}: {r.error or r.status_code}" for r in failed[:5]) if failed else ""))
 
 
+snapshot_app = typer.Typer(help="The bundled price snapshot (package data the service plans on with no network).")
+app.add_typer(snapshot_app, name="snapshot")
+
+
+@snapshot_app.command("build")
+def snapshot_build(out: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        help="directory to write into (default: the installed package's pricing/data)", file_okay=False)] = None,
+) -> None:
+    """Write the prices in force (bundled rows overlaid with every refreshed source) as the bundled files:
+    cloud_offers.csv, commitments.csv, hardware_prices.csv. Refresh first (`gpuplan refresh`)."""
+    from pricing.snapshot import package_data_dir, write_snapshot
+
+    settings = Settings()
+    catalog = _catalog(_engine(settings), build_sources(settings.sources))
+    try:
+        summary = write_snapshot(catalog, out or package_data_dir(), dt.datetime.now(dt.UTC).date())
+    except (OSError, ValueError) as exc:
+        _fail(f"snapshot not written: {exc}")
+    console.print(f"wrote {summary.cloud_rows} cloud rows ({summary.providers} providers, median age "
+                  f"{summary.median_cloud_age_days:g} days), {summary.commitment_rows} commitment rows and "
+                  f"{summary.hardware_rows} hardware rows to {summary.directory}")
+
+
 @app.command()
 def migrate() -> None:
     """Bring the database to the newest schema."""

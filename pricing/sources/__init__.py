@@ -22,6 +22,18 @@ SOURCE_CLASSES: dict[str, str] = {
     "lambda": "pricing.sources.lambda_cloud:LambdaSource",
     "ebay": "pricing.sources.ebay:EbaySource",
     "feed": "pricing.sources.feed:FeedSource",
+    "gpuhunt": "pricing.sources.gpuhunt:GpuHuntSource",
+    "skypilot_cudo": "pricing.sources.skypilot:SkyPilotCudo",
+    "skypilot_hyperbolic": "pricing.sources.skypilot:SkyPilotHyperbolic",
+    "skypilot_hyperstack": "pricing.sources.skypilot:SkyPilotHyperstack",
+    "skypilot_jarvislabs": "pricing.sources.skypilot:SkyPilotJarvisLabs",
+    "skypilot_seeweb": "pricing.sources.skypilot:SkyPilotSeeweb",
+    "skypilot_lambda": "pricing.sources.skypilot:SkyPilotLambda",
+    "skypilot_nebius": "pricing.sources.skypilot:SkyPilotNebius",
+    "skypilot_oci": "pricing.sources.skypilot:SkyPilotOci",
+    "skypilot_runpod": "pricing.sources.skypilot:SkyPilotRunPod",
+    "skypilot_verda": "pricing.sources.skypilot:SkyPilotVerda",
+    "skypilot_vast": "pricing.sources.skypilot:SkyPilotVast",
 }
 
 

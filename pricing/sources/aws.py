@@ -18,7 +18,7 @@ import csv
 import datetime as dt
 import io
 from collections.abc import Iterator
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import requests
 
@@ -107,6 +107,7 @@ REQUIRED_COLUMNS = (
     "CapacityStatus", "Product Family", "Instance Type", "Region Code", "GPU",
 )
 METADATA_ROWS = 5
+HOURS_PER_MONTH = 730.0  # AWS prices reservation terms as 8,760 h a year
 CHUNK_BYTES = 1 << 20
 
 
@@ -160,6 +161,9 @@ class _Columns:
         self.gpu = index["GPU"]
         self.market = index.get("MarketOption")  # absent in older files
         self.rate_code = index.get("RateCode")
+        self.lease = index.get("LeaseContractLength")  # reserved terms: "1yr"/"3yr", purchase option, class
+        self.purchase = index.get("PurchaseOption")
+        self.offering = index.get("OfferingClass")
 
 
 def _is_linux_on_demand(row: list[str], c: _Columns) -> bool:
@@ -170,6 +174,25 @@ def _is_linux_on_demand(row: list[str], c: _Columns) -> bool:
         and row[c.currency] == "USD" and row[c.family].startswith("Compute Instance")
         and (c.market is None or row[c.market] in ("OnDemand", ""))
     )
+
+
+# reserved instances: term, and the payment option as stored (standard offering class only; convertible
+# reservations trade price for flexibility and are left out)
+LEASES = {"1yr": 12, "3yr": 36}
+PURCHASE_OPTIONS = {"No Upfront": "no_upfront", "Partial Upfront": "partial_upfront", "All Upfront": "all_upfront"}
+
+
+def _reserved_term(row: list[str], c: _Columns) -> tuple[int, str] | None:
+    """(term months, payment) of a shared-tenancy Linux standard reservation row (hourly part or upfront fee)."""
+    if c.lease is None or c.purchase is None or row[c.term] != "Reserved":
+        return None
+    if c.offering is not None and row[c.offering] != "standard":
+        return None
+    if row[c.tenancy] != "Shared" or row[c.os] != "Linux" or row[c.software] not in ("NA", "") \
+            or row[c.currency] != "USD" or not row[c.family].startswith("Compute Instance"):
+        return None
+    term, payment = LEASES.get(row[c.lease]), PURCHASE_OPTIONS.get(row[c.purchase])
+    return None if term is None or payment is None else (term, payment)
 
 
 def _gpu_count(cell: str) -> float:
@@ -232,18 +255,37 @@ class AwsPriceListSource(Source):
             raise SourceError(f"{what}: file ends before the header")
         columns = _Columns(header, what)
         rows = gpu_rows = 0
+        # (instance, term, payment) -> [hourly USD, upfront USD, a row of it]: AWS lists the two parts apart
+        reserved: dict[tuple[str, int, str], list[Any]] = {}
         for row in reader:
             rows += 1
             if len(row) != columns.width:
                 raise SourceError(f"{what}: row {rows} has {len(row)} columns, header has {columns.width} "
                                   "(file cut short or malformed)")
-            if not _is_linux_on_demand(row, columns) or row[columns.region] != region:
+            if row[columns.region] != region:
+                continue
+            term = _reserved_term(row, columns)
+            if term is not None and _gpu_count(row[columns.gpu]) > 0:
+                parts = reserved.setdefault((row[columns.instance], *term), [0.0, 0.0, row])
+                part = 0 if row[columns.unit] == "Hrs" else 1 if row[columns.unit] == "Quantity" else None
+                if part is not None:
+                    parts[part] += _usd(row, columns)
+                continue
+            if not _is_linux_on_demand(row, columns):
                 continue
             count = _gpu_count(row[columns.gpu])
             if count == 0:
                 continue
             gpu_rows += 1
             observation = self._observation(row, columns, count, url, gpus, now, result)
+            if observation is not None and observation.key() not in seen:
+                seen.add(observation.key())
+                result.observations.append(observation)
+        for (_, months, payment), (hourly, upfront, row) in sorted(reserved.items(), key=lambda kv: kv[0]):
+            effective = hourly + upfront / (months * HOURS_PER_MONTH)
+            observation = self._observation(row, columns, _gpu_count(row[columns.gpu]), url, gpus, now,
+                                            FetchResult(),  # unknown GPUs are counted once, on-demand
+                                            reserved=(months, payment, effective))
             if observation is not None and observation.key() not in seen:
                 seen.add(observation.key())
                 result.observations.append(observation)
@@ -254,8 +296,10 @@ class AwsPriceListSource(Source):
             raise SourceError(f"{what}: {rows} rows but no GPU instance on-demand price")
 
     def _observation(self, row: list[str], c: _Columns, count: float, url: str, gpus: GpuTable,
-                     now: dt.datetime, result: FetchResult) -> PriceObservation | None:
-        """The row's observation, None for skipped families; unknown GPUs and odd counts are counted."""
+                     now: dt.datetime, result: FetchResult,
+                     reserved: tuple[int, str, float] | None = None) -> PriceObservation | None:
+        """The row's observation, None for skipped families; unknown GPUs and odd counts are counted.
+        `reserved`: (term months, payment, effective USD per hour) of a reservation built from its parts."""
         instance = row[c.instance]
         is_gpu, spelling = family_gpu(instance)
         if not is_gpu:
@@ -264,12 +308,22 @@ class AwsPriceListSource(Source):
         if canonical is None or not count.is_integer():
             result.unknown_skus[instance] += 1
             return None
-        try:
-            usd = float(row[c.price])
-        except ValueError:
-            raise SourceError(f"AWS price list: {instance} has a non-numeric price {row[c.price]!r}") from None
         reference = f"{url}#{row[c.rate_code]}" if c.rate_code is not None else url
+        if reserved is not None:
+            months, payment, usd = reserved
+            return PriceObservation(
+                source=self.key, kind="cloud", gpu=canonical, gpu_count=int(count), name=instance, usd=usd,
+                observed_at=now, provider="aws", region=row[c.region], pricing="reserved", reference=reference,
+                term_months=months, payment=payment,
+            )
         return PriceObservation(
-            source=self.key, kind="cloud", gpu=canonical, gpu_count=int(count), name=instance, usd=usd,
+            source=self.key, kind="cloud", gpu=canonical, gpu_count=int(count), name=instance, usd=_usd(row, c),
             observed_at=now, provider="aws", region=row[c.region], pricing="on_demand", reference=reference,
         )
+
+
+def _usd(row: list[str], c: _Columns) -> float:
+    try:
+        return float(row[c.price])
+    except ValueError:
+        raise SourceError(f"AWS price list: {row[c.instance]} has a non-numeric price {row[c.price]!r}") from None

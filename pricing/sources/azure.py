@@ -19,6 +19,12 @@ Microsoft Learn size pages cited per row).
 Spot prices are items whose `skuName`/`meterName` contain " Spot" (documented in the API overview);
 "Low Priority" items (the retired batch priority) are skipped.
 
+Reservations come from a second page sequence (`priceType eq 'Reservation'`, the API documentation's own
+example). Such an item's `retailPrice` is the price of the whole term (`reservationTerm` "1 Year" or
+"3 Years") although `unitOfMeasure` says "1 Hour"; it is stored as `pricing` "reserved" with the term in
+months, payment "all_upfront" (the total the API quotes) and `usd` the effective hourly price: the total
+over the term's hours (8,760 a year, Azure's 730 h month).
+
 Fractional-GPU sizes are skipped on purpose and NOT counted as unknown (a price for 1/6 of an A10 cannot
 be expressed per whole GPU): Standard_NV6ads_A10_v5 (1/6 A10), Standard_NV12ads_A10_v5 (1/3),
 Standard_NV18ads_A10_v5 (1/2). Sizes of GPUs not in pricing/data/gpus.csv (K80, P100, P40, M60, MI25,
@@ -42,6 +48,9 @@ from pricing.sources.base import Source
 
 API_VERSION = "2023-01-01-preview"
 BASE_FILTER = "serviceName eq 'Virtual Machines' and priceType eq 'Consumption'"
+RESERVATION_FILTER = "serviceName eq 'Virtual Machines' and priceType eq 'Reservation'"
+RESERVATION_TERMS = {"1 Year": 12, "3 Years": 36, "5 Years": 60}
+HOURS_PER_MONTH = 730.0
 MAX_PAGES = 10_000  # ~10 million items: far beyond the VM catalogue, only stops a server that pages forever
 LEARN = "https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/"
 
@@ -129,9 +138,13 @@ def _number(item: Mapping[str, Any], name: str) -> float:
 
 
 def pricing_of(item: Mapping[str, Any]) -> str | None:
-    """"on_demand", "spot", or None for items we do not store (Windows, Low Priority, DevTest, reserved,
+    """"on_demand", "spot", "reserved", or None for items we do not store (Windows, Low Priority, DevTest,
     non-USD, not per hour)."""
-    if _text(item, "type") != "Consumption" or _text(item, "currencyCode") != "USD":
+    if _text(item, "currencyCode") != "USD" or "Windows" in _text(item, "productName"):
+        return None
+    if _text(item, "type") == "Reservation":
+        return "reserved" if item.get("reservationTerm") in RESERVATION_TERMS else None
+    if _text(item, "type") != "Consumption":
         return None
     if _text(item, "unitOfMeasure") != "1 Hour" or "Windows" in _text(item, "productName"):
         return None
@@ -153,8 +166,9 @@ class AzureSource(Source):
     def filters(self) -> list[str]:
         """One `$filter` per page sequence: all regions at once, or one sequence per configured region."""
         if not self.config.regions:
-            return [BASE_FILTER]
-        return [f"{BASE_FILTER} and armRegionName eq '{region}'" for region in self.config.regions]
+            return [BASE_FILTER, RESERVATION_FILTER]
+        return [f"{base} and armRegionName eq '{region}'" for base in (BASE_FILTER, RESERVATION_FILTER)
+                for region in self.config.regions]
 
     def fetch(self, http: requests.Session, gpus: GpuTable, now: dt.datetime) -> FetchResult:
         result = FetchResult()
@@ -226,9 +240,13 @@ class AzureSource(Source):
         gpu, count = mapped
         meter = item.get("meterId")
         reference = f"{self.base_url}?$filter=meterId eq '{meter}'" if isinstance(meter, str) else self.base_url
+        usd, term, payment = _number(item, "retailPrice"), None, ""
+        if pricing == "reserved":
+            term = RESERVATION_TERMS[str(item["reservationTerm"])]
+            usd, payment = usd / (term * HOURS_PER_MONTH), "all_upfront"
         return PriceObservation(
             source=self.key, kind="cloud", gpu=gpu, gpu_count=count, name=arm_sku,
-            usd=_number(item, "retailPrice"), observed_at=now, provider="azure",
+            usd=usd, observed_at=now, provider="azure",
             region=_text(item, "armRegionName"), pricing=pricing,
-            reference=reference,
+            reference=reference, term_months=term, payment=payment,
         )

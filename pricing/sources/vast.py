@@ -2,9 +2,11 @@
 
 Vast.ai is a marketplace of host-set asks, not a price list: one host can list an RTX 4090 at a tenth of
 the going rate for an hour, another at five times it. Storing every ask would make one outlier a "price"
-and make the row count swing with the market, so this source stores, per canonical GPU, a robust
-statistic of the per-GPU-hour price: the median (`usd`), the 10th percentile (`p10_usd`, what a patient
-buyer pays) and how many offers it summarises (`listings`), always for `gpu_count` 1.
+and make the row count swing with the market, so this source stores, per canonical GPU and machine size
+(`num_gpus`), a robust statistic of the instance-hour price: the median (`usd`), the 10th percentile
+(`p10_usd`, what a patient buyer pays), how many offers it summarises (`listings`, which the catalog uses
+as the offer's quota: no more such machines are for rent) and the median host `reliability2` (0..1).
+Row names: the GPU for 1-GPU machines (the rows stored before sizes were kept), "Nx GPU" otherwise.
 
 Request: the same default query the official CLI sends for `vastai search offers` (vast-ai/vast-cli,
 `search__offers`: verified, not external, rentable, not rented, `type` "on-demand", `allocated_storage`
@@ -12,11 +14,11 @@ Request: the same default query the official CLI sends for `vastai search offers
 `providers/vastai.py` uses 3000 when it fetches everything). No API key is needed for the search.
 
 Prices:
-- on_demand: `dph_total / num_gpus`. `dph_total` is what Vast bills per hour for the instance as
+- on_demand: `dph_total`. `dph_total` is what Vast bills per hour for the instance as
   searched: the GPU rent (`dph_base`) plus the host's storage charge for `allocated_storage`. It is the
   figure the console and CLI show as $/hr; `dph_base` alone would understate hosts that put their margin
   into storage (`storage_cost` is host-set too), so it would not be a price anyone can rent at.
-- spot: `min_bid / num_gpus`, the floor of Vast's interruptible (bid) market for that machine. Offers
+- spot: `min_bid`, the floor of Vast's interruptible (bid) market for that machine. Offers
   without a `min_bid` (absent or null) are left out of the spot statistic only. A zero or negative
   number is never filtered here: it flows into the statistic, and the refresh layer judges plausibility.
 
@@ -68,10 +70,11 @@ REQUIRED_FIELDS = ("gpu_name", "num_gpus", "dph_total")
 
 @dataclass
 class _Prices:
-    """Per-GPU-hour prices of one canonical GPU, collected from all its offers."""
+    """Instance-hour prices of one canonical GPU and machine size, collected from all its offers."""
 
     on_demand: list[float] = field(default_factory=list)
     spot: list[float] = field(default_factory=list)
+    reliability: list[float] = field(default_factory=list)
 
 
 def _number(offer: dict[str, Any], name: str) -> float:
@@ -122,33 +125,37 @@ class VastSource(Source):
         response = http.post(self.url, json=SEARCH_QUERY)
         offers = _offers(json_body(response, "Vast bundles search"))
         result = FetchResult(rows_seen=len(offers))
-        by_gpu: dict[str, _Prices] = defaultdict(_Prices)
+        by_size: dict[tuple[str, int], _Prices] = defaultdict(_Prices)
         for offer in offers:
             count = _number(offer, "num_gpus")
-            if count < 1:
+            if count < 1 or count != int(count):
                 continue  # not a GPU rental (CPU-only or fractional listing): nothing to price per GPU
             gpu = gpu_of(offer, gpus)
             if gpu is None:
                 result.unknown_skus[str(offer["gpu_name"])] += 1
                 continue
-            prices = by_gpu[gpu]
-            prices.on_demand.append(_number(offer, "dph_total") / count)
+            prices = by_size[(gpu, int(count))]
+            prices.on_demand.append(_number(offer, "dph_total"))
             if offer.get("min_bid") is not None:
-                prices.spot.append(_number(offer, "min_bid") / count)
-        for gpu in sorted(by_gpu):
-            result.observations.extend(self._observations(gpu, by_gpu[gpu], now))
+                prices.spot.append(_number(offer, "min_bid"))
+            reliability = offer.get("reliability2")
+            if isinstance(reliability, int | float) and not isinstance(reliability, bool):
+                prices.reliability.append(float(reliability))
+        for gpu, count in sorted(by_size):
+            result.observations.extend(self._observations(gpu, count, by_size[(gpu, count)], now))
         if not result.observations:
             raise SourceError(f"Vast bundles answer: none of {len(offers)} offers is a known GPU")
         return result
 
-    def _observations(self, gpu: str, prices: _Prices, now: dt.datetime) -> list[PriceObservation]:
+    def _observations(self, gpu: str, count: int, prices: _Prices, now: dt.datetime) -> list[PriceObservation]:
         found = []
+        reliability = statistics.median(prices.reliability) if prices.reliability else None
         for pricing, values in (("on_demand", prices.on_demand), ("spot", prices.spot)):
             if not values:
                 continue
             found.append(PriceObservation(
-                source=self.key, kind="cloud", gpu=gpu, gpu_count=1, name=gpu, usd=statistics.median(values),
-                observed_at=now, provider=PROVIDER, region=REGION, pricing=pricing,
-                p10_usd=float(np.quantile(values, 0.10)), listings=len(values), reference=self.url,
+                source=self.key, kind="cloud", gpu=gpu, gpu_count=count, name=gpu if count == 1 else f"{count}x {gpu}",
+                usd=statistics.median(values), observed_at=now, provider=PROVIDER, region=REGION, pricing=pricing,
+                p10_usd=float(np.quantile(values, 0.10)), listings=len(values), reference=self.url, reliability=reliability,
             ))
         return found

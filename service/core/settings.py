@@ -27,8 +27,9 @@ class Settings(BaseSettings):
     scheduler: bool = True
     scheduler_tick_s: float = Field(default=60.0, gt=0)
     scheduler_first_tick_s: float = Field(default=5.0, ge=0)
-    # plans warn when they use bundled-snapshot prices older than this
-    snapshot_max_age_days: float = Field(default=30.0, gt=0)
+    # plans warn when they use bundled-snapshot prices older than this: six months, the age issue 15 sets for a
+    # fresh bundled snapshot (a deployment whose scheduler refreshes can set a tighter bound, as deploy/k8s does)
+    snapshot_max_age_days: float = Field(default=183.0, gt=0)
     # deployment: several schedulers may run, one leads (a PostgreSQL advisory lock, a file lock on SQLite);
     # the leader re-checks its lock and a standby tries to take over this often
     leader_check_s: float = Field(default=5.0, gt=0)

@@ -86,3 +86,34 @@ def test_hosts_without_a_documented_cost_are_left_out_not_free() -> None:
     hosts = parse_hosts(text)
     assert [h.slots for h in hosts] == [2]
     assert all(h.base_cost_usd > 0 for h in bundled_catalog().hosts)
+
+
+SNAPSHOT_BUILT = pd.Timestamp("2026-11-23")  # when the bundled cloud snapshot was last rebuilt
+NEWEST_GPUS = ["RTX 5090", "RTX PRO 6000", "B200", "B300", "GB200", "H200", "MI300X", "MI325X", "L40S", "L4"]
+
+
+def test_bundled_cloud_snapshot_is_fresh_and_broad() -> None:
+    """Issue 15's done criteria on the shipped files: a median row under six months old at the rebuild,
+    at least ten providers, and cloud rows for the newest GPUs."""
+    catalog = bundled_catalog()
+    cloud = catalog.cloud
+    age_days = (SNAPSHOT_BUILT - pd.to_datetime(cloud["as_of"], format="%Y-%m-%d")).dt.days
+    assert age_days.median() < 183
+    assert cloud["provider"].nunique() >= 10
+    assert set(NEWEST_GPUS) <= set(cloud["gpu"])
+
+
+def test_marketplace_rows_are_aggregates_with_a_quota() -> None:
+    cloud = bundled_catalog().cloud
+    vast = cloud[cloud["provider"] == "vast"]
+    assert len(vast) > 0 and (vast["listings"] >= 3).all()  # thinner markets are not planned on
+    assert (vast["max_instances"] == vast["listings"]).all()  # no more machines than are listed
+    assert (vast["p10_usd_per_hour"] <= vast["usd_per_hour"]).all()
+    assert cloud.loc[cloud["provider"] != "vast", "listings"].isna().all()
+
+
+def test_commitment_rows_carry_term_and_payment() -> None:
+    commitments = bundled_catalog().commitments
+    assert {"aws", "azure", "gcp"} <= set(commitments["provider"])
+    assert set(commitments["term_months"]) >= {12, 36}
+    assert (commitments["usd_per_hour"] > 0).all() and (commitments["source"].str.len() > 0).all()

@@ -113,3 +113,37 @@ def test_alerts_command_evaluates_imports_and_sends(tmp_path: Path, server: HTTP
     assert "1 alert event(s)" in result.output and "sent 1 alert(s)" in result.output
     assert [b["summary"] for b in receiver.bodies] == [
         "used RTX 3090 from Local reseller is now 650.00 USD per GPU, under 700.00"]
+
+
+def test_snapshot_build_writes_the_refreshed_prices_as_loadable_bundle_files(
+        monkeypatch: pytest.MonkeyPatch, server: HTTPServer, tmp_path: Path) -> None:
+    import pandas as pd
+
+    from pricing.catalog import bundled_catalog, normalise_cloud, normalise_commitments
+    from pricing.gpus import bundled_gpus
+
+    _only_runpod(monkeypatch, server)
+    RunPodReplay().install_good(server)
+    assert runner.invoke(app, ["refresh"]).exit_code == 0
+    result = runner.invoke(app, ["snapshot", "build", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "cloud rows" in result.output and str(tmp_path) in result.output
+    cloud = pd.read_csv(tmp_path / "cloud_offers.csv", dtype=str, keep_default_na=False)
+    loaded = normalise_cloud(cloud, bundled_gpus(), "snapshot", "cloud_offers.csv")  # the service can read it
+    runpod = cloud[cloud["provider"] == "runpod"]
+    assert len(runpod) > 0 and runpod["notes"].eq("refreshed by source runpod").all()
+    assert runpod["as_of"].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()  # a date, not the live timestamp
+    bundled = bundled_catalog()
+    others = loaded[loaded["provider"] != "runpod"]
+    assert len(others) == (bundled.cloud["provider"] != "runpod").sum()  # rows no source refreshed are kept
+    commitments = pd.read_csv(tmp_path / "commitments.csv", dtype=str, keep_default_na=False)
+    assert len(normalise_commitments(commitments, bundled_gpus(), "snapshot", "commitments.csv")) == len(
+        bundled.commitments)
+    assert (tmp_path / "hardware_prices.csv").read_text().startswith("name,gpu,condition")
+
+
+def test_snapshot_build_into_an_unwritable_place_fails_cleanly(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    result = runner.invoke(app, ["snapshot", "build", "--out", str(blocker / "sub")])
+    assert result.exit_code == 2 and "snapshot not written" in result.output and "Traceback" not in result.output

@@ -41,9 +41,12 @@ def list_prices(
     catalog: CatalogDep,
     gpu: str | None = None,
     provider: str | None = None,
-    kind: Literal["cloud", "new", "used"] | None = None,
+    kind: Literal["cloud", "new", "used", "commitment"] | None = None,
 ) -> list[dict[str, Any]]:
-    """Prices in force: cloud offers (USD per instance-hour) and hardware (USD per unit), each with source and date."""
+    """Prices in force, each with source and date: cloud offers (USD per instance-hour; marketplace aggregates
+    add p10_usd_per_hour, listings and reliability, and max_instances is the quota), hardware (USD per unit),
+    and commitments (kind "commitment": reserved/committed prices per instance-hour over `term_months`, with
+    `payment`; served for comparison, not planned on)."""
     name = None
     if gpu is not None:
         name = catalog.gpus.canonical(gpu)
@@ -57,6 +60,13 @@ def list_prices(
         if provider is not None:
             cloud = cloud[cloud["provider"] == provider.lower()]
         rows += [{"kind": "cloud", **r} for r in _records(cloud)]
+    if kind in (None, "commitment"):
+        commitments = catalog.commitments
+        if name is not None:
+            commitments = commitments[commitments["gpu"] == name]
+        if provider is not None:
+            commitments = commitments[commitments["provider"] == provider.lower()]
+        rows += [{"kind": "commitment", **r} for r in _records(commitments)]
     if kind in (None, "new", "used") and provider is None:
         hardware = catalog.hardware
         if name is not None:

@@ -53,7 +53,32 @@ class CloudPriceOut(BaseModel):
     source: str
     as_of: str
     feed: str
-    max_instances: float | None
+    max_instances: float | None = Field(description="quota: instances one may rent at once (marketplace: listings)")
+    p10_usd_per_hour: float | None = Field(None, description="marketplace aggregate: 10th percentile of the listings")
+    listings: int | None = Field(None, description="marketplace aggregate: how many listings the median is over")
+    reliability: float | None = Field(None, description="marketplace aggregate: median host reliability (0..1)")
+
+
+class CommitmentPriceOut(BaseModel):
+    """A reserved or committed price: USD per instance-hour over `term_months`, paid whether used or not.
+
+    Served for comparison; the planner does not use commitments yet."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: Literal["commitment"]
+    provider: str
+    name: str
+    gpu: str
+    gpu_count: int
+    usd_per_hour: float
+    region: str
+    pricing: Literal["reserved", "committed"]
+    term_months: int
+    payment: str = Field(description="no_upfront | partial_upfront | all_upfront, or empty when the source does not say")
+    source: str
+    as_of: str
+    feed: str
 
 
 class HardwarePriceOut(BaseModel):
@@ -76,4 +101,4 @@ class HardwarePriceOut(BaseModel):
     feed: str
 
 
-PriceOut = CloudPriceOut | HardwarePriceOut
+PriceOut = CloudPriceOut | HardwarePriceOut | CommitmentPriceOut

@@ -28,3 +28,6 @@ class SourceOut(BaseModel):
     stale: bool
     stale_reasons: list[str]
     too_old: bool = Field(description="last success older than stale_after (or none yet): plans using it warn")
+    quarantined: list[str] = Field(
+        default_factory=list,
+        description="rows of the snapshot in force held back as implausibly cheap: stored, not planned on")

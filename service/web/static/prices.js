@@ -9,6 +9,7 @@
   function cheapest(prices) {
     const byGpu = new Map();
     for (const p of prices) {
+      if (p.kind === "commitment") continue;
       const entry = byGpu.get(p.gpu) || { gpu: p.gpu, cloud: null, used: null, new: null };
       const perGpu = p.kind === "cloud" ? p.usd_per_hour / p.gpu_count : p.unit_price_usd / p.gpus_per_unit;
       if (!entry[p.kind] || perGpu < entry[p.kind].perGpu) entry[p.kind] = { perGpu, offer: p };
@@ -22,6 +23,25 @@
     const o = best.offer;
     const what = o.kind === "cloud" ? `${o.provider} ${o.name}${o.pricing === "spot" ? " (spot)" : ""}` : o.name;
     return [h("span", {}, `${usd(best.perGpu)}${unit}`), h("span", { class: "offer" }, `${what}, ${o.as_of}`)];
+  }
+
+  /** Commitment prices (reserved, committed use): per GPU and term the cheapest per GPU-hour; shown for
+   *  comparison, plans do not use them yet. */
+  function commitmentTable(prices) {
+    const best = new Map();
+    for (const p of prices) {
+      if (p.kind !== "commitment") continue;
+      const key = `${p.gpu}|${p.term_months}`;
+      const perGpu = p.usd_per_hour / p.gpu_count;
+      if (!best.has(key) || perGpu < best.get(key).perGpu) best.set(key, { perGpu, offer: p });
+    }
+    const rows = [...best.values()]
+      .sort((a, b) => a.offer.gpu.localeCompare(b.offer.gpu) || a.offer.term_months - b.offer.term_months)
+      .map(({ perGpu, offer: o }) => [o.gpu, `${o.term_months} months`, `${usd(perGpu)}/h`,
+        `${o.provider} ${o.name} (${o.pricing}${o.payment ? `, ${o.payment.replace("_", " ")}` : ""})`, o.as_of]);
+    const wrap = table("Commitment prices per GPU and term", [{ label: "GPU" }, { label: "Term" },
+      { label: "Per GPU-hour", num: true }, { label: "Offer", wrap: true }, { label: "As of" }], rows);
+    $("commitment-table").replaceChildren(rows.length ? wrap : h("p", { class: "muted" }, "No commitment prices."));
   }
 
   function showChart(gpu, moveFocus) {
@@ -62,6 +82,7 @@
     wrap.querySelector("table").classList.add("price-table");
     wrap.querySelectorAll("tbody tr").forEach((row, i) => { row.dataset.gpu = best[i].gpu; });
     $("price-table").replaceChildren(wrap);
+    commitmentTable(prices.body);
     wrap.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-gpu]");
       if (button) {

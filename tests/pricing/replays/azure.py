@@ -29,10 +29,24 @@ def azure_pages(server: HTTPServer, price_scale: float = 1.0) -> list[dict[str, 
     return pages
 
 
-def serve_pages(server: HTTPServer, bodies: list[str]) -> None:
-    """Answer the first request (no $skip) with bodies[0] and `$skip=1000*k` with bodies[k]."""
+def split_reservations(pages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The recorded pages without their Reservation items, and one page holding just those: what the API
+    answers to `priceType eq 'Consumption'` and to `priceType eq 'Reservation'`."""
+    reserved = [item for page in pages for item in page["Items"] if item["type"] == "Reservation"]
+    for page in pages:
+        page["Items"] = [item for item in page["Items"] if item["type"] != "Reservation"]
+        page["Count"] = len(page["Items"])
+    return pages, {"BillingCurrency": "USD", "CustomerEntityId": "Default", "CustomerEntityType": "Retail",
+                   "Items": reserved, "NextPageLink": None, "Count": len(reserved)}
+
+
+def serve_pages(server: HTTPServer, bodies: list[str], reservations: str | None = None) -> None:
+    """Answer the first request (no $skip) with bodies[0] and `$skip=1000*k` with bodies[k]; a request for
+    reservations gets `reservations` (by default the same pages)."""
 
     def handler(request: Request) -> Response:
+        if reservations is not None and "Reservation" in request.args.get("$filter", ""):
+            return Response(reservations, content_type="application/json")
         skip = int(request.args.get("$skip", "0"))
         index = skip // 1000
         if index >= len(bodies):
@@ -50,7 +64,8 @@ class AzureReplay(Replay):
         return super().config(server, **overrides)
 
     def install_good(self, server: HTTPServer, price_scale: float = 1.0) -> None:
-        serve_pages(server, [json.dumps(page) for page in azure_pages(server, price_scale)])
+        pages, reserved = split_reservations(azure_pages(server, price_scale))
+        serve_pages(server, [json.dumps(page) for page in pages], json.dumps(reserved))
 
     def install_empty(self, server: HTTPServer) -> None:
         empty: dict[str, Any] = {"BillingCurrency": "USD", "CustomerEntityId": "Default",

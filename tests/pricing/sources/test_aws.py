@@ -40,8 +40,26 @@ US_WEST_2 = {name: value for name, value in US_EAST_1.items() if name != "p5en.4
 
 
 def fetch(server: HTTPServer, **overrides: Any) -> FetchResult:
+    """On-demand rows only; reservations are checked on their own below."""
     source = REPLAY.source(server, **overrides)
-    return source.fetch(source.session(), bundled_gpus(), NOW)
+    result = source.fetch(source.session(), bundled_gpus(), NOW)
+    result.observations = [o for o in result.observations if o.pricing == "on_demand"]
+    return result
+
+
+def test_reservations_with_term_payment_and_upfront_fee(httpserver: HTTPServer) -> None:
+    REPLAY.install_good(httpserver)
+    source = REPLAY.source(httpserver)
+    result = source.fetch(source.session(), bundled_gpus(), NOW)
+    reserved = {(o.region, o.name, o.term_months, o.payment): o.usd for o in result.observations
+                if o.pricing == "reserved"}
+    # us-east-1 standard Linux shared rows, hand-read: "$60.9584 per Linux p5.48xlarge Instance Hour", 1yr No Upfront
+    assert reserved[("us-east-1", "p5.48xlarge", 12, "no_upfront")] == pytest.approx(60.9584)
+    assert reserved[("us-east-1", "g5.xlarge", 36, "no_upfront")] == pytest.approx(0.41246)
+    # p4d 3yr: the sample lists only an upfront fee (287000 USD, Unit Quantity): spread over 36 x 730 hours
+    assert reserved[("us-east-1", "p4d.24xlarge", 36, "no_upfront")] == pytest.approx(287000 / (36 * 730))
+    assert not any(name.startswith(("c6i", "m5", "r6i", "inf2")) for _, name, _, _ in reserved)  # no GPU
+    assert dict(result.unknown_skus) == {"g4ad.xlarge": 2, "g5g.xlarge": 1}  # counted once, not per term
 
 
 def serve(server: HTTPServer, region: str, text: str) -> None:

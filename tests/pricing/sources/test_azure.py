@@ -12,7 +12,7 @@ from pytest_httpserver import HTTPServer
 
 from pricing.gpus import bundled_gpus
 from pricing.observation import FetchResult, SourceError
-from pricing.sources.azure import BASE_FILTER, FRACTIONAL, AzureSource, size_gpu
+from pricing.sources.azure import BASE_FILTER, FRACTIONAL, RESERVATION_FILTER, AzureSource, size_gpu
 from tests.pricing.replays.azure import PATH, AzureReplay, azure_pages, serve_pages
 from tests.pricing.replays.base import DATA, load_json
 
@@ -40,11 +40,14 @@ EXPECTED = {
     ("Standard_NC24s_v3", "eastus", "on_demand"): ("V100", 4, 12.24),
     ("Standard_NV72ads_A10_v5", "westus2", "on_demand"): ("A10", 2, 6.52),
     ("Standard_NV72ads_A10_v5", "westus2", "spot"): ("A10", 2, 1.63),
+    # reservationTerm "1 Year", retailPrice 19305 for the whole term: per hour over 8,760 h
+    ("Standard_NC24ads_A100_v4", "eastus", "reserved"): ("A100 80GB PCIe", 1, 19305 / 8760),
+    ("Standard_NC40ads_H100_v5", "eastus", "on_demand"): ("H100 NVL", 1, 6.98),
+    ("Standard_ND96isr_MI300X_v5", "eastus", "on_demand"): ("MI300X", 8, 48.0),
 }
-# GPU sizes of GPUs we do not price (K80 twice, M60, H100 NVL, MI25, MI300X, P100)
+# GPU sizes of GPUs we do not price (K80 twice, M60, MI25, P100)
 EXPECTED_UNKNOWN = {
-    "Standard_NC6": 2, "Standard_NV12s_v3": 1, "Standard_NC40ads_H100_v5": 1, "Standard_NV4as_v4": 1,
-    "Standard_ND96isr_MI300X_v5": 1, "Standard_NC6s_v2": 1,
+    "Standard_NC6": 2, "Standard_NV12s_v3": 1, "Standard_NV4as_v4": 1, "Standard_NC6s_v2": 1,
 }
 
 
@@ -79,7 +82,8 @@ def test_per_gpu_hour_prices(httpserver: HTTPServer) -> None:
 
 
 def test_skipped_items_leave_no_observation(httpserver: HTTPServer) -> None:
-    """Windows, Low Priority, DevTest, reservation, EUR, fractional A10, CPU and FPGA items are all in page 1/2."""
+    """Windows, Low Priority, DevTest, EUR, fractional A10, CPU and FPGA items are all in page 1/2; a CPU VM's
+    reservation comes with the reservations."""
     REPLAY.install_good(httpserver)
     result = fetch(httpserver)
     names = {o.name for o in result.observations}
@@ -88,15 +92,28 @@ def test_skipped_items_leave_no_observation(httpserver: HTTPServer) -> None:
     assert "Standard_NV6ads_A10_v5" not in result.unknown_skus and "Standard_D2s_v3" not in result.unknown_skus
     nc6s = [o.usd for o in result.observations if o.name == "Standard_NC6s_v3"]
     assert sorted(nc6s) == [0.3978, 3.06]  # not the Windows 4.5, Low Priority 0.612 or EUR 3.1212
-    assert all(o.usd < 1000 for o in result.observations)  # the 1-year reservation (19305) is not a rate
+    assert all(o.usd < 1000 for o in result.observations)  # the 1-year reservation (19305) is a term, not a rate
+
+
+def test_reservation_is_kept_as_an_hourly_price_with_its_term(httpserver: HTTPServer) -> None:
+    REPLAY.install_good(httpserver)
+    result = fetch(httpserver)
+    (reserved,) = [o for o in result.observations if o.pricing == "reserved"]
+    # page 1: Standard_NC24ads_A100_v4 eastus, reservationTerm "1 Year", retailPrice 19305 for the term
+    assert (reserved.name, reserved.region, reserved.term_months, reserved.payment) == (
+        "Standard_NC24ads_A100_v4", "eastus", 12, "all_upfront")
+    assert reserved.usd == pytest.approx(19305 / 8760)
+    assert reserved.key() != next(o.key() for o in result.observations if o.name == reserved.name
+                                  and o.region == "eastus" and o.pricing == "on_demand")
+    assert [r.args["$filter"] for r, _ in httpserver.log][2] == RESERVATION_FILTER
 
 
 def test_first_request_filters_and_next_page_link_is_followed(httpserver: HTTPServer) -> None:
     REPLAY.install_good(httpserver)
     fetch(httpserver)
     requests_seen = [request for request, _ in httpserver.log]
-    assert len(requests_seen) == 2
-    first, second = requests_seen
+    assert len(requests_seen) == 3  # pay-as-you-go and spot (two pages), then reservations (one page)
+    first, second = requests_seen[:2]
     assert first.args["$filter"] == BASE_FILTER
     assert first.args["api-version"] == "2023-01-01-preview"
     assert "$skip" not in first.args
@@ -133,7 +150,7 @@ def test_configured_regions_query_each_region(httpserver: HTTPServer) -> None:
     ("Standard_ND24s", "Standard_ND24s"),  # P40
     ("Standard_NV6", "Standard_NV6"),  # M60
     ("Standard_NV8as_v4", "Standard_NV8as_v4"),  # MI25
-    ("Standard_NC80adis_H100_v5", "Standard_NC80adis_H100_v5"),  # H100 NVL
+    ("Standard_NC80adis_H100_v5", ("H100 NVL", 2)),
     ("Standard_NC8ads_A10_v4", "Standard_NC8ads_A10_v4"),  # A10 share per size unknown
     ("Standard_NC48s_v3", "Standard_NC48s_v3"),  # a size the table does not list: never guessed
     ("Standard_ND128isr_NDR_GB200_v6", "Standard_ND128isr_NDR_GB200_v6"),  # an N-series nobody mapped
@@ -168,7 +185,7 @@ def test_answer_without_gpu_vms_is_a_source_error(httpserver: HTTPServer) -> Non
     sample = load_json(DATA / "azure" / "retail-prices-sample.json")
     sample["NextPageLink"] = None
     serve_pages(httpserver, [json.dumps(sample)])
-    with pytest.raises(SourceError, match="no GPU VM price among 3 items"):
+    with pytest.raises(SourceError, match="no GPU VM price among 6 items"):  # 3 items, served to both sequences
         fetch(httpserver)
 
 

@@ -25,7 +25,12 @@ def fetch(server: HTTPServer) -> FetchResult:
 
 
 def by_key(result: FetchResult) -> dict[tuple[str, str], PriceObservation]:
-    return {(o.gpu, o.pricing): o for o in result.observations}
+    """1-GPU machines by (gpu, pricing); sizes are checked with `by_size`."""
+    return {(o.gpu, o.pricing): o for o in result.observations if o.gpu_count == 1}
+
+
+def by_size(result: FetchResult) -> dict[tuple[str, int, str], PriceObservation]:
+    return {(o.gpu, o.gpu_count, o.pricing): o for o in result.observations}
 
 
 def test_request_is_the_cli_default_search(httpserver: HTTPServer) -> None:
@@ -38,43 +43,54 @@ def test_request_is_the_cli_default_search(httpserver: HTTPServer) -> None:
     assert sent["rentable"] == {"eq": True} and sent["verified"] == {"eq": True} and sent["type"] == "on-demand"
 
 
-def test_median_and_p10_per_gpu_hour(httpserver: HTTPServer) -> None:
+def test_median_p10_and_count_per_gpu_and_size(httpserver: HTTPServer) -> None:
     REPLAY.install_good(httpserver)
     result = fetch(httpserver)
-    obs = by_key(result)
-    # RTX 4090, dph_total / num_gpus: 0.2466759 (sample), 0.40, 0.90/2, 0.35, 12.0/4 (an outlier)
-    rtx = obs[("RTX 4090", "on_demand")]
-    assert rtx.usd == pytest.approx(0.40)
-    assert rtx.p10_usd == pytest.approx(0.2466759259259259 + 0.4 * (0.35 - 0.2466759259259259))
-    assert rtx.listings == 5
+    obs = by_size(result)
+    # RTX 4090 1-GPU machines, dph_total: 0.2466759 (sample), 0.40, 0.35; the 2- and 4-GPU machines apart
+    rtx = obs[("RTX 4090", 1, "on_demand")]
+    assert rtx.usd == pytest.approx(0.35)
+    assert rtx.p10_usd == pytest.approx(0.2466759259259259 + 0.2 * (0.35 - 0.2466759259259259))
+    assert rtx.listings == 3
     assert (rtx.gpu_count, rtx.region, rtx.provider, rtx.kind, rtx.name) == (1, "global", "vast", "cloud", "RTX 4090")
     assert rtx.observed_at == NOW and rtx.source == "vast"
-    # H100 SXM: 17.6/8, 2.5, 4.0/2
-    h100 = obs[("H100 SXM", "on_demand")]
-    assert h100.usd == pytest.approx(2.2)
-    assert h100.listings == 3
-    assert h100.p10_usd == pytest.approx(2.0 + 0.2 * 0.2)
+    two = obs[("RTX 4090", 2, "on_demand")]
+    assert (two.name, two.usd, two.listings) == ("2x RTX 4090", 0.9, 1)
+    assert obs[("RTX 4090", 4, "on_demand")].usd == 12.0  # the outlier stays in its own size
+    # H100 SXM: one offer per size, each its own market
+    assert {(c, o.usd) for (g, c, p), o in obs.items() if g == "H100 SXM" and p == "on_demand"} == {
+        (1, 2.5), (2, 4.0), (8, 17.6)}
 
 
-def test_spot_from_min_bid_per_gpu_skipping_offers_without_a_bid(httpserver: HTTPServer) -> None:
-    REPLAY.install_good(httpserver)
+def test_reliability_is_the_median_of_the_hosts(httpserver: HTTPServer) -> None:
+    body = load_json(BUNDLES)
+    ones = [o for o in body["offers"] if o["gpu_name"] == "RTX 4090" and o["num_gpus"] == 1]
+    for offer, reliability in zip(ones, (0.9, 0.99, 0.95), strict=True):
+        offer["reliability2"] = reliability
+    httpserver.expect_request("/bundles/", method="POST").respond_with_json(body)
     obs = by_key(fetch(httpserver))
-    # RTX 4090 min_bid / num_gpus: 0.2, 0.25, 0.6/2, (null), 2.0/4
-    rtx = obs[("RTX 4090", "spot")]
-    assert rtx.usd == pytest.approx(0.275)
-    assert rtx.listings == 4
-    assert rtx.p10_usd == pytest.approx(0.2 + 0.3 * 0.05)
-    # H100 SXM: 12.0/8, 1.6, (no min_bid key)
-    h100 = obs[("H100 SXM", "spot")]
-    assert h100.usd == pytest.approx(1.55)
-    assert h100.listings == 2
+    assert obs[("RTX 4090", "on_demand")].reliability == pytest.approx(0.95)
+    assert obs[("RTX 4090", "spot")].reliability == pytest.approx(0.95)
+
+
+def test_spot_from_min_bid_skipping_offers_without_a_bid(httpserver: HTTPServer) -> None:
+    REPLAY.install_good(httpserver)
+    obs = by_size(fetch(httpserver))
+    # RTX 4090 1-GPU machines, min_bid: 0.2, 0.25, (null)
+    rtx = obs[("RTX 4090", 1, "spot")]
+    assert rtx.usd == pytest.approx(0.225)
+    assert rtx.listings == 2
+    assert rtx.p10_usd == pytest.approx(0.2 + 0.1 * 0.05)
+    # H100 SXM: 12.0 (8 GPUs), 1.6 (1 GPU), the 2-GPU machine has no min_bid key
+    assert obs[("H100 SXM", 8, "spot")].usd == 12.0 and obs[("H100 SXM", 1, "spot")].usd == 1.6
+    assert ("H100 SXM", 2, "spot") not in obs
 
 
 def test_memory_decides_a100_and_v100_size(httpserver: HTTPServer) -> None:
     REPLAY.install_good(httpserver)
     obs = by_key(fetch(httpserver))
     assert obs[("A100 80GB", "on_demand")].usd == pytest.approx(1.2)  # "A100 SXM4", 81920 MiB
-    assert obs[("A100 40GB", "on_demand")].usd == pytest.approx(0.8)  # "A100 SXM4", 40960 MiB, 1.6 / 2
+    assert by_size(fetch(httpserver))[("A100 40GB", 2, "on_demand")].usd == 1.6  # "A100 SXM4", 40960 MiB
     assert obs[("V100 32GB", "on_demand")].usd == pytest.approx(0.3)  # "Tesla V100", 32768 MiB
     assert ("V100", "on_demand") not in obs
 
@@ -82,17 +98,18 @@ def test_memory_decides_a100_and_v100_size(httpserver: HTTPServer) -> None:
 def test_unknown_gpus_are_counted_not_guessed(httpserver: HTTPServer) -> None:
     REPLAY.install_good(httpserver)
     result = fetch(httpserver)
-    assert dict(result.unknown_skus) == {"A100X": 1, "H100 NVL": 1}
+    assert dict(result.unknown_skus) == {"A100X": 1}
     assert result.rows_seen == len(load_json(BUNDLES)["offers"]) == 13
-    assert {o.gpu for o in result.observations} == {"RTX 4090", "H100 SXM", "A100 80GB", "A100 40GB", "V100 32GB"}
+    assert {o.gpu for o in result.observations} == {
+        "RTX 4090", "H100 SXM", "A100 80GB", "A100 40GB", "V100 32GB", "H100 NVL"}
 
 
 @pytest.mark.parametrize("scale", [0.0, -1.0])
 def test_zero_and_negative_prices_flow_through(httpserver: HTTPServer, scale: float) -> None:
     REPLAY.install_good(httpserver, price_scale=scale)
     obs = by_key(fetch(httpserver))
-    assert obs[("RTX 4090", "on_demand")].usd == pytest.approx(0.40 * scale)
-    assert obs[("RTX 4090", "spot")].usd == pytest.approx(0.275 * scale)
+    assert obs[("RTX 4090", "on_demand")].usd == pytest.approx(0.35 * scale)
+    assert obs[("RTX 4090", "spot")].usd == pytest.approx(0.225 * scale)
 
 
 def test_empty_answer_is_a_source_error(httpserver: HTTPServer) -> None:
@@ -117,9 +134,9 @@ def test_offer_without_price_is_a_source_error(httpserver: HTTPServer) -> None:
 
 def test_only_unknown_gpus_is_a_source_error(httpserver: HTTPServer) -> None:
     body = load_json(BUNDLES)
-    body["offers"] = [o for o in body["offers"] if o["gpu_name"] in {"A100X", "H100 NVL"}]
+    body["offers"] = [o for o in body["offers"] if o["gpu_name"] in {"A100X"}]
     httpserver.expect_request("/bundles/", method="POST").respond_with_json(body)
-    with pytest.raises(SourceError, match="none of 2 offers"):
+    with pytest.raises(SourceError, match="none of 1 offers"):
         fetch(httpserver)
 
 

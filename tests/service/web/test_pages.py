@@ -35,7 +35,8 @@ def test_plan_page_is_prefilled_with_the_worked_example(client: TestClient) -> N
 
 
 def test_price_page_and_static_files_are_served(client: TestClient) -> None:
-    assert "Cheapest offer per GPU" in client.get("/prices").text
+    page = client.get("/prices").text
+    assert "Cheapest offer per GPU" in page and 'id="commitment-table"' in page
     script = client.get("/static/plan.js")
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     assert client.get("/static/gpuplan.css").headers["content-type"].startswith("text/css")
