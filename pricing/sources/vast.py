@@ -156,6 +156,7 @@ class VastSource(Source):
             found.append(PriceObservation(
                 source=self.key, kind="cloud", gpu=gpu, gpu_count=count, name=gpu if count == 1 else f"{count}x {gpu}",
                 usd=statistics.median(values), observed_at=now, provider=PROVIDER, region=REGION, pricing=pricing,
-                p10_usd=float(np.quantile(values, 0.10)), listings=len(values), reference=self.url, reliability=reliability,
+                p10_usd=float(np.quantile(values, 0.10)), listings=len(values), reference=self.url,
+                reliability=reliability,
             ))
         return found

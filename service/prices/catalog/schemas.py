@@ -75,7 +75,7 @@ class CommitmentPriceOut(BaseModel):
     region: str
     pricing: Literal["reserved", "committed"]
     term_months: int
-    payment: str = Field(description="no_upfront | partial_upfront | all_upfront, or empty when the source does not say")
+    payment: str = Field(description="no_upfront | partial_upfront | all_upfront; empty: the source does not say")
     source: str
     as_of: str
     feed: str
