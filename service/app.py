@@ -16,7 +16,7 @@ from pricing.sources.base import Source
 from service.alerts import endpoints as alerts_routes
 from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
 from service.core import errors as problems
-from service.core import idempotency, logs, metrics, openapi
+from service.core import idempotency, input_guard, logs, metrics, openapi
 from service.core.db import make_engine
 from service.core.settings import Settings
 from service.labs.ratelimit import RateLimiter
@@ -79,6 +79,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
     problems.install(app)
     openapi.install(app)
+    input_guard.install(app)  # innermost: its 422s are timed by metrics like any answer
     metrics.install(app, engine, configured)
     idempotency.install(app)
     app.include_router(plans.router)

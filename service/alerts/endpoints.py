@@ -10,7 +10,7 @@ from service.alerts import repository as store
 from service.alerts.outbox import deliver_now, enqueue_test_event
 from service.alerts.schemas import EventOut, SubscriptionIn, SubscriptionOut
 from service.core.clock import utcnow
-from service.core.pagination import DEFAULT_LIMIT, Limit, Page
+from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.labs.auth import CallerDep
 
 router = APIRouter(prefix="/v1/alerts", tags=["alerts"])
@@ -60,7 +60,7 @@ def create_subscription(request: Request, response: Response, caller: CallerDep,
 def list_subscriptions(request: Request, caller: CallerDep,
                        status: Literal["active", "paused", "disabled"] | None = None,
                        kind: Literal["price_threshold", "price_move", "plan_change"] | None = None,
-                       limit: Limit = DEFAULT_LIMIT, cursor: str | None = None) -> Page[SubscriptionOut]:
+                       limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[SubscriptionOut]:
     """The caller's subscriptions, newest first."""
     return store.list_subscriptions(request.app.state.engine, caller, status, kind, limit, cursor)
 
@@ -107,7 +107,7 @@ def send_test(request: Request, caller: CallerDep, subscription_id: str) -> Even
 @router.get("/{subscription_id}/deliveries", response_model=Page[EventOut])
 def list_deliveries(request: Request, caller: CallerDep, subscription_id: str,
                     status: Literal["pending", "delivered", "failed"] | None = None,
-                    limit: Limit = DEFAULT_LIMIT, cursor: str | None = None) -> Page[EventOut]:
+                    limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[EventOut]:
     """The newest events of this subscription: status, attempts with status codes and errors, next retry."""
     engine = request.app.state.engine
     _found(store.get_subscription(engine, caller, subscription_id), subscription_id)

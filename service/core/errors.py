@@ -39,8 +39,22 @@ class Conflict(Exception):
     """The request is valid but the stored state does not allow it (409)."""
 
 
+# an error names the value it refused, but never sends a megabyte back: echoed text is cut to this many characters
+MAX_ECHO = 300
+
+
+def brief(text: str, limit: int = MAX_ECHO) -> str:
+    """`text` cut to `limit` characters, saying how much was left out."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
 def problem(status: int, title: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
-    body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
+    """The problem document; `detail` and each error's field and message may quote the caller's input, so all are
+    cut."""
+    if isinstance(extra.get("errors"), list):
+        extra["errors"] = [{**e, "field": brief(str(e.get("field", ""))), "message": brief(str(e.get("message", "")))}
+                           if isinstance(e, dict) else e for e in extra["errors"]]
+    body = {"type": "about:blank", "title": title, "status": status, "detail": brief(detail, 4 * MAX_ECHO), **extra}
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, HTTPException, Request, Response
 
 from service.core.clock import utcnow
-from service.core.pagination import DEFAULT_LIMIT, Limit, Page
+from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.labs.auth import Caller, CallerDep
 from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
 from service.plans.exports import plan_csv, purchase_request
@@ -46,7 +46,7 @@ def create_plan(request: Request, response: Response, caller: CallerDep,
 
 @router.get("", response_model=Page[PlanListItem])
 def list_plans(request: Request, caller: CallerDep, profile_id: str | None = None, limit: Limit = DEFAULT_LIMIT,
-               cursor: str | None = None) -> Page[PlanListItem]:
+               cursor: Cursor = None) -> Page[PlanListItem]:
     """The caller's plans, newest first; `profile_id` keeps those made from one saved profile."""
     listed: Page[PlanListItem] = request.app.state.plans.list(caller, limit, cursor, profile_id)
     return listed

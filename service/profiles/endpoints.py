@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
 from service.core.clock import utcnow
-from service.core.pagination import DEFAULT_LIMIT, Limit, Page
+from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.labs.auth import CallerDep
 from service.plans.service import plan_for
 from service.profiles import repository as store
@@ -36,7 +36,7 @@ def create_profile(request: Request, response: Response, caller: CallerDep, body
 @router.get("", response_model=Page[ProfileOut])
 def list_profiles(request: Request, caller: CallerDep, tag: str | None = None,
                   name: str | None = Query(None, description="part of the name, any case"),
-                  limit: Limit = DEFAULT_LIMIT, cursor: str | None = None) -> Page[ProfileOut]:
+                  limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[ProfileOut]:
     """The caller's saved profiles, newest first."""
     return store.list_profiles(request.app.state.engine, caller, limit, cursor, tag, name)
 
