@@ -25,6 +25,7 @@ from sqlalchemy.engine import Connection
 from pricing.gpus import GpuTable
 from pricing.locks import try_lock
 from pricing.observation import FetchResult, PriceObservation, SourceError
+from pricing.redact import redact
 from pricing.sources.base import Source
 from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
 
@@ -174,6 +175,7 @@ def record_attempt(engine: Engine, source: str, now: dt.datetime) -> None:
 
 
 def record_failure(engine: Engine, source: str, now: dt.datetime, reason: str) -> None:
+    reason = redact(reason)  # shown by /v1/sources and the CLI: no token, password or query string in it
     with engine.begin() as conn:
         status = _status(conn, source)
         failures = (status.consecutive_failures if status else 0) + 1

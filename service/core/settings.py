@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     # API keys: off for a single user on localhost; on, every endpoint but health, docs and public GPU and
     # price reads needs `Authorization: Bearer <key>` (gpuplan labs create / gpuplan keys create)
     auth: bool = False
+    # with auth on, /metrics and the detail of /v1/sources (errors, missing credentials) need an API key; true
+    # shows them to everyone (a Prometheus scraper without credentials on a private network)
+    operations_public: bool = False
     rate_limit_per_minute: float = Field(default=600.0, gt=0)
     rate_limit_burst: int = Field(default=60, ge=1)
     # alerts: how often the delivery worker sends from the outbox, how long an event is retried, and when

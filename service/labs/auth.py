@@ -66,3 +66,14 @@ def current_caller(request: Request,
 
 
 CallerDep = Annotated[Caller, Depends(current_caller)]
+
+
+def sees_operations(request: Request) -> bool:
+    """Whether the caller may see how the service runs (`/metrics`, why a source fails, which credentials are
+    missing): everyone when auth is off or the operator set `GPUPLAN_OPERATIONS_PUBLIC`, else a valid API key."""
+    settings = request.app.state.settings
+    if not settings.auth or settings.operations_public:
+        return True
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and bool(token.strip()) and \
+        authenticate(request.app.state.engine, token.strip()) is not None

@@ -15,6 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from service.core import metrics
 from service.core.errors import PROBLEM_JSON, problem
+from service.labs.auth import sees_operations
 from service.operations import readiness
 
 router = APIRouter(tags=["health"])
@@ -44,6 +45,11 @@ def readyz(request: Request) -> Any:
 
 @router.get("/metrics", include_in_schema=False)
 async def prometheus_metrics(request: Request) -> Response:
-    """Prometheus exposition: this process's counters plus the database's state (read in a worker thread)."""
+    """Prometheus exposition: this process's counters plus the database's state (read in a worker thread).
+    With auth on it needs an API key (Prometheus: `authorization: {credentials: <key>}`) unless
+    `GPUPLAN_OPERATIONS_PUBLIC` is set."""
+    if not await run_in_threadpool(sees_operations, request):
+        return problem(401, "Unauthorized", "metrics need an API key: Authorization: Bearer <key>",
+                       headers={"WWW-Authenticate": "Bearer"})
     body = await run_in_threadpool(metrics.render, request.app.state.metrics_registry)
     return Response(body, media_type=CONTENT_TYPE_LATEST)
