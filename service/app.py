@@ -15,9 +15,9 @@ from pricing.sources import build_sources
 from pricing.sources.base import Source
 from service.alerts import endpoints as alerts_routes
 from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
-from service.core import errors as problems
-from service.core import idempotency, input_guard, logs, metrics, openapi
+from service.core import errors, idempotency, input_guard, logs, metrics, openapi
 from service.core.db import make_engine
+from service.core.dependencies import Runtime, attach
 from service.core.settings import Settings
 from service.labs.ratelimit import RateLimiter
 from service.operations import endpoints as health
@@ -25,7 +25,6 @@ from service.operations.leader import leader_lock
 from service.operations.readiness import migrate_on_start
 from service.operations.scheduler import RefreshScheduler
 from service.plans import endpoints as plans
-from service.plans.repository import PlanStore
 from service.prices.catalog import endpoints as catalog
 from service.prices.history import endpoints as chart_routes
 from service.prices.sources import endpoints as sources
@@ -66,21 +65,14 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
         "that each name their source and date. Money is USD; dates are ISO 8601 UTC.",
         lifespan=lifespan,
     )
-    app.state.settings = settings
-    app.state.engine = engine
-    app.state.base_catalog = base
-    app.state.catalog = prices_now
-    app.state.sources = configured
-    app.state.refresher = refresher
-    app.state.alerts = alerts
-    app.state.alert_channels = alerts.channels
-    app.state.alert_policy = alerts.policy
-    app.state.plans = PlanStore(engine)
-    app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
-    problems.install(app)
+    input_guard.install(app)  # added first, so innermost: its 422s are timed by metrics like any answer
+    registry = metrics.install(app, engine, configured)
+    attach(app, Runtime(
+        settings=settings, engine=engine, base_catalog=base, catalog=prices_now, sources=configured,
+        rate_limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst), alerts=alerts,
+        refresher=refresher, metrics_registry=registry))
+    errors.install(app)
     openapi.install(app)
-    input_guard.install(app)  # innermost: its 422s are timed by metrics like any answer
-    metrics.install(app, engine, configured)
     idempotency.install(app)
     app.include_router(plans.router)
     app.include_router(catalog.router)

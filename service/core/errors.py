@@ -6,7 +6,7 @@ Validation errors list each field with the rule it broke, so a form or a script 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -17,6 +17,7 @@ from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.plan import SolverFailure
 
 log = logging.getLogger("gpuplan")
+T = TypeVar("T")
 PROBLEM_JSON = "application/problem+json"
 # tagged unions put the tag into the error location; people name the field without it
 _UNION_TAGS = {
@@ -26,17 +27,70 @@ _UNION_TAGS = {
 }
 
 
-class InvalidField(ValueError):
+class ServiceError(Exception):
+    """An error that knows its HTTP answer: raised anywhere below a route, answered as one problem document.
+
+    Subclasses fix the status and title; `errors` lists the fields at fault (empty when none is), `headers` are
+    sent with the answer (e.g. `Retry-After`).
+    """
+
+    status: ClassVar[int] = 500
+    title: ClassVar[str] = "Internal error"
+
+    def __init__(self, detail: str, *, errors: list[dict[str, str]] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.detail, self.errors, self.headers = detail, errors or [], headers
+
+
+class InvalidField(ServiceError):
     """A request value that passed the schema but breaks a rule only the service can check (an unknown GPU,
     a refused webhook target): answered as a 422 naming the field and the rule, like schema errors."""
 
+    status, title = 422, "Invalid request"
+
     def __init__(self, field: str, rule: str, message: str) -> None:
-        super().__init__(message)
+        super().__init__(f"{field}: {message}", errors=[{"field": field, "rule": rule, "message": message}])
         self.field, self.rule, self.message = field, rule, message
 
 
-class Conflict(Exception):
+class NotFound(ServiceError):
+    """No such object for this caller (another lab's objects do not exist for it either)."""
+
+    status, title = 404, "Not found"
+
+    def __init__(self, what: str, object_id: str) -> None:
+        super().__init__(f"no {what} with id {object_id!r}")
+
+
+class Conflict(ServiceError):
     """The request is valid but the stored state does not allow it (409)."""
+
+    status, title = 409, "Conflict"
+
+
+class Unauthorized(ServiceError):
+    """No API key, or one that is unknown or revoked (401, with the scheme to use)."""
+
+    status, title = 401, "Unauthorized"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+class Forbidden(ServiceError):
+    """A known key that may not do this (a read-only key writing)."""
+
+    status, title = 403, "Forbidden"
+
+
+class TooManyRequests(ServiceError):
+    """The key's rate limit is reached; `Retry-After` says when the next request may go."""
+
+    status, title = 429, "Too many requests"
+
+    def __init__(self, detail: str, retry_after_s: int) -> None:
+        super().__init__(detail, headers={"Retry-After": str(retry_after_s)})
 
 
 # an error names the value it refused, but never sends a megabyte back: echoed text is cut to this many characters
@@ -48,13 +102,15 @@ def brief(text: str, limit: int = MAX_ECHO) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
-def problem(status: int, title: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
-    """The problem document; `detail` and each error's field and message may quote the caller's input, so all are
-    cut."""
-    if isinstance(extra.get("errors"), list):
-        extra["errors"] = [{**e, "field": brief(str(e.get("field", ""))), "message": brief(str(e.get("message", "")))}
-                           if isinstance(e, dict) else e for e in extra["errors"]]
-    body = {"type": "about:blank", "title": title, "status": status, "detail": brief(detail, 4 * MAX_ECHO), **extra}
+def problem(status: int, title: str, detail: str, headers: dict[str, str] | None = None,
+            errors: list[dict[str, str]] | None = None, **extra: Any) -> JSONResponse:
+    """The one error answer: RFC 9457 fields, `errors` always present (empty when no field is at fault).
+
+    `detail` and each error's field and message may quote the caller's input, so all three are cut."""
+    shown = [{**e, "field": brief(e.get("field", "")), "message": brief(e.get("message", ""))}
+             for e in errors or []]
+    body = {"type": "about:blank", "title": title, "status": status, "detail": brief(detail, 4 * MAX_ECHO),
+            "errors": shown, **extra}
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
@@ -91,14 +147,9 @@ def install(app: FastAPI) -> None:
         errors = [{"field": exc.field, "rule": exc.rule, "message": exc.message}]
         return problem(422, "Invalid profile", f"{exc.field}: {exc.message}", errors=errors)
 
-    @app.exception_handler(InvalidField)
-    async def _field(_: Request, exc: InvalidField) -> JSONResponse:
-        errors = [{"field": exc.field, "rule": exc.rule, "message": exc.message}]
-        return problem(422, "Invalid request", f"{exc.field}: {exc.message}", errors=errors)
-
-    @app.exception_handler(Conflict)
-    async def _conflict(_: Request, exc: Conflict) -> JSONResponse:
-        return problem(409, "Conflict", str(exc))
+    @app.exception_handler(ServiceError)
+    async def _service(_: Request, exc: ServiceError) -> JSONResponse:
+        return problem(exc.status, exc.title, exc.detail, headers=exc.headers, errors=exc.errors)
 
     @app.exception_handler(InfeasibleProfile)
     async def _infeasible(_: Request, exc: InfeasibleProfile) -> JSONResponse:
@@ -123,3 +174,10 @@ def install(app: FastAPI) -> None:
 
 _TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
            409: "Conflict", 429: "Too many requests"}
+
+
+def found(value: T | None, what: str, object_id: str) -> T:
+    """`value`, or NotFound naming what was looked for: the one way a missing object becomes a 404."""
+    if value is None:
+        raise NotFound(what, object_id)
+    return value

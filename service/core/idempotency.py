@@ -32,6 +32,7 @@ from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoin
 from pricing.storage import UtcDateTime
 from service.core.clock import utcnow
 from service.core.db import Base
+from service.core.dependencies import runtime_of
 from service.core.errors import problem
 from service.labs.repository import authenticate
 
@@ -123,20 +124,19 @@ def _release(engine: Engine, scope: str, key: str) -> None:
 def _scope(request: Request) -> str | None:
     """Whose key space the request is in: the API key's id when auth is on (None without a valid key, so a
     revoked key replays nothing), one local space when it is off. Keys of two labs never meet."""
-    state = request.app.state
-    if not state.settings.auth:
+    runtime = runtime_of(request.app)
+    if not runtime.settings.auth:
         return "local"
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    found = authenticate(state.engine, token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+    found = authenticate(runtime.engine, token.strip()) if scheme.lower() == "bearer" and token.strip() else None
     return None if found is None else f"key:{found.id}"
 
 
 def _rate_limited(request: Request, scope: str) -> Response | None:
     """A replay counts against the key's rate limit like any request (the route is not run for it)."""
-    state = request.app.state
     if not scope.startswith("key:"):
         return None
-    wait = state.rate_limiter.retry_after(scope.removeprefix("key:"))
+    wait = runtime_of(request.app).rate_limiter.retry_after(scope.removeprefix("key:"))
     if wait is None:
         return None
     return problem(429, "Too many requests", "rate limit reached for this key",
@@ -156,7 +156,7 @@ class IdempotencyMiddleware(BaseHTTPMiddleware):
         if not 1 <= len(key) <= 255:
             errors = [{"field": HEADER, "rule": "length", "message": "1 to 255 characters"}]
             return problem(422, "Invalid request", f"{HEADER}: 1 to 255 characters", errors=errors)
-        engine: Engine = request.app.state.engine
+        engine = runtime_of(request.app).engine
         scope = await run_in_threadpool(_scope, request)
         if scope is None:  # no valid key: the route answers 401, and nothing is claimed or replayed
             return await call_next(request)

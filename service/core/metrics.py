@@ -186,10 +186,10 @@ def render(*registries: CollectorRegistry) -> bytes:
     return b"".join(generate_latest(r) for r in (REGISTRY, *registries))
 
 
-def install(app: FastAPI, engine: Engine, sources: Sequence[Source]) -> None:
-    """Time every request and give `/metrics` the database collector of this app (one registry per app, so
-    several apps in one process, as in tests, do not collide)."""
+def install(app: FastAPI, engine: Engine, sources: Sequence[Source]) -> CollectorRegistry:
+    """Time every request; the returned registry holds this app's database collector, for `/metrics` (one
+    registry per app, so several apps in one process, as in tests, do not collide)."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(DatabaseCollector(engine, sources))
-    app.state.metrics_registry = registry
     app.add_middleware(MetricsMiddleware)
+    return registry

@@ -30,7 +30,7 @@ PROBLEM_SCHEMA: dict[str, Any] = {
             "properties": {"field": {"type": "string"}, "rule": {"type": "string"}, "message": {"type": "string"}},
             "required": ["field", "rule", "message"]}},
     },
-    "required": ["title", "status", "detail"],
+    "required": ["type", "title", "status", "detail", "errors"],
 }
 _REF = {"$ref": "#/components/schemas/Problem"}
 _DESCRIPTIONS = {

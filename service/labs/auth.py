@@ -1,4 +1,4 @@
-"""Who is calling: the FastAPI dependency every lab-owned endpoint takes.
+"""Who is calling: a lab, or the local user (the dependency that finds it is `service.core.dependencies.CallerDep`).
 
 With `GPUPLAN_AUTH=off` (the single-user default) every request is the local user, whose objects belong
 to no lab. With it on, a request needs `Authorization: Bearer <key>` of an active key; read-only keys may
@@ -7,17 +7,11 @@ only read; each key has a rate limit. Objects of other labs do not exist for the
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends, HTTPException, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy import ColumnElement, Engine, FromClause, select
 
-from service.labs.repository import authenticate
-
-_bearer = HTTPBearer(auto_error=False, description="an API key from `gpuplan keys create LAB` (when GPUPLAN_AUTH=on)")
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -40,40 +34,3 @@ class Caller:
 
 
 LOCAL_USER = Caller(None)
-
-
-def _unauthorized(message: str) -> HTTPException:
-    return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
-
-
-def current_caller(request: Request,
-                   credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Caller:
-    state = request.app.state
-    if not state.settings.auth:
-        return LOCAL_USER
-    if credentials is None:
-        raise _unauthorized("this endpoint needs an API key: Authorization: Bearer <key>")
-    key = authenticate(state.engine, credentials.credentials)
-    if key is None:
-        raise _unauthorized("the API key is unknown or revoked")
-    wait = state.rate_limiter.retry_after(key.id)
-    if wait is not None:
-        raise HTTPException(429, f"rate limit of {state.settings.rate_limit_per_minute:g} requests per minute for "
-                            f"this key reached", headers={"Retry-After": str(max(1, math.ceil(wait)))})
-    if key.read_only and request.method not in READ_METHODS:
-        raise HTTPException(403, "this API key is read-only")
-    return Caller(key.lab_id, key.id, key.read_only)
-
-
-CallerDep = Annotated[Caller, Depends(current_caller)]
-
-
-def sees_operations(request: Request) -> bool:
-    """Whether the caller may see how the service runs (`/metrics`, why a source fails, which credentials are
-    missing): everyone when auth is off or the operator set `GPUPLAN_OPERATIONS_PUBLIC`, else a valid API key."""
-    settings = request.app.state.settings
-    if not settings.auth or settings.operations_public:
-        return True
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    return scheme.lower() == "bearer" and bool(token.strip()) and \
-        authenticate(request.app.state.engine, token.strip()) is not None

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Response
 from fastapi.concurrency import run_in_threadpool
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from service.core import metrics
-from service.core.errors import PROBLEM_JSON, problem
-from service.labs.auth import sees_operations
+from service.core.dependencies import EngineDep, MetricsRegistryDep, OperatorViewDep
+from service.core.errors import PROBLEM_JSON, Unauthorized, problem
 from service.operations import readiness
+from service.operations.schemas import Health, Ready
 
 router = APIRouter(tags=["health"])
 
@@ -26,16 +27,16 @@ _NOT_READY: dict[int | str, dict[str, Any]] = {503: {
     "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}}
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=Health)
 def healthz() -> dict[str, Any]:
     """The process is up and answering (liveness)."""
     return {"status": "ok"}
 
 
-@router.get("/readyz", responses=_NOT_READY)
-def readyz(request: Request) -> Any:
+@router.get("/readyz", response_model=Ready, responses=_NOT_READY)
+def readyz(engine: EngineDep) -> Any:
     """The database answers and is migrated to this release's schema (readiness)."""
-    state = readiness.check(request.app.state.engine)
+    state = readiness.check(engine)
     migrations = {"current": list(state.current), "head": list(state.head)}
     if not state.ready:
         return problem(503, "Not ready", state.reason(), database="ok" if state.database else "unreachable",
@@ -44,12 +45,11 @@ def readyz(request: Request) -> Any:
 
 
 @router.get("/metrics", include_in_schema=False)
-async def prometheus_metrics(request: Request) -> Response:
+async def prometheus_metrics(registry: MetricsRegistryDep, operator: OperatorViewDep) -> Response:
     """Prometheus exposition: this process's counters plus the database's state (read in a worker thread).
     With auth on it needs an API key (Prometheus: `authorization: {credentials: <key>}`) unless
     `GPUPLAN_OPERATIONS_PUBLIC` is set."""
-    if not await run_in_threadpool(sees_operations, request):
-        return problem(401, "Unauthorized", "metrics need an API key: Authorization: Bearer <key>",
-                       headers={"WWW-Authenticate": "Bearer"})
-    body = await run_in_threadpool(metrics.render, request.app.state.metrics_registry)
+    if not operator:
+        raise Unauthorized("metrics need an API key: Authorization: Bearer <key>")
+    body = await run_in_threadpool(metrics.render, registry)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from typing import Any
 
 from pricing.catalog import Catalog
 from pricing.live import LiveCatalog, catalog_at
 from service.core import metrics
+from service.core.dependencies import Runtime
 from service.core.errors import Conflict
 from service.labs.auth import Caller
-from service.plans.repository import PlanOrigin, StoredPlan
+from service.plans.repository import PlanOrigin, StoredPlan, save_plan
 from service.plans.staleness import with_stale_warnings
 from solvers.plan import make_plan
 from solvers.profile import Profile
@@ -26,22 +26,20 @@ def prices_now(source: Callable[[], Catalog]) -> tuple[Catalog, dict[str, int] |
     return source(), None
 
 
-def plan_for(state: Any, caller: Caller, profile: Profile, now: dt.datetime, profile_id: str | None = None,
+def plan_for(runtime: Runtime, caller: Caller, profile: Profile, now: dt.datetime, profile_id: str | None = None,
              profile_version: int | None = None) -> PlanResult:
-    catalog, snapshots = prices_now(state.catalog)
-    result = with_stale_warnings(make_plan(profile, catalog, now.date()), state.engine, state.sources, now,
-                                 dt.timedelta(days=state.settings.snapshot_max_age_days))
+    catalog, snapshots = prices_now(runtime.catalog)
+    result = with_stale_warnings(make_plan(profile, catalog, now.date()), runtime.engine, runtime.sources, now,
+                                 dt.timedelta(days=runtime.settings.snapshot_max_age_days))
     metrics.observe_plan(result)
-    stored: PlanResult = state.plans.save(caller, profile, result, now,
-                                          PlanOrigin(profile_id, profile_version, snapshots))
-    return stored
+    return save_plan(runtime.engine, caller, profile, result, now, PlanOrigin(profile_id, profile_version, snapshots))
 
 
-def recompute(state: Any, stored: StoredPlan) -> PlanResult:
+def recompute(runtime: Runtime, stored: StoredPlan) -> PlanResult:
     """The plan made again from its profile, on its day, at the prices that were in force then."""
     if stored.prices_in_force is None:
         raise Conflict("this plan was made without a record of its prices; it cannot be recomputed")
-    catalog = catalog_at(state.engine, state.base_catalog, stored.prices_in_force)
+    catalog = catalog_at(runtime.engine, runtime.base_catalog, stored.prices_in_force)
     result = make_plan(Profile.model_validate(stored.profile), catalog, stored.created_at.date())
     original = PlanResult.model_validate(stored.result)
     return result.model_copy(update={"profile_id": original.profile_id, "profile_version": original.profile_version,

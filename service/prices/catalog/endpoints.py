@@ -4,28 +4,29 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query
 
-from pricing.catalog import Catalog
+from service.core.dependencies import CatalogDep
+from service.core.errors import InvalidField
+from service.prices.catalog.schemas import GpuOut, PriceOut
 from solvers.performance import relative_throughput
 from solvers.profile import WORKLOADS
 
 router = APIRouter(prefix="/v1", tags=["catalog"])
 
 
-@router.get("/gpus")
+@router.get("/gpus", response_model=list[GpuOut], response_model_exclude_unset=True)
 def list_gpus(
-    request: Request,
+    catalog: CatalogDep,
     workload: Annotated[str | None, Query(description="add relative_throughput for this workload class")] = None,
     reference_gpu: Annotated[str, Query(description="throughput is relative to this GPU")] = "RTX 3090",
 ) -> list[dict[str, Any]]:
     """GPU facts with their sources; optionally the modelled throughput relative to a reference GPU."""
-    catalog: Catalog = request.app.state.catalog()
     if workload is not None and workload not in WORKLOADS:
-        raise HTTPException(422, f"workload must be one of {list(WORKLOADS)}")
+        raise InvalidField("workload", "known_workload", f"workload must be one of {list(WORKLOADS)}")
     reference = catalog.gpus.canonical(reference_gpu)
     if reference is None:
-        raise HTTPException(422, f"unknown reference_gpu {reference_gpu!r}")
+        raise InvalidField("reference_gpu", "known_gpu", f"unknown reference_gpu {reference_gpu!r}")
     rows = []
     for spec in catalog.gpus:
         row: dict[str, Any] = {**spec.__dict__, "aliases": list(spec.aliases)}
@@ -35,20 +36,19 @@ def list_gpus(
     return rows
 
 
-@router.get("/prices")
+@router.get("/prices", response_model=list[PriceOut])
 def list_prices(
-    request: Request,
+    catalog: CatalogDep,
     gpu: str | None = None,
     provider: str | None = None,
     kind: Literal["cloud", "new", "used"] | None = None,
 ) -> list[dict[str, Any]]:
     """Prices in force: cloud offers (USD per instance-hour) and hardware (USD per unit), each with source and date."""
-    catalog: Catalog = request.app.state.catalog()
     name = None
     if gpu is not None:
         name = catalog.gpus.canonical(gpu)
         if name is None:
-            raise HTTPException(422, f"unknown gpu {gpu!r}")
+            raise InvalidField("gpu", "known_gpu", f"unknown gpu {gpu!r}")
     rows: list[dict[str, Any]] = []
     if kind in (None, "cloud"):
         cloud = catalog.cloud

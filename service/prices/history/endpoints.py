@@ -5,22 +5,35 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import pandas as pd
-from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from pricing import history
+from pricing.catalog import Catalog
 from service.core.clock import utcnow
-from service.core.errors import problem
+from service.core.dependencies import BaseCatalogDep, EngineDep
+from service.core.errors import InvalidField
+from service.prices.history.schemas import HistoryRow
 from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartSize
 from solvers.bounds import Timestamp
 
 router = APIRouter(prefix="/v1", tags=["prices"])
+Gpu = Annotated[str, Query(description="GPU model, any known spelling (e.g. `H100 SXM`)")]
 
 
-@router.get("/prices/history", responses={200: {"content": {"text/csv": {}}}})
+def _known_gpu(base: Catalog, gpu: str) -> str:
+    name = base.gpus.canonical(gpu)
+    if name is None:
+        raise InvalidField("gpu", "known_gpu", f"unknown GPU {gpu!r}; see GET /v1/gpus for the names and aliases known")
+    return name
+
+
+@router.get("/prices/history", response_model=list[HistoryRow], responses={200: {"content": {"text/csv": {}}}})
 def price_history(
     request: Request,
-    gpu: Annotated[str, Query(description="GPU model, any known spelling (e.g. `H100 SXM`)")],
+    engine: EngineDep,
+    base: BaseCatalogDep,
+    gpu: Gpu,
     kind: Annotated[Literal["cloud", "new", "used"] | None, Query(description="cloud, new or used")] = None,
     provider: Annotated[str | None, Query(description="only this provider or vendor (e.g. `aws`, `eBay`)")] = None,
     pricing: Annotated[Literal["on_demand", "spot"] | None, Query(description="cloud pricing model")] = None,
@@ -36,13 +49,9 @@ def price_history(
 
     `usd` is per instance-hour (cloud) or per unit (hardware); `usd_per_gpu` divides by the GPUs it holds.
     """
-    name = request.app.state.base_catalog.gpus.canonical(gpu)
-    if name is None:
-        raise HTTPException(422, f"gpu: unknown GPU {gpu!r}; see GET /v1/gpus for the names and aliases known")
-    state = request.app.state
+    name = _known_gpu(base, gpu)
     # `Timestamp` gives UTC (a value without a zone is taken as UTC, like every timestamp the service writes)
-    table = history.price_history(state.engine, state.base_catalog, name, kind, provider, pricing, since, until,
-                                  limit, include_snapshot)
+    table = history.price_history(engine, base, name, kind, provider, pricing, since, until, limit, include_snapshot)
     table["observed_at"] = pd.to_datetime(table["observed_at"], utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     wants_csv = format == "csv" or (format is None and "text/csv" in request.headers.get("accept", ""))
     if wants_csv:
@@ -53,17 +62,9 @@ def price_history(
 
 
 @router.get("/prices/history.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
-def price_history_chart(
-    request: Request,
-    gpu: Annotated[str, Query(description="GPU model, any known spelling (e.g. `H100 SXM`)")],
-    size: ChartSize = "wide",
-) -> Response:
+def price_history_chart(engine: EngineDep, base: BaseCatalogDep, gpu: Gpu, size: ChartSize = "wide") -> Response:
     """The cheapest cloud price per GPU-hour and hardware price per GPU over time (bundled snapshot, then refreshes)."""
-    name = request.app.state.base_catalog.gpus.canonical(gpu)
-    if name is None:
-        message = f"unknown GPU {gpu!r}; see GET /v1/gpus for the names and aliases known"
-        return problem(422, "Invalid request", f"gpu: {message}",
-                       errors=[{"field": "gpu", "rule": "known_gpu", "message": message}])
-    table = history.price_history(request.app.state.engine, request.app.state.base_catalog, name)
+    name = _known_gpu(base, gpu)
+    table = history.price_history(engine, base, name)
     svg = charts.price_history_svg(name, table, until=utcnow(), narrow=size == "narrow")
     return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "no-cache"})

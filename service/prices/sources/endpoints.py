@@ -5,18 +5,20 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from pricing.freshness import SourceState, source_states
 from pricing.redact import redact
 from service.core.clock import utcnow
-from service.labs.auth import sees_operations
+from service.core.dependencies import EngineDep, OperatorViewDep, SourcesDep
+from service.prices.sources.schemas import SourceOut
 
 router = APIRouter(prefix="/v1", tags=["prices"])
 
 # what only an operator needs and nobody else should read: provider errors (internal host names, URLs),
 # which credentials are missing, the provider's own names of unknown SKUs
-_DETAIL: dict[str, Any] = {"last_error": None, "stale_reasons": [], "missing_credentials": [], "unknown_sku_names": []}
+_DETAIL: dict[str, Any] = {"last_error": None, "stale_reasons": [], "missing_credentials": [],
+                           "unknown_sku_names": []}
 
 
 def _shown(state: SourceState, detail: bool) -> dict[str, Any]:
@@ -27,12 +29,11 @@ def _shown(state: SourceState, detail: bool) -> dict[str, Any]:
             "stale_reasons": [redact(reason) for reason in state.stale_reasons]}
 
 
-@router.get("/sources")
-def list_sources(request: Request) -> list[dict[str, Any]]:
+@router.get("/sources", response_model=list[SourceOut])
+def list_sources(engine: EngineDep, sources: SourcesDep, operator: OperatorViewDep) -> list[dict[str, Any]]:
     """Each price source: enabled, last attempt, last success, rows in force, stale or not and why.
 
     With auth on, why a source is stale (its error, missing credentials, unknown SKU names) is shown only to a
     caller with an API key, unless the operator set `GPUPLAN_OPERATIONS_PUBLIC`."""
-    states = source_states(request.app.state.engine, request.app.state.sources, utcnow())
-    detail = sees_operations(request)
-    return [_shown(state, detail) for state in states]
+    states = source_states(engine, sources, utcnow())
+    return [_shown(state, operator) for state in states]

@@ -33,6 +33,7 @@ from service.alerts.signing import TIMESTAMP_HEADER
 from service.alerts.tables import AlertEvent, Subscription
 from service.alerts.worker import AlertWorker
 from service.app import create_app
+from service.core.dependencies import runtime_of
 from service.core.settings import Settings
 from tests.pricing.replays.runpod import RunPodReplay, scaled_gpu_types
 from tests.service.alerts.helpers import NOW, Receiver, cloud, live_catalog, serve, store
@@ -50,12 +51,12 @@ def client(database_url: str) -> Iterator[TestClient]:
 
 
 def worker(client: TestClient) -> AlertWorker:
-    found: AlertWorker = client.app.state.alerts  # type: ignore[attr-defined]
+    found: AlertWorker = runtime_of(client.app).alerts  # type: ignore[arg-type]
     return found
 
 
 def engine_of(client: TestClient) -> Engine:
-    found: Engine = client.app.state.engine  # type: ignore[attr-defined]
+    found: Engine = runtime_of(client.app).engine  # type: ignore[arg-type]
     return found
 
 
@@ -411,7 +412,7 @@ def test_a_scheduled_refresh_of_a_real_source_alerts_through_the_outbox(database
     source = RunPodReplay().source(server)
     settings = Settings(database_url=database_url, scheduler=False, alerts_allowed_networks=["127.0.0.0/8"])
     with TestClient(create_app(settings, price_sources=[source])) as client:
-        refresher = client.app.state.refresher  # type: ignore[attr-defined]
+        refresher = runtime_of(client.app).refresher  # type: ignore[arg-type]
         assert [o.outcome for o in refresher.run_due(NOW)] == ["ok"]
         subscribe(client, url, {"type": "price_threshold", "gpu": "H100 SXM", "pricing": "on_demand",
                                 "providers": ["runpod"], "below_usd": 2.0}, receiver)

@@ -19,6 +19,7 @@ from sqlalchemy import insert
 from pricing.catalog import Catalog, bundled_catalog
 from service.app import create_app
 from service.core import idempotency
+from service.core.dependencies import runtime_of
 from service.core.idempotency import IdempotencyRecord
 from service.core.settings import Settings
 from service.plans.examples import CATALOG_EXAMPLE
@@ -82,7 +83,7 @@ def _claim_left_by(engine: Any, age: dt.timedelta, key: str, fingerprint_of: dic
 def service(database_url: str, short_lease: None) -> Iterator[tuple[str, Any]]:
     app = create_app(Settings(database_url=database_url, scheduler=False))
     with served(app) as url:
-        yield url, app.state.engine
+        yield url, runtime_of(app).engine
 
 
 def _post(url: str, key: str) -> requests.Response:

@@ -13,6 +13,7 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
+from service.core.dependencies import runtime_of
 from service.labs.repository import create_key, create_lab
 
 NOW = dt.datetime(2026, 11, 21, 12, 0, tzinfo=dt.UTC)
@@ -29,7 +30,7 @@ class Lab:
 
 
 def make_lab(app: FastAPI, name: str) -> Lab:
-    engine = app.state.engine
+    engine = runtime_of(app).engine
     create_lab(engine, name, NOW)
     _, key = create_key(engine, name, "scripts", False, NOW)
     _, read_only = create_key(engine, name, "dashboard", True, NOW)

@@ -22,8 +22,10 @@ import requests
 from fastapi.testclient import TestClient
 
 from service.app import create_app
+from service.core.dependencies import runtime_of
 from service.core.settings import Settings
 from service.labs.repository import create_key, revoke_key
+from service.plans import service as plan_service
 from service.plans.examples import CATALOG_EXAMPLE
 from tests.service.labs.helpers import NOW, Lab, make_lab, served
 
@@ -118,7 +120,7 @@ def test_read_only_keys_read_and_cannot_write(client: TestClient, labs: tuple[La
 
 
 def test_a_revoked_key_stops_working_at_once(client: TestClient, labs: tuple[Lab, Lab]) -> None:
-    engine = client.app.state.engine  # type: ignore[attr-defined]
+    engine = runtime_of(client.app).engine  # type: ignore[arg-type]
     info, token = create_key(engine, "lab A", "temp", False, NOW)
     assert client.get("/v1/plans", headers={"Authorization": f"Bearer {token}"}).status_code == 200
     revoke_key(engine, info.id, NOW)
@@ -274,7 +276,7 @@ def test_the_readme_integration_examples_run_against_a_live_service(database_url
 
 
 def test_a_revoked_key_gets_no_replay(client: TestClient, labs: tuple[Lab, Lab]) -> None:
-    engine = client.app.state.engine  # type: ignore[attr-defined]
+    engine = runtime_of(client.app).engine  # type: ignore[arg-type]
     info, token = create_key(engine, "lab A", "temp", False, NOW)
     headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "k1"}
     assert client.post("/v1/plans", json=CATALOG_EXAMPLE, headers=headers).status_code == 201
@@ -286,8 +288,7 @@ def test_a_revoked_key_gets_no_replay(client: TestClient, labs: tuple[Lab, Lab])
 def test_an_unhandled_error_frees_the_idempotency_key(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     with TestClient(create_app(settings(database_url)), raise_server_exceptions=False) as c:
         a = make_lab(c.app, "A")  # type: ignore[arg-type]
-        store = c.app.state.plans  # type: ignore[attr-defined]
-        original, calls = store.save, []
+        original, calls = plan_service.save_plan, []
 
         def failing_once(*args: Any, **kwargs: Any) -> Any:
             calls.append(1)
@@ -295,7 +296,7 @@ def test_an_unhandled_error_frees_the_idempotency_key(database_url: str, monkeyp
                 raise RuntimeError("database went away")
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(store, "save", failing_once)
+        monkeypatch.setattr(plan_service, "save_plan", failing_once)
         headers = {**a.headers(), "Idempotency-Key": "retry-me"}
         assert c.post("/v1/plans", json=CATALOG_EXAMPLE, headers=headers).status_code == 500
         retried = c.post("/v1/plans", json=CATALOG_EXAMPLE, headers=headers)  # at once, not after a timeout

@@ -17,6 +17,7 @@ from sqlalchemy import create_engine, text
 
 from pricing.sources import build_sources
 from service.app import create_app
+from service.core.dependencies import get_engine, runtime_of
 from service.core.logs import JsonFormatter, RequestIdFilter
 from service.core.metrics import DatabaseCollector
 from service.core.settings import Settings
@@ -42,7 +43,8 @@ def samples(client: TestClient) -> dict[tuple[str, tuple[tuple[str, str], ...]],
 
 
 def test_healthz_answers_without_the_database(app: FastAPI) -> None:
-    app.state.engine = create_engine("sqlite:////nonexistent-directory/gpuplan.db")
+    unreachable = create_engine("sqlite:////nonexistent-directory/gpuplan.db")
+    app.dependency_overrides[get_engine] = lambda: unreachable
     with TestClient(app) as client:
         assert client.get("/healthz").json() == {"status": "ok"}
         assert client.get("/readyz").status_code == 503
@@ -53,7 +55,7 @@ def test_readyz_says_ready_only_at_the_migration_head(client: TestClient, app: F
     assert ready.status_code == 200, ready.text
     head = ready.json()["migrations"]["head"]
     assert ready.json()["migrations"]["current"] == head and head
-    with app.state.engine.begin() as conn:
+    with runtime_of(app).engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '0001_plans'"))
     try:
         behind = client.get("/readyz")
@@ -62,12 +64,13 @@ def test_readyz_says_ready_only_at_the_migration_head(client: TestClient, app: F
         assert behind.json()["migrations"]["current"] == ["0001_plans"]
         assert "gpuplan migrate" in behind.json()["detail"]
     finally:
-        with app.state.engine.begin() as conn:
+        with runtime_of(app).engine.begin() as conn:
             conn.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": head[0]})
 
 
 def test_readyz_names_an_unreachable_database(app: FastAPI) -> None:
-    app.state.engine = create_engine("sqlite:////nonexistent-directory/gpuplan.db")
+    unreachable = create_engine("sqlite:////nonexistent-directory/gpuplan.db")
+    app.dependency_overrides[get_engine] = lambda: unreachable
     with TestClient(app) as client:
         answer = client.get("/readyz")
     assert answer.status_code == 503 and answer.json()["database"] == "unreachable"
@@ -100,7 +103,7 @@ def test_a_plan_records_its_solve_time(client: TestClient) -> None:
 
 def test_database_gauges_report_rows_staleness_and_the_outbox(client: TestClient, app: FastAPI) -> None:
     now = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5)
-    store(app.state.engine, [cloud("RTX 4090", 0.5), cloud("H100 SXM", 2.5, name="big")], now=now)
+    store(runtime_of(app).engine, [cloud("RTX 4090", 0.5), cloud("H100 SXM", 2.5, name="big")], now=now)
     found = samples(client)
     assert found[("gpuplan_database_up", ())] == 1
     assert found[("gpuplan_source_rows", (("source", "quotes:lab"),))] == 2
@@ -147,7 +150,7 @@ def test_the_request_id_is_echoed_and_in_every_log_line_of_the_request(app: Fast
 
 def test_the_openapi_document_names_every_error_the_service_answers(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
-    assert document["components"]["schemas"]["Problem"]["required"] == ["title", "status", "detail"]
+    assert document["components"]["schemas"]["Problem"]["required"] == ["type", "title", "status", "detail", "errors"]
     operations = [(path, method, op) for path, item in document["paths"].items() for method, op in item.items()]
     for path, method, op in operations:
         for status, response in op["responses"].items():

@@ -20,6 +20,7 @@ from pricing.sources.base import SourceConfig
 from pricing.sources.feed import FeedSource
 from pricing.storage import SourceStatus
 from service.app import create_app
+from service.core.dependencies import runtime_of
 from service.core.settings import Settings
 from tests.service.labs.helpers import make_lab
 
@@ -60,7 +61,7 @@ def guarded(database_url: str, server: HTTPServer) -> Iterator[tuple[TestClient,
     source = _failing_feed(server)
     app = create_app(Settings(database_url=database_url, scheduler=False, auth=True), price_sources=[source])
     with TestClient(app) as client:
-        refresh_source(app.state.engine, source, bundled_gpus(), NOW)
+        refresh_source(runtime_of(app).engine, source, bundled_gpus(), NOW)
         lab = make_lab(app, "ops")
         yield client, lab.headers()
 
@@ -91,7 +92,7 @@ def test_the_operator_may_make_operations_public(database_url: str, server: HTTP
     source = _failing_feed(server)
     settings = Settings(database_url=database_url, scheduler=False, auth=True, operations_public=True)
     with TestClient(create_app(settings, price_sources=[source])) as client:
-        refresh_source(client.app.state.engine, source, bundled_gpus(), NOW)  # type: ignore[attr-defined]
+        refresh_source(runtime_of(client.app).engine, source, bundled_gpus(), NOW)  # type: ignore[arg-type]
         assert client.get("/metrics").status_code == 200
         (shown,) = client.get("/v1/sources").json()
         assert "403" in shown["last_error"] and TOKEN not in shown["last_error"]

@@ -80,13 +80,14 @@ def test_the_service_schedules_alert_delivery_and_evaluates_after_each_tick(data
 
     from service.alerts.worker import DELIVERY_JOB_ID
     from service.app import create_app
+    from service.core.dependencies import runtime_of
     from service.core.settings import Settings
 
     settings = Settings(database_url=database_url, scheduler=True, scheduler_first_tick_s=3600, alerts_tick_s=7)
     app = create_app(settings, price_sources=[])
     with TestClient(app):
-        refresher = app.state.refresher
-        assert refresher.after_refresh == app.state.alerts.evaluate
+        refresher = runtime_of(app).refresher
+        assert refresher.after_refresh == runtime_of(app).alerts.evaluate
         job = refresher._scheduler.get_job(DELIVERY_JOB_ID)
-        assert job.func == app.state.alerts.deliver and job.trigger.interval == dt.timedelta(seconds=7)
+        assert job.func == runtime_of(app).alerts.deliver and job.trigger.interval == dt.timedelta(seconds=7)
     assert refresher._scheduler is None  # shut down with the service

@@ -14,6 +14,7 @@ from pytest_httpserver import HTTPServer
 from pricing.gpus import bundled_gpus
 from pricing.refresh import refresh_source
 from service.app import create_app
+from service.core.dependencies import runtime_of
 from service.core.settings import Settings
 from service.plans.examples import CATALOG_EXAMPLE
 from tests.pricing.replays.runpod import RunPodReplay
@@ -31,8 +32,8 @@ def setup(database_url: str, server: HTTPServer) -> tuple[TestClient, RunPodRepl
 
 def _refresh(client: TestClient, at: dt.datetime) -> None:
     app = client.app
-    (source,) = app.state.sources  # type: ignore[attr-defined]
-    refresh_source(app.state.engine, source, bundled_gpus(), at)  # type: ignore[attr-defined]
+    (source,) = runtime_of(app).sources
+    refresh_source(runtime_of(app).engine, source, bundled_gpus(), at)
 
 
 def test_sources_show_freshness_and_why_stale(setup: tuple[TestClient, RunPodReplay], server: HTTPServer) -> None:

@@ -1,0 +1,79 @@
+"""What GET /v1/gpus and GET /v1/prices answer: one row per GPU model, one row per price in force.
+
+Rows allow extra fields: a column added to the GPU table or the price catalog (pricing/) reaches the API
+at once and is documented here when it becomes part of the contract.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GpuOut(BaseModel):
+    """A GPU model as its vendor specifies it; `source` says where each figure is from."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    aliases: list[str]
+    vendor: str
+    architecture: str
+    chip: str
+    segment: str
+    form_factor: str
+    memory_gb: float
+    memory_bandwidth_gbs: float
+    tdp_w: float
+    fp16_tensor_tflops: float | None
+    fp8: bool
+    tensor_cores: bool
+    launch_date: str
+    launch_price_usd: float | None
+    source: str
+    notes: str
+    relative_throughput: float | None = Field(
+        None, description="modelled throughput relative to `reference_gpu` (only when `workload` is given)")
+
+
+class CloudPriceOut(BaseModel):
+    """A cloud offer in force: USD per instance-hour."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: Literal["cloud"]
+    provider: str
+    name: str
+    gpu: str
+    gpu_count: int
+    usd_per_hour: float
+    region: str
+    pricing: str
+    source: str
+    as_of: str
+    feed: str
+    max_instances: float | None
+
+
+class HardwarePriceOut(BaseModel):
+    """A hardware price in force: USD per unit (a card, or a machine when `includes_host`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: Literal["new", "used"]
+    name: str
+    gpu: str
+    condition: Literal["new", "used"]
+    gpus_per_unit: int
+    unit_price_usd: float
+    includes_host: bool
+    watts: float | None
+    idle_watts: float | None
+    vendor: str
+    source: str
+    as_of: str
+    feed: str
+
+
+PriceOut = CloudPriceOut | HardwarePriceOut
