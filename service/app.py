@@ -15,7 +15,7 @@ from pricing.sources import build_sources
 from pricing.sources.base import Source
 from service.alerts import endpoints as alerts_routes
 from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
-from service.core import errors, idempotency, input_guard, logs, metrics, openapi
+from service.core import errors, idempotency, input_guard, logs, metrics, openapi, slow_clients
 from service.core.db import make_engine
 from service.core.dependencies import Runtime, attach
 from service.core.settings import Settings
@@ -83,5 +83,6 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.include_router(chart_routes.router)
     app.include_router(web_routes.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    slow_clients.install(app, settings.read_timeout_s)
     app.add_middleware(logs.RequestIdMiddleware)  # added last, so outermost: its id is in every log line of the request
     return app

@@ -41,11 +41,13 @@ def serve(host: Annotated[Optional[str], typer.Option(help="address to bind")] =
     import uvicorn
 
     from service.app import create_app
+    from service.core.slow_clients import protocol_with_read_timeout
 
     settings = Settings()
     # create_app set up logging (JSON with request ids, service/core/logs.py): uvicorn must not replace it
     uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port,
-                log_level=settings.log_level, log_config=None, access_log=False)
+                log_level=settings.log_level, log_config=None, access_log=False,
+                http=protocol_with_read_timeout(settings.read_timeout_s))
 
 
 @app.command()

@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     # false where a separate step runs `gpuplan migrate` (Kubernetes Job): /readyz then waits for it
     migrate_on_start: bool = True
     log_format: Literal["json", "text"] = "json"
+    # a request's headers, and each chunk of its body, must arrive within this many seconds (slow clients)
+    read_timeout_s: float = Field(default=30.0, gt=0, le=3600)
 
     # API keys: off for a single user on localhost; on, every endpoint but health, docs and public GPU and
     # price reads needs `Authorization: Bearer <key>` (gpuplan labs create / gpuplan keys create)

@@ -12,6 +12,7 @@ from pricing.catalog import Catalog
 from service.core.clock import utcnow
 from service.core.dependencies import BaseCatalogDep, EngineDep
 from service.core.errors import InvalidField
+from service.core.spreadsheet import neutralise_frame
 from service.prices.history.schemas import HistoryRow
 from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartSize
@@ -55,7 +56,7 @@ def price_history(
     table["observed_at"] = pd.to_datetime(table["observed_at"], utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     wants_csv = format == "csv" or (format is None and "text/csv" in request.headers.get("accept", ""))
     if wants_csv:
-        return Response(table.to_csv(index=False), media_type="text/csv",
+        return Response(neutralise_frame(table).to_csv(index=False), media_type="text/csv",
                         headers={"Content-Disposition": f'attachment; filename="{name} prices.csv"'})
     records: list[dict[str, Any]] = table.astype(object).where(table.notna(), None).to_dict(orient="records")
     return records
