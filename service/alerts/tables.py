@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from pricing.storage import BigId, UtcDateTime
+from pricing.storage import BigId, PriceSnapshot, UtcDateTime
 from service.core.db import Base
 
 
@@ -42,7 +42,9 @@ class Subscription(Base):
     baseline: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
     updated_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
-    lab_id: Mapped[str | None] = mapped_column(String(36))
+    # the owning lab (none when auth is off); indexed, as every list filters by it
+    lab_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("labs.id", name="fk_alert_subscriptions_lab"),
+                                               index=True)
 
     __table_args__ = (Index("ix_alert_subscriptions_kind_gpu", "kind", "gpu"),)
 
@@ -102,6 +104,7 @@ class Evaluation(Base):
 
     __tablename__ = "alert_evaluations"
 
-    snapshot_id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    # a Column, not "price_snapshots.id": the snapshots table is on the pricing package's own metadata
+    snapshot_id: Mapped[int] = mapped_column(BigId, ForeignKey(PriceSnapshot.__table__.c.id), primary_key=True)
     evaluated_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
     events: Mapped[int] = mapped_column(Integer)

@@ -1,4 +1,5 @@
-"""Alembic environment: runs migrations against the URL set in the Config by service.core.db.migrate."""
+"""Alembic environment: runs migrations against the URL set in the Config by service.core.db.migrate, or, from
+the `alembic` command line (alembic.ini), against GPUPLAN_DATABASE_URL like every other command."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from sqlalchemy import create_engine
 
 from pricing.storage import PriceBase
 from service.core.db import Base
+from service.core.settings import Settings
 from service.core.tables import register_tables
 
 register_tables()  # every domain's tables on Base.metadata, so autogenerate and `alembic check` see them all
 
 config = context.config
+if not config.get_main_option("sqlalchemy.url"):
+    config.set_main_option("sqlalchemy.url", Settings().database_url.replace("%", "%%"))
 target_metadata = [Base.metadata, PriceBase.metadata]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, Float, Integer, String
+from sqlalchemy import JSON, Float, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from pricing.storage import UtcDateTime
@@ -23,7 +23,8 @@ class PlanRecord(Base):
     total_cost_usd: Mapped[float] = mapped_column(Float)
     profile: Mapped[dict[str, Any]] = mapped_column(JSON)
     result: Mapped[dict[str, Any]] = mapped_column(JSON)
-    lab_id: Mapped[str | None] = mapped_column(String(36))
+    # the owning lab (none when auth is off); indexed, as every list filters by it
+    lab_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("labs.id", name="fk_plans_lab"), index=True)
     # what the plan was made from, so it can be explained and made again: a saved profile's version and
     # the price snapshot in force per source ({} when only bundled prices were used)
     profile_id: Mapped[str | None] = mapped_column(String(36))

@@ -23,7 +23,8 @@ class SavedProfile(Base):
     profile: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
     updated_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
-    lab_id: Mapped[str | None] = mapped_column(String(36))
+    # the owning lab (none when auth is off); indexed, as every list filters by it
+    lab_id: Mapped[str | None] = mapped_column(String(36), ForeignKey("labs.id", name="fk_profiles_lab"), index=True)
     tags: Mapped[list[str] | None] = mapped_column(JSON)
 
 
