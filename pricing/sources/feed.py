@@ -160,6 +160,9 @@ def _flag(row: Mapping[str, Any], number: int, field: str) -> bool:
     raise RowError(number, field, f"{row.get(field)!r} is not true/false")
 
 
+AS_OF_YEARS = (2000, 2100)
+
+
 def _as_of(row: Mapping[str, Any], number: int, now: dt.datetime) -> dt.datetime:
     """An ISO date means midnight UTC of that day; a date-time without zone is taken as UTC."""
     text = _text(row, "as_of")
@@ -169,6 +172,10 @@ def _as_of(row: Mapping[str, Any], number: int, now: dt.datetime) -> dt.datetime
         stamp = dt.datetime.fromisoformat(text)
     except ValueError:
         raise RowError(number, "as_of", f"{text!r} is not an ISO date (YYYY-MM-DD)") from None
+    # checked before any zone arithmetic, which overflows at the calendar's edges (0001-01-01T00:00+14:00);
+    # the same range as the API's dates (solvers/bounds.py, which pricing cannot import)
+    if not AS_OF_YEARS[0] <= stamp.year <= AS_OF_YEARS[1]:
+        raise RowError(number, "as_of", f"{text!r} is not between {AS_OF_YEARS[0]} and {AS_OF_YEARS[1]}")
     return stamp.replace(tzinfo=dt.UTC) if stamp.tzinfo is None else stamp.astimezone(dt.UTC)
 
 
