@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import requests
@@ -10,21 +11,6 @@ from urllib3.util.retry import Retry
 
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 USER_AGENT = "gpuplan/0.1 (+https://github.com/gpuplan; price refresh)"
-
-
-class _CappedRetry(Retry):
-    """A provider's Retry-After is honoured, but never longer than `max_wait_s` (a refresh must end)."""
-
-    max_wait_s: float = 60.0
-
-    def get_retry_after(self, response: Any) -> float | None:
-        wait = super().get_retry_after(response)
-        return None if wait is None else min(wait, self.max_wait_s)
-
-    def new(self, **kw: Any) -> _CappedRetry:
-        retry: _CappedRetry = super().new(**kw)  # type: ignore[assignment]
-        retry.max_wait_s = self.max_wait_s
-        return retry
 
 
 class PriceSession(requests.Session):
@@ -41,13 +27,16 @@ class PriceSession(requests.Session):
 
 def make_session(timeout_s: float = 30.0, retries: int = 4, backoff_s: float = 1.0,
                  max_wait_s: float = 60.0) -> PriceSession:
-    """Retries cover POST too: the price APIs' POSTs (GraphQL, Vast search) are read-only queries."""
-    retry = _CappedRetry(
+    """Retries cover POST too: the price APIs' POSTs (GraphQL, Vast search) are read-only queries.
+
+    A provider's Retry-After is honoured, but never longer than `max_wait_s` (a refresh must end): urllib3's
+    `Retry(retry_after_max=...)` caps it (urllib3 >= 2.6.3).
+    """
+    retry = Retry(
         total=retries, connect=retries, read=retries, status=retries, backoff_factor=backoff_s,
         status_forcelist=RETRY_STATUSES, allowed_methods=None, respect_retry_after_header=True,
-        raise_on_status=True,
+        raise_on_status=True, retry_after_max=math.ceil(max_wait_s),
     )
-    retry.max_wait_s = max_wait_s
     session = PriceSession(timeout_s)
     adapter = HTTPAdapter(max_retries=retry)
     session.mount("http://", adapter)

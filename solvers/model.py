@@ -1,4 +1,5 @@
-"""The mixed-integer model of DESIGN.md, built with PuLP and solved in-process by HiGHS.
+"""The mixed-integer planning model (docs/ARCHITECTURE.md, "The planning model"), built with PuLP and
+solved in-process by HiGHS.
 
 Variables: units bought per owned option (integer), hosts per size (integer), owned GPU-hours and
 cloud instance-hours per block. The objective is the total cost over the horizon: purchases net of

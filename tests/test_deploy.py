@@ -202,7 +202,7 @@ def test_the_dockerfile_is_slim_non_root_and_checks_healthz() -> None:
     text = (DEPLOY / "Dockerfile").read_text()
     bases = re.findall(r"^FROM (\S+)", text, re.M)
     assert bases and all(re.fullmatch(r"python:3\.1\d-slim", b) for b in bases)
-    assert 'pip install --no-cache-dir --prefix=/install ".[postgres]"' in text
+    assert 'pip install --no-cache-dir --prefix=/install ".[postgres,aws]"' in text
     user = re.findall(r"^USER (\S+)", text, re.M)
     assert user and user[-1].split(":")[0] not in ("0", "root")
     healthcheck = re.search(r"^HEALTHCHECK .*?(?<!\\)$", text, re.M | re.S)

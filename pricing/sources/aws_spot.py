@@ -17,24 +17,27 @@ Errors: every botocore failure after botocore's own bounded retries (standard mo
 retries, `config.timeout_s` connect/read timeouts) is raised as `SourceError` with the AWS error code:
 `ClientError` (throttling, 5xx, AuthFailure...), `BotoCoreError` (timeouts, connection failures) and
 `ResponseParserError` (a body that is not EC2 XML). Nothing botocore-specific escapes `fetch`.
+
+boto3 is the optional `aws` extra (`pip install 'gpuplan[aws]'`), imported only when this source fetches: the
+service and every other source run without it, and a configured aws_spot source without it fails as a
+SourceError saying what to install.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import boto3
 import requests
-from botocore.config import Config as BotoConfig
-from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
-from botocore.parsers import ResponseParserError
 
 from pricing.gpus import GpuTable
 from pricing.observation import FetchResult, PriceObservation, SourceError
 from pricing.sources.aws import AWS_GPU_COUNTS, AWS_GPU_FAMILIES, DEFAULT_REGIONS, instance_family
 from pricing.sources.base import Source
+
+if TYPE_CHECKING:
+    from botocore.config import Config as BotoConfig
 
 PRODUCT_DESCRIPTIONS = ("Linux/UNIX", "Linux/UNIX (Amazon VPC)")  # the second: EC2-Classic era accounts
 PAGE_SIZE = 1000  # the API's maximum MaxResults
@@ -64,6 +67,8 @@ class AwsSpotSource(Source):
 
     def botocore_config(self) -> BotoConfig:
         """Bounded retries and timeouts from the source's settings (botocore's standard retry mode)."""
+        from botocore.config import Config as BotoConfig
+
         return BotoConfig(
             connect_timeout=self.config.timeout_s, read_timeout=self.config.timeout_s,
             retries={"max_attempts": self.config.retries, "mode": "standard"},
@@ -75,6 +80,10 @@ class AwsSpotSource(Source):
         key, secret = self.config.api_key, self.config.api_secret
         if key is None or secret is None:
             raise SourceError("AWS spot: api_key and api_secret (AWS access key id and secret) are not set")
+        try:
+            import boto3
+        except ImportError:
+            raise SourceError("AWS spot: needs boto3, the `aws` extra: pip install 'gpuplan[aws]'") from None
         session = boto3.session.Session(
             aws_access_key_id=key.get_secret_value(), aws_secret_access_key=secret.get_secret_value(),
             region_name=region,
@@ -124,6 +133,9 @@ class AwsSpotSource(Source):
     @staticmethod
     def _call(client: Any, region: str, kwargs: dict[str, Any]) -> dict[str, Any]:
         """One API call; botocore's failures (after its retries) become SourceErrors that say what failed."""
+        from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
+        from botocore.parsers import ResponseParserError
+
         statuses: list[int] = []  # botocore's parse error forgets the HTTP status: remember it for the reason
 
         def remember_status(response_dict: dict[str, Any], **_: Any) -> None:

@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
+import numpy as np
 import requests
 
 from pricing.gpus import GpuTable, normalise_gpu_name
 from pricing.http import json_body
-from pricing.market import percentile
 from pricing.observation import FetchResult, PriceObservation, SourceError
 from pricing.sources.base import Source
 
@@ -347,6 +347,6 @@ class EbaySource(Source):
         return PriceObservation(
             source=self.key, kind="used" if condition == "used" else "new", gpu=gpu, gpu_count=1,
             name=f"{gpu} ({condition}, eBay median ask)", usd=statistics.median(prices), observed_at=now,
-            provider="eBay", p10_usd=percentile(prices, 0.10), listings=len(prices), includes_host=False,
+            provider="eBay", p10_usd=float(np.quantile(prices, 0.10)), listings=len(prices), includes_host=False,
             reference=search.url,
         )

@@ -15,23 +15,21 @@ import csv
 import datetime as dt
 import io
 import json
-import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
 import requests
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from pricing.gpus import GpuTable
 from pricing.observation import FetchResult, PriceObservation, SourceError
 from pricing.sources.base import Source
 
 REQUIRED = ("gpu", "condition")
-CONDITIONS = ("new", "used")
-TRUE = ("true", "yes", "1")
-FALSE = ("false", "no", "0", "")
 JSON_TYPES = ("application/json", "text/json")
 CSV_TYPES = ("text/csv", "application/csv", "text/comma-separated-values")
 
@@ -100,108 +98,113 @@ def _json_rows(text: str) -> list[dict[str, Any]]:
     return [{str(k).strip().lower(): v for k, v in row.items()} for row in rows]
 
 
-def _text(row: Mapping[str, Any], field: str) -> str:
-    value = row.get(field)
-    if value is None:
-        return ""
+def _no_bool(value: Any) -> Any:
+    """JSON true/false is not a number (pydantic would read it as 1/0)."""
     if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value).strip()
+        raise ValueError("a true/false value is not a number")
+    return value
 
 
-def _number(row: Mapping[str, Any], number: int, field: str) -> float | None:
-    """A plain decimal number ("1299.5"); no currency signs or thousands separators, which are ambiguous."""
-    value = row.get(field)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise RowError(number, field, f"{value!r} is not a number")
-    try:
-        parsed = float(value)
-    except ValueError:
-        raise RowError(number, field, f"{value!r} is not a number") from None
-    if not math.isfinite(parsed):
-        raise RowError(number, field, f"{value!r} is not a finite number")
-    return parsed
+def _lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
 
 
-def _price(row: Mapping[str, Any], number: int) -> float:
-    """unit_price_usd, or price with currency USD. A currency other than USD is an error either way:
-    converting would hide an exchange rate nobody chose."""
-    currency = _text(row, "currency")
-    if currency and currency.upper() != "USD":
-        raise RowError(number, "currency", f"{currency!r} is not USD (convert the quote to USD first)")
-    usd = _number(row, number, "unit_price_usd")
-    if usd is not None:
-        return usd
-    price = _number(row, number, "price")
-    if price is None:
-        raise RowError(number, "unit_price_usd", "missing (give unit_price_usd, or price and currency USD)")
-    if not currency:
-        raise RowError(number, "currency", "missing: a `price` needs `currency` USD")
-    return price
-
-
-def _gpus_per_unit(row: Mapping[str, Any], number: int) -> int:
-    count = _number(row, number, "gpus_per_unit")
-    if count is None:
-        return 1
-    if count != int(count) or count < 1:
-        raise RowError(number, "gpus_per_unit", f"{row.get('gpus_per_unit')!r} is not a whole number >= 1")
-    return int(count)
-
-
-def _flag(row: Mapping[str, Any], number: int, field: str) -> bool:
-    text = _text(row, field).lower()
-    if text in TRUE:
-        return True
-    if text in FALSE:
-        return False
-    raise RowError(number, field, f"{row.get(field)!r} is not true/false")
-
-
+# the same range as the API's dates (solvers/bounds.py, which pricing cannot import); checked before any zone
+# arithmetic, which overflows at the calendar's edges (0001-01-01T00:00+14:00 is before year 1 in UTC)
 AS_OF_YEARS = (2000, 2100)
 
 
-def _as_of(row: Mapping[str, Any], number: int, now: dt.datetime) -> dt.datetime:
-    """An ISO date means midnight UTC of that day; a date-time without zone is taken as UTC."""
-    text = _text(row, "as_of")
-    if not text:
-        return now
+def _as_of_in_range(value: dt.datetime | None) -> dt.datetime | None:
+    if value is not None and not AS_OF_YEARS[0] <= value.year <= AS_OF_YEARS[1]:
+        raise ValueError(f"as_of must be between {AS_OF_YEARS[0]} and {AS_OF_YEARS[1]}")
+    return value
+
+
+# a plain decimal number ("1299.5"): no currency signs or thousands separators, which are ambiguous; finite
+Number = Annotated[float, BeforeValidator(_no_bool), Field(allow_inf_nan=False)]
+
+
+class FeedRow(BaseModel):
+    """One row of a price table, validated as pricing/sources/FEED_FORMAT.md describes it.
+
+    Blank cells count as absent (defaults apply). Columns the format does not name are ignored.
+    """
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, coerce_numbers_to_str=True)
+
+    gpu: str = Field(min_length=1)
+    condition: Annotated[Literal["new", "used"], BeforeValidator(_lower)]
+    currency: str = ""
+    unit_price_usd: Number | None = None
+    price: Number | None = None
+    gpus_per_unit: int = Field(1, ge=1)
+    includes_host: bool = False
+    watts: Number | None = None
+    idle_watts: Number | None = None
+    as_of: Annotated[dt.datetime | None, AfterValidator(_as_of_in_range)] = Field(
+        None, description="an ISO date is midnight UTC; no zone means UTC")
+    name: str = ""
+    vendor: str = ""
+    source: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_absent(cls, row: Any) -> Any:
+        if isinstance(row, Mapping):
+            return {k: v for k, v in row.items() if v is not None and not (isinstance(v, str) and not v.strip())}
+        return row
+
+    @model_validator(mode="after")
+    def _priced_in_usd(self) -> FeedRow:
+        """unit_price_usd, or price with currency USD. A currency other than USD is an error either way:
+        converting would hide an exchange rate nobody chose."""
+        if self.currency and self.currency.upper() != "USD":
+            raise _field_error("currency", f"{self.currency!r} is not USD (convert the quote to USD first)")
+        if self.unit_price_usd is None:
+            if self.price is None:
+                raise _field_error("unit_price_usd", "missing (give unit_price_usd, or price and currency USD)")
+            if not self.currency:
+                raise _field_error("currency", "missing: a `price` needs `currency` USD")
+        return self
+
+    @property
+    def usd(self) -> float:
+        return self.unit_price_usd if self.unit_price_usd is not None else float(self.price or 0.0)
+
+    def observed_at(self, now: dt.datetime) -> dt.datetime:
+        stamp = self.as_of
+        if stamp is None:
+            return now
+        return stamp.replace(tzinfo=dt.UTC) if stamp.tzinfo is None else stamp.astimezone(dt.UTC)
+
+
+def _field_error(field: str, message: str) -> PydanticCustomError:
+    return PydanticCustomError("feed_row", "{message}", {"field": field, "message": message})
+
+
+def _validated(row: Mapping[str, Any], number: int) -> FeedRow:
+    """The row as a FeedRow, or a RowError naming the row and the first field at fault."""
     try:
-        stamp = dt.datetime.fromisoformat(text)
-    except ValueError:
-        raise RowError(number, "as_of", f"{text!r} is not an ISO date (YYYY-MM-DD)") from None
-    # checked before any zone arithmetic, which overflows at the calendar's edges (0001-01-01T00:00+14:00);
-    # the same range as the API's dates (solvers/bounds.py, which pricing cannot import)
-    if not AS_OF_YEARS[0] <= stamp.year <= AS_OF_YEARS[1]:
-        raise RowError(number, "as_of", f"{text!r} is not between {AS_OF_YEARS[0]} and {AS_OF_YEARS[1]}")
-    return stamp.replace(tzinfo=dt.UTC) if stamp.tzinfo is None else stamp.astimezone(dt.UTC)
+        return FeedRow.model_validate(row)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else str((first.get("ctx") or {}).get("field", "row"))
+        value = row.get(field)
+        message = first["msg"] if value is None or first["type"] == "feed_row" else f"{value!r}: {first['msg']}"
+        if first["type"] == "missing":
+            message = "missing"
+        raise RowError(number, field, message) from None
 
 
-def _condition(row: Mapping[str, Any], number: int) -> Literal["new", "used"]:
-    text = _text(row, "condition").lower()
-    if not text:
-        raise RowError(number, "condition", "missing (new or used)")
-    if text == "new":
-        return "new"
-    if text == "used":
-        return "used"
-    raise RowError(number, "condition", f"{row.get('condition')!r} is not new or used")
-
-
-def _observation(row: Mapping[str, Any], number: int, gpu: str, *, source: str, now: dt.datetime,
-                 default_vendor: str, reference: str) -> PriceObservation:
-    condition = _condition(row, number)
-    usd = _price(row, number)
-    count = _gpus_per_unit(row, number)
-    vendor = _text(row, "vendor") or default_vendor
-    default_name = f"{gpu} ({condition}, {vendor})" if count == 1 else f"{count}x {gpu} ({condition}, {vendor})"
+def _observation(row: FeedRow, gpu: str, *, source: str, now: dt.datetime, default_vendor: str,
+                 reference: str) -> PriceObservation:
+    count, vendor = row.gpus_per_unit, row.vendor or default_vendor
+    default_name = (f"{gpu} ({row.condition}, {vendor})" if count == 1
+                    else f"{count}x {gpu} ({row.condition}, {vendor})")
     return PriceObservation(
-        source=source, kind=condition, gpu=gpu, gpu_count=count, name=_text(row, "name") or default_name,
-        usd=usd, observed_at=_as_of(row, number, now), provider=vendor,
-        includes_host=_flag(row, number, "includes_host"), watts=_number(row, number, "watts"),
-        idle_watts=_number(row, number, "idle_watts"), reference=_text(row, "source") or reference,
+        source=source, kind=row.condition, gpu=gpu, gpu_count=count, name=row.name or default_name, usd=row.usd,
+        observed_at=row.observed_at(now), provider=vendor, includes_host=row.includes_host, watts=row.watts,
+        idle_watts=row.idle_watts, reference=row.source or reference,
     )
 
 
@@ -221,16 +224,14 @@ def parse_price_table(data: bytes, *, filename_or_content_type: str, source: str
         raise SourceError(f"price table lacks required column(s) {missing}; columns: {sorted(rows[0])}")
     result = FetchResult(rows_seen=len(rows))
     keys: dict[str, int] = {}
-    for number, row in enumerate(rows, start=1):
-        spelling = _text(row, "gpu")
-        if not spelling:
-            raise RowError(number, "gpu", "missing")
-        gpu = gpus.canonical(spelling)
+    for number, cells in enumerate(rows, start=1):
         # every field is checked before the GPU is looked up: an error fails the file even on an unknown GPU
-        observation = _observation(row, number, gpu or spelling, source=source, now=now,
-                                   default_vendor=default_vendor, reference=reference or filename_or_content_type)
+        row = _validated(cells, number)
+        gpu = gpus.canonical(row.gpu)
+        observation = _observation(row, gpu or row.gpu, source=source, now=now, default_vendor=default_vendor,
+                                   reference=reference or filename_or_content_type)
         if gpu is None:
-            result.unknown_skus[spelling] += 1
+            result.unknown_skus[row.gpu] += 1
             continue
         first = keys.setdefault(observation.key(), number)
         if first != number:

@@ -42,11 +42,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+import numpy as np
 import requests
 
 from pricing.gpus import GpuTable
 from pricing.http import json_body
-from pricing.market import percentile
 from pricing.observation import FetchResult, PriceObservation, SourceError
 from pricing.sources.base import Source
 
@@ -150,6 +150,6 @@ class VastSource(Source):
             found.append(PriceObservation(
                 source=self.key, kind="cloud", gpu=gpu, gpu_count=1, name=gpu, usd=statistics.median(values),
                 observed_at=now, provider=PROVIDER, region=REGION, pricing=pricing,
-                p10_usd=percentile(values, 0.10), listings=len(values), reference=self.url,
+                p10_usd=float(np.quantile(values, 0.10)), listings=len(values), reference=self.url,
             ))
         return found

@@ -89,7 +89,7 @@ def browser() -> Iterator[Browser]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _unavailable("the playwright package is not installed (pip install -e '.[dev]')")
+        _unavailable("the playwright package is not installed (pip install -e '.[e2e]')")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
         yield launched

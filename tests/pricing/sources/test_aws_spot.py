@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import time
 from typing import Any
 
@@ -181,3 +182,20 @@ def test_botocore_retries_and_timeouts_follow_the_config() -> None:
     config = source.botocore_config()
     assert (config.connect_timeout, config.read_timeout) == (7.5, 7.5)
     assert config.retries == {"max_attempts": 3, "mode": "standard"}
+
+
+def test_boto3_is_imported_only_when_the_source_fetches() -> None:
+    """boto3 is the optional `aws` extra: the app, the CLI and every source module load without importing it."""
+    import subprocess
+
+    program = ("import sys, pricing.sources, pricing.sources.aws_spot, service.app, service.cli; "
+               "print(sorted(m for m in sys.modules if m.split('.')[0] in ('boto3', 'botocore')))")
+    loaded = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"
+
+
+def test_without_boto3_the_source_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "boto3", None)  # as if the `aws` extra were not installed
+    source = AwsSpotSource(SourceConfig(api_key="AKIDEXAMPLE", api_secret="secret"))
+    with pytest.raises(SourceError, match=r"pip install 'gpuplan\[aws\]'"):
+        source.client("us-east-1")

@@ -11,7 +11,7 @@ from pytest_httpserver import HTTPServer
 
 from pricing.gpus import bundled_gpus
 from pricing.observation import FetchResult, PriceObservation, SourceError
-from pricing.sources.vast import SEARCH_QUERY, VastSource, percentile
+from pricing.sources.vast import SEARCH_QUERY, VastSource
 from tests.pricing.replays.base import load_json
 from tests.pricing.replays.vast import BUNDLES, VastReplay
 
@@ -26,14 +26,6 @@ def fetch(server: HTTPServer) -> FetchResult:
 
 def by_key(result: FetchResult) -> dict[tuple[str, str], PriceObservation]:
     return {(o.gpu, o.pricing): o for o in result.observations}
-
-
-def test_percentile_interpolates_between_order_statistics() -> None:
-    assert percentile([4.0, 1.0, 3.0, 2.0, 5.0], 0.5) == 3.0
-    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.1) == pytest.approx(1.4)
-    assert percentile([7.0], 0.1) == 7.0
-    with pytest.raises(ValueError):
-        percentile([], 0.5)
 
 
 def test_request_is_the_cli_default_search(httpserver: HTTPServer) -> None:
