@@ -36,6 +36,8 @@ MAX_USD_PER_HOUR = 1e6
 # arithmetic of hours per unit goes to infinity long before the answer means anything
 MIN_FRACTION = 1e-6
 MIN_AVAILABILITY = 0.01  # an owned GPU usable less than 1% of hours is not a purchase option
+# a price is 0 (free) or at least a millionth of a dollar: a subnormal price (1e-320) turned price ratios infinite
+MIN_USD = 1e-6
 
 
 def _date_in_range(value: dt.date) -> dt.date:
@@ -63,6 +65,12 @@ def _timestamp_in_range(value: dt.datetime) -> dt.datetime:
     return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
 
 
+def _not_tiny(value: float) -> float:
+    if 0 < abs(value) < MIN_USD:
+        raise PydanticCustomError("too_small", "a price is 0 or at least {low} USD", {"low": f"{MIN_USD:g}"})
+    return value
+
+
 PlanDate = Annotated[dt.date, AfterValidator(_date_in_range)]
 Month = Annotated[str, AfterValidator(_month_in_range), Field(description=f"YYYY-MM, {MIN_MONTH} to {MAX_MONTH}")]
 Timestamp = Annotated[dt.datetime, AfterValidator(_timestamp_in_range)]
@@ -70,11 +78,10 @@ Timestamp = Annotated[dt.datetime, AfterValidator(_timestamp_in_range)]
 
 GpuCount = Annotated[int, Field(ge=0, le=MAX_GPUS)]
 Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
-Gpus = Annotated[float, Field(gt=0, ge=MIN_FRACTION, le=MAX_GPUS, allow_inf_nan=False)]
+Gpus = Annotated[float, Field(ge=MIN_FRACTION, le=MAX_GPUS, allow_inf_nan=False)]
 Fraction = Annotated[float, Field(ge=MIN_FRACTION, le=1, allow_inf_nan=False)]
 Availability = Annotated[float, Field(ge=MIN_AVAILABILITY, le=1, allow_inf_nan=False)]
 Ratio = Annotated[float, Field(ge=MIN_FRACTION, le=1000, allow_inf_nan=False)]
 GpuHours = Annotated[float, Field(ge=0, le=MAX_GPU_HOURS_PER_MONTH, allow_inf_nan=False)]
-Money = Annotated[float, Field(ge=0, le=MAX_USD, allow_inf_nan=False)]
-PositiveMoney = Annotated[float, Field(gt=0, le=MAX_USD, allow_inf_nan=False)]
-HourlyRate = Annotated[float, Field(gt=0, le=MAX_USD_PER_HOUR, allow_inf_nan=False)]
+Money = Annotated[float, Field(ge=0, le=MAX_USD, allow_inf_nan=False), AfterValidator(_not_tiny)]
+HourlyRate = Annotated[float, Field(ge=MIN_USD, le=MAX_USD_PER_HOUR, allow_inf_nan=False)]
