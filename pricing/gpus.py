@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-ARCHITECTURES = ("Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell")
-
 
 @dataclass(frozen=True)
 class GpuSpec:

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Kind = Literal["cloud", "new", "used"]
-KINDS: tuple[Kind, ...] = ("cloud", "new", "used")
-CLOUD_PRICING = ("on_demand", "spot")
 
 
 class SourceError(Exception):

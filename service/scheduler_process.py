@@ -35,7 +35,7 @@ def wait_for_schema(engine: Engine, interval_s: float, stop: threading.Event) ->
     """Block until the database is reachable and migrated (a migration Job may still run); False if stopped."""
     while not stop.is_set():
         state = readiness.check(engine)
-        if state.ready:
+        if state.migrated:
             return True
         log.info("scheduler waiting: %s", state.reason())
         stop.wait(interval_s)

@@ -187,7 +187,6 @@ class AwsPriceListSource(Source):
 
     key: ClassVar[str] = "aws"
     kind: ClassVar[Literal["cloud", "hardware"]] = "cloud"
-    supersedes: ClassVar[str | None] = "aws"
     default_base_url: ClassVar[str] = "https://pricing.us-east-1.amazonaws.com"
     credentials: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = "AWS EC2 on-demand GPU instances (Price List bulk CSV per region, no credentials)"

@@ -56,7 +56,6 @@ class AwsSpotSource(Source):
 
     key: ClassVar[str] = "aws_spot"
     kind: ClassVar[Literal["cloud", "hardware"]] = "cloud"
-    supersedes: ClassVar[str | None] = None
     default_base_url: ClassVar[str] = "https://ec2.{region}.amazonaws.com"  # boto3's regional endpoint
     credentials: ClassVar[tuple[str, ...]] = ("api_key", "api_secret")  # AWS access key id, secret access key
     description: ClassVar[str] = "AWS EC2 spot prices of GPU instances (DescribeSpotPriceHistory, AWS credentials)"

@@ -146,7 +146,6 @@ class AzureSource(Source):
 
     key: ClassVar[str] = "azure"
     kind: ClassVar[Literal["cloud", "hardware"]] = "cloud"
-    supersedes: ClassVar[str | None] = "azure"
     default_base_url: ClassVar[str] = "https://prices.azure.com/api/retail/prices"
     credentials: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = "Azure Retail Prices API: GPU VM sizes (NC/ND/NV), pay-as-you-go and spot"

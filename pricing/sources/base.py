@@ -43,9 +43,6 @@ class Source(ABC):
 
     key: ClassVar[str]  # short name used in the database, the API and prices_as_of, e.g. "azure"
     kind: ClassVar[Literal["cloud", "hardware"]]
-    # informational: the bundled-snapshot provider (cloud) or vendor (hardware) this source covers; the overlay
-    # itself (pricing.live) keys on each live row's provider and pricing model, so aws_spot also counts
-    supersedes: ClassVar[str | None] = None
     default_base_url: ClassVar[str]
     default_interval_hours: ClassVar[float] = 6.0
     credentials: ClassVar[tuple[str, ...]] = ()  # SourceConfig fields that must be set for the source to run

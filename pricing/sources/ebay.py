@@ -229,7 +229,6 @@ class Search:
 class EbaySource(Source):
     key: ClassVar[str] = "ebay"
     kind: ClassVar[Literal["cloud", "hardware"]] = "hardware"
-    supersedes: ClassVar[str | None] = "eBay"
     default_base_url: ClassVar[str] = "https://api.ebay.com"
     default_interval_hours: ClassVar[float] = 24.0
     credentials: ClassVar[tuple[str, ...]] = ("api_key", "api_secret")

@@ -256,7 +256,6 @@ def read_feed_file(location: str) -> tuple[bytes, str]:
 class FeedSource(Source):
     key: ClassVar[str] = "feed"
     kind: ClassVar[Literal["cloud", "hardware"]] = "hardware"
-    supersedes: ClassVar[str | None] = None
     default_base_url: ClassVar[str] = ""
     default_interval_hours: ClassVar[float] = 24.0
     credentials: ClassVar[tuple[str, ...]] = ("url",)

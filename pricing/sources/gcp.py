@@ -165,7 +165,6 @@ def unit_price(sku: dict[str, Any], sku_id: str, expected_unit: str) -> SkuPrice
 class GcpSource(Source):
     key: ClassVar[str] = "gcp"
     kind: ClassVar[Literal["cloud", "hardware"]] = "cloud"
-    supersedes: ClassVar[str | None] = "gcp"
     default_base_url: ClassVar[str] = "https://cloudbilling.googleapis.com/v1"
     credentials: ClassVar[tuple[str, ...]] = ("api_key",)
     description: ClassVar[str] = "GCP Cloud Billing Catalog (API key): GPU VM prices assembled from GPU, core, RAM SKUs"

@@ -107,7 +107,6 @@ def _gpu_count_from_specs(instance: dict[str, Any]) -> int | None:
 class LambdaSource(Source):
     key: ClassVar[str] = "lambda"
     kind: ClassVar[Literal["cloud", "hardware"]] = "cloud"
-    supersedes: ClassVar[str | None] = "lambda"
     default_base_url: ClassVar[str] = "https://cloud.lambdalabs.com/api/v1"
     credentials: ClassVar[tuple[str, ...]] = ("api_key",)
     description: ClassVar[str] = "Lambda Cloud instance types (API key): on-demand price per instance-hour"

@@ -108,7 +108,6 @@ def _memory_gb(gpu_type: dict[str, Any]) -> float | None:
 class RunPodSource(Source):
     key: ClassVar[str] = "runpod"
     kind: ClassVar[Literal["cloud", "hardware"]] = "cloud"
-    supersedes: ClassVar[str | None] = "runpod"
     default_base_url: ClassVar[str] = "https://api.runpod.io"
     description: ClassVar[str] = "RunPod GraphQL gpuTypes: secure and community cloud, on-demand and spot per GPU-hour"
 

@@ -110,7 +110,6 @@ def _offers(body: Any) -> list[dict[str, Any]]:
 class VastSource(Source):
     key: ClassVar[str] = "vast"
     kind: ClassVar[Literal["cloud", "hardware"]] = "cloud"
-    supersedes: ClassVar[str | None] = "vast"
     default_base_url: ClassVar[str] = "https://console.vast.ai/api/v0"
     description: ClassVar[str] = "Vast.ai marketplace (bundles search): median and 10th percentile per GPU-hour"
     min_kept_ratio: ClassVar[float] = 0.5  # thin GPU models come and go with the hosts renting them out

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Response
 
-from service.alerts import repository as store
+from service.alerts import repository
 from service.alerts.outbox import deliver_now, enqueue_test_event
 from service.alerts.schemas import EventOut, SubscriptionIn, SubscriptionOut
 from service.core.clock import utcnow
@@ -49,7 +49,7 @@ def create_subscription(engine: EngineDep, catalog: CatalogDep, settings: Settin
     `X-Gpuplan-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`, keyed with `secret`, which only
     this answer shows: keep it.
     """
-    created = store.create_subscription(engine, caller, body, catalog, settings, utcnow())
+    created = repository.create_subscription(engine, caller, body, catalog, settings, utcnow())
     response.headers["Location"] = f"/v1/alerts/{created.id}"
     return created
 
@@ -60,31 +60,31 @@ def list_subscriptions(engine: EngineDep, caller: CallerDep,
                        kind: Literal["price_threshold", "price_move", "plan_change"] | None = None,
                        limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[SubscriptionOut]:
     """The caller's subscriptions, newest first."""
-    return store.list_subscriptions(engine, caller, status, kind, limit, cursor)
+    return repository.list_subscriptions(engine, caller, status, kind, limit, cursor)
 
 
 @router.get("/{subscription_id}", response_model=SubscriptionOut)
 def get_subscription(engine: EngineDep, caller: CallerDep, subscription_id: str) -> SubscriptionOut:
     """One subscription (its secret is shown only when it is created)."""
-    return found(store.get_subscription(engine, caller, subscription_id), WHAT, subscription_id)
+    return found(repository.get_subscription(engine, caller, subscription_id), WHAT, subscription_id)
 
 
 @router.post("/{subscription_id}/pause", response_model=SubscriptionOut)
 def pause(engine: EngineDep, caller: CallerDep, subscription_id: str) -> SubscriptionOut:
     """No new events while paused; events already waiting are kept and sent after resume."""
-    return found(store.set_status(engine, caller, subscription_id, "paused", utcnow()), WHAT, subscription_id)
+    return found(repository.set_status(engine, caller, subscription_id, "paused", utcnow()), WHAT, subscription_id)
 
 
 @router.post("/{subscription_id}/resume", response_model=SubscriptionOut)
 def resume(engine: EngineDep, caller: CallerDep, subscription_id: str) -> SubscriptionOut:
     """Active again; also re-enables a subscription that was disabled after failed deliveries."""
-    return found(store.set_status(engine, caller, subscription_id, "active", utcnow()), WHAT, subscription_id)
+    return found(repository.set_status(engine, caller, subscription_id, "active", utcnow()), WHAT, subscription_id)
 
 
 @router.delete("/{subscription_id}", status_code=204)
 def delete_subscription(engine: EngineDep, caller: CallerDep, subscription_id: str) -> Response:
     """Delete the subscription with its waiting events and delivery log."""
-    if not store.delete_subscription(engine, caller, subscription_id):
+    if not repository.delete_subscription(engine, caller, subscription_id):
         raise NotFound(WHAT, subscription_id)
     return Response(status_code=204)
 
@@ -93,13 +93,13 @@ def delete_subscription(engine: EngineDep, caller: CallerDep, subscription_id: s
 def send_test(runtime: RuntimeDep, caller: CallerDep, subscription_id: str) -> EventOut:
     """Send a `test` event now; the answer shows the first attempt (later retries as for any event)."""
     engine = runtime.engine
-    sub = found(store.get_subscription(engine, caller, subscription_id), WHAT, subscription_id)
+    sub = found(repository.get_subscription(engine, caller, subscription_id), WHAT, subscription_id)
     if sub.status != "active":
         raise Conflict(f"alert subscription {subscription_id!r} is {sub.status}; resume it first")
     now = utcnow()
     event_id = enqueue_test_event(engine, sub.id, sub.name, now)
     deliver_now(engine, runtime.alerts.channels, event_id, now, runtime.alerts.policy)
-    return store.deliveries(engine, sub.id, 1, event_id=event_id).items[0]
+    return repository.deliveries(engine, sub.id, 1, event_id=event_id).items[0]
 
 
 @router.get("/{subscription_id}/deliveries", response_model=Page[EventOut])
@@ -107,5 +107,5 @@ def list_deliveries(engine: EngineDep, caller: CallerDep, subscription_id: str,
                     status: Literal["pending", "delivered", "failed"] | None = None,
                     limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[EventOut]:
     """The newest events of this subscription: status, attempts with status codes and errors, next retry."""
-    found(store.get_subscription(engine, caller, subscription_id), WHAT, subscription_id)
-    return store.deliveries(engine, subscription_id, limit, cursor, status)
+    found(repository.get_subscription(engine, caller, subscription_id), WHAT, subscription_id)
+    return repository.deliveries(engine, subscription_id, limit, cursor, status)

@@ -19,7 +19,6 @@ from typing import Any, Literal
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-REQUEST_ID_HEADER = "X-Request-ID"
 request_id: ContextVar[str | None] = ContextVar("gpuplan_request_id", default=None)
 access_log = logging.getLogger("gpuplan.access")
 

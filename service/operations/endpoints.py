@@ -38,7 +38,7 @@ def readyz(engine: EngineDep) -> Any:
     """The database answers and is migrated to this release's schema (readiness)."""
     state = readiness.check(engine)
     migrations = {"current": list(state.current), "head": list(state.head)}
-    if not state.ready:
+    if not state.migrated:
         return problem(503, "Not ready", state.reason(), database="ok" if state.database else "unreachable",
                        migrations=migrations)
     return {"status": "ready", "database": "ok", "migrations": migrations}

@@ -106,10 +106,6 @@ class PostgresLeaderLock:
         self._held = False
         self._guard = threading.Lock()  # checks run on the scheduler's thread, release on the main one
 
-    @property
-    def held(self) -> bool:
-        return self._held
-
     def check(self) -> bool:
         with self._guard:
             try:
@@ -182,10 +178,6 @@ class FileLeaderLock:
         self.path = path
         self._fd: int | None = None
         self._guard = threading.Lock()
-
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
 
     def check(self) -> bool:
         with self._guard:

@@ -32,10 +32,6 @@ class Readiness:
     def migrated(self) -> bool:
         return self.database and set(self.current) == set(self.head)
 
-    @property
-    def ready(self) -> bool:
-        return self.migrated
-
     def reason(self) -> str:
         if not self.database:
             return f"database unreachable: {self.error}"

@@ -9,7 +9,7 @@ from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeD
 from service.core.errors import NotFound, found
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans.service import plan_for
-from service.profiles import repository as store
+from service.profiles import repository
 from service.profiles.schemas import ProfileIn, ProfileOut, ProfileVersionOut
 from solvers.profile import Profile
 from solvers.result import PlanResult
@@ -28,7 +28,7 @@ def create_profile(engine: EngineDep, catalog: CatalogDep, response: Response, c
     A utilisation demand without `start` is saved starting next month, so that a later re-plan differs
     only where prices differ. The answer carries the best plan now.
     """
-    saved = store.create_profile(engine, caller, body, catalog, utcnow())
+    saved = repository.create_profile(engine, caller, body, catalog, utcnow())
     response.headers["Location"] = f"/v1/profiles/{saved.id}"
     return saved
 
@@ -38,32 +38,32 @@ def list_profiles(engine: EngineDep, caller: CallerDep, tag: str | None = None,
                   name: str | None = Query(None, description="part of the name, any case"),
                   limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[ProfileOut]:
     """The caller's saved profiles, newest first."""
-    return store.list_profiles(engine, caller, limit, cursor, tag, name)
+    return repository.list_profiles(engine, caller, limit, cursor, tag, name)
 
 
 @router.get("/{profile_id}", response_model=ProfileOut)
 def get_profile(engine: EngineDep, catalog: CatalogDep, caller: CallerDep, profile_id: str) -> ProfileOut:
     """A saved profile (its current version) with its best plan at the prices in force now."""
-    return found(store.profile_out(engine, caller, profile_id, catalog, utcnow()), WHAT, profile_id)
+    return found(repository.profile_out(engine, caller, profile_id, catalog, utcnow()), WHAT, profile_id)
 
 
 @router.put("/{profile_id}", response_model=ProfileOut)
 def update_profile(engine: EngineDep, catalog: CatalogDep, caller: CallerDep, profile_id: str,
                    body: ProfileIn) -> ProfileOut:
     """Replace the profile: a new version (the old ones stay readable); plan-change alerts start again from it."""
-    return found(store.update_profile(engine, caller, profile_id, body, catalog, utcnow()), WHAT, profile_id)
+    return found(repository.update_profile(engine, caller, profile_id, body, catalog, utcnow()), WHAT, profile_id)
 
 
 @router.get("/{profile_id}/versions", response_model=list[ProfileVersionOut])
 def list_versions(engine: EngineDep, caller: CallerDep, profile_id: str) -> list[ProfileVersionOut]:
     """Every version of the profile, oldest first."""
-    return found(store.versions(engine, caller, profile_id), WHAT, profile_id)
+    return found(repository.versions(engine, caller, profile_id), WHAT, profile_id)
 
 
 @router.post("/{profile_id}/plans", status_code=201, response_model=PlanResult)
 def plan_profile(runtime: RuntimeDep, response: Response, caller: CallerDep, profile_id: str) -> PlanResult:
     """Plan the profile's current version; the plan records the version and the prices it used."""
-    saved = found(store.get_profile(runtime.engine, caller, profile_id), WHAT, profile_id)
+    saved = found(repository.get_profile(runtime.engine, caller, profile_id), WHAT, profile_id)
     stored = plan_for(runtime, caller, Profile.model_validate(saved.profile), utcnow(), saved.id, saved.version)
     response.headers["Location"] = f"/v1/plans/{stored.id}"
     return stored
@@ -73,6 +73,6 @@ def plan_profile(runtime: RuntimeDep, response: Response, caller: CallerDep, pro
 def delete_profile(engine: EngineDep, caller: CallerDep, profile_id: str) -> Response:
     """Delete a saved profile and its versions (refused with 409 while alert subscriptions watch it); plans
     made from it keep their copy of the profile."""
-    if not store.delete_profile(engine, caller, profile_id):
+    if not repository.delete_profile(engine, caller, profile_id):
         raise NotFound(WHAT, profile_id)
     return Response(status_code=204)

@@ -89,7 +89,7 @@ def test_default_regions_and_urls() -> None:
                                                         "eu-west-2"]
     assert source.region_url("eu-west-2") == (
         "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/eu-west-2/index.csv")
-    assert (AwsPriceListSource.key, AwsPriceListSource.kind, AwsPriceListSource.supersedes) == ("aws", "cloud", "aws")
+    assert (AwsPriceListSource.key, AwsPriceListSource.kind) == ("aws", "cloud")
     assert source.enabled
 
 

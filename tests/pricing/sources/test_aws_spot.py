@@ -171,7 +171,7 @@ def test_credentials_are_required() -> None:
     source = AwsSpotSource()
     assert not source.enabled
     assert source.missing_credentials() == ["api_key", "api_secret"]
-    assert (AwsSpotSource.key, AwsSpotSource.kind, AwsSpotSource.supersedes) == ("aws_spot", "cloud", None)
+    assert (AwsSpotSource.key, AwsSpotSource.kind) == ("aws_spot", "cloud")
     assert source.regions == list(DEFAULT_REGIONS)
     with pytest.raises(SourceError, match="not set"):
         source.client("us-east-1")

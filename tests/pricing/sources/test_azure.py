@@ -227,7 +227,7 @@ def test_garbage_body_is_a_source_error(httpserver: HTTPServer) -> None:
 
 
 def test_source_class_contract() -> None:
-    assert (AzureSource.key, AzureSource.kind, AzureSource.supersedes) == ("azure", "cloud", "azure")
+    assert (AzureSource.key, AzureSource.kind) == ("azure", "cloud")
     assert AzureSource.credentials == ()
     assert AzureSource().base_url == "https://prices.azure.com/api/retail/prices"
     assert AzureSource().enabled

@@ -207,8 +207,8 @@ def test_machine_table_is_consistent() -> None:
 
 
 def test_source_contract() -> None:
-    assert (GcpSource.key, GcpSource.kind, GcpSource.supersedes, GcpSource.credentials) == (
-        "gcp", "cloud", "gcp", ("api_key",))
+    assert (GcpSource.key, GcpSource.kind, GcpSource.credentials) == (
+        "gcp", "cloud", ("api_key",))
     assert not GcpSource().enabled
     assert GcpSource(SourceConfig(api_key="k")).regions == ("us-central1", "europe-west4")
     assert GcpSource.default_base_url == "https://cloudbilling.googleapis.com/v1"

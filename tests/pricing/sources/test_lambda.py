@@ -131,8 +131,8 @@ def test_no_known_gpu_is_a_source_error(httpserver: HTTPServer) -> None:
 
 
 def test_source_contract() -> None:
-    assert (LambdaSource.key, LambdaSource.kind, LambdaSource.supersedes, LambdaSource.credentials) == (
-        "lambda", "cloud", "lambda", ("api_key",))
+    assert (LambdaSource.key, LambdaSource.kind, LambdaSource.credentials) == (
+        "lambda", "cloud", ("api_key",))
     assert not LambdaSource().enabled
     assert LambdaSource(SourceConfig(api_key="k")).enabled
     assert LambdaSource.default_base_url == "https://cloud.lambdalabs.com/api/v1"

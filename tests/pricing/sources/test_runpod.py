@@ -151,7 +151,7 @@ def test_http_error_propagates(httpserver: HTTPServer) -> None:
 
 
 def test_source_contract() -> None:
-    assert (RunPodSource.key, RunPodSource.kind, RunPodSource.supersedes, RunPodSource.credentials) == (
-        "runpod", "cloud", "runpod", ())
+    assert (RunPodSource.key, RunPodSource.kind, RunPodSource.credentials) == (
+        "runpod", "cloud", ())
     assert RunPodSource().enabled
     assert RunPodSource.default_base_url == "https://api.runpod.io"

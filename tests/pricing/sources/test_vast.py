@@ -136,7 +136,7 @@ def test_http_error_propagates(httpserver: HTTPServer) -> None:
 
 
 def test_source_contract() -> None:
-    assert (VastSource.key, VastSource.kind, VastSource.supersedes, VastSource.credentials) == (
-        "vast", "cloud", "vast", ())
+    assert (VastSource.key, VastSource.kind, VastSource.credentials) == (
+        "vast", "cloud", ())
     assert VastSource().enabled
     assert VastSource.default_base_url == "https://console.vast.ai/api/v0"
