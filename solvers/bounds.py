@@ -78,10 +78,23 @@ Timestamp = Annotated[dt.datetime, AfterValidator(_timestamp_in_range)]
 
 GpuCount = Annotated[int, Field(ge=0, le=MAX_GPUS)]
 Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
-Gpus = Annotated[float, Field(ge=MIN_FRACTION, le=MAX_GPUS, allow_inf_nan=False)]
-Fraction = Annotated[float, Field(ge=MIN_FRACTION, le=1, allow_inf_nan=False)]
-Availability = Annotated[float, Field(ge=MIN_AVAILABILITY, le=1, allow_inf_nan=False)]
-Ratio = Annotated[float, Field(ge=MIN_FRACTION, le=1000, allow_inf_nan=False)]
+def _at_least(low: float) -> AfterValidator:
+    """The smallest positive value that means anything, checked after `gt=0`: a 0 is still answered with the rule
+    `greater_than` (as before the bounds), a subnormal with `greater_than_equal`."""
+
+    def check(value: float) -> float:
+        if value < low:
+            raise PydanticCustomError("greater_than_equal", "Input should be greater than or equal to {ge}",
+                                      {"ge": low})
+        return value
+
+    return AfterValidator(check)
+
+
+Gpus = Annotated[float, Field(gt=0, le=MAX_GPUS, allow_inf_nan=False), _at_least(MIN_FRACTION)]
+Fraction = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), _at_least(MIN_FRACTION)]
+Availability = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), _at_least(MIN_AVAILABILITY)]
+Ratio = Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False), _at_least(MIN_FRACTION)]
 GpuHours = Annotated[float, Field(ge=0, le=MAX_GPU_HOURS_PER_MONTH, allow_inf_nan=False)]
 Money = Annotated[float, Field(ge=0, le=MAX_USD, allow_inf_nan=False), AfterValidator(_not_tiny)]
-HourlyRate = Annotated[float, Field(ge=MIN_USD, le=MAX_USD_PER_HOUR, allow_inf_nan=False)]
+HourlyRate = Annotated[float, Field(gt=0, le=MAX_USD_PER_HOUR, allow_inf_nan=False), _at_least(MIN_USD)]
