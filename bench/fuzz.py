@@ -1,17 +1,20 @@
 """Fuzz the running service through its OpenAPI document with schemathesis.
 
-Starts `uvicorn service.app:create_app` on loopback (a temporary SQLite database, no scheduler), runs
-`st run <url>/openapi.json` (examples, coverage, fuzzing and stateful phases) with the checks below, then
+Starts `uvicorn service.app:create_app` on loopback (a temporary SQLite database, or `--database-url`, e.g. a
+PostgreSQL test database; no scheduler), runs `st run <url>/openapi.json` (examples, coverage, fuzzing and
+stateful phases) with the checks below, then the hostile corpus of bench/hostile.py (dates at the calendar's
+edges, huge and tiny numbers, NUL and control characters, deep nesting, hostile cursors and methods), then
 reads the service's own /metrics to count the requests it answered. PASS: no failure of any check (no 5xx,
 no status code, content type, header or body the document does not describe, no resource that vanishes or
-outlives its DELETE), no error logged by the service, and at least `--min-requests` requests answered.
+outlives its DELETE), no hostile request answered 5xx or without a problem document, no error logged by the
+service, and at least `--min-requests` requests answered.
 
 Webhook URLs in generated subscriptions name arbitrary hosts, which the service resolves; run it inside a
 network namespace with only loopback so that nothing leaves the machine, e.g.
   unshare --net sh -c 'ip link set lo up && python bench/fuzz.py'
 (tests/e2e/test_fuzz.py does that, or leaves out the operations that resolve hosts when it cannot).
 
-Run: python bench/fuzz.py [--examples 30] [--seed 20261121] [--exclude-outbound] [--json out.json]
+Run: python bench/fuzz.py [--examples 30] [--seed 20261121] [--exclude-outbound] [--database-url URL] [--json out.json]
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from hostile import run as run_hostile
 from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,9 +49,10 @@ def free_port() -> int:
         return port
 
 
-def start_service(workdir: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
+def start_service(workdir: Path, database_url: str | None) -> tuple[subprocess.Popen[bytes], str, Path]:
     port = free_port()
-    env = {**os.environ, "GPUPLAN_DATABASE_URL": f"sqlite:///{workdir / 'fuzz.db'}", "GPUPLAN_SCHEDULER": "false",
+    env = {**os.environ, "GPUPLAN_DATABASE_URL": database_url or f"sqlite:///{workdir / 'fuzz.db'}",
+           "GPUPLAN_SCHEDULER": "false",
            "GPUPLAN_LOG_FORMAT": "json", "GPUPLAN_LOG_LEVEL": "warning",
            # the fuzzer sends far more than the per-client rate limit allows; 429s would hide the answers
            "GPUPLAN_RATE_LIMIT_PER_MINUTE": "10000000", "GPUPLAN_RATE_LIMIT_BURST": "1000000"}
@@ -85,8 +90,9 @@ def answered(url: str) -> dict[str, int]:
     return counts
 
 
-def run(examples: int, seed: int, exclude_outbound: bool, timeout_s: float, workdir: Path) -> dict[str, Any]:
-    process, url, log = start_service(workdir)
+def run(examples: int, seed: int, exclude_outbound: bool, timeout_s: float, workdir: Path,
+        database_url: str | None = None) -> dict[str, Any]:
+    process, url, log = start_service(workdir, database_url)
     report_dir = workdir / "report"
     command = [sys.executable, "-m", "schemathesis.cli", "run", f"{url}/openapi.json", "--checks", ",".join(CHECKS),
                "--max-examples", str(examples), "--seed", str(seed), "--workers", "2", "--suppress-health-check",
@@ -99,6 +105,7 @@ def run(examples: int, seed: int, exclude_outbound: bool, timeout_s: float, work
         st = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, cwd=workdir,  # its cache too
                             env={**os.environ, "NO_COLOR": "1"}, check=False)
         elapsed = time.monotonic() - started
+        hostile = run_hostile(url)
         counts = answered(url)
     finally:
         process.terminate()
@@ -112,6 +119,7 @@ def run(examples: int, seed: int, exclude_outbound: bool, timeout_s: float, work
         "operations_tested": summary["operations"]["tested"], "test_cases": summary["test_cases"]["generated"],
         "requests_answered": sum(counts.values()), "answered_by_status": counts,
         "failures": summary["failures"], "errors": summary["errors"], "service_errors_logged": errors_logged[:20],
+        "hostile": {"requests": hostile.sent, "by_status": hostile.by_status, "failures": hostile.failures[:50]},
         "schemathesis_output_tail": st.stdout[-6000:] if st.returncode else "",
     }
 
@@ -125,11 +133,13 @@ def main() -> int:
     parser.add_argument("--min-requests", type=int, default=1000)
     parser.add_argument("--timeout", type=float, default=600, help="stop schemathesis after this many seconds")
     parser.add_argument("--json", type=Path, help="also write the result here")
+    parser.add_argument("--database-url", help="the service's database (default: a temporary SQLite file)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="gpuplan-fuzz-") as tmp:
-        result = run(args.examples, args.seed, args.exclude_outbound, args.timeout, Path(tmp))
+        result = run(args.examples, args.seed, args.exclude_outbound, args.timeout, Path(tmp), args.database_url)
     ok = (result["exit_code"] == 0 and not result["failures"] and not result["errors"]
           and not result["service_errors_logged"] and result["answered_by_status"].get("5xx", 0) == 0
+          and not result["hostile"]["failures"]
           and result["requests_answered"] >= args.min_requests)
     result["pass"] = ok
     if args.json:
@@ -140,6 +150,11 @@ def main() -> int:
           f"errors: {len(result['errors'])}, errors logged by the service: {len(result['service_errors_logged'])}")
     for failure in result["failures"]:
         print(f"  {failure['code']} {failure['title']}: {', '.join(failure['operations'])}")
+    hostile = result["hostile"]
+    print(f"hostile corpus: {hostile['requests']} requests answered {hostile['by_status']}; "
+          f"failures: {len(hostile['failures'])}")
+    for failure in hostile["failures"][:20]:
+        print(f"  {failure}")
     if result["schemathesis_output_tail"]:
         print(result["schemathesis_output_tail"])
     print("PASS" if ok else f"FAIL (need no failures, no 5xx and at least {args.min_requests} requests)")

@@ -25,6 +25,8 @@ from sqlalchemy.engine import Connection
 from pricing.gpus import GpuTable
 from pricing.locks import try_lock
 from pricing.observation import CLOUD_PRICING, FetchResult, PriceObservation, SourceError, price_key
+from pricing.plausibility import absurd
+from pricing.redact import redact
 from pricing.sources.base import Source
 from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
 
@@ -96,6 +98,9 @@ def validate(observations: list[PriceObservation], previous: dict[str, float], g
     bad = [o for o in observations if not math.isfinite(o.usd) or o.usd <= 0]
     if bad:
         raise Rejected(f"{len(bad)} non-positive or non-numeric prices, e.g. {_describe(bad[0])} at {bad[0].usd}")
+    beyond = absurd(observations)  # like a non-positive price: refused even when big moves are accepted
+    if beyond:
+        raise Rejected(beyond)
     if guards.accept_implausible:
         return
     keys = {o.key() for o in observations}
@@ -132,7 +137,12 @@ def _describe(obs: PriceObservation) -> str:
 
 
 def describe_error(exc: BaseException) -> str:
-    """A one-line reason a user can act on (shown in /v1/sources and plan warnings); never a traceback."""
+    """A one-line reason a user can act on (shown in /v1/sources and plan warnings); never a traceback, and
+    never a credential or query string (redacted, like every stored error)."""
+    return redact(_reason(exc))
+
+
+def _reason(exc: BaseException) -> str:
     if isinstance(exc, SourceError):
         return exc.reason
     if isinstance(exc, requests.exceptions.RetryError):
@@ -232,6 +242,7 @@ def record_attempt(engine: Engine, source: str, now: dt.datetime) -> None:
 
 
 def record_failure(engine: Engine, source: str, now: dt.datetime, reason: str) -> None:
+    reason = redact(reason)  # shown by /v1/sources and the CLI: no token, password or query string in it
     with engine.begin() as conn:
         status = _status(conn, source)
         failures = (status.consecutive_failures if status else 0) + 1

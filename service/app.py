@@ -15,7 +15,7 @@ from pricing.sources import build_sources
 from pricing.sources.base import Source
 from service.alerts import endpoints as alerts_routes
 from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
-from service.core import errors, idempotency, logs, metrics, openapi
+from service.core import errors, idempotency, input_guard, logs, metrics, openapi, slow_clients
 from service.core.db import make_engine
 from service.core.dependencies import Runtime, attach
 from service.core.settings import Settings
@@ -65,6 +65,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
         "that each name their source and date. Money is USD; dates are ISO 8601 UTC.",
         lifespan=lifespan,
     )
+    input_guard.install(app)  # added first, so innermost: its 422s are timed by metrics like any answer
     registry = metrics.install(app, engine, configured)
     attach(app, Runtime(
         settings=settings, engine=engine, base_catalog=base, catalog=prices_now, sources=configured,
@@ -82,5 +83,6 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.include_router(chart_routes.router)
     app.include_router(web_routes.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    slow_clients.install(app, settings.read_timeout_s)
     app.add_middleware(logs.RequestIdMiddleware)  # added last, so outermost: its id is in every log line of the request
     return app

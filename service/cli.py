@@ -41,11 +41,13 @@ def serve(host: Annotated[Optional[str], typer.Option(help="address to bind")] =
     import uvicorn
 
     from service.app import create_app
+    from service.core.slow_clients import protocol_with_read_timeout
 
     settings = Settings()
     # create_app set up logging (JSON with request ids, service/core/logs.py): uvicorn must not replace it
     uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port,
-                log_level=settings.log_level, log_config=None, access_log=False)
+                log_level=settings.log_level, log_config=None, access_log=False,
+                http=protocol_with_read_timeout(settings.read_timeout_s))
 
 
 @app.command()
@@ -178,14 +180,21 @@ def import_prices(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="CSV or JSON price table")],
     label: Annotated[Optional[str], typer.Option(help="name of this quote set (default: file name)")] = None,  # noqa: UP045
     vendor: Annotated[str, typer.Option(help="vendor for rows that name none")] = "vendor quote",
+    accept_implausible: Annotated[bool, typer.Option(
+        help="store the quotes even if prices moved > 70%/300% against the set's last import, many rows vanished, "
+             "or a price is far below what the GPU is known to cost (a real deal)")] = False,
 ) -> None:
-    """Load a vendor's hardware quotes (columns: see pricing/sources/FEED_FORMAT.md); replaces the set's last import."""
+    """Load a vendor's hardware quotes (columns: see pricing/sources/FEED_FORMAT.md); replaces the set's last import.
+
+    The quotes pass the same checks as a refresh (against the set's last import) and, since a first import has
+    no history, a check against the bundled prices of each GPU; `--accept-implausible` overrides both."""
     import time
 
     from pricing.freshness import IMPORT_PREFIX
     from pricing.locks import try_lock
     from pricing.observation import SourceError
-    from pricing.refresh import ingest
+    from pricing.plausibility import below_reference
+    from pricing.refresh import ACCEPT_HINT, Guards, ingest
     from pricing.sources.feed import parse_price_table
 
     key = f"{IMPORT_PREFIX}{label or file.stem}"
@@ -198,13 +207,19 @@ def import_prices(
                                    gpus=bundled_catalog().gpus, now=now, default_vendor=vendor)
     except SourceError as exc:
         _fail(f"{file}: {exc.reason}")
+    guards = Guards(accept_implausible=accept_implausible)
+    hint = f"; if the prices are right: gpuplan import-prices {file} --accept-implausible"
+    too_low = None if accept_implausible else below_reference(result.observations, bundled_catalog(), guards.max_drop)
+    if too_low:
+        _fail(f"{file}: {too_low}{hint}")
     engine = _engine()
     with try_lock(engine, f"refresh:{key}") as got:
         if not got:
             _fail(f"another import of {key!r} is running")
-        outcome = ingest(engine, key, result, now, str(file), None, started)
+        outcome = ingest(engine, key, result, now, str(file), guards, started)
     if outcome.outcome != "ok":
-        _fail(f"{file}: {outcome.error}")
+        reason = (outcome.error or "").replace(ACCEPT_HINT.format(source=key), "")
+        _fail(f"{file}: {reason}" + (hint if reason != outcome.error else ""))
     unknown = ", ".join(f"{k} ({v})" for k, v in sorted(outcome.unknown_skus.items()))
     console.print(f"imported {outcome.rows_fetched} prices as {key!r} ({outcome.rows_changed} changed)"
                   + (f"; rows naming unknown GPUs skipped: {unknown}" if unknown else ""))

@@ -6,20 +6,28 @@ and feasibility are checked by the planner against the catalog it is given.
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from solvers import defaults
+from solvers.bounds import (
+    Availability,
+    Count,
+    Fraction,
+    GpuCount,
+    GpuHours,
+    Gpus,
+    HourlyRate,
+    Money,
+    Month,
+    PlanDate,
+    Ratio,
+)
 
 Workload = Literal["cnn_training", "transformer_training", "rnn_training", "inference_16bit", "inference_8bit"]
 WORKLOADS: tuple[str, ...] = Workload.__args__  # type: ignore[attr-defined]
 
-Money = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-PositiveMoney = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-_MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 
 
 class _Strict(BaseModel):
@@ -29,22 +37,15 @@ class _Strict(BaseModel):
 class UtilisationDemand(_Strict):
     """N reference GPUs busy a fraction of the time: how the guide talks about demand."""
 
-    gpus: float = Field(1, gt=0, le=100_000, description="number of reference GPUs")
-    utilisation: float = Field(gt=0, le=1, description="fraction of hours they are busy, in (0, 1]")
+    gpus: Gpus = Field(1, description="number of reference GPUs")
+    utilisation: Fraction = Field(description="fraction of hours they are busy, in (0, 1]")
     reference_gpu: str = Field(min_length=1)
-    start: dt.date | None = Field(None, description="first day of demand; default: first day of next month")
+    start: PlanDate | None = Field(None, description="first day of demand; default: first day of next month")
 
 
 class SeriesPoint(_Strict):
-    month: str = Field(description="YYYY-MM")
-    reference_gpu_hours: float = Field(ge=0, allow_inf_nan=False)
-
-    @field_validator("month")
-    @classmethod
-    def _month_format(cls, value: str) -> str:
-        if not _MONTH.match(value):
-            raise ValueError("month must be YYYY-MM")
-        return value
+    month: Month
+    reference_gpu_hours: GpuHours
 
 
 class SeriesDemand(_Strict):
@@ -71,13 +72,11 @@ class PlanOptions(_Strict):
     allow_buy: bool = Field(True, description="False: cloud only")
     resale: bool = Field(True, description="credit the GPUs' resale value at the horizon's end")
     max_capex_usd: Money | None = None
-    max_owned_gpus: int | None = Field(None, ge=0, le=100_000)
+    max_owned_gpus: GpuCount | None = None
     providers: list[str] | None = Field(None, description="cloud providers allowed, e.g. ['aws', 'lambda']")
     regions: list[str] | None = Field(None, description="cloud regions allowed")
     pue: float = Field(defaults.PUE, ge=1.0, le=3.0, description="power usage effectiveness (cooling)")
-    availability: float = Field(
-        defaults.AVAILABILITY, gt=0, le=1, description="fraction of hours an owned GPU can work"
-    )
+    availability: Availability = Field(defaults.AVAILABILITY, description="fraction of hours an owned GPU can work")
     spot_interruption_overhead: float = Field(defaults.SPOT_INTERRUPTION_OVERHEAD, ge=0, lt=1)
     resale_decline_per_year: float = Field(defaults.RESALE_DECLINE_PER_YEAR, ge=0, lt=1)
     resale_fee: float = Field(defaults.RESALE_FEE, ge=0, lt=1)
@@ -101,7 +100,7 @@ class OwnedPriceItem(_Strict):
     condition: Literal["new", "used"] = "new"
     includes_host: bool = False
     source: str = "request"
-    as_of: dt.date | None = None
+    as_of: PlanDate | None = None
 
     @model_validator(mode="after")
     def _idle_below_working(self) -> OwnedPriceItem:
@@ -117,12 +116,12 @@ class CloudPriceItem(_Strict):
     name: str = Field(min_length=1)
     gpu: str = Field(min_length=1)
     gpu_count: int = Field(1, ge=1, le=64)
-    usd_per_hour: PositiveMoney
+    usd_per_hour: HourlyRate
     region: str = "any"
     pricing: Literal["on_demand", "spot"] = "on_demand"
-    max_instances: int | None = Field(None, ge=1, description="quota: instances at once")
+    max_instances: Count | None = Field(None, description="quota: instances at once")
     source: str = "request"
-    as_of: dt.date | None = None
+    as_of: PlanDate | None = None
 
     @field_validator("provider")
     @classmethod
@@ -157,7 +156,7 @@ class Profile(_Strict):
     electricity_usd_per_kwh: float | None = Field(None, ge=0, le=10, allow_inf_nan=False)
     options: PlanOptions = Field(default_factory=PlanOptions)
     prices: PriceInput = Field(default_factory=PriceInput)
-    throughput_overrides: dict[str, Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False)]] = Field(
+    throughput_overrides: dict[str, Ratio] = Field(
         default_factory=dict,
         description="measured throughput relative to demand.reference_gpu for this workload, by GPU name",
     )

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
 import requests
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from pricing.gpus import GpuTable
@@ -109,6 +109,17 @@ def _lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
 
+# the same range as the API's dates (solvers/bounds.py, which pricing cannot import); checked before any zone
+# arithmetic, which overflows at the calendar's edges (0001-01-01T00:00+14:00 is before year 1 in UTC)
+AS_OF_YEARS = (2000, 2100)
+
+
+def _as_of_in_range(value: dt.datetime | None) -> dt.datetime | None:
+    if value is not None and not AS_OF_YEARS[0] <= value.year <= AS_OF_YEARS[1]:
+        raise ValueError(f"as_of must be between {AS_OF_YEARS[0]} and {AS_OF_YEARS[1]}")
+    return value
+
+
 # a plain decimal number ("1299.5"): no currency signs or thousands separators, which are ambiguous; finite
 Number = Annotated[float, BeforeValidator(_no_bool), Field(allow_inf_nan=False)]
 
@@ -130,7 +141,8 @@ class FeedRow(BaseModel):
     includes_host: bool = False
     watts: Number | None = None
     idle_watts: Number | None = None
-    as_of: dt.datetime | None = Field(None, description="an ISO date is midnight UTC; no zone means UTC")
+    as_of: Annotated[dt.datetime | None, AfterValidator(_as_of_in_range)] = Field(
+        None, description="an ISO date is midnight UTC; no zone means UTC")
     name: str = ""
     vendor: str = ""
     source: str = ""

@@ -12,7 +12,7 @@ from service.alerts.schemas import EventOut, SubscriptionIn, SubscriptionOut
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeDep, SettingsDep
 from service.core.errors import Conflict, NotFound, found
-from service.core.pagination import DEFAULT_LIMIT, Limit, Page
+from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 
 router = APIRouter(prefix="/v1/alerts", tags=["alerts"])
 
@@ -58,7 +58,7 @@ def create_subscription(engine: EngineDep, catalog: CatalogDep, settings: Settin
 def list_subscriptions(engine: EngineDep, caller: CallerDep,
                        status: Literal["active", "paused", "disabled"] | None = None,
                        kind: Literal["price_threshold", "price_move", "plan_change"] | None = None,
-                       limit: Limit = DEFAULT_LIMIT, cursor: str | None = None) -> Page[SubscriptionOut]:
+                       limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[SubscriptionOut]:
     """The caller's subscriptions, newest first."""
     return repository.list_subscriptions(engine, caller, status, kind, limit, cursor)
 
@@ -105,7 +105,7 @@ def send_test(runtime: RuntimeDep, caller: CallerDep, subscription_id: str) -> E
 @router.get("/{subscription_id}/deliveries", response_model=Page[EventOut])
 def list_deliveries(engine: EngineDep, caller: CallerDep, subscription_id: str,
                     status: Literal["pending", "delivered", "failed"] | None = None,
-                    limit: Limit = DEFAULT_LIMIT, cursor: str | None = None) -> Page[EventOut]:
+                    limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[EventOut]:
     """The newest events of this subscription: status, attempts with status codes and errors, next retry."""
     found(repository.get_subscription(engine, caller, subscription_id), WHAT, subscription_id)
     return repository.deliveries(engine, subscription_id, limit, cursor, status)

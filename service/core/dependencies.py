@@ -120,3 +120,15 @@ def current_caller(request: Request, runtime: RuntimeDep,
 
 
 CallerDep = Annotated[Caller, Depends(current_caller)]
+
+
+def sees_operations(runtime: RuntimeDep,
+                    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> bool:
+    """Whether the caller may see how the service runs (`/metrics`, why a source fails, which credentials are
+    missing): everyone when auth is off or the operator set `GPUPLAN_OPERATIONS_PUBLIC`, else a valid API key."""
+    if not runtime.settings.auth or runtime.settings.operations_public:
+        return True
+    return credentials is not None and authenticate(runtime.engine, credentials.credentials) is not None
+
+
+OperatorViewDep = Annotated[bool, Depends(sees_operations)]

@@ -93,11 +93,24 @@ class TooManyRequests(ServiceError):
         super().__init__(detail, headers={"Retry-After": str(retry_after_s)})
 
 
+# an error names the value it refused, but never sends a megabyte back: echoed text is cut to this many characters
+MAX_ECHO = 300
+
+
+def brief(text: str, limit: int = MAX_ECHO) -> str:
+    """`text` cut to `limit` characters, saying how much was left out."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
 def problem(status: int, title: str, detail: str, headers: dict[str, str] | None = None,
             errors: list[dict[str, str]] | None = None, **extra: Any) -> JSONResponse:
-    """The one error answer: RFC 9457 fields, `errors` always present (empty when no field is at fault)."""
-    body = {"type": "about:blank", "title": title, "status": status, "detail": detail, "errors": errors or [],
-            **extra}
+    """The one error answer: RFC 9457 fields, `errors` always present (empty when no field is at fault).
+
+    `detail` and each error's field and message may quote the caller's input, so all three are cut."""
+    shown = [{**e, "field": brief(e.get("field", "")), "message": brief(e.get("message", ""))}
+             for e in errors or []]
+    body = {"type": "about:blank", "title": title, "status": status, "detail": brief(detail, 4 * MAX_ECHO),
+            "errors": shown, **extra}
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 

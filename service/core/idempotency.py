@@ -3,9 +3,13 @@
 The first request with a key claims it (a row, primary key = caller + key) before it runs; a retry while
 it runs waits for its answer; a retry after it replays the stored answer (`Idempotent-Replayed: true`).
 The same key with a different request body is refused (422). Answers that a retry should not see again
-(5xx, 401, 403, 429) are not kept, so the retry runs afresh; a claim left by a process that died is taken
-over after `STALE_AFTER`. Keys are kept for `KEEP_FOR`. With auth on, keys belong to the API key that sent
-them, and only a still-valid key gets a replay (which counts against its rate limit).
+(5xx, 401, 403, 429) are not kept, so the retry runs afresh. Keys are kept for `KEEP_FOR`.
+
+A claim is a lease: while its request runs, the process renews it every `RENEW_EVERY` (the row's `created_at`
+is the time of the last renewal), however long the request takes, so a retry of a slow plan waits for it and
+never makes a second object. When the process dies (kill -9, a lost node), the renewals stop and a retry takes
+the claim over once it is `LEASE` old, instead of being answered 409 for minutes. With auth on, keys belong to
+the API key that sent them, and only a still-valid key gets a replay (which counts against its rate limit).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import hashlib
+import logging
 import math
 from typing import Any
 
@@ -31,8 +36,10 @@ from service.core.dependencies import runtime_of
 from service.core.errors import problem
 from service.labs.repository import authenticate
 
+log = logging.getLogger(__name__)
 HEADER = "Idempotency-Key"
-STALE_AFTER = dt.timedelta(minutes=2)
+LEASE = dt.timedelta(seconds=15)  # a running claim not renewed for this long belongs to a dead process
+RENEW_EVERY = dt.timedelta(seconds=5)  # well inside LEASE, so a busy event loop or database still renews in time
 KEEP_FOR = dt.timedelta(hours=24)
 WAIT_FOR_S = 30.0
 NOT_KEPT = frozenset({401, 403, 429})
@@ -49,7 +56,7 @@ class IdempotencyRecord(Base):
     status_code: Mapped[int | None] = mapped_column(Integer)
     headers: Mapped[dict[str, str] | None] = mapped_column(JSON)
     body: Mapped[bytes | None] = mapped_column(LargeBinary)
-    created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
+    created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())  # claimed, last renewed or answered at
 
 
 def _claim(engine: Engine, scope: str, key: str, fingerprint: str, now: dt.datetime) -> tuple[str, Any]:
@@ -73,9 +80,27 @@ def _claim(engine: Engine, scope: str, key: str, fingerprint: str, now: dt.datet
         if row.state == "done":
             return "replay", row
         taken = conn.execute(update(IdempotencyRecord).where(
-            t.c.scope == scope, t.c.key == key, t.c.state == "running", t.c.created_at < now - STALE_AFTER,
+            t.c.scope == scope, t.c.key == key, t.c.state == "running", t.c.created_at < now - LEASE,
         ).values(created_at=now))
         return ("run", None) if taken.rowcount == 1 else ("busy", None)
+
+
+def _renew(engine: Engine, scope: str, key: str, now: dt.datetime) -> None:
+    t = IdempotencyRecord.__table__
+    with engine.begin() as conn:
+        conn.execute(update(IdempotencyRecord).where(t.c.scope == scope, t.c.key == key, t.c.state == "running")
+                     .values(created_at=now))
+
+
+async def _keep_renewing(engine: Engine, scope: str, key: str) -> None:
+    """Renew the lease until cancelled (when the request has its answer). A failed renewal is logged and tried
+    again: the request itself goes on, and at worst a retry runs it a second time after `LEASE`."""
+    while True:
+        await asyncio.sleep(RENEW_EVERY.total_seconds())
+        try:
+            await run_in_threadpool(_renew, engine, scope, key, utcnow())
+        except Exception as exc:
+            log.warning("idempotency: could not renew the claim on a key: %s", type(exc).__name__)
 
 
 def _finish(engine: Engine, scope: str, key: str, response: Response, body: bytes) -> None:
@@ -156,11 +181,15 @@ class IdempotencyMiddleware(BaseHTTPMiddleware):
                                headers={"Retry-After": "1"})
             await asyncio.sleep(0.05)
             waited += 0.05
+        lease = asyncio.create_task(_keep_renewing(engine, scope, key))
         try:
             response = await call_next(request)
         except BaseException:  # an unhandled error (answered 500): free the key so a retry runs again
+            lease.cancel()
             await run_in_threadpool(_release, engine, scope, key)
             raise
+        finally:
+            lease.cancel()
         chunks = [chunk async for chunk in response.body_iterator]  # type: ignore[attr-defined]
         content = b"".join(c if isinstance(c, bytes) else c.encode() for c in chunks)
         await run_in_threadpool(_finish, engine, scope, key, response, content)

@@ -58,9 +58,26 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_controls(text: str) -> str:
+    """`text` on one line: line breaks and other control characters written as escapes (`\\n`, `\\x1b`)."""
+    return _CONTROL.sub(lambda m: _NAMED.get(m.group(), f"\\x{ord(m.group()):02x}"), text)
+
+
 class TextFormatter(logging.Formatter):
+    """One line per record for people's terminals. The message is escaped: a path like `/x%0a2026-01-01 ... ERROR`
+    (decoded to a line break) must not forge a log line; a traceback, which the service writes itself, keeps
+    its lines."""
+
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        safe = logging.makeLogRecord({**vars(record), "message": escape_controls(record.message)})
+        return super().formatMessage(safe)
 
 
 def configure_logging(level: str = "info", fmt: Literal["json", "text"] = "json") -> None:

@@ -48,6 +48,14 @@ SCHEDULER_LEADER = Gauge("gpuplan_scheduler_leader", "1 while this process leads
 SCHEDULER_JOB_ERRORS = Counter("gpuplan_scheduler_job_errors", "Scheduler jobs that raised, by job id.", ["job"])
 
 UNMATCHED = "unmatched"  # requests no route answers: one label value, so random paths cannot blow up cardinality
+# the methods of RFC 9110 and PATCH (RFC 5789); any other word a client sends is counted as OTHER_METHOD, so
+# made-up methods cannot add series either
+STANDARD_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"})
+OTHER_METHOD = "other"
+
+
+def method_label(method: str) -> str:
+    return method if method in STANDARD_METHODS else OTHER_METHOD
 
 
 def observe_plan(result: Any) -> None:
@@ -103,7 +111,8 @@ class MetricsMiddleware:
             template = getattr(scope.get("route"), "path", None)
             if template is None:
                 template = scope["root_path"] if scope.get("root_path", "") != root else UNMATCHED
-            REQUEST_SECONDS.labels(scope["method"], template, str(status)).observe(time.perf_counter() - started)
+            REQUEST_SECONDS.labels(method_label(scope["method"]), template, str(status)).observe(
+                time.perf_counter() - started)
 
 
 class DatabaseCollector(Collector):

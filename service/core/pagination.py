@@ -13,16 +13,23 @@ import json
 from typing import Annotated, Any, Generic, TypeVar
 
 from fastapi import Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 from sqlalchemy import Select, and_, or_
 
 from service.core.errors import InvalidField
 from service.core.timestamps import as_utc
+from solvers.bounds import Timestamp
 
 T = TypeVar("T")
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="items per page")]
+# a cursor this API writes is base64 of about 80 bytes; anything much longer is not one of ours
+MAX_CURSOR_LENGTH = 256
+Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH,
+                                     description="`next_cursor` of the previous page; omit for the first page")]
+# what a cursor holds, validated as data like a request body: [created_at within the date bounds, id]
+_CURSOR = TypeAdapter(tuple[Timestamp, Annotated[str, Field(min_length=1, max_length=64)]])
 
 
 class Page(BaseModel, Generic[T]):
@@ -36,12 +43,16 @@ def encode_cursor(created_at: dt.datetime, item_id: str) -> str:
 
 
 def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
+    """The (created_at in UTC, id) a cursor holds. Anything else, however it is built (a timestamp beyond the
+    calendar's edge, a nesting 5,000 deep, another type), is refused as a 422 like any invalid input."""
+    if len(cursor) > MAX_CURSOR_LENGTH:
+        raise InvalidField("cursor", "valid_cursor", "not a cursor this API returned")
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        when, item_id = json.loads(raw)
-        return as_utc(dt.datetime.fromisoformat(when)), str(item_id)
-    except (ValueError, TypeError, binascii.Error):
+        when, item_id = _CURSOR.validate_json(raw)
+    except (ValueError, binascii.Error):  # ValidationError is a ValueError
         raise InvalidField("cursor", "valid_cursor", "not a cursor this API returned") from None
+    return when, item_id
 
 
 def newest_first(query: Select[Any], created: Any, ident: Any, cursor: str | None, limit: int) -> Select[Any]:

@@ -38,10 +38,15 @@ class Settings(BaseSettings):
     # false where a separate step runs `gpuplan migrate` (Kubernetes Job): /readyz then waits for it
     migrate_on_start: bool = True
     log_format: Literal["json", "text"] = "json"
+    # a request's headers, and each chunk of its body, must arrive within this many seconds (slow clients)
+    read_timeout_s: float = Field(default=30.0, gt=0, le=3600)
 
     # API keys: off for a single user on localhost; on, every endpoint but health, docs and public GPU and
     # price reads needs `Authorization: Bearer <key>` (gpuplan labs create / gpuplan keys create)
     auth: bool = False
+    # with auth on, /metrics and the detail of /v1/sources (errors, missing credentials) need an API key; true
+    # shows them to everyone (a Prometheus scraper without credentials on a private network)
+    operations_public: bool = False
     rate_limit_per_minute: float = Field(default=600.0, gt=0)
     rate_limit_burst: int = Field(default=60, ge=1)
     # alerts: how often the delivery worker sends from the outbox, how long an event is retried, and when

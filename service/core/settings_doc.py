@@ -38,6 +38,10 @@ DESCRIPTIONS: dict[str, str] = {
     "scheduler_metrics_port": "port a `gpuplan scheduler` process serves Prometheus metrics on (off when unset)",
     "migrate_on_start": "migrate the database when a process starts; `false` where a Job runs `gpuplan migrate`",
     "auth": "`on`: requests need `Authorization: Bearer <key>` (`gpuplan labs`/`gpuplan keys`); `off`: one user",
+    "read_timeout_s": "a request's headers, and each chunk of its body, must arrive within this many seconds; "
+                      "slower clients are cut off (408 for a body)",
+    "operations_public": "with auth on, `/metrics` and why a source fails (`/v1/sources` errors, missing "
+                         "credentials) need an API key; `true` shows them to everyone (a scraper on a private network)",
     "rate_limit_per_minute": "requests per minute per API key (or client address without auth)",
     "rate_limit_burst": "requests allowed at once above the steady rate",
     "alerts_tick_s": "how often the outbox is sent",

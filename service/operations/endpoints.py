@@ -14,8 +14,8 @@ from fastapi.concurrency import run_in_threadpool
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from service.core import metrics
-from service.core.dependencies import EngineDep, MetricsRegistryDep
-from service.core.errors import PROBLEM_JSON, problem
+from service.core.dependencies import EngineDep, MetricsRegistryDep, OperatorViewDep
+from service.core.errors import PROBLEM_JSON, Unauthorized, problem
 from service.operations import readiness
 from service.operations.schemas import Health, Ready
 
@@ -45,7 +45,11 @@ def readyz(engine: EngineDep) -> Any:
 
 
 @router.get("/metrics", include_in_schema=False)
-async def prometheus_metrics(registry: MetricsRegistryDep) -> Response:
-    """Prometheus exposition: this process's counters plus the database's state (read in a worker thread)."""
+async def prometheus_metrics(registry: MetricsRegistryDep, operator: OperatorViewDep) -> Response:
+    """Prometheus exposition: this process's counters plus the database's state (read in a worker thread).
+    With auth on it needs an API key (Prometheus: `authorization: {credentials: <key>}`) unless
+    `GPUPLAN_OPERATIONS_PUBLIC` is set."""
+    if not operator:
+        raise Unauthorized("metrics need an API key: Authorization: Bearer <key>")
     body = await run_in_threadpool(metrics.render, registry)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, Response
 
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
-from service.core.pagination import DEFAULT_LIMIT, Limit, Page
+from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
 from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
 from service.plans.exports import plan_csv, purchase_request
@@ -40,7 +40,7 @@ def create_plan(runtime: RuntimeDep, response: Response, caller: CallerDep,
 
 @router.get("", response_model=Page[PlanListItem])
 def list_plans(engine: EngineDep, caller: CallerDep, profile_id: str | None = None, limit: Limit = DEFAULT_LIMIT,
-               cursor: str | None = None) -> Page[PlanListItem]:
+               cursor: Cursor = None) -> Page[PlanListItem]:
     """The caller's plans, newest first; `profile_id` keeps those made from one saved profile."""
     return repository.list_plans(engine, caller, limit, cursor, profile_id)
 

@@ -12,6 +12,7 @@ import io
 import math
 from typing import Any
 
+from service.core.spreadsheet import neutralise_row
 from solvers.result import PlanResult
 
 CSV_COLUMNS = ["line", "item", "type", "gpu", "condition", "quantity", "unit", "unit_price", "currency",
@@ -57,7 +58,7 @@ def plan_csv(plan: PlanResult) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(line_items(plan))
+    writer.writerows(neutralise_row(item) for item in line_items(plan))  # names come from feeds and requests
     return out.getvalue()
 
 

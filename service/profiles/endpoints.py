@@ -7,7 +7,7 @@ from fastapi import APIRouter, Query, Response
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeDep
 from service.core.errors import NotFound, found
-from service.core.pagination import DEFAULT_LIMIT, Limit, Page
+from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans.service import plan_for
 from service.profiles import repository
 from service.profiles.schemas import ProfileIn, ProfileOut, ProfileVersionOut
@@ -36,7 +36,7 @@ def create_profile(engine: EngineDep, catalog: CatalogDep, response: Response, c
 @router.get("", response_model=Page[ProfileOut])
 def list_profiles(engine: EngineDep, caller: CallerDep, tag: str | None = None,
                   name: str | None = Query(None, description="part of the name, any case"),
-                  limit: Limit = DEFAULT_LIMIT, cursor: str | None = None) -> Page[ProfileOut]:
+                  limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[ProfileOut]:
     """The caller's saved profiles, newest first."""
     return repository.list_profiles(engine, caller, limit, cursor, tag, name)
 

@@ -147,3 +147,51 @@ def test_snapshot_build_into_an_unwritable_place_fails_cleanly(tmp_path: Path) -
     blocker.write_text("not a directory")
     result = runner.invoke(app, ["snapshot", "build", "--out", str(blocker / "sub")])
     assert result.exit_code == 2 and "snapshot not written" in result.output and "Traceback" not in result.output
+
+
+def _quotes_with(tmp_path: Path, name: str, replace: dict[str, str]) -> Path:
+    """The vendor quote file with some text replaced (e.g. its last price cut short)."""
+    text = QUOTES.read_text(encoding="utf-8")
+    for old, new in replace.items():
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_first_import_cut_short_is_refused_as_implausible(tmp_path: Path) -> None:
+    """Issue 19: 92000 -> 92 made an 8x L40S server cost 92 USD, and plans paid off after 17 days."""
+    cut = _quotes_with(tmp_path, "cut.csv", {",92000,": ",92,"})
+    refused = runner.invoke(app, ["import-prices", str(cut), "--label", "cut"])
+    assert refused.exit_code == 2, refused.output
+    assert "L40S" in refused.output and "--accept-implausible" in refused.output
+    assert "Thinkmate" not in runner.invoke(app, ["prices", "--gpu", "L40S"]).output  # nothing was loaded
+    accepted = runner.invoke(app, ["import-prices", str(cut), "--label", "cut", "--accept-implausible"])
+    assert accepted.exit_code == 0, accepted.output
+
+
+def test_a_re_import_goes_through_the_refresh_guards(tmp_path: Path) -> None:
+    assert runner.invoke(app, ["import-prices", str(QUOTES), "--label", "q"]).exit_code == 0
+    # a price that fell by more than 70% against the set's last import, yet is not below the reference floors
+    dropped = _quotes_with(tmp_path, "q.csv", {",16500,": ",4000,"})
+    refused = runner.invoke(app, ["import-prices", str(dropped), "--label", "q"])
+    assert refused.exit_code == 2 and "dropped more than 70%" in refused.output, refused.output
+    assert "gpuplan refresh" not in refused.output and "--accept-implausible" in refused.output
+    assert runner.invoke(app, ["import-prices", str(dropped), "--label", "q", "--accept-implausible"]).exit_code == 0
+
+
+def test_absurd_prices_are_refused_even_when_implausible_ones_are_accepted(tmp_path: Path) -> None:
+    absurd = _quotes_with(tmp_path, "absurd.csv", {",92000,": ",1e308,"})
+    for extra in ([], ["--accept-implausible"]):
+        refused = runner.invoke(app, ["import-prices", str(absurd), *extra])
+        assert refused.exit_code == 2 and "absurd" in refused.output, refused.output
+
+
+@pytest.mark.parametrize("as_of", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "1900-01-01"])
+def test_an_as_of_beyond_the_calendar_is_a_row_error_not_a_traceback(tmp_path: Path, as_of: str) -> None:
+    quotes = tmp_path / "q.csv"
+    quotes.write_text(f"gpu,condition,unit_price_usd,as_of\nRTX 3090,used,800,{as_of}\n")
+    refused = runner.invoke(app, ["import-prices", str(quotes)])
+    assert refused.exit_code == 2 and "as_of" in refused.output, refused.output
+    assert refused.exception is None or isinstance(refused.exception, SystemExit)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated, Any, Literal
 
 import pandas as pd
@@ -13,10 +12,11 @@ from pricing.catalog import Catalog
 from service.core.clock import utcnow
 from service.core.dependencies import BaseCatalogDep, EngineDep
 from service.core.errors import InvalidField
-from service.core.timestamps import as_utc
+from service.core.spreadsheet import neutralise_frame
 from service.prices.history.schemas import HistoryRow
 from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartSize
+from solvers.bounds import Timestamp
 
 router = APIRouter(prefix="/v1", tags=["prices"])
 Gpu = Annotated[str, Query(description="GPU model, any known spelling (e.g. `H100 SXM`)")]
@@ -38,8 +38,10 @@ def price_history(
     kind: Annotated[Literal["cloud", "new", "used"] | None, Query(description="cloud, new or used")] = None,
     provider: Annotated[str | None, Query(description="only this provider or vendor (e.g. `aws`, `eBay`)")] = None,
     pricing: Annotated[Literal["on_demand", "spot"] | None, Query(description="cloud pricing model")] = None,
-    since: Annotated[dt.datetime | None, Query(description="ISO 8601; only observations at or after")] = None,
-    until: Annotated[dt.datetime | None, Query(description="ISO 8601; only observations at or before")] = None,
+    since: Annotated[Timestamp | None, Query(description="ISO 8601 (UTC without a zone); only observations at or "
+                                             "after")] = None,
+    until: Annotated[Timestamp | None, Query(description="ISO 8601 (UTC without a zone); only observations at or "
+                                             "before")] = None,
     include_snapshot: Annotated[bool, Query(description="start each series with the bundled snapshot's row")] = True,
     format: Annotated[Literal["json", "csv"] | None, Query(description="json (default) or csv")] = None,
     limit: Annotated[int, Query(ge=1, le=1_000_000)] = 100_000,
@@ -49,14 +51,12 @@ def price_history(
     `usd` is per instance-hour (cloud) or per unit (hardware); `usd_per_gpu` divides by the GPUs it holds.
     """
     name = _known_gpu(base, gpu)
-    # query datetimes without a zone are taken as UTC, like every timestamp the service writes
-    since_utc, until_utc = (None if t is None else as_utc(t) for t in (since, until))
-    table = history.price_history(engine, base, name, kind, provider, pricing, since_utc, until_utc, limit,
-                                  include_snapshot)
+    # `Timestamp` gives UTC (a value without a zone is taken as UTC, like every timestamp the service writes)
+    table = history.price_history(engine, base, name, kind, provider, pricing, since, until, limit, include_snapshot)
     table["observed_at"] = pd.to_datetime(table["observed_at"], utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     wants_csv = format == "csv" or (format is None and "text/csv" in request.headers.get("accept", ""))
     if wants_csv:
-        return Response(table.to_csv(index=False), media_type="text/csv",
+        return Response(neutralise_frame(table).to_csv(index=False), media_type="text/csv",
                         headers={"Content-Disposition": f'attachment; filename="{name} prices.csv"'})
     records: list[dict[str, Any]] = table.astype(object).where(table.notna(), None).to_dict(orient="records")
     return records
