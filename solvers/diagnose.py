@@ -48,14 +48,14 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
             f"no GPU can be bought under this profile and {no_cloud}",
         )
     free = replace(limits, max_capex_usd=None, max_owned_gpus=None)
-    if solve(owned, cloud, hosts, blocks, free, objective="capex").status not in ("optimal", "time_limited"):
+    if solve(owned, cloud, hosts, blocks, free, objective="capex").status.has_solution is False:
         return InfeasibleProfile(
             "demand",
             f"the demand in {month} cannot be met by any purchase that fits the available hosts and {no_cloud}",
         )
     if limits.max_capex_usd is not None:
         least = solve(owned, cloud, hosts, blocks, replace(limits, max_capex_usd=None), objective="capex")
-        if least.status in ("optimal", "time_limited") and least.objective > limits.max_capex_usd + 1e-6:
+        if least.status.has_solution and least.objective > limits.max_capex_usd + 1e-6:
             return InfeasibleProfile(
                 "options.max_capex_usd",
                 f"max_capex_usd {limits.max_capex_usd:,.2f} is below the cheapest purchase that meets the demand "
@@ -64,7 +64,7 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
             )
     if limits.max_owned_gpus is not None:
         least = solve(owned, cloud, hosts, blocks, replace(limits, max_owned_gpus=None), objective="gpus")
-        if least.status in ("optimal", "time_limited") and least.objective > limits.max_owned_gpus + 1e-6:
+        if least.status.has_solution and least.objective > limits.max_owned_gpus + 1e-6:
             return InfeasibleProfile(
                 "options.max_owned_gpus",
                 f"max_owned_gpus {limits.max_owned_gpus} is below the fewest GPUs that meet the demand while "

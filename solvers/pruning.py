@@ -1,17 +1,17 @@
 """Remove options that can never be in a cheapest plan, before the model is built.
 
 Three rules, each safe (tests compare optima with and without pruning):
-1. Cloud offers are perfect substitutes in the demand constraint, so among offers without a
-   quota only the cheapest per reference hour can be used; quota-limited offers survive only
-   if they are cheaper than that one.
+1. An offer that costs no less per job-hour and runs no more jobs at once than an unlimited offer is never
+   needed (swap each of its instances for one of the other); instances are whole, so the kept offers form a
+   front of price against instance size.
 2. An owned option is dominated by another with the same unit shape (GPUs per unit, host or not)
    that is no worse in every respect the model sees: throughput, purchase price (budget), net
    price after resale, idle energy, energy per reference hour and card power (PSU). Swapping
    units one for one keeps every constraint and never costs more.
-3. With an unlimited cloud offer at c per reference hour, one unit of an owned option can save at
-   most sum over blocks of min(its capacity, demand) x (c - its energy cost per reference hour).
-   If its net price plus idle energy is at least that, replacing its work by cloud hours never
-   costs more, so it is never needed. (Not used for the buy-only alternative, which has no cloud.)
+3. One unit of an owned option runs k jobs at once; without it, each level-hour with work needs at most
+   ceil(k / s) more instances of an unlimited offer with s slots. If the unit's net price plus idle energy
+   is at least that saving over the horizon, it is never needed. (Not used for the buy-only alternative,
+   which has no cloud.)
 Rules 1 and 2 do not depend on the electricity rate, demand or a uniform cloud price change, so the
 decision thresholds can vary those and keep the pruned lists.
 """
@@ -26,23 +26,38 @@ from solvers.options import CloudOption, OwnedOption
 
 
 def prune_cloud_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rule 1, vectorised: the cheapest unlimited offer plus the quota-limited ones cheaper than it.
+    """Rule 1, vectorised: the unlimited offers on the front of (price per job-hour, jobs per instance), plus the
+    quota-limited offers that no unlimited offer beats on both.
 
-    Ties between equally cheap unlimited offers go to the first by provider, name and region; only the few
-    kept rows are sorted (sorting thousands of offers by text per plan cost more than the solve).
+    Ties (same price and slots) go to the first by provider, name and region; only the few kept rows are sorted
+    by text (sorting thousands of offers by text per plan cost more than the solve).
     """
     if frame.empty:
         return frame
-    price = frame["usd_per_ref_hour"].to_numpy()
+    price = frame["usd_per_job_hour"].to_numpy(dtype=float)
+    slots = frame["slots"].to_numpy(dtype=float)
     unlimited = frame["max_instances"].isna().to_numpy()
-    if not unlimited.any():
-        return frame.sort_values(["usd_per_ref_hour", "provider", "name", "region"], kind="stable")
-    cheapest = price[unlimited].min()
-    tied = frame[unlimited & (price == cheapest)]
-    first = tied.sort_values(["provider", "name", "region"], kind="stable").index[0]
-    keep = (~unlimited) & (price < cheapest)
-    kept = frame[keep | (frame.index == first)]
-    return kept.sort_values(["usd_per_ref_hour", "provider", "name", "region"], kind="stable")
+    keep = np.zeros(len(frame), dtype=bool)
+    front_price = np.zeros(0)
+    front_slots = np.zeros(0)
+    if unlimited.any():
+        idx = np.flatnonzero(unlimited)
+        order = idx[np.lexsort((-slots[idx], price[idx]))]
+        best_before = np.concatenate([[0.0], np.maximum.accumulate(slots[order])[:-1]])
+        front = order[slots[order] > best_before]
+        front_price, front_slots = price[front], slots[front]
+        for p, q in zip(front_price, front_slots, strict=True):
+            tied = frame[unlimited & (price == p) & (slots == q)]
+            first = tied.sort_values(["provider", "name", "region"], kind="stable").index[0]
+            keep |= (frame.index == first)
+    limited = np.flatnonzero(~unlimited)
+    if len(limited):
+        # most slots among unlimited front offers no dearer than each limited offer
+        pos = np.searchsorted(front_price, price[limited], side="right")
+        beaten = np.where(pos > 0, np.concatenate([[0.0], np.maximum.accumulate(front_slots)])[pos], 0.0)
+        keep[limited[slots[limited] > beaten]] = True
+    kept = frame[keep]
+    return kept.sort_values(["usd_per_job_hour", "provider", "name", "region"], kind="stable")
 
 
 def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
@@ -71,22 +86,23 @@ def prune_dominated(owned: list[OwnedOption]) -> list[OwnedOption]:
 
 
 def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], blocks: list[Block],
-                       availability: float, usd_per_kwh: float) -> list[OwnedOption]:
-    """Rule 3; a no-op when no cloud offer is unlimited."""
-    unlimited = [c.usd_per_ref_hour for c in cloud if c.max_instances is None]
+                       usd_per_kwh: float, width: int = 1) -> list[OwnedOption]:
+    """Rule 3; a no-op when no cloud offer is unlimited.
+
+    One unit runs `slots_per_unit` jobs at once; renting instead costs at most ceil(slots / instance slots)
+    more instances of an unlimited offer at every level-hour with work, whatever else is rented.
+    """
+    unlimited = [c for c in cloud if c.max_instances is None]
     if not unlimited:
         return owned
-    c = min(unlimited)
-    hours = np.array([b.hours for b in blocks])
-    demand = np.array([b.demand for b in blocks])
-    total_hours = float(hours.sum())
+    busy_hours = sum(float(b.level_hours[b.jobs > 0].sum()) for b in blocks)
+    total_hours = sum(b.hours for b in blocks)
     kept = []
     for o in owned:
-        saving_per_ref = c - o.marginal_usd_per_ref_hour(usd_per_kwh)
-        if saving_per_ref <= 0:
+        if o.slots_per_unit <= 0:
             continue
-        capacity = availability * o.gpus_per_unit * o.throughput * hours
-        max_saving = float(np.minimum(capacity, demand).sum()) * saving_per_ref
+        per_hour = min(np.ceil(o.slots_per_unit / c.slots - 1e-9) * c.usd_per_job_hour for c in unlimited)
+        max_saving = busy_hours * float(per_hour)
         fixed = o.net_price_usd + usd_per_kwh * o.idle_kwh_per_unit_hour * total_hours
         if fixed < max_saving:
             kept.append(o)
