@@ -31,7 +31,10 @@ def no_options(profile: Profile, catalog: Catalog) -> InfeasibleProfile:
     return InfeasibleProfile(
         "options",
         "no purchase or cloud offer is left after the profile's filters "
-        "(min_gpu_memory_gb, allow_used, allow_spot, allow_buy, allow_cloud, providers, regions)",
+        "(min_gpu_memory_gb, allow_used, allow_spot, allow_buy, allow_cloud, allow_marketplace, "
+        "allow_unverified_hosts, providers, regions"
+        + (f"; jobs.gpus_per_job {profile.jobs.gpus_per_job}: a job needs that many GPUs on one machine"
+           if profile.jobs.gpus_per_job > 1 else "") + ")",
     )
 
 

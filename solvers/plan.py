@@ -41,7 +41,7 @@ THRESHOLDS_NOTE = (
 
 
 class SolverFailure(RuntimeError):
-    """HiGHS (and CBC) returned neither a solution nor a proof of infeasibility."""
+    """HiGHS returned neither a solution nor a proof of infeasibility."""
 
 
 def _check_providers(profile: Profile, catalog: Catalog) -> None:
