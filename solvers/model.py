@@ -29,6 +29,7 @@ import numpy as np
 
 from solvers import defaults
 from solvers.blocks import Block
+from solvers.cover import CoverTable
 from solvers.options import CloudOption, HostOption, OwnedOption
 
 
@@ -194,6 +195,39 @@ class Model:
     d: np.ndarray   # (owned, blocks) or empty
     y: np.ndarray   # (cloud, blocks) or empty
     slots: dict[int, tuple[np.ndarray, np.ndarray]]  # owned index -> (columns, coefficients) of its job slots
+    lam: _Choices
+
+
+@dataclass(frozen=True)
+class _Choices:
+    """Whole-instance mode: one binary per (cell, owned jobs k); choosing it rents the cheapest cover of the rest."""
+
+    cols: np.ndarray    # column per choice
+    cell: np.ndarray    # its cell
+    k: np.ndarray       # owned jobs at once in the hours of this choice
+    owned: np.ndarray   # owned jobs at once it needs: min(k, n_c)
+    table: CoverTable | None
+    at_least: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # mu_k, k = 1..K
+
+
+def _choice_columns(bld: _Builder, cloud: list[CloudOption], cells: Cells, max_slots: float,
+                    cost_on: bool) -> _Choices:
+    """For every cell, the share of its hours lam_ck in which k = 0..min(ceil(n), owned slots) jobs run on owned
+    GPUs and the rest, ceil(n - k), on whole instances priced by the covering-knapsack table; the shares sum to 1
+    (`_cover`). A level's hours are interchangeable, so mixing shares is a real schedule, not a relaxation; what
+    must be whole is the owned slot count: binaries mu_k = [owned slots >= k] (`_owned_at_once`)."""
+    peak = math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9)
+    table = CoverTable(cloud, peak)
+    kmax = np.minimum(np.ceil(cells.jobs - 1e-9), math.floor(max_slots + 1e-9)).astype(np.int64)
+    cell = np.repeat(np.arange(len(cells.jobs)), kmax + 1)
+    k = np.concatenate([np.arange(n + 1) for n in kmax]) if len(kmax) else np.zeros(0, dtype=np.int64)
+    rest = np.maximum(np.ceil(cells.jobs[cell] - k - 1e-9), 0).astype(np.int64)
+    price = table.price[rest]
+    feasible = np.isfinite(price)
+    cost = np.where(feasible, price, 0.0) * cells.hours[cell] if cost_on else np.zeros(len(cell))
+    cols = bld.add_cols(cost, feasible.astype(float), False)
+    at_least = bld.add_cols(np.zeros(int(kmax.max(initial=0))), 1.0, True)
+    return _Choices(cols, cell, k, np.minimum(k, cells.jobs[cell]), table, at_least)
 
 
 def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
@@ -228,10 +262,17 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     energy = np.array([o.usd_per_job_hour(rate, width) for o in owned]).reshape(-1, 1)
     a_cost = energy * cells.hours if cost_on else np.zeros((len(owned), n_cells))
     a = bld.add_cols(a_cost, np.tile(cells.jobs, len(owned)), False).reshape(len(owned), n_cells)
-    price_per_level_hour = np.array([c.usd_per_job_hour for c in cloud]).reshape(-1, 1)
-    z_cost = price_per_level_hour * cells.hours if cost_on else np.zeros((len(cloud), n_cells))
-    z_upper = np.array([[_instance_bound(c, n) for n in cells.jobs] for c in cloud]).reshape(-1)
-    z = bld.add_cols(z_cost, z_upper, limits.integer_instances).reshape(len(cloud), n_cells)
+    z = np.zeros((len(cloud), 0), dtype=np.int64)
+    lam = _Choices(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0),
+                   None)
+    if limits.integer_instances:
+        max_slots = sum(bounds[o.key] * o.slots_per_unit for o in owned)
+        lam = _choice_columns(bld, cloud, cells, max_slots, cost_on)
+    else:
+        price_per_level_hour = np.array([c.usd_per_job_hour for c in cloud]).reshape(-1, 1)
+        z_cost = price_per_level_hour * cells.hours if cost_on else np.zeros((len(cloud), n_cells))
+        z_upper = np.array([[_instance_bound(c, n) for n in cells.jobs] for c in cloud]).reshape(-1)
+        z = bld.add_cols(z_cost, z_upper, False).reshape(len(cloud), n_cells)
 
     d = y = np.zeros((0, len(blocks)), dtype=np.int64)
     if owned and cloud and limits.availability < 1.0:
@@ -243,7 +284,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
                             for c in cloud]).reshape(-1)
         y = bld.add_cols(np.repeat(y_cost, len(blocks)), y_upper, False).reshape(len(cloud), len(blocks))
 
-    model = Model(bld, owned, cloud, hosts, cells, len(blocks), u, m, a, z, d, y, slots)
+    model = Model(bld, owned, cloud, hosts, cells, len(blocks), u, m, a, z, d, y, slots, lam)
     _owned_slots(model)
     _cover(model)
     _availability(model, blocks, limits)
@@ -286,13 +327,43 @@ def _owned_slots(model: Model) -> None:
 
 
 def _cover(model: Model) -> None:
-    """sum_g a_gc + sum_o slots_o z_oc >= n_c: every job at once has a slot (owned, or on a whole instance)."""
+    """Every job at once has a slot. Whole instances: sum_g a_gc >= sum_k min(k, n_c) lam_ck with one choice per
+    cell (the choice rents the rest); packed instances: sum_g a_gc + sum_o slots_o z_oc >= n_c."""
     n_cells = len(model.cells.jobs)
     row = np.arange(n_cells)
+    lam = model.lam
+    if lam.table is not None:
+        model.builder.add_rows(np.concatenate([np.tile(row, len(model.owned)), lam.cell]),
+                               np.concatenate([model.a.reshape(-1), lam.cols]),
+                               np.concatenate([np.ones(model.a.size), -lam.owned]), np.zeros(n_cells), INF)
+        model.builder.add_rows(lam.cell, lam.cols, np.ones(len(lam.cols)), np.ones(n_cells), np.ones(n_cells))
+        _owned_at_once(model)
+        return
     rows = [np.tile(row, len(model.owned)), np.tile(row, len(model.cloud))]
     cols = [model.a.reshape(-1), model.z.reshape(-1)]
     vals = [np.ones(model.a.size), np.repeat([float(c.slots) for c in model.cloud], n_cells)]
     model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), model.cells.jobs, INF)
+
+
+def _owned_at_once(model: Model) -> None:
+    """Whole-instance mode: lam_ck <= mu_k (k owned jobs at once only with at least k owned slots),
+    mu_k <= mu_(k-1), and sum_k mu_k <= the owned options' slots."""
+    lam, mu = model.lam, model.lam.at_least
+    if not len(mu):
+        return
+    uses = lam.k > 0
+    n = int(uses.sum())
+    bld = model.builder
+    bld.add_rows(np.concatenate([np.arange(n), np.arange(n)]), np.concatenate([lam.cols[uses], mu[lam.k[uses] - 1]]),
+                 np.concatenate([np.ones(n), -np.ones(n)]), np.full(n, -INF), np.zeros(n))
+    if len(mu) > 1:
+        r = np.arange(len(mu) - 1)
+        bld.add_rows(np.concatenate([r, r]), np.concatenate([mu[1:], mu[:-1]]),
+                     np.concatenate([np.ones(len(r)), -np.ones(len(r))]), np.full(len(r), -INF), np.zeros(len(r)))
+    cols = [mu] + [model.slots[g][0] for g in range(len(model.owned))]
+    vals = [np.ones(len(mu))] + [-model.slots[g][1] for g in range(len(model.owned))]
+    bld.add_rows(np.zeros(sum(len(c) for c in cols)), np.concatenate(cols), np.concatenate(vals),
+                 np.array([-INF]), np.array([0.0]))
 
 
 def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
@@ -439,10 +510,21 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
             solution.owned_jobs[o.key] = jobs
         if model.d.size and (x[model.d[g]] > 1e-9).any():
             solution.displaced[o.key] = np.maximum(x[model.d[g]], 0.0)
+    lam = model.lam
+    if lam.table is not None:
+        n_cells = len(model.cells.jobs)
+        whole = np.zeros((len(model.cloud), n_cells))
+        share = np.clip(x[lam.cols], 0.0, 1.0)
+        for j in np.flatnonzero(share > 1e-9):
+            cell = lam.cell[j]
+            rest = max(0, math.ceil(model.cells.jobs[cell] - lam.k[j] - 1e-9))
+            for i, count in lam.table.counts(rest).items():
+                whole[i, cell] += count * share[j]  # instances on average over the level's hours
+        for i, offer in enumerate(model.cloud):
+            if whole[i].any():
+                solution.instances[offer.key] = whole[i]
     for k, c in enumerate(model.cloud):
-        inst = np.maximum(x[model.z[k]], 0.0)
-        if model.builder.integer and bool(_cat(model.builder.integer, bool)[model.z[k]].any()):
-            inst = np.round(inst)
+        inst = np.maximum(x[model.z[k]], 0.0) if model.z.size else np.zeros(0)
         if (inst > 1e-9).any():
             solution.instances[c.key] = inst
         if model.y.size and (x[model.y[k]] > 1e-9).any():
