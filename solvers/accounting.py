@@ -12,7 +12,7 @@ import numpy as np
 
 from solvers.blocks import Block
 from solvers.evaluate import Purchase
-from solvers.model import Cells
+from solvers.model import cells_of
 from solvers.options import CloudOption, HostOption, OwnedOption
 from solvers.periods import Period
 from solvers.result import Alternative, BuyLine, CloudLine, Costs, HostLine, PeriodLine
@@ -75,7 +75,7 @@ class Ledger:
     efficiency: float = 1.0
 
     def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
-        cells = Cells.of(self.blocks)
+        cells = cells_of(self.blocks)
         w = self.width
         figures = [_BlockFigures() for _ in self.blocks]
         owned_at_once = np.zeros(len(cells.jobs))

@@ -1,12 +1,9 @@
 """Cost of running fixed purchases, without the MIP: what makes the decision thresholds (hundreds of
 evaluations) cheap.
 
-With the purchases fixed, each level of each block is its own problem: owned slots take the jobs they can
-(cheapest energy first, when cheaper than renting), and the rest needs rented instances covering R jobs at once
-at least cost. Whole instances (work that cannot wait) make that a covering knapsack over integer job counts,
-solved once by dynamic programming for every R up to the peak; packed instances (work that may wait) cost R
-times the cheapest price per job-hour. Owned maintenance beyond idle hours is rented at the cheapest price per
-job-hour. Tests compare this with the MIP with the purchases fixed.
+With the purchases fixed, the owned job slots K are fixed, and the screening curve (solvers.layers) gives the
+rent and the owned work of every block at that K; owned work goes to the cheapest-energy owned option first,
+up to its available hours, and maintenance beyond idle hours to packed cloud hours, as in the MIP.
 """
 
 from __future__ import annotations
@@ -17,6 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solvers.blocks import Block
+from solvers.layers import Cells, Renting, screening
+from solvers.model import cells_of
 from solvers.options import CloudOption, HostOption, OwnedOption
 
 
@@ -64,9 +63,11 @@ class Evaluator:
         self.integer_instances = integer_instances
         self.scale_hours = scale_hours
         self.total_hours = sum(b.hours for b in blocks)
-        # cheapest price per job-hour of a fully used instance (maintenance cover, packed instances)
+        self._cells = cells_of(blocks)
+        self._block_hours = np.array([b.hours for b in blocks])
+        self._renting: Renting | None = None
+        # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
-        self._cover = np.zeros(1)
 
     def fixed_cost(self, purchase: Purchase, scenario: Scenario) -> float:
         cost = 0.0
@@ -78,69 +79,53 @@ class Evaluator:
             cost += n * (h.host.base_cost_usd + h.idle_kwh_per_hour * scenario.usd_per_kwh * self.total_hours)
         return cost
 
-    def cover_cost(self, jobs: int) -> float:
-        """Least price per level-hour of whole instances giving at least `jobs` slots (inf if quotas forbid)."""
-        if jobs <= 0:
-            return 0.0
-        if jobs >= len(self._cover):
-            self._cover = self._cover_table(max(jobs, 2 * len(self._cover)))
-        return float(self._cover[jobs])
+    def _scaled_cells(self, scale: float) -> Cells:
+        c = self._cells
+        if not self.scale_hours:
+            return Cells(c.block, c.jobs * scale, c.hours)
+        hours = c.hours * scale
+        busy = np.bincount(c.block, weights=hours, minlength=len(self.blocks))
+        over = np.maximum(busy / self._block_hours, 1.0)[c.block]  # more than every hour: more jobs at once
+        return Cells(c.block, c.jobs * over, hours / over)
 
-    def _cover_table(self, size: int) -> np.ndarray:
-        best = np.full(size + 1, math.inf)
-        best[0] = 0.0
-        for c in self.cloud:
-            price, slots = c.usd_per_job_hour, c.slots
-            copies = math.inf if c.max_instances is None else int(c.max_instances)
-            if math.isinf(copies):
-                for j in range(1, size + 1):  # unbounded: forward pass
-                    best[j] = min(best[j], price + best[max(0, j - slots)])
-            else:
-                for _ in range(int(copies)):  # bounded: one 0/1 pass per copy
-                    shifted = np.concatenate([np.zeros(min(slots, size + 1)), best[: max(size + 1 - slots, 0)]])
-                    best = np.minimum(best, price + shifted)
-        return best
+    def _renting_for(self, peak: int) -> Renting:
+        if self._renting is None or (self._renting.table is not None and self._renting.table.size < peak):
+            self._renting = Renting(self.cloud, max(peak, 1), self.integer_instances)
+        return self._renting
 
     def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""
         rate = scenario.usd_per_kwh
         cost = self.fixed_cost(purchase, scenario)
-        packed = self._packed * scenario.cloud_price
         owned = sorted(((self.owned[k].usd_per_job_hour(rate, self.width), k, n)
                         for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
         slots = {k: _slots(self.owned[k], n, self.width) for _, k, n in owned}
-        for b in self.blocks:
-            jobs, hours = b.jobs.astype(float), b.level_hours.astype(float)
-            if self.scale_hours:
-                hours = hours * scenario.demand
-                if hours.sum() > b.hours * (1 + 1e-9):
-                    hours = hours * b.hours / hours.sum()
-                    jobs = jobs * scenario.demand * float(b.level_hours.sum()) / b.hours
-            else:
-                jobs = jobs * scenario.demand
-            remaining = jobs.copy()
+        cells = self._scaled_cells(scenario.demand)
+        peak = math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9)
+        max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
+        hint = owned[0][0] / scenario.cloud_price if owned and scenario.cloud_price > 0 else 0.0
+        layers = screening(cells, len(self.blocks), self._renting_for(peak), hint, max_slots)
+        rent = float(layers.rent[max_slots])
+        if not math.isfinite(rent):
+            return Evaluation(math.inf)
+        cost += scenario.cloud_price * rent
+        packed = self._packed * scenario.cloud_price
+        for b, hours in enumerate(self._block_hours):
+            work = float(layers.owned_hours[b, max_slots])
             for energy, key, _ in owned:
                 o = self.owned[key]
-                if energy >= packed and self.cloud:
-                    continue
-                take = np.minimum(remaining, slots[key])
-                busy = float(np.dot(take, hours)) / o.throughput
-                cap = self.availability * b.hours * slots[key]
-                excess = max(busy - cap, 0.0)
-                cost += energy * float(np.dot(take, hours)) - energy * o.throughput * excess
-                cost += packed * o.throughput * excess if excess > 1e-9 else 0.0
-                remaining = remaining - take
-            need = np.ceil(remaining - 1e-9).astype(np.int64)
-            if not self.cloud:
-                if (need > 0).any():
-                    return Evaluation(math.inf)
-                continue
-            if self.integer_instances:
-                cover = sum(self.cover_cost(int(r)) * h for r, h in zip(need, hours, strict=True))
-                cost += scenario.cloud_price * cover
-            else:
-                cost += packed * float(np.dot(np.maximum(remaining, 0.0), hours))
-            if not math.isfinite(cost):
+                cap = self.availability * hours * slots[key] * o.throughput
+                take = min(work, cap)
+                cost += energy * take
+                work -= take
+            for _energy, key, _ in owned:  # maintenance hours beyond idle hours: packed cloud hours
+                if work <= 1e-9:
+                    break
+                o = self.owned[key]
+                take = min(work, (1 - self.availability) * hours * slots[key] * o.throughput)
+                cost += packed * take if math.isfinite(packed) else math.inf
+                work -= take
+            if work > 1e-6:
                 return Evaluation(math.inf)
         return Evaluation(cost)
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from solvers import defaults
 from solvers.blocks import Block
-from solvers.cover import CoverTable
+from solvers.layers import Cells, Layers, Renting, screening
 from solvers.options import CloudOption, HostOption, OwnedOption
 
 
@@ -71,23 +71,14 @@ class MipSolution:
     gap: float | None = None
 
 
-@dataclass(frozen=True)
-class Cells:
-    """The (block, level) pairs of all blocks, flattened: the model's demand rows."""
-
-    block: np.ndarray   # block index per cell
-    jobs: np.ndarray    # jobs at once
-    hours: np.ndarray   # hours at that level (summed over the block's periods)
-
-    @staticmethod
-    def of(blocks: list[Block]) -> Cells:
-        if not blocks:
-            return Cells(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
-        return Cells(
-            np.concatenate([np.full(len(b.jobs), i, dtype=np.int64) for i, b in enumerate(blocks)]),
-            np.concatenate([b.jobs for b in blocks]).astype(float),
-            np.concatenate([b.level_hours for b in blocks]).astype(float),
-        )
+def cells_of(blocks: list[Block]) -> Cells:
+    if not blocks:
+        return Cells(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
+    return Cells(
+        np.concatenate([np.full(len(b.jobs), i, dtype=np.int64) for i, b in enumerate(blocks)]),
+        np.concatenate([b.jobs for b in blocks]).astype(float),
+        np.concatenate([b.level_hours for b in blocks]).astype(float),
+    )
 
 
 def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits) -> int:
@@ -186,48 +177,25 @@ class Model:
     owned: list[OwnedOption]
     cloud: list[CloudOption]
     hosts: list[HostOption]
-    cells: Cells
-    n_blocks: int
+    layers: Layers
+    renting: Renting
     u: np.ndarray
     m: np.ndarray
-    a: np.ndarray   # (owned, cells)
-    z: np.ndarray   # (cloud, cells)
+    mu: np.ndarray  # mu_K = [at least K owned job slots], K = 1..max
+    w: np.ndarray   # (owned, blocks) owned job-hours at reference pace
     d: np.ndarray   # (owned, blocks) or empty
     y: np.ndarray   # (cloud, blocks) or empty
     slots: dict[int, tuple[np.ndarray, np.ndarray]]  # owned index -> (columns, coefficients) of its job slots
-    lam: _Choices
+    offset: float = 0.0
+
+    @property
+    def n_blocks(self) -> int:
+        return self.layers.n_blocks
 
 
-@dataclass(frozen=True)
-class _Choices:
-    """Whole-instance mode: one binary per (cell, owned jobs k); choosing it rents the cheapest cover of the rest."""
-
-    cols: np.ndarray    # column per choice
-    cell: np.ndarray    # its cell
-    k: np.ndarray       # owned jobs at once in the hours of this choice
-    owned: np.ndarray   # owned jobs at once it needs: min(k, n_c)
-    table: CoverTable | None
-    at_least: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # mu_k, k = 1..K
-
-
-def _choice_columns(bld: _Builder, cloud: list[CloudOption], cells: Cells, max_slots: float,
-                    cost_on: bool) -> _Choices:
-    """For every cell, the share of its hours lam_ck in which k = 0..min(ceil(n), owned slots) jobs run on owned
-    GPUs and the rest, ceil(n - k), on whole instances priced by the covering-knapsack table; the shares sum to 1
-    (`_cover`). A level's hours are interchangeable, so mixing shares is a real schedule, not a relaxation; what
-    must be whole is the owned slot count: binaries mu_k = [owned slots >= k] (`_owned_at_once`)."""
-    peak = math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9)
-    table = CoverTable(cloud, peak)
-    kmax = np.minimum(np.ceil(cells.jobs - 1e-9), math.floor(max_slots + 1e-9)).astype(np.int64)
-    cell = np.repeat(np.arange(len(cells.jobs)), kmax + 1)
-    k = np.concatenate([np.arange(n + 1) for n in kmax]) if len(kmax) else np.zeros(0, dtype=np.int64)
-    rest = np.maximum(np.ceil(cells.jobs[cell] - k - 1e-9), 0).astype(np.int64)
-    price = table.price[rest]
-    feasible = np.isfinite(price)
-    cost = np.where(feasible, price, 0.0) * cells.hours[cell] if cost_on else np.zeros(len(cell))
-    cols = bld.add_cols(cost, feasible.astype(float), False)
-    at_least = bld.add_cols(np.zeros(int(kmax.max(initial=0))), 1.0, True)
-    return _Choices(cols, cell, k, np.minimum(k, cells.jobs[cell]), table, at_least)
+def cheapest_owned_energy(owned: list[OwnedOption], limits: Limits) -> float:
+    """Energy per owned job-hour of the cheapest owned option: how the screening curve splits owned and rented."""
+    return min((o.usd_per_job_hour(limits.usd_per_kwh, limits.width) for o in owned), default=0.0)
 
 
 def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
@@ -235,12 +203,17 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     """Columns, then one function per constraint family."""
     bounds = {o.key: unit_bound(o, blocks, limits) for o in owned}
     owned = [o for o in owned if bounds[o.key] > 0]
-    cells = Cells.of(blocks)
+    cells = cells_of(blocks)
     total_hours = sum(b.hours for b in blocks)
     rate = limits.usd_per_kwh
     width = limits.width
     bld = _Builder()
     cost_on = objective == "cost"
+
+    peak = math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9)
+    renting = Renting(cloud, peak, limits.integer_instances)
+    max_slots = min(peak, math.floor(sum(bounds[o.key] * o.slots_per_unit for o in owned) + 1e-9))
+    layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), peak)
 
     unit_cost = np.array([o.net_price_usd + rate * o.idle_kwh_per_unit_hour * total_hours for o in owned])
     if objective == "capex":
@@ -258,35 +231,37 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / h.host.slots) for h in hosts], dtype=float), True)
     slots = _slot_columns(bld, owned, bare, u, bounds, width)
 
-    n_cells = len(cells.jobs)
-    energy = np.array([o.usd_per_job_hour(rate, width) for o in owned]).reshape(-1, 1)
-    a_cost = energy * cells.hours if cost_on else np.zeros((len(owned), n_cells))
-    a = bld.add_cols(a_cost, np.tile(cells.jobs, len(owned)), False).reshape(len(owned), n_cells)
-    z = np.zeros((len(cloud), 0), dtype=np.int64)
-    lam = _Choices(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0),
-                   None)
-    if limits.integer_instances:
-        max_slots = sum(bounds[o.key] * o.slots_per_unit for o in owned)
-        lam = _choice_columns(bld, cloud, cells, max_slots, cost_on)
-    else:
-        price_per_level_hour = np.array([c.usd_per_job_hour for c in cloud]).reshape(-1, 1)
-        z_cost = price_per_level_hour * cells.hours if cost_on else np.zeros((len(cloud), n_cells))
-        z_upper = np.array([[_instance_bound(c, n) for n in cells.jobs] for c in cloud]).reshape(-1)
-        z = bld.add_cols(z_cost, z_upper, False).reshape(len(cloud), n_cells)
+    # mu_K for K = 1..peak: the K-th owned slot; forced for K up to the fewest slots with a finite rent
+    n_mu = max(layers.required, max_slots) if layers.required <= peak else peak
+    rent = layers.rent
+    steps = np.zeros(n_mu)
+    base = rent[min(layers.required, peak)] if layers.required <= peak else 0.0
+    for K in range(layers.required + 1, n_mu + 1):
+        steps[K - 1] = rent[K] - rent[K - 1]
+    mu = bld.add_cols(steps if cost_on else np.zeros(n_mu), 1.0, True)
+    lower = np.zeros(n_mu)
+    lower[: min(layers.required, n_mu)] = 1.0
+    bld.lower[-1] = lower
+    if layers.required > peak:  # the quotas cannot cover the peak even with every job owned: no plan
+        bld.add_rows(np.zeros(0), np.zeros(0), np.zeros(0), np.array([1.0]), np.array([INF]))
 
-    d = y = np.zeros((0, len(blocks)), dtype=np.int64)
+    energy = np.array([o.usd_per_job_hour(rate, width) for o in owned])
+    n_blocks = len(blocks)
+    w = bld.add_cols(np.repeat(energy, n_blocks) if cost_on else np.zeros(len(owned) * n_blocks), INF,
+                     False).reshape(len(owned), n_blocks)
+    d = y = np.zeros((0, n_blocks), dtype=np.int64)
     if owned and cloud and limits.availability < 1.0:
         d_cost = -np.array([o.marginal_kwh_per_gpu_hour * rate * width for o in owned]) if cost_on else None
-        d = bld.add_cols(np.repeat(d_cost if d_cost is not None else np.zeros(len(owned)), len(blocks)), INF,
-                         False).reshape(len(owned), len(blocks))
+        d = bld.add_cols(np.repeat(d_cost if d_cost is not None else np.zeros(len(owned)), n_blocks), INF,
+                         False).reshape(len(owned), n_blocks)
         y_cost = np.array([c.usd_per_hour for c in cloud]) if cost_on else np.zeros(len(cloud))
         y_upper = np.array([[INF if c.max_instances is None else c.max_instances * b.hours for b in blocks]
                             for c in cloud]).reshape(-1)
-        y = bld.add_cols(np.repeat(y_cost, len(blocks)), y_upper, False).reshape(len(cloud), len(blocks))
+        y = bld.add_cols(np.repeat(y_cost, n_blocks), y_upper, False).reshape(len(cloud), n_blocks)
 
-    model = Model(bld, owned, cloud, hosts, cells, len(blocks), u, m, a, z, d, y, slots, lam)
+    model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0)
     _owned_slots(model)
-    _cover(model)
+    _owned_work(model)
     _availability(model, blocks, limits)
     _displaced_work(model)
     _hosts(model, bare, limits)
@@ -314,72 +289,54 @@ def _slot_columns(bld: _Builder, owned: list[OwnedOption], bare: list[int], u: n
 
 
 def _owned_slots(model: Model) -> None:
-    """a_gc <= slots_g: owned jobs at once never exceed the jobs the owned GPUs can run."""
-    n_cells = len(model.cells.jobs)
-    for g in range(len(model.owned)):
-        cols, coef = model.slots[g]
-        row = np.arange(n_cells)
-        model.builder.add_rows(
-            np.concatenate([row, np.repeat(row, len(cols))]),
-            np.concatenate([model.a[g], np.tile(cols, n_cells)]),
-            np.concatenate([np.ones(n_cells), np.tile(-coef, n_cells)]),
-            np.full(n_cells, -INF), np.zeros(n_cells))
-
-
-def _cover(model: Model) -> None:
-    """Every job at once has a slot. Whole instances: sum_g a_gc >= sum_k min(k, n_c) lam_ck with one choice per
-    cell (the choice rents the rest); packed instances: sum_g a_gc + sum_o slots_o z_oc >= n_c."""
-    n_cells = len(model.cells.jobs)
-    row = np.arange(n_cells)
-    lam = model.lam
-    if lam.table is not None:
-        model.builder.add_rows(np.concatenate([np.tile(row, len(model.owned)), lam.cell]),
-                               np.concatenate([model.a.reshape(-1), lam.cols]),
-                               np.concatenate([np.ones(model.a.size), -lam.owned]), np.zeros(n_cells), INF)
-        model.builder.add_rows(lam.cell, lam.cols, np.ones(len(lam.cols)), np.ones(n_cells), np.ones(n_cells))
-        _owned_at_once(model)
-        return
-    rows = [np.tile(row, len(model.owned)), np.tile(row, len(model.cloud))]
-    cols = [model.a.reshape(-1), model.z.reshape(-1)]
-    vals = [np.ones(model.a.size), np.repeat([float(c.slots) for c in model.cloud], n_cells)]
-    model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), model.cells.jobs, INF)
-
-
-def _owned_at_once(model: Model) -> None:
-    """Whole-instance mode: lam_ck <= mu_k (k owned jobs at once only with at least k owned slots),
-    mu_k <= mu_(k-1), and sum_k mu_k <= the owned options' slots."""
-    lam, mu = model.lam, model.lam.at_least
-    if not len(mu):
-        return
-    uses = lam.k > 0
-    n = int(uses.sum())
-    bld = model.builder
-    bld.add_rows(np.concatenate([np.arange(n), np.arange(n)]), np.concatenate([lam.cols[uses], mu[lam.k[uses] - 1]]),
-                 np.concatenate([np.ones(n), -np.ones(n)]), np.full(n, -INF), np.zeros(n))
+    """The screening curve's slots: mu_K <= mu_(K-1) and sum_K mu_K <= the owned options' job slots."""
+    mu, bld = model.mu, model.builder
     if len(mu) > 1:
         r = np.arange(len(mu) - 1)
         bld.add_rows(np.concatenate([r, r]), np.concatenate([mu[1:], mu[:-1]]),
                      np.concatenate([np.ones(len(r)), -np.ones(len(r))]), np.full(len(r), -INF), np.zeros(len(r)))
-    cols = [mu] + [model.slots[g][0] for g in range(len(model.owned))]
-    vals = [np.ones(len(mu))] + [-model.slots[g][1] for g in range(len(model.owned))]
-    bld.add_rows(np.zeros(sum(len(c) for c in cols)), np.concatenate(cols), np.concatenate(vals),
-                 np.array([-INF]), np.array([0.0]))
+    if len(mu):
+        cols = [mu] + [model.slots[g][0] for g in range(len(model.owned))]
+        vals = [np.ones(len(mu))] + [-model.slots[g][1] for g in range(len(model.owned))]
+        bld.add_rows(np.zeros(sum(len(c) for c in cols)), np.concatenate(cols), np.concatenate(vals),
+                     np.array([-INF]), np.array([0.0]))
+
+
+def _owned_work(model: Model) -> None:
+    """Owned GPUs do the base of every block: sum_g w_gb >= sum_K (W_b(K) - W_b(K-1)) mu_K."""
+    n_blocks, mu = model.n_blocks, model.mu
+    if not len(mu):
+        return
+    hours = model.layers.owned_hours
+    n_mu = len(mu)
+    full = np.zeros((n_blocks, n_mu + 1))
+    upto = min(n_mu, hours.shape[1] - 1)
+    full[:, : upto + 1] = hours[:, : upto + 1]
+    steps = np.diff(full, axis=1)  # (blocks, n_mu)
+    required = min(model.layers.required, n_mu)
+    if required > 0:  # forced slots carry the owned work of the first feasible K
+        steps[:, : required] = 0.0
+        steps[:, required - 1] = full[:, required]
+    row = np.arange(n_blocks)
+    rows = [np.tile(row, len(model.owned)), np.repeat(row, n_mu)]
+    cols = [model.w.reshape(-1), np.tile(mu, n_blocks)]
+    vals = [np.ones(model.w.size), -steps.reshape(-1)]
+    model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), np.zeros(n_blocks), INF)
 
 
 def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
-    """Busy slot-hours of owned option g in block b <= availability x hours x slots (+ displaced hours d_gb).
+    """Busy hours of owned option g in block b <= availability x hours x slots (+ displaced hours d_gb).
 
     A job on a GPU of throughput r is busy 1 / r hours per hour of reference work; maintenance is taken in
     idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`).
     """
-    cells = model.cells
     n_blocks = len(blocks)
     block_hours = np.array([b.hours for b in blocks])
     for g, o in enumerate(model.owned):
         cols, coef = model.slots[g]
-        rows = [cells.block, np.repeat(np.arange(n_blocks), len(cols))]
-        cc = [model.a[g], np.tile(cols, n_blocks)]
-        vals = [cells.hours / o.throughput, -limits.availability * np.outer(block_hours, coef).reshape(-1)]
+        rows = [np.arange(n_blocks), np.repeat(np.arange(n_blocks), len(cols))]
+        cc = [model.w[g], np.tile(cols, n_blocks)]
+        vals = [np.full(n_blocks, 1.0 / o.throughput), -limits.availability * np.outer(block_hours, coef).reshape(-1)]
         if model.d.size:
             rows.append(np.arange(n_blocks))
             cc.append(model.d[g])
@@ -446,11 +403,6 @@ def _limits(model: Model, limits: Limits) -> None:
                                np.array([-INF]), np.array([float(limits.max_owned_gpus)]))
 
 
-def _instance_bound(c: CloudOption, jobs: float) -> float:
-    need = math.ceil(jobs / c.slots - 1e-9)
-    return float(need if c.max_instances is None else min(need, c.max_instances))
-
-
 # Primal heuristics only steer the search (optimality is still proven); on these small models with a
 # tight relaxation they cost more than they find.
 _HIGHS_OPTIONS: dict[str, bool | int | float | str] = {
@@ -471,6 +423,7 @@ def run(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> tup
         highs.setOptionValue(name, value)
     highs.setOptionValue("time_limit", float(time_limit_s))
     lp = model.builder.lp()
+    lp.offset_ = model.offset
     highs.passModel(lp)
     highs.run()
     status = highs.getModelStatus()
@@ -496,37 +449,35 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
     solution = MipSolution(status=status, objective=math.inf)
     if not status.has_solution:
         return solution
-    x = np.asarray(highs.getSolution().col_value) if model.builder.n_cols else np.zeros(0)
+    has_cols = model.builder.n_cols > 0
+    x = np.asarray(highs.getSolution().col_value) if has_cols else np.zeros(0)
     info = highs.getInfo()
-    solution.objective = float(info.objective_function_value) if model.builder.n_cols else 0.0
-    gap = float(info.mip_gap) if model.builder.integer and _cat(model.builder.integer, bool).any() else 0.0
+    solution.objective = (float(info.objective_function_value) if has_cols else 0.0) + (0.0 if has_cols
+                                                                                        else model.offset)
+    gap = float(info.mip_gap) if has_cols and _cat(model.builder.integer, bool).any() else 0.0
     solution.gap = gap if math.isfinite(gap) else 0.0
     solution.units = {o.key: round(x[model.u[g]]) for g, o in enumerate(model.owned) if round(x[model.u[g]]) > 0}
     solution.hosts = {h.host.slots: round(x[model.m[k]]) for k, h in enumerate(model.hosts[: len(model.m)])
                       if round(x[model.m[k]]) > 0}
+    layers = model.layers
+    slots_used = min(round(float(x[model.mu].sum())) if len(model.mu) else 0, layers.max_slots)
+    owned_at_once = layers.owned_jobs[:, slots_used]
+    cells = layers.cells
+    work = x[model.w] if model.w.size else np.zeros((0, layers.n_blocks))
+    total = work.sum(axis=0)
     for g, o in enumerate(model.owned):
-        jobs = np.maximum(x[model.a[g]], 0.0)
-        if jobs.any():
-            solution.owned_jobs[o.key] = jobs
+        share = np.divide(work[g], total, out=np.zeros_like(total), where=total > 1e-9)[cells.block]
+        if (share > 1e-12).any():
+            solution.owned_jobs[o.key] = owned_at_once * share
         if model.d.size and (x[model.d[g]] > 1e-9).any():
             solution.displaced[o.key] = np.maximum(x[model.d[g]], 0.0)
-    lam = model.lam
-    if lam.table is not None:
-        n_cells = len(model.cells.jobs)
-        whole = np.zeros((len(model.cloud), n_cells))
-        share = np.clip(x[lam.cols], 0.0, 1.0)
-        for j in np.flatnonzero(share > 1e-9):
-            cell = lam.cell[j]
-            rest = max(0, math.ceil(model.cells.jobs[cell] - lam.k[j] - 1e-9))
-            for i, count in lam.table.counts(rest).items():
-                whole[i, cell] += count * share[j]  # instances on average over the level's hours
-        for i, offer in enumerate(model.cloud):
-            if whole[i].any():
-                solution.instances[offer.key] = whole[i]
+    whole = np.zeros((len(model.cloud), len(cells.jobs)))
+    for cell in range(len(cells.jobs)):
+        for i, count in model.renting.instances(cells.jobs[cell] - owned_at_once[cell]).items():
+            whole[i, cell] = count
     for k, c in enumerate(model.cloud):
-        inst = np.maximum(x[model.z[k]], 0.0) if model.z.size else np.zeros(0)
-        if (inst > 1e-9).any():
-            solution.instances[c.key] = inst
+        if (whole[k] > 1e-12).any():
+            solution.instances[c.key] = whole[k]
         if model.y.size and (x[model.y[k]] > 1e-9).any():
             solution.packed_hours[c.key] = np.maximum(x[model.y[k]], 0.0)
     return solution

@@ -1,0 +1,119 @@
+"""The screening curve: what the K-th owned job slot saves, over every level of every block.
+
+With K owned slots, each level of n jobs at once runs k*(K) <= min(K, n) of them on owned GPUs and rents whole
+instances for the rest (ceil(n - k) jobs, priced by the covering-knapsack table; or packed instances at the
+cheapest price per job-hour when work may wait). k*(K) minimises rent + owned energy (at the cheapest owned
+option's energy per job-hour) over k <= K, so owning one more slot never costs more in rent.
+The plan's rent is then R(K) and its owned job-hours per block W_b(K): the MIP sums per-slot steps
+(unary binaries mu_K = [K owned slots or more]); the evaluator reads them at a fixed K.
+
+Exact (equal to enumerating every hour) when at most one owned option is bought or all owned options use the
+same energy per job-hour: jobs are then interchangeable between owned GPUs. With several, which owned GPU runs
+which job is pooled per block (cheapest energy first up to each option's hours), which can under-count energy
+when the cheap option is busy in the peak hours only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers.cover import CoverTable
+from solvers.options import CloudOption
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The (block, level) pairs of all blocks, flattened."""
+
+    block: np.ndarray   # block index per cell
+    jobs: np.ndarray    # jobs at once
+    hours: np.ndarray   # hours at that level (summed over the block's periods)
+
+
+class Renting:
+    """Price per level-hour of renting for `jobs` jobs at once: whole instances, or packed when work may wait."""
+
+    def __init__(self, cloud: list[CloudOption], peak: int, whole: bool) -> None:
+        self.cloud = cloud
+        self.whole = whole
+        self.table = CoverTable(cloud, peak) if whole else None
+        order = sorted(range(len(cloud)), key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots)
+        self._packed: list[tuple[int, float, float]] = []
+        for i in order:
+            quota = cloud[i].max_instances
+            cap = math.inf if quota is None else quota * cloud[i].slots
+            self._packed.append((i, cloud[i].usd_per_job_hour / cloud[i].slots, cap))
+
+    def price(self, jobs: np.ndarray) -> np.ndarray:
+        jobs = np.maximum(jobs, 0.0)
+        if self.table is not None:
+            rest = np.minimum(np.ceil(jobs - 1e-9).astype(np.int64), self.table.size)
+            return np.where(np.ceil(jobs - 1e-9) > self.table.size, math.inf, self.table.price[rest])
+        cost = np.zeros_like(jobs)
+        left = jobs.copy()
+        for _, per_slot, cap in self._packed:
+            take = np.minimum(left, cap)
+            cost += per_slot * take
+            left = left - take
+        return np.where(left > 1e-9, math.inf, cost)
+
+    def instances(self, jobs: float) -> dict[int, float]:
+        """Instances per offer index for `jobs` jobs at once (whole counts, or packed fractions)."""
+        if self.table is not None:
+            return {i: float(n) for i, n in self.table.counts(max(0, math.ceil(jobs - 1e-9))).items()}
+        out: dict[int, float] = {}
+        left = max(jobs, 0.0)
+        for i, _, cap in self._packed:
+            take = min(left, cap)
+            if take > 1e-12:
+                out[i] = take / self.cloud[i].slots
+            left -= take
+        return out
+
+
+@dataclass(frozen=True)
+class Layers:
+    cells: Cells
+    n_blocks: int
+    rent: np.ndarray         # (K+1,) rent per K owned slots (inf where quotas cannot cover the rest)
+    owned_hours: np.ndarray  # (blocks, K+1) owned job-hours at reference pace per K
+    owned_jobs: np.ndarray   # (cells, K+1) owned jobs at once per cell per K
+    required: int            # fewest owned slots with a finite rent (len(rent) if none)
+
+    @property
+    def max_slots(self) -> int:
+        return len(self.rent) - 1
+
+
+def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float, max_slots: int) -> Layers:
+    """R(K), W_b(K) and the owned jobs per cell for K = 0..max_slots."""
+    n = cells.jobs
+    top = np.ceil(n - 1e-9)
+    ks = np.arange(max_slots + 1)
+    k = np.minimum(ks[None, :], top[:, None])                  # (cells, K+1)
+    served = np.minimum(k, n[:, None])
+    rent = renting.price((n[:, None] - k).reshape(-1)).reshape(k.shape) * cells.hours[:, None]
+    cost = rent + owned_energy * served * cells.hours[:, None]
+    best = cost[:, 0].copy()
+    chosen = np.zeros(len(n), dtype=np.int64)
+    owned_jobs = np.zeros(k.shape)
+    cell_rent = np.zeros(k.shape)
+    cell_rent[:, 0] = rent[:, 0]
+    for K in range(1, max_slots + 1):
+        better = cost[:, K] < best - 1e-9 * np.maximum(1.0, np.abs(best))
+        better |= ~np.isfinite(best) & np.isfinite(cost[:, K])
+        best = np.where(better, cost[:, K], best)
+        chosen = np.where(better, K, chosen)
+        owned_jobs[:, K] = np.minimum(np.minimum(chosen, top), n)
+        cell_rent[:, K] = np.where(better, rent[:, K], cell_rent[:, K - 1])
+    total_rent = cell_rent.sum(axis=0)
+    hours = owned_jobs * cells.hours[:, None]
+    owned_hours = np.zeros((n_blocks, max_slots + 1))
+    for K in range(max_slots + 1):
+        owned_hours[:, K] = np.bincount(cells.block, weights=hours[:, K], minlength=n_blocks)
+    finite = np.flatnonzero(np.isfinite(total_rent))
+    required = int(finite[0]) if len(finite) else max_slots + 1
+    return Layers(cells, n_blocks, total_rent, owned_hours, owned_jobs, required)
