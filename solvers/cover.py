@@ -10,6 +10,7 @@ thresholds' evaluator prices fixed purchases with it.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -59,3 +60,13 @@ class CoverTable:
                 chosen[i] = chosen.get(i, 0) + 1
                 j = max(0, j - slots)
         return chosen
+
+
+def cover_table(cloud: list[CloudOption], size: int) -> CoverTable:
+    """A shared table for the same offers (a plan prices its main model, alternatives and thresholds on it)."""
+    return _cached(tuple(cloud), size)
+
+
+@lru_cache(maxsize=32)
+def _cached(cloud: tuple[CloudOption, ...], size: int) -> CoverTable:
+    return CoverTable(list(cloud), size)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.cover import CoverTable
+from solvers.cover import cover_table
 from solvers.options import CloudOption
 
 
@@ -39,7 +39,7 @@ class Renting:
     def __init__(self, cloud: list[CloudOption], peak: int, whole: bool) -> None:
         self.cloud = cloud
         self.whole = whole
-        self.table = CoverTable(cloud, peak) if whole else None
+        self.table = cover_table(cloud, peak) if whole else None
         order = sorted(range(len(cloud)), key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots)
         self._packed: list[tuple[int, float, float]] = []
         for i in order:
@@ -97,18 +97,15 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
     served = np.minimum(k, n[:, None])
     rent = renting.price((n[:, None] - k).reshape(-1)).reshape(k.shape) * cells.hours[:, None]
     cost = rent + owned_energy * served * cells.hours[:, None]
-    best = cost[:, 0].copy()
-    chosen = np.zeros(len(n), dtype=np.int64)
-    owned_jobs = np.zeros(k.shape)
-    cell_rent = np.zeros(k.shape)
-    cell_rent[:, 0] = rent[:, 0]
-    for K in range(1, max_slots + 1):
-        better = cost[:, K] < best - 1e-9 * np.maximum(1.0, np.abs(best))
-        better |= ~np.isfinite(best) & np.isfinite(cost[:, K])
-        best = np.where(better, cost[:, K], best)
-        chosen = np.where(better, K, chosen)
-        owned_jobs[:, K] = np.minimum(np.minimum(chosen, top), n)
-        cell_rent[:, K] = np.where(better, rent[:, K], cell_rent[:, K - 1])
+    # k*(K): the last strict improvement of the running minimum over k <= K (vectorised prefix argmin)
+    with np.errstate(invalid="ignore"):
+        running = np.minimum.accumulate(cost, axis=1)
+        previous = np.concatenate([np.full((len(n), 1), np.inf), running[:, :-1]], axis=1)
+        improves = (cost < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
+            ~np.isfinite(previous) & np.isfinite(cost))
+    chosen = np.maximum.accumulate(np.where(improves, ks[None, :], 0), axis=1)
+    owned_jobs = np.minimum(np.minimum(chosen, top[:, None]), n[:, None])
+    cell_rent = np.take_along_axis(rent, chosen, axis=1)
     total_rent = cell_rent.sum(axis=0)
     hours = owned_jobs * cells.hours[:, None]
     owned_hours = np.zeros((n_blocks, max_slots + 1))

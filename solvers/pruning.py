@@ -46,10 +46,10 @@ def prune_cloud_frame(frame: pd.DataFrame) -> pd.DataFrame:
         best_before = np.concatenate([[0.0], np.maximum.accumulate(slots[order])[:-1]])
         front = order[slots[order] > best_before]
         front_price, front_slots = price[front], slots[front]
+        text = frame[["provider", "name", "region"]].to_numpy()
         for p, q in zip(front_price, front_slots, strict=True):
-            tied = frame[unlimited & (price == p) & (slots == q)]
-            first = tied.sort_values(["provider", "name", "region"], kind="stable").index[0]
-            keep |= (frame.index == first)
+            tied = np.flatnonzero(unlimited & (price == p) & (slots == q))
+            keep[min(tied, key=lambda i: tuple(text[i]))] = True
     limited = np.flatnonzero(~unlimited)
     if len(limited):
         # most slots among unlimited front offers no dearer than each limited offer
