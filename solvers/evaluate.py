@@ -70,6 +70,7 @@ class Evaluator:
         self._block_hours = np.array([b.hours for b in blocks])
         self._renting: Renting | None = None
         self._screens: dict[tuple[float, int], Layers] = {}
+        self._scaled: dict[float, tuple[Cells, int]] = {}
         # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
 
@@ -97,6 +98,14 @@ class Evaluator:
             self._renting = Renting(self.cloud, max(peak, 1), self.integer_instances)
         return self._renting
 
+    def _cells_at(self, scale: float) -> tuple[Cells, int]:
+        found = self._scaled.get(scale)
+        if found is None:
+            cells = self._scaled_cells(scale)
+            found = (cells, math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
+            self._scaled[scale] = found
+        return found
+
     def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""
         rate = scenario.usd_per_kwh
@@ -104,8 +113,7 @@ class Evaluator:
         owned = sorted(((self.owned[k].usd_per_job_hour(rate, self.width), k, n)
                         for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
         slots = {k: _slots(self.owned[k], n, self.width) for _, k, n in owned}
-        cells = self._scaled_cells(scenario.demand)
-        peak = math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9)
+        cells, peak = self._cells_at(scenario.demand)
         max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
         screen_key = (scenario.demand, max_slots)
         layers = self._screens.get(screen_key)
@@ -116,24 +124,21 @@ class Evaluator:
         if not math.isfinite(rent):
             return Evaluation(math.inf)
         cost += scenario.cloud_price * rent
-        packed = self._packed * scenario.cloud_price
-        for b, hours in enumerate(self._block_hours):
-            work = float(layers.owned_hours[b, max_slots])
-            for energy, key, _ in owned:
-                o = self.owned[key]
-                cap = self.availability * hours * slots[key] * o.throughput
-                take = min(work, cap)
-                cost += energy * take
-                work -= take
-            for _energy, key, _ in owned:  # maintenance hours beyond idle hours: packed cloud hours
-                if work <= 1e-9:
-                    break
-                o = self.owned[key]
-                take = min(work, (1 - self.availability) * hours * slots[key] * o.throughput)
-                cost += packed * take if math.isfinite(packed) else math.inf
-                work -= take
-            if work > 1e-6:
-                return Evaluation(math.inf)
+        work = layers.owned_hours[:, max_slots]
+        for energy, key, _ in owned:  # cheapest energy first, up to each option's available hours
+            o = self.owned[key]
+            take = np.minimum(work, self.availability * self._block_hours * slots[key] * o.throughput)
+            cost += energy * float(take.sum())
+            work = work - take
+        for _energy, key, _ in owned:  # maintenance hours beyond idle hours: packed cloud hours
+            o = self.owned[key]
+            take = np.minimum(work, (1 - self.availability) * self._block_hours * slots[key] * o.throughput)
+            moved = float(take.sum())
+            if moved > 1e-9:
+                cost += self._packed * scenario.cloud_price * moved
+            work = work - take
+        if float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(cost):
+            return Evaluation(math.inf)
         return Evaluation(cost)
 
     def cost(self, purchase: Purchase, scenario: Scenario) -> float:
