@@ -70,3 +70,9 @@ MARKETPLACE_PROVIDERS = frozenset({"vast"})
 # Load-duration curve size: a period keeps at most this many distinct concurrency levels; beyond it,
 # neighbouring levels are merged into their hour-weighted mean (exact in work, approximate in rounding).
 MAX_LEVELS_PER_PERIOD = 12
+
+# Model size for very large labs: the screening curve is evaluated at every owned slot count up to this many,
+# then on an even grid (owned slots planned in steps of peak / 256); whole-instance covers are tabulated up to
+# MAX_COVER_TABLE jobs at once, larger counts taking whole instances of the cheapest offer per job slot first.
+MAX_SLOT_STEPS = 256
+MAX_COVER_TABLE = 2048

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from solvers import defaults
 from solvers.blocks import Block
-from solvers.layers import Cells, Layers, Renting, screening
+from solvers.layers import Cells, Layers, Renting, screening, slot_grid
 from solvers.model import cells_of
 from solvers.options import CloudOption, HostOption, OwnedOption
 
@@ -94,7 +95,8 @@ class Evaluator:
         return Cells(c.block, c.jobs * over, hours / over)
 
     def _renting_for(self, peak: int) -> Renting:
-        if self._renting is None or (self._renting.table is not None and self._renting.table.size < peak):
+        if self._renting is None or (self._renting.table is not None
+                                     and self._renting.table.size < min(peak, defaults.MAX_COVER_TABLE)):
             self._renting = Renting(self.cloud, max(peak, 1), self.integer_instances)
         return self._renting
 
@@ -118,13 +120,13 @@ class Evaluator:
         screen_key = (scenario.demand, max_slots)
         layers = self._screens.get(screen_key)
         if layers is None:
-            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, max_slots)
+            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots))
             self._screens[screen_key] = layers
-        rent = float(layers.rent[max_slots])
+        rent = float(layers.rent[-1])
         if not math.isfinite(rent):
             return Evaluation(math.inf)
         cost += scenario.cloud_price * rent
-        work = layers.owned_hours[:, max_slots]
+        work = layers.owned_hours[:, -1]
         for energy, key, _ in owned:  # cheapest energy first, up to each option's available hours
             o = self.owned[key]
             take = np.minimum(work, self.availability * self._block_hours * slots[key] * o.throughput)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solvers import defaults
 from solvers.cover import cover_table
 from solvers.options import CloudOption
 
@@ -39,7 +40,10 @@ class Renting:
     def __init__(self, cloud: list[CloudOption], peak: int, whole: bool) -> None:
         self.cloud = cloud
         self.whole = whole
-        self.table = cover_table(cloud, peak) if whole else None
+        self.table = cover_table(cloud, min(peak, defaults.MAX_COVER_TABLE)) if whole else None
+        unlimited = [i for i, c in enumerate(cloud) if c.max_instances is None]
+        # beyond the table: whole instances of the cheapest unlimited offer per job slot, then the table
+        self._bulk = min(unlimited, key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots, default=None)
         order = sorted(range(len(cloud)), key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots)
         self._packed: list[tuple[int, float, float]] = []
         for i in order:
@@ -50,8 +54,16 @@ class Renting:
     def price(self, jobs: np.ndarray) -> np.ndarray:
         jobs = np.maximum(jobs, 0.0)
         if self.table is not None:
-            rest = np.minimum(np.ceil(jobs - 1e-9).astype(np.int64), self.table.size)
-            return np.where(np.ceil(jobs - 1e-9) > self.table.size, math.inf, self.table.price[rest])
+            need = np.ceil(jobs - 1e-9).astype(np.int64)
+            bulk = np.zeros_like(need)
+            extra: np.ndarray = np.zeros(jobs.shape)
+            if self._bulk is not None:
+                offer = self.cloud[self._bulk]
+                bulk = np.maximum(np.ceil((need - self.table.size) / offer.slots), 0).astype(np.int64)
+                extra = bulk * offer.usd_per_job_hour
+            rest = np.maximum(need - bulk * (self.cloud[self._bulk].slots if self._bulk is not None else 0), 0)
+            priced = self.table.price[np.minimum(rest, self.table.size)] + extra
+            return np.where(rest > self.table.size, math.inf, priced)
         cost = np.zeros_like(jobs)
         left = jobs.copy()
         for _, per_slot, cap in self._packed:
@@ -63,7 +75,15 @@ class Renting:
     def instances(self, jobs: float) -> dict[int, float]:
         """Instances per offer index for `jobs` jobs at once (whole counts, or packed fractions)."""
         if self.table is not None:
-            return {i: float(n) for i, n in self.table.counts(max(0, math.ceil(jobs - 1e-9))).items()}
+            need = max(0, math.ceil(jobs - 1e-9))
+            bulk_offer, bulk = self._bulk, 0
+            if bulk_offer is not None and need > self.table.size:
+                bulk = math.ceil((need - self.table.size) / self.cloud[bulk_offer].slots)
+                need -= bulk * self.cloud[bulk_offer].slots
+            counts = {i: float(n) for i, n in self.table.counts(max(need, 0)).items()}
+            if bulk_offer is not None and bulk:
+                counts[bulk_offer] = counts.get(bulk_offer, 0.0) + bulk
+            return counts
         out: dict[int, float] = {}
         left = max(jobs, 0.0)
         for i, _, cap in self._packed:
@@ -78,22 +98,27 @@ class Renting:
 class Layers:
     cells: Cells
     n_blocks: int
-    rent: np.ndarray         # (K+1,) rent per K owned slots (inf where quotas cannot cover the rest)
-    owned_hours: np.ndarray  # (blocks, K+1) owned job-hours at reference pace per K
-    owned_jobs: np.ndarray   # (cells, K+1) owned jobs at once per cell per K
-    required: int            # fewest owned slots with a finite rent (len(rent) if none)
-
-    @property
-    def max_slots(self) -> int:
-        return len(self.rent) - 1
+    ks: np.ndarray           # owned slot counts K, column j of the arrays below
+    rent: np.ndarray         # (len(ks),) rent per K owned slots (inf where quotas cannot cover the rest)
+    owned_hours: np.ndarray  # (blocks, len(ks)) owned job-hours at reference pace per K
+    owned_jobs: np.ndarray   # (cells, len(ks)) owned jobs at once per cell per K
+    required: int            # index of the fewest owned slots with a finite rent (len(ks) if none)
 
 
-def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float, max_slots: int) -> Layers:
-    """R(K), W_b(K) and the owned jobs per cell for K = 0..max_slots."""
+def slot_grid(upto: int) -> np.ndarray:
+    """Owned slot counts the curve is evaluated at: every count up to `MAX_SLOT_STEPS`, then an even grid
+    (a lab with thousands of jobs at once plans its owned slots in steps of upto / MAX_SLOT_STEPS)."""
+    if upto <= defaults.MAX_SLOT_STEPS:
+        return np.arange(upto + 1)
+    return np.unique(np.round(np.linspace(0, upto, defaults.MAX_SLOT_STEPS + 1)).astype(np.int64))
+
+
+def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float, ks: np.ndarray) -> Layers:
+    """R(K), W_b(K) and the owned jobs per cell for the owned slot counts K in `ks` (increasing, from 0)."""
     n = cells.jobs
     top = np.ceil(n - 1e-9)
-    ks = np.arange(max_slots + 1)
-    k = np.minimum(ks[None, :], top[:, None])                  # (cells, K+1)
+    index = np.arange(len(ks))
+    k = np.minimum(ks[None, :], top[:, None])                  # (cells, len(ks))
     served = np.minimum(k, n[:, None])
     rent = renting.price((n[:, None] - k).reshape(-1)).reshape(k.shape) * cells.hours[:, None]
     cost = rent + owned_energy * served * cells.hours[:, None]
@@ -103,14 +128,14 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
         previous = np.concatenate([np.full((len(n), 1), np.inf), running[:, :-1]], axis=1)
         improves = (cost < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
             ~np.isfinite(previous) & np.isfinite(cost))
-    chosen = np.maximum.accumulate(np.where(improves, ks[None, :], 0), axis=1)
-    owned_jobs = np.minimum(np.minimum(chosen, top[:, None]), n[:, None])
+    chosen = np.maximum.accumulate(np.where(improves, index[None, :], 0), axis=1)
+    owned_jobs = np.minimum(np.minimum(ks[chosen], top[:, None]), n[:, None])
     cell_rent = np.take_along_axis(rent, chosen, axis=1)
     total_rent = cell_rent.sum(axis=0)
     hours = owned_jobs * cells.hours[:, None]
-    owned_hours = np.zeros((n_blocks, max_slots + 1))
-    for K in range(max_slots + 1):
-        owned_hours[:, K] = np.bincount(cells.block, weights=hours[:, K], minlength=n_blocks)
+    owned_hours = np.zeros((n_blocks, len(ks)))
+    for j in range(len(ks)):
+        owned_hours[:, j] = np.bincount(cells.block, weights=hours[:, j], minlength=n_blocks)
     finite = np.flatnonzero(np.isfinite(total_rent))
-    required = int(finite[0]) if len(finite) else max_slots + 1
-    return Layers(cells, n_blocks, total_rent, owned_hours, owned_jobs, required)
+    required = int(finite[0]) if len(finite) else len(ks)
+    return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs, required)

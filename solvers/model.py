@@ -29,7 +29,7 @@ import numpy as np
 
 from solvers import defaults
 from solvers.blocks import Block
-from solvers.layers import Cells, Layers, Renting, screening
+from solvers.layers import Cells, Layers, Renting, screening, slot_grid
 from solvers.options import CloudOption, HostOption, OwnedOption
 
 
@@ -212,8 +212,10 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
 
     peak = math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9)
     renting = Renting(cloud, peak, limits.integer_instances)
-    max_slots = min(peak, math.floor(sum(bounds[o.key] * o.slots_per_unit for o in owned) + 1e-9))
-    layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), peak)
+    owned_slots = math.floor(sum(bounds[o.key] * o.slots_per_unit for o in owned) + 1e-9)
+    layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), slot_grid(peak))
+    ks = layers.ks
+    max_step = int(np.searchsorted(ks, owned_slots, side="right")) - 1  # most grid steps the owned slots reach
 
     unit_cost = np.array([o.net_price_usd + rate * o.idle_kwh_per_unit_hour * total_hours for o in owned])
     if objective == "capex":
@@ -231,18 +233,20 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / h.host.slots) for h in hosts], dtype=float), True)
     slots = _slot_columns(bld, owned, bare, u, bounds, width)
 
-    # mu_K for K = 1..peak: the K-th owned slot; forced for K up to the fewest slots with a finite rent
-    n_mu = max(layers.required, max_slots) if layers.required <= peak else peak
+    # mu_j for grid steps j = 1..: at least ks[j] owned slots; forced up to the fewest with a finite rent
+    last = len(ks) - 1
+    feasible = layers.required <= last
+    n_mu = max(layers.required, max_step) if feasible else last
     rent = layers.rent
     steps = np.zeros(n_mu)
-    base = rent[min(layers.required, peak)] if layers.required <= peak else 0.0
-    for K in range(layers.required + 1, n_mu + 1):
-        steps[K - 1] = rent[K] - rent[K - 1]
+    base = float(rent[layers.required]) if feasible else 0.0
+    for j in range(layers.required + 1, n_mu + 1):
+        steps[j - 1] = rent[j] - rent[j - 1]
     mu = bld.add_cols(steps if cost_on else np.zeros(n_mu), 1.0, True)
     lower = np.zeros(n_mu)
     lower[: min(layers.required, n_mu)] = 1.0
     bld.lower[-1] = lower
-    if layers.required > peak:  # the quotas cannot cover the peak even with every job owned: no plan
+    if not feasible:  # the quotas cannot cover the peak even with every job owned: no plan
         bld.add_rows(np.zeros(0), np.zeros(0), np.zeros(0), np.array([1.0]), np.array([INF]))
 
     energy = np.array([o.usd_per_job_hour(rate, width) for o in owned])
@@ -289,15 +293,16 @@ def _slot_columns(bld: _Builder, owned: list[OwnedOption], bare: list[int], u: n
 
 
 def _owned_slots(model: Model) -> None:
-    """The screening curve's slots: mu_K <= mu_(K-1) and sum_K mu_K <= the owned options' job slots."""
+    """The screening curve's slots: mu_j <= mu_(j-1) and sum_j (ks[j] - ks[j-1]) mu_j <= the owned job slots."""
     mu, bld = model.mu, model.builder
     if len(mu) > 1:
         r = np.arange(len(mu) - 1)
         bld.add_rows(np.concatenate([r, r]), np.concatenate([mu[1:], mu[:-1]]),
                      np.concatenate([np.ones(len(r)), -np.ones(len(r))]), np.full(len(r), -INF), np.zeros(len(r)))
     if len(mu):
+        widths = np.diff(model.layers.ks)[: len(mu)].astype(float)
         cols = [mu] + [model.slots[g][0] for g in range(len(model.owned))]
-        vals = [np.ones(len(mu))] + [-model.slots[g][1] for g in range(len(model.owned))]
+        vals = [widths] + [-model.slots[g][1] for g in range(len(model.owned))]
         bld.add_rows(np.zeros(sum(len(c) for c in cols)), np.concatenate(cols), np.concatenate(vals),
                      np.array([-INF]), np.array([0.0]))
 
@@ -460,7 +465,7 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
     solution.hosts = {h.host.slots: round(x[model.m[k]]) for k, h in enumerate(model.hosts[: len(model.m)])
                       if round(x[model.m[k]]) > 0}
     layers = model.layers
-    slots_used = min(round(float(x[model.mu].sum())) if len(model.mu) else 0, layers.max_slots)
+    slots_used = min(round(float(x[model.mu].sum())) if len(model.mu) else 0, len(layers.ks) - 1)
     owned_at_once = layers.owned_jobs[:, slots_used]
     cells = layers.cells
     work = x[model.w] if model.w.size else np.zeros((0, layers.n_blocks))
