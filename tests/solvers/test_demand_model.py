@@ -192,3 +192,17 @@ def test_concurrency_input_validation() -> None:
                                                                    "busy_gpus": [0.0, 0.0]}})
     ok = Profile.model_validate(base | {"demand": base["demand"] | {"start": "2027-01-01T02:00:00+02:00"}})
     assert ok.demand.start.hour == 0  # type: ignore[union-attr]
+
+
+def test_a_very_large_lab_still_plans_on_a_bounded_model() -> None:
+    # 3,000 GPUs at once: owned slots on a grid of 256 steps, whole-instance covers beyond 2,048 jobs in bulk
+    profile = simple_profile([owned_item(1000)], [cloud_item(1.0), cloud_item(6.0, name="8x", gpu_count=8)],
+                             utilisation=0.5)
+    profile["demand"]["gpus"] = 3000
+    plan = plan_for(profile)
+    assert plan.status == "optimal"
+    assert plan.solver.levels <= 12
+    # owning beats renting here (1,000 vs 0.5 x 8,760 h x 0.75/GPU-h): everything is bought, nothing rented
+    assert sum(b.count for b in plan.buy) == 3000 and plan.cloud == []
+    for period in plan.periods:
+        assert period.delivered_reference_gpu_hours >= period.demand_reference_gpu_hours - 0.01
