@@ -1,19 +1,21 @@
 """The mixed-integer model, built straight into HiGHS from arrays: build, solve and read out as separate steps.
 
 Demand comes as load-duration curves (solvers.periods): in each block b, level l has n jobs at once for H hours.
-Variables (one numpy range each):
+The screening curve (solvers.layers) has already priced, for every number K of owned job slots, the rent of
+whole instances for the jobs above the owned ones at every level, R(K), and the owned job-hours per block,
+W_b(K). Variables (one numpy range each):
 - u_g   units bought of owned option g (integer); m_k host machines of size k (integer);
 - q_g   job slots of bare option g (integer, only for jobs wider than one GPU: whole jobs per card set);
-- a_gc  jobs at once served by owned option g in cell c = (block, level) (continuous);
-- z_oc  instances of cloud offer o running through cell c: integer when work cannot wait (whole machines),
-        continuous when it may move within a window (it can then be packed onto full instances);
-- d_gb  owned slot-hours of block b displaced by maintenance (availability < 1) and y_ob packed cloud hours
-        that absorb them (work displaced by maintenance waits for it).
-Each constraint family is one function below; they append rows in bulk (coordinate arrays).
+- mu_j  at least ks[j] owned job slots (binary, unary: mu_j <= mu_(j-1)); the objective adds R's steps;
+- w_gb  owned job-hours of option g in block b (continuous): together at least sum_j W_b steps x mu_j;
+- d_gb  owned slot-hours displaced by maintenance (availability < 1) and y_ob packed cloud hours that absorb
+        them (work displaced by maintenance waits for it).
+Each constraint family is one function below; they append rows in bulk (coordinate arrays). Commitments
+(issue 16) fit the same shape: integer counts of committed slots that add to the owned slots of `_owned_slots`
+at a cost per hour of the term.
 
-Costs: purchases net of resale, hosts, idle energy while the machine is on, energy per working GPU-hour
-(a job on g keeps `width` GPUs busy 1 / throughput hours per hour of reference work), instance-hours
-(an instance of speed s serves a level of H hours in H / s hours).
+Costs: purchases net of resale, hosts, idle energy while the machine is on, energy per owned job-hour
+(`width` GPUs busy 1 / throughput hours per hour of reference work), rent from the screening curve.
 """
 
 from __future__ import annotations
