@@ -167,18 +167,18 @@ def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.
     eff = scaling_efficiency(profile)
     at_once = demand.reading == "at_once"
     busy = demand.gpus * demand.utilisation  # GPUs busy on average
+    smooth = not (at_once and profile.jobs.patience == "none")
+    # the same curve every hour of every period: levels per hour, scaled by each period's hours
+    if smooth:
+        jobs, share = levels(np.array([busy / width]), 1.0)
+    else:
+        jobs, share = levels(np.array([demand.gpus / width]), demand.utilisation)
     periods = []
     for label, a, b in _calendar_slices(start, end):
         hours = 24.0 * (b - a).days
-        if at_once and profile.jobs.patience == "none":
-            jobs, h = levels(np.array([demand.gpus / width]), demand.utilisation * hours)
-            waited = 0.0
-        else:
-            jobs, h = levels(np.array([busy / width]), hours)
-            waited = (demand.gpus - busy) * demand.utilisation * hours if at_once else 0.0
+        waited = (demand.gpus - busy) * demand.utilisation * hours if at_once and smooth else 0.0
         wait = _window_hours(profile, hours) if waited > 0 else 0.0
-        periods.append(Period(label, a, b, busy * hours * eff, *compress(jobs, h, defaults.MAX_LEVELS_PER_PERIOD),
-                              waited, wait))
+        periods.append(Period(label, a, b, busy * hours * eff, jobs, share * hours, waited, wait))
     return periods
 
 
