@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass
+from functools import partial
 
 from pricing.catalog import Catalog
 from solvers.accounting import Accounts, Allocation, Ledger
@@ -119,7 +120,9 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
-    options = build_options(catalog, profile, today, horizon_days, prune_cloud_frame if prune else None)
+    peak_jobs = max((float(p.jobs.max(initial=0.0)) for p in periods), default=0.0)
+    options = build_options(catalog, profile, today, horizon_days,
+                            partial(prune_cloud_frame, peak_jobs=peak_jobs) if prune else None)
     if not options.owned and not options.cloud:
         raise no_options(profile, catalog)
     blocks = merge_periods(periods)

@@ -18,6 +18,8 @@ decision thresholds can vary those and keep the pruned lists.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -25,7 +27,7 @@ from solvers.blocks import Block
 from solvers.options import CloudOption, OwnedOption
 
 
-def prune_cloud_frame(frame: pd.DataFrame) -> pd.DataFrame:
+def prune_cloud_frame(frame: pd.DataFrame, peak_jobs: float | None = None) -> pd.DataFrame:
     """Rule 1, vectorised: the unlimited offers on the front of (price per job-hour, jobs per instance), plus the
     quota-limited offers that no unlimited offer beats on both.
 
@@ -55,9 +57,32 @@ def prune_cloud_frame(frame: pd.DataFrame) -> pd.DataFrame:
         # most slots among unlimited front offers no dearer than each limited offer
         pos = np.searchsorted(front_price, price[limited], side="right")
         beaten = np.where(pos > 0, np.concatenate([[0.0], np.maximum.accumulate(front_slots)])[pos], 0.0)
-        keep[limited[slots[limited] > beaten]] = True
+        limited = limited[slots[limited] > beaten]
+        keep[_enough_quota(limited, price, slots, frame["max_instances"].to_numpy(dtype=float), peak_jobs)] = True
     kept = frame[keep]
     return kept.sort_values(["usd_per_job_hour", "provider", "name", "region"], kind="stable")
+
+
+def _enough_quota(rows: np.ndarray, price: np.ndarray, slots: np.ndarray, quota: np.ndarray,
+                  peak_jobs: float | None) -> np.ndarray:
+    """Quota-limited offers (marketplace listings) worth keeping: an offer is never needed when offers kept before
+    it, no dearer and at least as large, already allow ceil(peak / its slots) instances (any plan using it has
+    that many larger instances and can drop it)."""
+    if peak_jobs is None or not len(rows):
+        return rows
+    order = rows[np.lexsort((-slots[rows], price[rows]))]
+    kept: list[int] = []
+    kept_slots: list[float] = []
+    kept_quota: list[float] = []
+    for i in order:
+        need = math.ceil(peak_jobs / slots[i] - 1e-9)
+        allowed = sum(q for s, q in zip(kept_slots, kept_quota, strict=True) if s >= slots[i])
+        if allowed >= need:
+            continue
+        kept.append(int(i))
+        kept_slots.append(float(slots[i]))
+        kept_quota.append(float(quota[i]))
+    return np.array(kept, dtype=np.int64)
 
 
 def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
