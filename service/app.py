@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
         title="gpuplan",
         version="1.0",
         summary="Buy GPUs or rent cloud GPU hours: the cheapest mix for a deep-learning workload.",
-        description="Plans are made by a mixed-integer program (PuLP + HiGHS) over GPU facts and prices "
+        description="Plans are made by a mixed-integer program (HiGHS) over GPU facts and prices "
         "that each name their source and date. Money is USD; dates are ISO 8601 UTC.",
         lifespan=lifespan,
     )

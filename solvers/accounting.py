@@ -1,6 +1,6 @@
-"""Turn a solution in model terms (units, hours per block) into plan lines, costs and monthly figures.
+"""Turn a solution in model terms (units, jobs and instances per level) into plan lines, costs and monthly figures.
 
-Blocks merge periods with the same demand per hour, so a block's hours are spread over its
+Blocks merge periods with the same load-duration curve per hour, so a block's hours are spread over its
 periods in proportion to their hours: an optimal split, since costs are linear in hours.
 """
 
@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from solvers.blocks import Block
 from solvers.evaluate import Purchase
+from solvers.model import cells_of
 from solvers.options import CloudOption, HostOption, OwnedOption
 from solvers.periods import Period
 from solvers.result import Alternative, BuyLine, CloudLine, Costs, HostLine, PeriodLine
@@ -17,9 +20,14 @@ from solvers.result import Alternative, BuyLine, CloudLine, Costs, HostLine, Per
 
 @dataclass
 class Allocation:
+    """A solution in model terms: per owned option jobs at once per cell, per cloud offer instances per cell,
+    and the maintenance hours displaced to packed cloud hours per block (solvers.model)."""
+
     purchase: Purchase
-    owned_hours: dict[tuple[str, int], float] = field(default_factory=dict)
-    cloud_hours: dict[tuple[str, int], float] = field(default_factory=dict)
+    owned_jobs: dict[str, np.ndarray] = field(default_factory=dict)
+    instances: dict[str, np.ndarray] = field(default_factory=dict)
+    displaced: dict[str, np.ndarray] = field(default_factory=dict)
+    packed_hours: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass
@@ -30,6 +38,7 @@ class Accounts:
     costs: Costs
     periods: list[PeriodLine]
     period_running_usd: list[float]   # electricity + cloud per period, for the cumulative curves
+    listings: list[str] = field(default_factory=list)  # marketplace listings the plan rents
 
     def alternative(self) -> Alternative:
         return Alternative(total_cost_usd=self.costs.total_usd, costs=self.costs, buy=self.buy,
@@ -38,6 +47,18 @@ class Accounts:
 
 def cloud_label(c: CloudOption) -> str:
     return f"{c.provider}/{c.name}/{c.region}/{c.pricing}"
+
+
+@dataclass
+class _BlockFigures:
+    """What one block's solution adds up to, per block-hour share (spread over its periods by hours)."""
+
+    owned_gpu_hours: dict[str, float] = field(default_factory=dict)   # option key -> GPU-hours worked
+    cloud_hours: dict[str, float] = field(default_factory=dict)       # offer key -> instance-hours
+    delivered: float = 0.0
+    unused_rented: float = 0.0
+    peak_owned: float = 0.0
+    peak_rented: float = 0.0
 
 
 @dataclass
@@ -50,6 +71,50 @@ class Ledger:
     blocks: list[Block]
     periods: list[Period]
     usd_per_kwh: float
+    width: int = 1
+    efficiency: float = 1.0
+
+    def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
+        cells = cells_of(self.blocks)
+        w = self.width
+        figures = [_BlockFigures() for _ in self.blocks]
+        owned_at_once = np.zeros(len(cells.jobs))
+        job_hours = np.zeros(len(self.blocks))
+        for key, jobs in alloc.owned_jobs.items():
+            o = self.owned[key]
+            busy = np.bincount(cells.block, weights=jobs * cells.hours, minlength=len(self.blocks))
+            displaced = alloc.displaced.get(key, np.zeros(len(self.blocks)))
+            job_hours += busy - o.throughput * displaced
+            for b, f in enumerate(figures):
+                f.owned_gpu_hours[key] = w * (busy[b] / o.throughput - displaced[b])
+            owned_at_once += jobs
+        remaining = np.maximum(cells.jobs - owned_at_once, 0.0)
+        rented_at_once = np.zeros(len(cells.jobs))
+        for key, inst in sorted(alloc.instances.items(), key=lambda kv: self.cloud[kv[0]].usd_per_job_hour):
+            c = self.cloud[key]
+            used = np.minimum(c.slots * inst, remaining)
+            remaining = remaining - used
+            rented_at_once += used
+            run_hours = inst * cells.hours / c.speed
+            unused = (c.gpu_count * inst - w * used) * cells.hours / c.speed
+            hours = np.bincount(cells.block, weights=run_hours, minlength=len(self.blocks))
+            idle = np.bincount(cells.block, weights=unused, minlength=len(self.blocks))
+            for b, f in enumerate(figures):
+                f.cloud_hours[key] = f.cloud_hours.get(key, 0.0) + hours[b]
+                f.unused_rented += idle[b]
+        job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=len(self.blocks))
+        for key, packed in alloc.packed_hours.items():
+            c = self.cloud[key]
+            job_hours += packed * c.slots * c.speed
+            for b, f in enumerate(figures):
+                f.cloud_hours[key] = f.cloud_hours.get(key, 0.0) + packed[b]
+        active = cells.hours > 1e-9
+        for b, f in enumerate(figures):
+            mine = active & (cells.block == b)
+            f.delivered = job_hours[b] * w * self.efficiency
+            f.peak_owned = w * float(owned_at_once[mine].max(initial=0.0))
+            f.peak_rented = w * float(rented_at_once[mine].max(initial=0.0))
+        return figures
 
     def account(self, alloc: Allocation) -> Accounts:
         rate = self.usd_per_kwh
@@ -59,28 +124,34 @@ class Ledger:
         owned_gpu_hours: list[dict[str, float]] = [{} for _ in range(n_periods)]
         cloud_hours: list[dict[str, float]] = [{} for _ in range(n_periods)]
         delivered = [0.0] * n_periods
+        unused = [0.0] * n_periods
+        peaks = [(0.0, 0.0)] * n_periods
         idle_kwh_per_hour = sum(n * self.owned[k].idle_kwh_per_unit_hour for k, n in alloc.purchase.units.items())
         idle_kwh_per_hour += sum(n * self.hosts[s].idle_kwh_per_hour for s, n in alloc.purchase.hosts.items())
         for p, period in enumerate(self.periods):
             electricity[p] = rate * idle_kwh_per_hour * period.hours
         cloud_totals: dict[str, tuple[float, float]] = {}
-        for (key, b), hours in alloc.owned_hours.items():
-            o = self.owned[key]
-            for p in self.blocks[b].periods:
-                share = hours * self.periods[p].hours / self.blocks[b].hours
-                electricity[p] += rate * o.marginal_kwh_per_gpu_hour * share
-                owned_gpu_hours[p][o.name] = owned_gpu_hours[p].get(o.name, 0.0) + share
-                delivered[p] += share * o.throughput
-        for (key, b), hours in alloc.cloud_hours.items():
-            c = self.cloud[key]
-            label = cloud_label(c)
-            for p in self.blocks[b].periods:
-                share = hours * self.periods[p].hours / self.blocks[b].hours
-                cloud_cost[p] += c.usd_per_hour * share
-                cloud_hours[p][label] = cloud_hours[p].get(label, 0.0) + share
-                delivered[p] += share * c.ref_hours_per_hour
-            h, cost = cloud_totals.get(key, (0.0, 0.0))
-            cloud_totals[key] = (h + hours, cost + hours * c.usd_per_hour)
+        for b, fig in enumerate(self._block_figures(alloc)):
+            block = self.blocks[b]
+            for p in block.periods:
+                share = self.periods[p].hours / block.hours
+                for key, gpu_hours in fig.owned_gpu_hours.items():
+                    o = self.owned[key]
+                    electricity[p] += rate * o.marginal_kwh_per_gpu_hour * gpu_hours * share
+                    owned_gpu_hours[p][o.name] = owned_gpu_hours[p].get(o.name, 0.0) + gpu_hours * share
+                for key, hours in fig.cloud_hours.items():
+                    c = self.cloud[key]
+                    label = cloud_label(c)
+                    cloud_cost[p] += c.usd_per_hour * hours * share
+                    cloud_hours[p][label] = cloud_hours[p].get(label, 0.0) + hours * share
+                delivered[p] += fig.delivered * share
+                unused[p] += fig.unused_rented * share
+                peaks[p] = (fig.peak_owned, fig.peak_rented)
+            for key, hours in fig.cloud_hours.items():
+                c = self.cloud[key]
+                h, cost = cloud_totals.get(key, (0.0, 0.0))
+                cloud_totals[key] = (h + hours, cost + hours * c.usd_per_hour)
+        cloud_totals = {k: v for k, v in cloud_totals.items() if v[0] > 1e-9}
 
         buy = [
             BuyLine(name=o.name, gpu=o.gpu, condition=o.condition, count=n, gpus_per_unit=o.gpus_per_unit,  # type: ignore[arg-type]
@@ -113,9 +184,14 @@ class Ledger:
             PeriodLine(month=period.label, start=period.start.isoformat(), days=period.days,
                        demand_reference_gpu_hours=round(period.demand, 3),
                        delivered_reference_gpu_hours=round(delivered[p], 3),
-                       owned_gpu_hours={k: round(v, 3) for k, v in owned_gpu_hours[p].items()},
-                       cloud_hours={k: round(v, 3) for k, v in cloud_hours[p].items()},
-                       electricity_usd=round(electricity[p], 2), cloud_usd=round(cloud_cost[p], 2))
+                       owned_gpu_hours={k: round(v, 3) for k, v in owned_gpu_hours[p].items() if v > 1e-9},
+                       cloud_hours={k: round(v, 3) for k, v in cloud_hours[p].items() if v > 1e-9},
+                       electricity_usd=round(electricity[p], 2), cloud_usd=round(cloud_cost[p], 2),
+                       peak_owned_gpus=round(peaks[p][0], 3), peak_rented_gpus=round(peaks[p][1], 3),
+                       unused_rented_gpu_hours=round(unused[p], 3),
+                       waited_gpu_hours=round(period.waited_gpu_hours, 3), max_wait_hours=period.max_wait_hours)
             for p, period in enumerate(self.periods)
         ]
-        return Accounts(buy, hosts, cloud, costs, lines, [e + c for e, c in zip(electricity, cloud_cost, strict=True)])
+        listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})
+        return Accounts(buy, hosts, cloud, costs, lines, [e + c for e, c in zip(electricity, cloud_cost, strict=True)],
+                        listings)

@@ -1,41 +1,53 @@
-"""Merge periods with the same demand per hour into blocks: an exact reduction of the model.
+"""Merge periods with the same load-duration curve per hour into blocks: an exact reduction of the model.
 
-Every cost and capacity in a period is proportional to its hours, so for fixed purchases the
-cheapest way to serve a period with demand rate rho = D/H costs H * f(rho). Periods with the same
-rho therefore cost (H1 + H2) * f(rho) together: solving one block instead of many changes nothing.
-A constant-utilisation demand collapses to a single block whatever the horizon.
+Every cost and capacity in a period is proportional to its hours once its load-duration curve is fixed
+(levels of n jobs at once for a share of the hours), so periods whose curves have the same levels and the
+same shares cost (H1 + H2) x f(curve) together: solving one block instead of many changes nothing.
+A constant-utilisation demand collapses to one block whatever the horizon.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from solvers.periods import Period
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Block:
     hours: float
-    demand: float                 # reference GPU-hours
+    demand: float                 # work, reference GPU-hours
     periods: tuple[int, ...]      # indices into the period list
+    jobs: np.ndarray              # jobs at once per level
+    level_hours: np.ndarray       # hours per level, summed over the block's periods
 
     @property
     def rate(self) -> float:
-        """Reference GPUs busy on average in this block."""
+        """Reference GPU-hours of work per hour, on average in this block."""
         return self.demand / self.hours
 
+    @property
+    def peak_jobs(self) -> float:
+        return float(self.jobs.max(initial=0.0))
 
-def merge_periods(periods: list[Period], scale: float = 1.0) -> list[Block]:
-    groups: dict[float, list[int]] = {}
+
+def merge_periods(periods: list[Period]) -> list[Block]:
+    groups: dict[tuple[tuple[float, ...], tuple[float, ...]], list[int]] = {}
     for i, p in enumerate(periods):
         if p.hours <= 0:
             continue
-        groups.setdefault(round(p.demand / p.hours, 9), []).append(i)
-    return [
-        Block(
+        key = (tuple(np.round(p.jobs, 9)), tuple(np.round(p.level_hours / p.hours, 9)))
+        groups.setdefault(key, []).append(i)
+    blocks = []
+    for _, idx in sorted(groups.items(), key=lambda kv: kv[1][0]):
+        first = periods[idx[0]]
+        blocks.append(Block(
             hours=sum(periods[i].hours for i in idx),
-            demand=scale * sum(periods[i].demand for i in idx),
+            demand=sum(periods[i].demand for i in idx),
             periods=tuple(idx),
-        )
-        for _, idx in sorted(groups.items())
-    ]
+            jobs=first.jobs,
+            level_hours=sum((periods[i].level_hours for i in idx), np.zeros(len(first.jobs))),
+        ))
+    return blocks

@@ -6,6 +6,8 @@ A figure marked "planning assumption" is gpuplan's own documented choice, overri
 
 from __future__ import annotations
 
+from typing import Literal
+
 # DOMAIN §5 worked example: "350 W GPU + 100 W CPU"; the CPU/board draw that a working GPU adds to
 # its host. Also reserved out of every host's PSU rating when checking that the cards fit.
 HOST_WATTS_PER_WORKING_GPU = 100.0
@@ -48,3 +50,29 @@ MAX_HORIZON_DAYS = 3653
 # gives the optimality gap.
 SOLVER_TIME_LIMIT_S = 10.0
 SOLVER_REL_GAP = 1e-6
+
+# When owned machines are on (idle power counts only then). Default "when_working": the guide's energy
+# formula (DOMAIN §4: watts x utilisation x 24 x 365) counts working hours only, i.e. a desktop that is
+# switched off or suspended when no job runs. A server left on 24/7 is `options.machine_on = "always"`.
+MACHINE_ON: Literal["when_working"] = "when_working"
+
+# Data-parallel speed-up of one job on n GPUs (DOMAIN §3, 2019: about 1.9x / 2.8x / 3.5x on 2 / 3 / 4 GPUs
+# for convolutional nets; DOMAIN §1, 2020: 7.00x from 1 to 8 A100). Efficiency = speed-up / n, linear
+# between the points and 7.0/8 beyond 8. The guide gives no figure for transformers or fully connected nets
+# ("parallelise worse"): the same figures are used as an upper bound and the plan says so; a profile's
+# measured `jobs.scaling_efficiency` replaces them.
+SPEEDUP_BY_GPUS = {1: 1.0, 2: 1.9, 3: 2.8, 4: 3.5, 8: 7.0}
+
+# Marketplace providers: each listing is one host machine, so at most one instance of it at a time
+# (its quota is its listed count, 1 unless the catalog says otherwise).
+MARKETPLACE_PROVIDERS = frozenset({"vast"})
+
+# Load-duration curve size: a period keeps at most this many distinct concurrency levels; beyond it,
+# neighbouring levels are merged into their hour-weighted mean (exact in work, approximate in rounding).
+MAX_LEVELS_PER_PERIOD = 12
+
+# Model size for very large labs: the screening curve is evaluated at every owned slot count up to this many,
+# then on an even grid (owned slots planned in steps of peak / 256); whole-instance covers are tabulated up to
+# MAX_COVER_TABLE jobs at once, larger counts taking whole instances of the cheapest offer per job slot first.
+MAX_SLOT_STEPS = 256
+MAX_COVER_TABLE = 2048

@@ -31,7 +31,10 @@ def no_options(profile: Profile, catalog: Catalog) -> InfeasibleProfile:
     return InfeasibleProfile(
         "options",
         "no purchase or cloud offer is left after the profile's filters "
-        "(min_gpu_memory_gb, allow_used, allow_spot, allow_buy, allow_cloud, providers, regions)",
+        "(min_gpu_memory_gb, allow_used, allow_spot, allow_buy, allow_cloud, allow_marketplace, "
+        "allow_unverified_hosts, providers, regions"
+        + (f"; jobs.gpus_per_job {profile.jobs.gpus_per_job}: a job needs that many GPUs on one machine"
+           if profile.jobs.gpus_per_job > 1 else "") + ")",
     )
 
 
@@ -48,14 +51,14 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
             f"no GPU can be bought under this profile and {no_cloud}",
         )
     free = replace(limits, max_capex_usd=None, max_owned_gpus=None)
-    if solve(owned, cloud, hosts, blocks, free, objective="capex").status not in ("optimal", "time_limited"):
+    if solve(owned, cloud, hosts, blocks, free, objective="capex").status.has_solution is False:
         return InfeasibleProfile(
             "demand",
             f"the demand in {month} cannot be met by any purchase that fits the available hosts and {no_cloud}",
         )
     if limits.max_capex_usd is not None:
         least = solve(owned, cloud, hosts, blocks, replace(limits, max_capex_usd=None), objective="capex")
-        if least.status in ("optimal", "time_limited") and least.objective > limits.max_capex_usd + 1e-6:
+        if least.status.has_solution and least.objective > limits.max_capex_usd + 1e-6:
             return InfeasibleProfile(
                 "options.max_capex_usd",
                 f"max_capex_usd {limits.max_capex_usd:,.2f} is below the cheapest purchase that meets the demand "
@@ -64,7 +67,7 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
             )
     if limits.max_owned_gpus is not None:
         least = solve(owned, cloud, hosts, blocks, replace(limits, max_owned_gpus=None), objective="gpus")
-        if least.status in ("optimal", "time_limited") and least.objective > limits.max_owned_gpus + 1e-6:
+        if least.status.has_solution and least.objective > limits.max_owned_gpus + 1e-6:
             return InfeasibleProfile(
                 "options.max_owned_gpus",
                 f"max_owned_gpus {limits.max_owned_gpus} is below the fewest GPUs that meet the demand while "

@@ -1,10 +1,12 @@
-"""Exact cost of running fixed purchases: a per-block fractional knapsack, solved greedily.
+"""Cost of running fixed purchases, without the MIP: what makes the decision thresholds (hundreds of
+evaluations) cheap.
 
-With the purchases fixed, each block's problem is: meet D reference GPU-hours from resources
-with capacities and a cost per reference hour. One covering constraint with bounded variables:
-filling from the cheapest resource per reference hour is optimal. This is what makes the
-cloud-only alternative and the decision thresholds (hundreds of evaluations) cheap; tests check
-it against the MIP with the purchases fixed.
+With the purchases fixed, the owned job slots K are fixed, and the screening curve (solvers.layers) gives the
+rent and the owned work of every block at that K; owned work goes to the cheapest-energy owned option first,
+up to its available hours, and maintenance beyond idle hours to packed cloud hours, as in the MIP. One
+difference, for speed: owned slots always take the jobs they can (the MIP leaves a job to a rented instance's
+spare slot when that saves its energy), so one curve per demand scale and slot count serves every electricity
+rate and cloud price the thresholds try; the difference is at most the owned energy of such hours.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from solvers import defaults
 from solvers.blocks import Block
+from solvers.layers import Cells, Layers, Renting, screening, slot_grid
+from solvers.model import cells_of
 from solvers.options import CloudOption, HostOption, OwnedOption
 
 
@@ -40,8 +45,6 @@ class Scenario:
 @dataclass
 class Evaluation:
     cost: float
-    owned_hours: dict[tuple[str, int], float] = field(default_factory=dict)
-    cloud_hours: dict[tuple[str, int], float] = field(default_factory=dict)
 
     @property
     def feasible(self) -> bool:
@@ -49,16 +52,28 @@ class Evaluation:
 
 
 class Evaluator:
+    """`scale_hours`: a demand multiple lengthens the busy hours (N GPUs at once for u of the hours) instead of
+    raising the number of jobs at once."""
+
     def __init__(self, owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption],
-                 blocks: list[Block], availability: float) -> None:
+                 blocks: list[Block], availability: float, width: int = 1, integer_instances: bool = True,
+                 scale_hours: bool = False) -> None:
         self.owned = {o.key: o for o in owned}
         self.cloud = cloud
         self.hosts = {h.host.slots: h for h in hosts}
         self.blocks = blocks
         self.availability = availability
+        self.width = width
+        self.integer_instances = integer_instances
+        self.scale_hours = scale_hours
         self.total_hours = sum(b.hours for b in blocks)
-        self._hours = np.array([b.hours for b in blocks])
-        self._demand = np.array([b.demand for b in blocks])
+        self._cells = cells_of(blocks)
+        self._block_hours = np.array([b.hours for b in blocks])
+        self._renting: Renting | None = None
+        self._screens: dict[tuple[float, int], Layers] = {}
+        self._scaled: dict[float, tuple[Cells, int]] = {}
+        # cheapest price per job-hour of a fully used instance (maintenance cover)
+        self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
 
     def fixed_cost(self, purchase: Purchase, scenario: Scenario) -> float:
         cost = 0.0
@@ -70,32 +85,69 @@ class Evaluator:
             cost += n * (h.host.base_cost_usd + h.idle_kwh_per_hour * scenario.usd_per_kwh * self.total_hours)
         return cost
 
-    def evaluate(self, purchase: Purchase, scenario: Scenario, detail: bool = False) -> Evaluation:
+    def _scaled_cells(self, scale: float) -> Cells:
+        c = self._cells
+        if not self.scale_hours:
+            return Cells(c.block, c.jobs * scale, c.hours)
+        hours = c.hours * scale
+        busy = np.bincount(c.block, weights=hours, minlength=len(self.blocks))
+        over = np.maximum(busy / self._block_hours, 1.0)[c.block]  # more than every hour: more jobs at once
+        return Cells(c.block, c.jobs * over, hours / over)
+
+    def _renting_for(self, peak: int) -> Renting:
+        if self._renting is None or (self._renting.table is not None
+                                     and self._renting.table.size < min(peak, defaults.MAX_COVER_TABLE)):
+            self._renting = Renting(self.cloud, max(peak, 1), self.integer_instances)
+        return self._renting
+
+    def _cells_at(self, scale: float) -> tuple[Cells, int]:
+        found = self._scaled.get(scale)
+        if found is None:
+            cells = self._scaled_cells(scale)
+            found = (cells, math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
+            self._scaled[scale] = found
+        return found
+
+    def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""
-        # (cost per reference hour, key, reference hours per resource hour, resource hours per block hour, owned?)
-        resources: list[tuple[float, str, float, float, bool]] = []
-        for key, n in purchase.units.items():
+        rate = scenario.usd_per_kwh
+        cost = self.fixed_cost(purchase, scenario)
+        owned = sorted(((self.owned[k].usd_per_job_hour(rate, self.width), k, n)
+                        for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
+        slots = {k: _slots(self.owned[k], n, self.width) for _, k, n in owned}
+        cells, peak = self._cells_at(scenario.demand)
+        max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
+        screen_key = (scenario.demand, max_slots)
+        layers = self._screens.get(screen_key)
+        if layers is None:
+            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots))
+            self._screens[screen_key] = layers
+        rent = float(layers.rent[-1])
+        if not math.isfinite(rent):
+            return Evaluation(math.inf)
+        cost += scenario.cloud_price * rent
+        work = layers.owned_hours[:, -1]
+        for energy, key, _ in owned:  # cheapest energy first, up to each option's available hours
             o = self.owned[key]
-            if n > 0:
-                resources.append((o.marginal_usd_per_ref_hour(scenario.usd_per_kwh), key, o.throughput,
-                                  self.availability * o.gpus_per_unit * n, True))
-        for c in self.cloud:
-            resources.append((c.usd_per_ref_hour * scenario.cloud_price, c.key, c.ref_hours_per_hour,
-                              math.inf if c.max_instances is None else c.max_instances, False))
-        resources.sort(key=lambda r: (r[0], r[1]))
-        result = Evaluation(cost=self.fixed_cost(purchase, scenario))
-        remaining = self._demand * scenario.demand
-        for unit_cost, key, ref_per_hour, cap_per_hour, is_owned in resources:
-            take = np.minimum(remaining, cap_per_hour * ref_per_hour * self._hours)
-            result.cost += unit_cost * float(take.sum())
-            remaining = remaining - take
-            if detail:
-                target = result.owned_hours if is_owned else result.cloud_hours
-                for b in np.flatnonzero(take > 0):
-                    target[key, int(b)] = float(take[b]) / ref_per_hour
-        if bool((remaining > 1e-9 * np.maximum(1.0, self._demand)).any()):
-            result.cost = math.inf
-        return result
+            take = np.minimum(work, self.availability * self._block_hours * slots[key] * o.throughput)
+            cost += energy * float(take.sum())
+            work = work - take
+        for _energy, key, _ in owned:  # maintenance hours beyond idle hours: packed cloud hours
+            o = self.owned[key]
+            take = np.minimum(work, (1 - self.availability) * self._block_hours * slots[key] * o.throughput)
+            moved = float(take.sum())
+            if moved > 1e-9:
+                cost += self._packed * scenario.cloud_price * moved
+            work = work - take
+        if float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(cost):
+            return Evaluation(math.inf)
+        return Evaluation(cost)
 
     def cost(self, purchase: Purchase, scenario: Scenario) -> float:
         return self.evaluate(purchase, scenario).cost
+
+
+def _slots(option: OwnedOption, units: int, width: int) -> float:
+    if option.includes_host or width == 1:
+        return option.slots_per_unit * units
+    return float(option.gpus_per_unit * units // width)

@@ -1,10 +1,22 @@
-"""The mixed-integer planning model (docs/ARCHITECTURE.md, "The planning model"), built with PuLP and
-solved in-process by HiGHS.
+"""The mixed-integer planning model (docs/ARCHITECTURE.md, "The planning model"), built straight into HiGHS
+from arrays: build, solve and read out as separate steps.
 
-Variables: units bought per owned option (integer), hosts per size (integer), owned GPU-hours and
-cloud instance-hours per block. The objective is the total cost over the horizon: purchases net of
-resale, hosts, energy (working and idle) and cloud hours. Constraints: demand per block, owned
-capacity (availability x hours x GPUs), quotas, host slots and PSU watts, budget and GPU count.
+Demand comes as load-duration curves (solvers.periods): in each block b, level l has n jobs at once for H hours.
+The screening curve (solvers.layers) has already priced, for every number K of owned job slots, the rent of
+whole instances for the jobs above the owned ones at every level, R(K), and the owned job-hours per block,
+W_b(K). Variables (one numpy range each):
+- u_g   units bought of owned option g (integer); m_k host machines of size k (integer);
+- q_g   job slots of bare option g (integer, only for jobs wider than one GPU: whole jobs per card set);
+- mu_j  at least ks[j] owned job slots (binary, unary: mu_j <= mu_(j-1)); the objective adds R's steps;
+- w_gb  owned job-hours of option g in block b (continuous): together at least sum_j W_b steps x mu_j;
+- d_gb  owned slot-hours displaced by maintenance (availability < 1) and y_ob packed cloud hours that absorb
+        them (work displaced by maintenance waits for it).
+Each constraint family is one function below; they append rows in bulk (coordinate arrays). Commitments
+(issue 16) fit the same shape: integer counts of committed slots that add to the owned slots of `_owned_slots`
+at a cost per hour of the term.
+
+Costs: purchases net of resale, hosts, idle energy while the machine is on, energy per owned job-hour
+(`width` GPUs busy 1 / throughput hours per hour of reference work), rent from the screening curve.
 """
 
 from __future__ import annotations
@@ -12,12 +24,15 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal
 
-import pulp
+import highspy
+import numpy as np
 
 from solvers import defaults
 from solvers.blocks import Block
+from solvers.layers import Cells, Layers, Renting, screening, slot_grid
 from solvers.options import CloudOption, HostOption, OwnedOption
 
 
@@ -28,31 +43,452 @@ class Limits:
     host_watts_reserve: float
     max_capex_usd: float | None = None
     max_owned_gpus: int | None = None
+    width: int = 1                 # GPUs per job
+    integer_instances: bool = True  # False when work may wait (patience): instances can be packed
+
+
+class SolveStatus(StrEnum):
+    OPTIMAL = "optimal"
+    TIME_LIMITED = "time_limited"
+    INFEASIBLE = "infeasible"
+    ERROR = "error"
+
+    @property
+    def has_solution(self) -> bool:
+        return self in (SolveStatus.OPTIMAL, SolveStatus.TIME_LIMITED)
 
 
 @dataclass
 class MipSolution:
-    status: str  # optimal | time_limited | infeasible | error
+    status: SolveStatus
     objective: float
     units: dict[str, int] = field(default_factory=dict)
     hosts: dict[int, int] = field(default_factory=dict)  # slots -> count
-    owned_hours: dict[tuple[str, int], float] = field(default_factory=dict)  # (key, block) -> GPU-hours
-    cloud_hours: dict[tuple[str, int], float] = field(default_factory=dict)  # (key, block) -> instance-hours
+    owned_jobs: dict[str, np.ndarray] = field(default_factory=dict)   # key -> jobs at once per cell
+    instances: dict[str, np.ndarray] = field(default_factory=dict)    # key -> instances per cell
+    displaced: dict[str, np.ndarray] = field(default_factory=dict)    # key -> slot-hours per block
+    packed_hours: dict[str, np.ndarray] = field(default_factory=dict)  # key -> instance-hours per block
     backend: str = "HiGHS"
     solve_ms: float = 0.0
+    build_ms: float = 0.0
     gap: float | None = None
 
 
+def cells_of(blocks: list[Block]) -> Cells:
+    if not blocks:
+        return Cells(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
+    return Cells(
+        np.concatenate([np.full(len(b.jobs), i, dtype=np.int64) for i, b in enumerate(blocks)]),
+        np.concatenate([b.jobs for b in blocks]).astype(float),
+        np.concatenate([b.level_hours for b in blocks]).astype(float),
+    )
+
+
 def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits) -> int:
-    """Most units worth buying: enough for the busiest block; more only adds cost (net price >= 0)."""
-    peak_rate = max((b.rate for b in blocks), default=0.0)
-    per_unit = option.throughput * limits.availability * option.gpus_per_unit
-    bound = math.ceil(peak_rate / per_unit - 1e-9)
+    """Most units worth buying: enough slots for the busiest level and the busiest block's hours."""
+    if option.slots_per_unit <= 0:
+        return 0
+    need = max((b.peak_jobs for b in blocks), default=0.0)
+    for b in blocks:
+        busy = float(np.dot(b.jobs, b.level_hours)) / option.throughput
+        need = max(need, busy / (limits.availability * b.hours))
+    bound = math.ceil(need / option.slots_per_unit - 1e-9)
     if limits.max_capex_usd is not None and option.unit_price_usd > 0:
         bound = min(bound, math.floor(limits.max_capex_usd / option.unit_price_usd + 1e-9))
     if limits.max_owned_gpus is not None:
         bound = min(bound, limits.max_owned_gpus // option.gpus_per_unit)
     return max(bound, 0)
+
+
+class _Builder:
+    """Columns and rows in arrays; `add_cols` returns the new columns' indices."""
+
+    def __init__(self) -> None:
+        self.cost: list[np.ndarray] = []
+        self.lower: list[np.ndarray] = []
+        self.upper: list[np.ndarray] = []
+        self.integer: list[np.ndarray] = []
+        self.n_cols = 0
+        self.rows_i: list[np.ndarray] = []
+        self.rows_j: list[np.ndarray] = []
+        self.rows_v: list[np.ndarray] = []
+        self.row_lower: list[np.ndarray] = []
+        self.row_upper: list[np.ndarray] = []
+        self.n_rows = 0
+
+    def add_cols(self, cost: np.ndarray, upper: np.ndarray | float, integer: bool | np.ndarray) -> np.ndarray:
+        cost = np.asarray(cost, dtype=float).ravel()
+        n = len(cost)
+        self.cost.append(cost)
+        self.lower.append(np.zeros(n))
+        self.upper.append(np.broadcast_to(np.asarray(upper, dtype=float).ravel(), (n,)).copy())
+        self.integer.append(np.broadcast_to(np.asarray(integer, dtype=bool), (n,)).copy())
+        idx = np.arange(self.n_cols, self.n_cols + n)
+        self.n_cols += n
+        return idx
+
+    def add_rows(self, row: np.ndarray, col: np.ndarray, val: np.ndarray, lower: np.ndarray,
+                 upper: np.ndarray | float) -> None:
+        """Rows numbered 0..len(lower)-1 locally; (row, col, val) triplets."""
+        lower = np.asarray(lower, dtype=float).ravel()
+        self.rows_i.append(np.asarray(row, dtype=np.int64).ravel() + self.n_rows)
+        self.rows_j.append(np.asarray(col, dtype=np.int64).ravel())
+        self.rows_v.append(np.asarray(val, dtype=float).ravel())
+        self.row_lower.append(lower)
+        self.row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float).ravel(), lower.shape).copy())
+        self.n_rows += len(lower)
+
+    def lp(self) -> highspy.HighsLp:
+        lp = highspy.HighsLp()
+        lp.num_col_ = self.n_cols
+        lp.num_row_ = self.n_rows
+        lp.col_cost_ = _cat(self.cost)
+        lp.col_lower_ = _cat(self.lower)
+        lp.col_upper_ = _cat(self.upper)
+        rows, cols, vals = _cat(self.rows_i, np.int64), _cat(self.rows_j, np.int64), _cat(self.rows_v)
+        keep = vals != 0
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+        order = np.lexsort((cols, rows))
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self.n_rows))]).astype(
+            np.int32)
+        lp.a_matrix_.index_ = cols[order].astype(np.int32)
+        lp.a_matrix_.value_ = vals[order]
+        lp.a_matrix_.num_col_ = self.n_cols
+        lp.a_matrix_.num_row_ = self.n_rows
+        lp.row_lower_ = _cat(self.row_lower)
+        lp.row_upper_ = _cat(self.row_upper)
+        integer = _cat(self.integer, bool)
+        if integer.any():
+            lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                               for i in integer]
+        return lp
+
+
+def _cat(parts: list[np.ndarray], dtype: type = float) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+
+INF = highspy.kHighsInf
+
+
+@dataclass
+class Model:
+    """The built model and the column ranges the read-out needs."""
+
+    builder: _Builder
+    owned: list[OwnedOption]
+    cloud: list[CloudOption]
+    hosts: list[HostOption]
+    layers: Layers
+    renting: Renting
+    u: np.ndarray
+    m: np.ndarray
+    mu: np.ndarray  # mu_K = [at least K owned job slots], K = 1..max
+    w: np.ndarray   # (owned, blocks) owned job-hours at reference pace
+    d: np.ndarray   # (owned, blocks) or empty
+    y: np.ndarray   # (cloud, blocks) or empty
+    slots: dict[int, tuple[np.ndarray, np.ndarray]]  # owned index -> (columns, coefficients) of its job slots
+    offset: float = 0.0
+
+    @property
+    def n_blocks(self) -> int:
+        return self.layers.n_blocks
+
+
+def cheapest_owned_energy(owned: list[OwnedOption], limits: Limits) -> float:
+    """Energy per owned job-hour of the cheapest owned option: how the screening curve splits owned and rented."""
+    return min((o.usd_per_job_hour(limits.usd_per_kwh, limits.width) for o in owned), default=0.0)
+
+
+def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
+          limits: Limits, objective: Literal["cost", "capex", "gpus"] = "cost") -> Model:
+    """Columns, then one function per constraint family."""
+    bounds = {o.key: unit_bound(o, blocks, limits) for o in owned}
+    owned = [o for o in owned if bounds[o.key] > 0]
+    cells = cells_of(blocks)
+    total_hours = sum(b.hours for b in blocks)
+    rate = limits.usd_per_kwh
+    width = limits.width
+    bld = _Builder()
+    cost_on = objective == "cost"
+
+    peak = math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9)
+    renting = Renting(cloud, peak, limits.integer_instances)
+    owned_slots = math.floor(sum(bounds[o.key] * o.slots_per_unit for o in owned) + 1e-9)
+    layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), slot_grid(peak))
+    ks = layers.ks
+    max_step = int(np.searchsorted(ks, owned_slots, side="right")) - 1  # most grid steps the owned slots reach
+
+    unit_cost = np.array([o.net_price_usd + rate * o.idle_kwh_per_unit_hour * total_hours for o in owned])
+    if objective == "capex":
+        unit_cost = np.array([o.unit_price_usd for o in owned])
+    elif objective == "gpus":
+        unit_cost = np.array([float(o.gpus_per_unit) for o in owned])
+    u = bld.add_cols(unit_cost, np.array([bounds[o.key] for o in owned], dtype=float), True)
+    bare = [i for i, o in enumerate(owned) if not o.includes_host]
+    m = np.zeros(0, dtype=np.int64)
+    if bare:
+        max_gpus = sum(owned[i].gpus_per_unit * bounds[owned[i].key] for i in bare)
+        host_cost = np.array([
+            (h.host.base_cost_usd + rate * h.idle_kwh_per_hour * total_hours) if cost_on
+            else (h.host.base_cost_usd if objective == "capex" else 0.0) for h in hosts])
+        m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / h.host.slots) for h in hosts], dtype=float), True)
+    slots = _slot_columns(bld, owned, bare, u, bounds, width)
+
+    # mu_j for grid steps j = 1..: at least ks[j] owned slots; forced up to the fewest with a finite rent
+    last = len(ks) - 1
+    feasible = layers.required <= last
+    n_mu = max(layers.required, max_step) if feasible else last
+    rent = layers.rent
+    steps = np.zeros(n_mu)
+    base = float(rent[layers.required]) if feasible else 0.0
+    for j in range(layers.required + 1, n_mu + 1):
+        steps[j - 1] = rent[j] - rent[j - 1]
+    mu = bld.add_cols(steps if cost_on else np.zeros(n_mu), 1.0, True)
+    lower = np.zeros(n_mu)
+    lower[: min(layers.required, n_mu)] = 1.0
+    bld.lower[-1] = lower
+    if not feasible:  # the quotas cannot cover the peak even with every job owned: no plan
+        bld.add_rows(np.zeros(0), np.zeros(0), np.zeros(0), np.array([1.0]), np.array([INF]))
+
+    energy = np.array([o.usd_per_job_hour(rate, width) for o in owned])
+    n_blocks = len(blocks)
+    w = bld.add_cols(np.repeat(energy, n_blocks) if cost_on else np.zeros(len(owned) * n_blocks), INF,
+                     False).reshape(len(owned), n_blocks)
+    d = y = np.zeros((0, n_blocks), dtype=np.int64)
+    if owned and cloud and limits.availability < 1.0:
+        d_cost = -np.array([o.marginal_kwh_per_gpu_hour * rate * width for o in owned]) if cost_on else None
+        d = bld.add_cols(np.repeat(d_cost if d_cost is not None else np.zeros(len(owned)), n_blocks), INF,
+                         False).reshape(len(owned), n_blocks)
+        y_cost = np.array([c.usd_per_hour for c in cloud]) if cost_on else np.zeros(len(cloud))
+        y_upper = np.array([[INF if c.max_instances is None else c.max_instances * b.hours for b in blocks]
+                            for c in cloud]).reshape(-1)
+        y = bld.add_cols(np.repeat(y_cost, n_blocks), y_upper, False).reshape(len(cloud), n_blocks)
+
+    model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0)
+    _owned_slots(model)
+    _owned_work(model)
+    _availability(model, blocks, limits)
+    _displaced_work(model)
+    _hosts(model, bare, limits)
+    _wide_jobs_in_hosts(model, bare, width)
+    _limits(model, limits)
+    return model
+
+
+def _slot_columns(bld: _Builder, owned: list[OwnedOption], bare: list[int], u: np.ndarray, bounds: dict[str, int],
+                  width: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Job slots of each owned option as a linear expression: units x slots per unit, or an integer q_g
+    (bare cards pooled in a host for jobs wider than one GPU: whole jobs only)."""
+    slots: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    wide_bare = [i for i in bare if width > 1]
+    q = bld.add_cols(np.zeros(len(wide_bare)), np.array(
+        [bounds[owned[i].key] * owned[i].gpus_per_unit // width for i in wide_bare], dtype=float), True)
+    for i, o in enumerate(owned):
+        slots[i] = (np.array([u[i]]), np.array([o.slots_per_unit]))
+    for k, i in enumerate(wide_bare):
+        slots[i] = (np.array([q[k]]), np.array([1.0]))
+        o = owned[i]
+        bld.add_rows(np.zeros(2), np.array([q[k], u[i]]), np.array([float(width), -float(o.gpus_per_unit)]),
+                     np.array([-INF]), np.array([0.0]))
+    return slots
+
+
+def _owned_slots(model: Model) -> None:
+    """The screening curve's slots: mu_j <= mu_(j-1) and sum_j (ks[j] - ks[j-1]) mu_j <= the owned job slots."""
+    mu, bld = model.mu, model.builder
+    if len(mu) > 1:
+        r = np.arange(len(mu) - 1)
+        bld.add_rows(np.concatenate([r, r]), np.concatenate([mu[1:], mu[:-1]]),
+                     np.concatenate([np.ones(len(r)), -np.ones(len(r))]), np.full(len(r), -INF), np.zeros(len(r)))
+    if len(mu):
+        widths = np.diff(model.layers.ks)[: len(mu)].astype(float)
+        cols = [mu] + [model.slots[g][0] for g in range(len(model.owned))]
+        vals = [widths] + [-model.slots[g][1] for g in range(len(model.owned))]
+        bld.add_rows(np.zeros(sum(len(c) for c in cols)), np.concatenate(cols), np.concatenate(vals),
+                     np.array([-INF]), np.array([0.0]))
+
+
+def _owned_work(model: Model) -> None:
+    """Owned GPUs do the base of every block: sum_g w_gb >= sum_K (W_b(K) - W_b(K-1)) mu_K."""
+    n_blocks, mu = model.n_blocks, model.mu
+    if not len(mu):
+        return
+    hours = model.layers.owned_hours
+    n_mu = len(mu)
+    full = np.zeros((n_blocks, n_mu + 1))
+    upto = min(n_mu, hours.shape[1] - 1)
+    full[:, : upto + 1] = hours[:, : upto + 1]
+    steps = np.diff(full, axis=1)  # (blocks, n_mu)
+    required = min(model.layers.required, n_mu)
+    if required > 0:  # forced slots carry the owned work of the first feasible K
+        steps[:, : required] = 0.0
+        steps[:, required - 1] = full[:, required]
+    row = np.arange(n_blocks)
+    rows = [np.tile(row, len(model.owned)), np.repeat(row, n_mu)]
+    cols = [model.w.reshape(-1), np.tile(mu, n_blocks)]
+    vals = [np.ones(model.w.size), -steps.reshape(-1)]
+    model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), np.zeros(n_blocks), INF)
+
+
+def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
+    """Busy hours of owned option g in block b <= availability x hours x slots (+ displaced hours d_gb).
+
+    A job on a GPU of throughput r is busy 1 / r hours per hour of reference work; maintenance is taken in
+    idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`).
+    """
+    n_blocks = len(blocks)
+    block_hours = np.array([b.hours for b in blocks])
+    for g, o in enumerate(model.owned):
+        cols, coef = model.slots[g]
+        rows = [np.arange(n_blocks), np.repeat(np.arange(n_blocks), len(cols))]
+        cc = [model.w[g], np.tile(cols, n_blocks)]
+        vals = [np.full(n_blocks, 1.0 / o.throughput), -limits.availability * np.outer(block_hours, coef).reshape(-1)]
+        if model.d.size:
+            rows.append(np.arange(n_blocks))
+            cc.append(model.d[g])
+            vals.append(-np.ones(n_blocks))
+        model.builder.add_rows(np.concatenate(rows), np.concatenate(cc), np.concatenate(vals),
+                               np.full(n_blocks, -INF), np.zeros(n_blocks))
+        if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots
+            model.builder.add_rows(
+                np.concatenate([np.arange(n_blocks), np.repeat(np.arange(n_blocks), len(cols))]),
+                np.concatenate([model.d[g], np.tile(cols, n_blocks)]),
+                np.concatenate([np.ones(n_blocks),
+                                -(1 - limits.availability) * np.outer(block_hours, coef).reshape(-1)]),
+                np.full(n_blocks, -INF), np.zeros(n_blocks))
+
+
+def _displaced_work(model: Model) -> None:
+    """Work displaced by owned maintenance runs on packed cloud hours: sum_o slots speed y_ob >= sum_g r_g d_gb."""
+    if not model.d.size:
+        return
+    n_blocks = model.n_blocks
+    row = np.arange(n_blocks)
+    model.builder.add_rows(
+        np.concatenate([np.tile(row, len(model.cloud)), np.tile(row, len(model.owned))]),
+        np.concatenate([model.y.reshape(-1), model.d.reshape(-1)]),
+        np.concatenate([np.repeat([c.slots * c.speed for c in model.cloud], n_blocks),
+                        np.repeat([-o.throughput for o in model.owned], n_blocks)]),
+        np.zeros(n_blocks), INF)
+
+
+def _hosts(model: Model, bare: list[int], limits: Limits) -> None:
+    """Bare cards need host slots, and their power must fit the hosts' PSUs (less the CPU reserve)."""
+    if not bare:
+        return
+    owned, hosts, u, m = model.owned, model.hosts, model.u, model.m
+    cols = np.concatenate([u[bare], m])
+    slots = np.concatenate([[owned[i].gpus_per_unit for i in bare], [-h.host.slots for h in hosts]])
+    watts = np.concatenate([[owned[i].card_watts * owned[i].gpus_per_unit for i in bare],
+                            [-(h.host.psu_watts - limits.host_watts_reserve) for h in hosts]])
+    model.builder.add_rows(np.concatenate([np.zeros(len(cols)), np.ones(len(cols))]), np.concatenate([cols, cols]),
+                           np.concatenate([slots, watts]), np.full(2, -INF), np.zeros(2))
+
+
+def _wide_jobs_in_hosts(model: Model, bare: list[int], width: int) -> None:
+    """A job of `width` GPUs runs inside one host: at most floor(slots / width) such jobs per host."""
+    if width <= 1 or not bare:
+        return
+    q_cols = np.concatenate([model.slots[i][0] for i in bare])
+    cols = np.concatenate([q_cols, model.m])
+    vals = np.concatenate([np.ones(len(q_cols)), [-float(h.host.slots // width) for h in model.hosts]])
+    model.builder.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
+
+
+def _limits(model: Model, limits: Limits) -> None:
+    """The profile's capex budget (units and hosts) and its maximum number of owned GPUs."""
+    if not model.owned:
+        return
+    if limits.max_capex_usd is not None:
+        cols = np.concatenate([model.u, model.m])
+        vals = np.concatenate([[o.unit_price_usd for o in model.owned],
+                               [h.host.base_cost_usd for h in model.hosts][: len(model.m)]])
+        model.builder.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([limits.max_capex_usd]))
+    if limits.max_owned_gpus is not None:
+        model.builder.add_rows(np.zeros(len(model.u)), model.u, np.array([o.gpus_per_unit for o in model.owned]),
+                               np.array([-INF]), np.array([float(limits.max_owned_gpus)]))
+
+
+# Primal heuristics only steer the search (optimality is still proven); on these small models with a
+# tight relaxation they cost more than they find.
+_HIGHS_OPTIONS: dict[str, bool | int | float | str] = {
+    "output_flag": False,
+    "threads": 1,
+    "mip_rel_gap": defaults.SOLVER_REL_GAP,
+    "mip_heuristic_run_feasibility_jump": False,
+    "mip_heuristic_run_root_reduced_cost": False,
+    "mip_heuristic_run_zi_round": False,
+    "mip_heuristic_run_shifting": False,
+}
+
+
+def run(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> tuple[highspy.Highs, SolveStatus]:
+    """Pass the arrays to HiGHS and solve; the status mapped from HiGHS's model status."""
+    highs = highspy.Highs()  # type: ignore[no-untyped-call]
+    for name, value in _HIGHS_OPTIONS.items():
+        highs.setOptionValue(name, value)
+    highs.setOptionValue("time_limit", float(time_limit_s))
+    lp = model.builder.lp()
+    lp.offset_ = model.offset
+    highs.passModel(lp)
+    highs.run()
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kModelEmpty:  # no columns: feasible iff every row admits 0
+        lower, upper = np.asarray(lp.row_lower_), np.asarray(lp.row_upper_)
+        feasible = bool(((lower <= 1e-9) & (upper >= -1e-9)).all())
+        return highs, SolveStatus.OPTIMAL if feasible else SolveStatus.INFEASIBLE
+    return highs, map_status(status, highs.getInfo().primal_solution_status == 2)
+
+
+def map_status(status: highspy.HighsModelStatus, has_solution: bool) -> SolveStatus:
+    if status == highspy.HighsModelStatus.kOptimal:
+        return SolveStatus.OPTIMAL
+    if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+        return SolveStatus.INFEASIBLE
+    if status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt,
+                  highspy.HighsModelStatus.kIterationLimit, highspy.HighsModelStatus.kSolutionLimit):
+        return SolveStatus.TIME_LIMITED if has_solution else SolveStatus.ERROR
+    return SolveStatus.ERROR
+
+
+def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolution:
+    solution = MipSolution(status=status, objective=math.inf)
+    if not status.has_solution:
+        return solution
+    has_cols = model.builder.n_cols > 0
+    x = np.asarray(highs.getSolution().col_value) if has_cols else np.zeros(0)
+    info = highs.getInfo()
+    solution.objective = (float(info.objective_function_value) if has_cols else 0.0) + (0.0 if has_cols
+                                                                                        else model.offset)
+    gap = float(info.mip_gap) if has_cols and _cat(model.builder.integer, bool).any() else 0.0
+    solution.gap = gap if math.isfinite(gap) else 0.0
+    solution.units = {o.key: round(x[model.u[g]]) for g, o in enumerate(model.owned) if round(x[model.u[g]]) > 0}
+    solution.hosts = {h.host.slots: round(x[model.m[k]]) for k, h in enumerate(model.hosts[: len(model.m)])
+                      if round(x[model.m[k]]) > 0}
+    layers = model.layers
+    slots_used = min(round(float(x[model.mu].sum())) if len(model.mu) else 0, len(layers.ks) - 1)
+    owned_at_once = layers.owned_jobs[:, slots_used]
+    cells = layers.cells
+    work = x[model.w] if model.w.size else np.zeros((0, layers.n_blocks))
+    total = work.sum(axis=0)
+    for g, o in enumerate(model.owned):
+        share = np.divide(work[g], total, out=np.zeros_like(total), where=total > 1e-9)[cells.block]
+        if (share > 1e-12).any():
+            solution.owned_jobs[o.key] = owned_at_once * share
+        if model.d.size and (x[model.d[g]] > 1e-9).any():
+            solution.displaced[o.key] = np.maximum(x[model.d[g]], 0.0)
+    whole = np.zeros((len(model.cloud), len(cells.jobs)))
+    for cell in range(len(cells.jobs)):
+        for i, count in model.renting.instances(cells.jobs[cell] - owned_at_once[cell]).items():
+            whole[i, cell] = count
+    for k, c in enumerate(model.cloud):
+        if (whole[k] > 1e-12).any():
+            solution.instances[c.key] = whole[k]
+        if model.y.size and (x[model.y[k]] > 1e-9).any():
+            solution.packed_hours[c.key] = np.maximum(x[model.y[k]], 0.0)
+    return solution
 
 
 def solve(
@@ -67,144 +503,10 @@ def solve(
     """Cheapest plan (`cost`); `capex` and `gpus` find the least spend / fewest GPUs that can meet the
     demand, which is how an infeasible profile learns the nearest feasible limit."""
     started = time.perf_counter()
-    total_hours = sum(b.hours for b in blocks)
-    prob = pulp.LpProblem("gpuplan", pulp.LpMinimize)
-    bounds = {o.key: unit_bound(o, blocks, limits) for o in owned}
-    owned = [o for o in owned if bounds[o.key] > 0]
-    units = {o.key: prob.add_variable(f"u_{i}", 0, bounds[o.key], cat="Integer") for i, o in enumerate(owned)}
-    bare = [o for o in owned if not o.includes_host]
-    host_vars: dict[int, pulp.LpVariable] = {}
-    if bare:
-        max_gpus = sum(o.gpus_per_unit * bounds[o.key] for o in bare)
-        for h in hosts:
-            host_vars[h.host.slots] = prob.add_variable(
-                f"m_{h.host.slots}", 0, math.ceil(max_gpus / h.host.slots), cat="Integer"
-            )
-    x = {
-        (o.key, b): prob.add_variable(f"x_{i}_{b}", 0, blk.demand / o.throughput)
-        for i, o in enumerate(owned)
-        for b, blk in enumerate(blocks)
-    }
-    y = {
-        (c.key, b): prob.add_variable(f"y_{i}_{b}", 0, _cloud_bound(c, blk))
-        for i, c in enumerate(cloud)
-        for b, blk in enumerate(blocks)
-    }
-    host_by_slots = {h.host.slots: h for h in hosts}
-    capex = pulp.lpSum(o.unit_price_usd * units[o.key] for o in owned) + pulp.lpSum(
-        host_by_slots[s].host.base_cost_usd * v for s, v in host_vars.items()
-    )
-    gpu_count = pulp.lpSum(o.gpus_per_unit * units[o.key] for o in owned)
-    cost = (
-        pulp.lpSum(
-            (o.net_price_usd + limits.usd_per_kwh * o.idle_kwh_per_unit_hour * total_hours) * units[o.key]
-            for o in owned
-        )
-        + pulp.lpSum(
-            (
-                host_by_slots[s].host.base_cost_usd
-                + limits.usd_per_kwh * host_by_slots[s].idle_kwh_per_hour * total_hours
-            )
-            * v
-            for s, v in host_vars.items()
-        )
-        + pulp.lpSum(
-            limits.usd_per_kwh * o.marginal_kwh_per_gpu_hour * x[o.key, b] for o in owned for b in range(len(blocks))
-        )
-        + pulp.lpSum(c.usd_per_hour * y[c.key, b] for c in cloud for b in range(len(blocks)))
-    )
-    prob += {"cost": cost, "capex": capex, "gpus": gpu_count}[objective]
-    for b, blk in enumerate(blocks):
-        prob += (
-            pulp.lpSum(o.throughput * x[o.key, b] for o in owned)
-            + pulp.lpSum(c.ref_hours_per_hour * y[c.key, b] for c in cloud)
-            >= blk.demand,
-            f"demand_{b}",
-        )
-        for o in owned:
-            # x <= min(capacity, demand / throughput) * u is valid for integer u and makes the relaxation tight
-            cap = min(limits.availability * blk.hours * o.gpus_per_unit, blk.demand / o.throughput)
-            prob += x[o.key, b] <= cap * units[o.key]
-    if bare:
-        prob += (
-            pulp.lpSum(o.gpus_per_unit * units[o.key] for o in bare)
-            <= pulp.lpSum(s * v for s, v in host_vars.items()),
-            "host_slots",
-        )
-        prob += (
-            pulp.lpSum(o.card_watts * o.gpus_per_unit * units[o.key] for o in bare)
-            <= pulp.lpSum(
-                (host_by_slots[s].host.psu_watts - limits.host_watts_reserve) * v for s, v in host_vars.items()
-            ),
-            "host_power",
-        )
-    if limits.max_capex_usd is not None and owned:
-        prob += capex <= limits.max_capex_usd, "budget"
-    if limits.max_owned_gpus is not None and owned:
-        prob += gpu_count <= limits.max_owned_gpus, "gpu_count"
-
-    backend, status, gap = _run(prob, time_limit_s)
-    solution = MipSolution(status=status, objective=math.inf, backend=backend, gap=gap)
-    if status in ("optimal", "time_limited"):
-        solution.objective = float(pulp.value(prob.objective) or 0.0)
-        solution.units = {k: round(v.value() or 0) for k, v in units.items() if round(v.value() or 0) > 0}
-        solution.hosts = {s: round(v.value() or 0) for s, v in host_vars.items() if round(v.value() or 0) > 0}
-        solution.owned_hours = {k: v.value() or 0.0 for k, v in x.items() if (v.value() or 0.0) > 1e-9}
-        solution.cloud_hours = {k: v.value() or 0.0 for k, v in y.items() if (v.value() or 0.0) > 1e-9}
+    model = build(owned, cloud, hosts, blocks, limits, objective)
+    built = time.perf_counter()
+    highs, status = run(model, time_limit_s)
+    solution = read_out(model, highs, status)
+    solution.build_ms = 1000.0 * (built - started)
     solution.solve_ms = 1000.0 * (time.perf_counter() - started)
     return solution
-
-
-def _cloud_bound(c: CloudOption, blk: Block) -> float:
-    need = blk.demand / c.ref_hours_per_hour
-    return need if c.max_instances is None else min(need, c.max_instances * blk.hours)
-
-
-# Primal heuristics only steer the search (optimality is still proven); on these small models with a
-# tight relaxation they cost more than they find: about half the solve time in bench/plan_latency.py.
-_HIGHS_OPTIONS = {
-    "mip_heuristic_run_feasibility_jump": False,
-    "mip_heuristic_run_root_reduced_cost": False,
-    "mip_heuristic_run_zi_round": False,
-    "mip_heuristic_run_shifting": False,
-}
-
-
-def _run(prob: pulp.LpProblem, time_limit_s: float) -> tuple[str, str, float | None]:
-    """Solve on HiGHS in-process; CBC only if HiGHS is unavailable. Never keeps solver files."""
-    try:
-        solver = pulp.HiGHS(msg=False, timeLimit=time_limit_s, gapRel=defaults.SOLVER_REL_GAP, threads=1,
-                            **_HIGHS_OPTIONS)
-        prob.solve(solver)
-        backend = "HiGHS"
-    except (pulp.PulpSolverError, ImportError, AttributeError):  # pragma: no cover - fallback path
-        prob.solve(pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit_s, keepFiles=False))
-        backend = "CBC"
-    return backend, *_status(prob, backend)
-
-
-def _status(prob: pulp.LpProblem, backend: str) -> tuple[str, float | None]:
-    if backend == "HiGHS":
-        import highspy
-
-        model = prob.solverModel
-        status = model.getModelStatus()
-        has_solution = model.getInfo().primal_solution_status == 2
-        if status == highspy.HighsModelStatus.kOptimal:
-            return "optimal", _gap(model)
-        if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
-            return "infeasible", None
-        if status == highspy.HighsModelStatus.kTimeLimit:
-            return ("time_limited", _gap(model)) if has_solution else ("error", None)
-        return "error", None
-    if prob.status == pulp.LpStatusOptimal:  # pragma: no cover - CBC fallback
-        return "optimal", None
-    return ("infeasible" if prob.status == pulp.LpStatusInfeasible else "error"), None
-
-
-def _gap(model: object) -> float | None:
-    try:
-        gap = float(model.getInfo().mip_gap)  # type: ignore[attr-defined]
-    except AttributeError:  # pragma: no cover
-        return None
-    return gap if math.isfinite(gap) else 0.0

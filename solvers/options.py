@@ -39,6 +39,7 @@ class OwnedOption:
     card_watts: float  # per GPU, for the hosts' PSU check (bare cards)
     resale_usd: float  # per unit at the horizon's end (0 when resale is off)
     memory_gb: float
+    slots_per_unit: float  # jobs at once one unit adds (gpus_per_unit / gpus_per_job; whole jobs per machine)
     vendor: str
     source: str
     as_of: str
@@ -50,6 +51,10 @@ class OwnedOption:
 
     def marginal_usd_per_ref_hour(self, usd_per_kwh: float) -> float:
         return usd_per_kwh * self.marginal_kwh_per_gpu_hour / self.throughput
+
+    def usd_per_job_hour(self, usd_per_kwh: float, width: int) -> float:
+        """Energy of one job-hour at reference pace: `width` GPUs working 1 / throughput hours."""
+        return usd_per_kwh * self.marginal_kwh_per_gpu_hour * width / self.throughput
 
 
 @dataclass(frozen=True)
@@ -69,10 +74,18 @@ class CloudOption:
     source: str
     as_of: str
     feed: str
+    slots: int = 1  # jobs one instance runs at once: gpu_count // gpus_per_job
+    speed: float = 1.0  # reference GPU-hours of one job's work per job-hour (throughput x spot overhead)
+    listing: bool = False  # a marketplace listing: one host machine
 
     @property
     def usd_per_ref_hour(self) -> float:
         return self.usd_per_hour / self.ref_hours_per_hour
+
+    @property
+    def usd_per_job_hour(self) -> float:
+        """Price of one instance per hour of jobs it serves at reference pace (its GPUs all busy)."""
+        return self.usd_per_hour / self.speed
 
 
 @dataclass(frozen=True)
@@ -92,6 +105,7 @@ class Options:
     warnings: list[str]
     prices_as_of: dict[str, str]  # feed -> oldest price date among the candidates it supplied
     candidates: int  # options before pruning
+    width: int = 1  # GPUs per job
 
 
 def canonical_gpu(gpus: GpuTable, spelling: str, field: str) -> str:
@@ -157,7 +171,8 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
     if profile.prices.cloud:
         frames.append(_request_cloud_frame(profile, catalog.gpus, today))
     if not frames or not opts.allow_cloud:
-        return catalog.cloud.iloc[0:0].assign(ref_hours_per_hour=[], usd_per_ref_hour=[])
+        return catalog.cloud.iloc[0:0].assign(ref_hours_per_hour=[], usd_per_ref_hour=[], slots=[], speed=[],
+                                              listing=[], usd_per_job_hour=[])
     cloud = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     mask = np.ones(len(cloud), dtype=bool)
     if not opts.allow_spot:
@@ -168,11 +183,27 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
         mask &= cloud["region"].isin(opts.regions).to_numpy()
     memory = cloud["gpu"].map({g.name: g.memory_gb for g in catalog.gpus})
     mask &= (memory >= profile.min_gpu_memory_gb).to_numpy()
+    listing = cloud["provider"].isin(defaults.MARKETPLACE_PROVIDERS).to_numpy()
+    if not opts.allow_marketplace:
+        mask &= ~listing
+    if not opts.allow_unverified_hosts:
+        verified = (cloud["verified"].astype(str).str.lower().isin(["true", "1", "yes"]).to_numpy()
+                    if "verified" in cloud else np.zeros(len(cloud), dtype=bool))
+        mask &= ~listing | verified
+    slots = cloud["gpu_count"].to_numpy() // profile.jobs.gpus_per_job
+    mask &= slots > 0  # a job needs all its GPUs on one instance
     cloud = cloud[mask]
+    listing, slots = listing[mask], slots[mask]
+    if listing.any():  # a marketplace listing is one machine: at most one instance of it at a time
+        cloud = cloud.assign(max_instances=np.where(listing & cloud["max_instances"].isna().to_numpy(), 1.0,
+                                                    cloud["max_instances"].to_numpy()))
     per_gpu = cloud["gpu"].map({g: throughput(g) for g in cloud["gpu"].unique()}).astype(float)
     spot_factor = np.where(cloud["pricing"] == "spot", 1.0 - opts.spot_interruption_overhead, 1.0)
-    ref = cloud["gpu_count"].to_numpy() * per_gpu.to_numpy() * spot_factor
-    return cloud.assign(ref_hours_per_hour=ref, usd_per_ref_hour=cloud["usd_per_hour"].to_numpy() / ref)
+    speed = per_gpu.to_numpy() * spot_factor
+    ref = cloud["gpu_count"].to_numpy() * speed
+    price = cloud["usd_per_hour"].to_numpy()
+    return cloud.assign(ref_hours_per_hour=ref, usd_per_ref_hour=price / ref, slots=slots, speed=speed,
+                        listing=listing, usd_per_job_hour=price / speed)
 
 
 def cloud_options(frame: pd.DataFrame) -> list[CloudOption]:
@@ -191,6 +222,9 @@ def cloud_options(frame: pd.DataFrame) -> list[CloudOption]:
             source=r.source,
             as_of=r.as_of,
             feed=r.feed,
+            slots=int(r.slots),
+            speed=float(r.speed),
+            listing=bool(r.listing),
         )
         for i, r in zip(frame.index, frame.itertuples(index=False), strict=True)
     ]
@@ -292,6 +326,8 @@ def build_options(
     opts = profile.options
     throughput = ThroughputModel(catalog.gpus, profile)
     kwh_per_watt_hour = opts.pue / 1000.0  # energy billed for drawing 1 W for one hour
+    idle_share = idle_hours_share(opts.machine_on)
+    width = profile.jobs.gpus_per_job
     years = horizon_days / 365.25
     used_value = _hardware_table(catalog).used_value
 
@@ -307,6 +343,8 @@ def build_options(
                 continue
             if spec.form_factor == "sxm" and not row.includes_host:
                 continue  # SXM modules are only sold inside servers
+            if row.includes_host and row.gpus_per_unit < width:
+                continue  # a job runs on one machine
             owned.append(
                 _owned_option(
                     i,
@@ -316,9 +354,11 @@ def build_options(
                     kwh_per_watt_hour,
                     opts.host_watts_per_working_gpu,
                     _resale(row, used_value, years, profile),
+                    idle_share,
+                    width,
                 )
             )
-    hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts) for h in catalog.hosts]
+    hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts * idle_share) for h in catalog.hosts]
     # oldest price date per feed (grouped in the table: iterating 10,000 pandas strings costs more than the MIP)
     as_of: dict[str, str] = {str(k): str(v) for k, v in cloud_frame.groupby("feed")["as_of"].min().items()}
     for o in owned:
@@ -338,7 +378,20 @@ def build_options(
         warnings,
         dict(sorted(as_of.items())),
         candidates,
+        width,
     )
+
+
+def idle_hours_share(machine_on: str | float) -> float:
+    """Share of the hours an owned machine is on while idle: always 1, when_working 0, h hours a day h / 24.
+
+    With `when_working` a working GPU draws its full power (no idle baseline to subtract): the guide's formula.
+    """
+    if machine_on == "always":
+        return 1.0
+    if machine_on == "when_working":
+        return 0.0
+    return float(machine_on) / 24.0
 
 
 def _owned_option(
@@ -349,6 +402,8 @@ def _owned_option(
     kwh_per_watt_hour: float,
     host_watts: float,
     resale: float,
+    idle_share: float = 1.0,
+    width: int = 1,
 ) -> OwnedOption:
     n = row.gpus_per_unit
     if row.watts is not None:
@@ -357,7 +412,8 @@ def _owned_option(
         working_per_gpu = spec.tdp_w + (host_watts if row.includes_host else 0.0)
     idle_unit = row.idle_watts if row.idle_watts is not None else defaults.GPU_IDLE_FRACTION_OF_TDP * spec.tdp_w * n
     host_share = 0.0 if row.includes_host else host_watts
-    marginal_w = max(working_per_gpu - idle_unit / n, 0.0) + host_share
+    baseline = idle_unit / n if idle_share > 0 else 0.0  # idle draw a working GPU does not add (machine on anyway)
+    marginal_w = max(working_per_gpu - baseline, 0.0) + host_share
     return OwnedOption(
         key=f"own:{index}",
         name=row.name,
@@ -368,10 +424,11 @@ def _owned_option(
         includes_host=row.includes_host,
         throughput=throughput,
         marginal_kwh_per_gpu_hour=kwh_per_watt_hour * marginal_w,
-        idle_kwh_per_unit_hour=kwh_per_watt_hour * idle_unit,
+        idle_kwh_per_unit_hour=kwh_per_watt_hour * idle_unit * idle_share,
         card_watts=working_per_gpu,
         resale_usd=resale,
         memory_gb=spec.memory_gb,
+        slots_per_unit=(n // width) if row.includes_host else n / width,
         vendor=row.vendor,
         source=row.source,
         as_of=row.as_of,

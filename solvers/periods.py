@@ -1,24 +1,46 @@
-"""Calendar periods of a plan and the demand in each, in reference GPU-hours.
+"""Calendar periods of a plan and, in each, the demand as a load-duration curve of jobs at once.
 
 A month's hours are its calendar hours (February 2027 has 672). Periods are calendar months
 clipped to the horizon, so a horizon that starts or ends mid-month has partial first/last periods.
+
+The three demand notions (README, "Demand model"):
+- concurrency: reference GPUs busy at once, hour by hour (or, for `gpus + utilisation` read `at_once`,
+  N GPUs for u of the hours in no particular order);
+- job width: `jobs.gpus_per_job` GPUs run one job together, so c busy GPUs are c / width jobs; work
+  given in reference GPU-hours needs work / efficiency busy GPU-hours (DOMAIN §3 scaling);
+- patience: work may move anywhere within its calendar day, ISO week or month; the plan then sees that
+  window's average concurrency (`waited_gpu_hours` is the work that moved).
+
+Within a period only the load-duration curve matters (which hours are busy does not: owned capacity is the
+same in every hour of a period), so a period keeps levels (n jobs at once, hours at that count). An hour
+with an average of 2.3 jobs is 2 jobs for 0.7 h and 3 jobs for 0.3 h: the integer levels are exact.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
+import numpy as np
+
+from solvers import defaults
 from solvers.errors import ProfileError
-from solvers.profile import Profile, SeriesDemand, UtilisationDemand
+from solvers.profile import ConcurrencyDemand, Profile, SeriesDemand, UtilisationDemand
+
+_WINDOW_HOURS = {"day": 24.0, "week": 168.0}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Period:
     label: str          # YYYY-MM
     start: dt.date
     end: dt.date        # exclusive
-    demand: float       # reference GPU-hours
+    demand: float       # work, reference GPU-hours
+    jobs: np.ndarray = field(default_factory=lambda: np.zeros(0))         # jobs at once per level (> 0)
+    level_hours: np.ndarray = field(default_factory=lambda: np.zeros(0))  # hours at each level
+    waited_gpu_hours: float = 0.0   # busy GPU-hours moved within their patience window
+    max_wait_hours: float = 0.0     # the longest any of it may have waited (the window's length)
 
     @property
     def days(self) -> int:
@@ -42,9 +64,19 @@ def first_of_next_month(today: dt.date) -> dt.date:
     return add_months(today.replace(day=1), 1)
 
 
-def _month_start(label: str) -> dt.date:
-    year, month = label.split("-")
-    return dt.date(int(year), int(month), 1)
+def scaling_efficiency(profile: Profile) -> float:
+    """Speed-up on `gpus_per_job` GPUs divided by their number: measured, or the guide's figures."""
+    jobs = profile.jobs
+    if jobs.scaling_efficiency is not None:
+        return jobs.scaling_efficiency
+    return default_efficiency(jobs.gpus_per_job)
+
+
+def default_efficiency(width: int) -> float:
+    points = sorted(defaults.SPEEDUP_BY_GPUS.items())
+    xs = np.array([n for n, _ in points], dtype=float)
+    eff = np.array([s / n for n, s in points])
+    return float(np.interp(width, xs, eff))
 
 
 def _calendar_slices(start: dt.date, end: dt.date) -> list[tuple[str, dt.date, dt.date]]:
@@ -65,28 +97,166 @@ def _horizon_end(profile: Profile, start: dt.date) -> dt.date | None:
     return None
 
 
+def levels(jobs_per_hour: np.ndarray, hours: np.ndarray | float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Load-duration curve of fractional jobs-at-once values: integer levels (n > 0) and their hours.
+
+    A value c for h hours is floor(c) jobs for (1 - frac) h and ceil(c) jobs for frac h: same work, and
+    each moment has a whole number of jobs running.
+    """
+    c = np.asarray(jobs_per_hour, dtype=float)
+    h = np.broadcast_to(np.asarray(hours, dtype=float), c.shape)
+    lo = np.floor(c + 1e-9)
+    frac = np.clip(c - lo, 0.0, 1.0)
+    lo_i = lo.astype(np.int64)
+    size = int(lo_i.max(initial=0)) + 2
+    at = np.bincount(lo_i, weights=h * (1.0 - frac), minlength=size) + np.bincount(
+        lo_i + 1, weights=h * frac, minlength=size)
+    n = np.flatnonzero(at > 1e-9)
+    n = n[n > 0]
+    return n.astype(float), at[n]
+
+
+def compress(jobs: np.ndarray, hours: np.ndarray, max_levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """At most `max_levels` levels: neighbouring levels merged into their hour-weighted mean (same work).
+
+    The peak level is kept as it is (it sizes the rented instances); only levels below it are merged.
+    """
+    if len(jobs) <= max_levels:
+        return jobs, hours
+    order = np.argsort(jobs)
+    jobs, hours = jobs[order], hours[order]
+    groups = np.array_split(np.arange(len(jobs) - 1), max_levels - 1)
+    merged_h = np.array([hours[g].sum() for g in groups] + [hours[-1]])
+    merged_n = np.array([float(np.dot(jobs[g], hours[g]) / hours[g].sum()) for g in groups] + [jobs[-1]])
+    return merged_n, merged_h
+
+
 def build_periods(profile: Profile, today: dt.date) -> list[Period]:
     """Periods over the horizon with their demand; `today` fixes the default start."""
     demand = profile.demand
     if isinstance(demand, UtilisationDemand):
-        start = demand.start or first_of_next_month(today)
-        end = _horizon_end(profile, start)
-        assert end is not None  # the profile validator requires a horizon with this demand
-        rate = demand.gpus * demand.utilisation  # reference GPU-hours per hour
-        return [Period(label, a, b, rate * 24.0 * (b - a).days) for label, a, b in _calendar_slices(start, end)]
-    return _series_periods(profile, demand)
-
-
-def _series_periods(profile: Profile, demand: SeriesDemand) -> list[Period]:
-    start = _month_start(demand.series[0].month)
-    last_end = add_months(_month_start(demand.series[-1].month), 1)
+        return _utilisation_periods(profile, demand, today)
+    if isinstance(demand, SeriesDemand):
+        start, busy = _series_timeline(profile, demand)
+    else:
+        start, busy = _concurrency_timeline(demand)
+    last_end = start + dt.timedelta(days=math.ceil(len(busy) / 24))
     end = _horizon_end(profile, start) or last_end
     if end < last_end:
+        if isinstance(demand, SeriesDemand):
+            last = demand.series[-1].month or demand.series[-1].first_day.isoformat()
+        else:
+            last = f"hour {len(demand.busy_gpus)}"
         raise ProfileError(
-            "demand.series",
+            "demand.series" if isinstance(demand, SeriesDemand) else "demand.busy_gpus",
             "within_horizon",
-            f"series month {demand.series[-1].month} lies beyond the horizon, which ends on "
-            f"{end.isoformat()}; lengthen the horizon or shorten the series",
+            f"demand at {last} lies beyond the horizon, which ends on {end.isoformat()}; lengthen the horizon "
+            "or shorten the series",
         )
-    by_month = {p.month: p.reference_gpu_hours for p in demand.series}
-    return [Period(label, a, b, by_month.get(label, 0.0)) for label, a, b in _calendar_slices(start, end)]
+    total_hours = 24 * (end - start).days
+    timeline = np.zeros(total_hours)
+    timeline[: len(busy)] = busy
+    return _timeline_periods(profile, start, end, timeline)
+
+
+def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.date) -> list[Period]:
+    start = demand.start or first_of_next_month(today)
+    end = _horizon_end(profile, start)
+    assert end is not None  # the profile validator requires a horizon with this demand
+    width = profile.jobs.gpus_per_job
+    eff = scaling_efficiency(profile)
+    at_once = demand.reading == "at_once"
+    busy = demand.gpus * demand.utilisation  # GPUs busy on average
+    smooth = not (at_once and profile.jobs.patience == "none")
+    # the same curve every hour of every period: levels per hour, scaled by each period's hours
+    if smooth:
+        jobs, share = levels(np.array([busy / width]), 1.0)
+    else:
+        jobs, share = levels(np.array([demand.gpus / width]), demand.utilisation)
+    periods = []
+    for label, a, b in _calendar_slices(start, end):
+        hours = 24.0 * (b - a).days
+        waited = (demand.gpus - busy) * demand.utilisation * hours if at_once and smooth else 0.0
+        wait = _window_hours(profile, hours) if waited > 0 else 0.0
+        periods.append(Period(label, a, b, busy * hours * eff, jobs, share * hours, waited, wait))
+    return periods
+
+
+def _window_hours(profile: Profile, period_hours: float) -> float:
+    patience = profile.jobs.patience
+    return _WINDOW_HOURS.get(patience, period_hours) if patience != "none" else 0.0
+
+
+def _series_timeline(profile: Profile, demand: SeriesDemand) -> tuple[dt.date, np.ndarray]:
+    """Busy reference GPUs per hour from work per month/week/day (flat, or at `gpus_at_once` from the start)."""
+    eff = scaling_efficiency(profile)
+    start = demand.series[0].first_day
+    spans = []
+    for p in demand.series:
+        first = p.first_day
+        nxt = (add_months(first, 1) if demand.resolution == "month"
+               else first + dt.timedelta(days=7 if demand.resolution == "week" else 1))
+        spans.append((first, nxt, p))
+    busy = np.zeros(24 * (spans[-1][1] - start).days)
+    for i, (first, nxt, p) in enumerate(spans):
+        a = 24 * (first - start).days
+        hours = 24 * (nxt - first).days
+        gpu_hours = p.reference_gpu_hours / eff
+        if p.gpus_at_once is None:
+            busy[a: a + hours] = gpu_hours / hours
+            continue
+        run = gpu_hours / p.gpus_at_once
+        if run > hours + 1e-9:
+            raise ProfileError(f"demand.series[{i}].gpus_at_once", "fits_period",
+                               f"{p.reference_gpu_hours:g} reference GPU-hours at {p.gpus_at_once:g} GPUs at once "
+                               f"need {run:,.1f} h, more than the {hours} h of the {demand.resolution}")
+        whole = int(run)
+        busy[a: a + whole] = p.gpus_at_once
+        if whole < hours:
+            busy[a + whole] = p.gpus_at_once * (run - whole)
+    return start, busy
+
+
+def _concurrency_timeline(demand: ConcurrencyDemand) -> tuple[dt.date, np.ndarray]:
+    start = demand.start.date()
+    offset = demand.start.hour
+    busy = np.zeros(offset + len(demand.busy_gpus))
+    busy[offset:] = demand.busy_gpus
+    return start, busy
+
+
+def _window_ids(profile: Profile, start: dt.date, slices: list[tuple[str, dt.date, dt.date]],
+                total_hours: int) -> np.ndarray | None:
+    patience = profile.jobs.patience
+    hour = np.arange(total_hours)
+    if patience == "none":
+        return None
+    if patience == "day":
+        return hour // 24
+    if patience == "week":
+        return (hour + 24 * start.weekday()) // 168
+    bounds = np.array([24 * (b - start).days for _, _, b in slices])
+    return np.searchsorted(bounds, hour, side="right")
+
+
+def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.ndarray) -> list[Period]:
+    width = profile.jobs.gpus_per_job
+    eff = scaling_efficiency(profile)
+    slices = _calendar_slices(start, end)
+    windows = _window_ids(profile, start, slices, len(busy))
+    waited = np.zeros_like(busy)
+    if windows is not None:
+        flat = np.bincount(windows, weights=busy) / np.maximum(np.bincount(windows), 1)
+        moved = flat[windows]
+        waited = np.maximum(busy - moved, 0.0)
+        busy = moved
+    periods = []
+    for label, a, b in slices:
+        lo, hi = 24 * (a - start).days, 24 * (b - start).days
+        chunk = busy[lo:hi]
+        jobs, h = levels(chunk / width)
+        moved_hours = float(waited[lo:hi].sum())
+        periods.append(Period(label, a, b, float(chunk.sum()) * eff,
+                              *compress(jobs, h, defaults.MAX_LEVELS_PER_PERIOD), moved_hours,
+                              _window_hours(profile, 24.0 * (b - a).days) if moved_hours > 1e-9 else 0.0))
+    return periods

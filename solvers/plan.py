@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass
+from functools import partial
 
 from pricing.catalog import Catalog
 from solvers.accounting import Accounts, Allocation, Ledger
@@ -18,9 +19,9 @@ from solvers.curves import crossing, cumulative_points, curve, day_grid
 from solvers.diagnose import explain, no_options
 from solvers.errors import ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
-from solvers.model import Limits, MipSolution, solve
+from solvers.model import Limits, MipSolution, SolveStatus, solve
 from solvers.options import HostOption, Options, OwnedOption, build_options
-from solvers.periods import Period, build_periods
+from solvers.periods import Period, build_periods, scaling_efficiency
 from solvers.profile import Profile, UtilisationDemand
 from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
 from solvers.result import (
@@ -41,7 +42,7 @@ THRESHOLDS_NOTE = (
 
 
 class SolverFailure(RuntimeError):
-    """HiGHS (and CBC) returned neither a solution nor a proof of infeasibility."""
+    """HiGHS returned neither a solution nor a proof of infeasibility."""
 
 
 def _check_providers(profile: Profile, catalog: Catalog) -> None:
@@ -77,7 +78,24 @@ def _single_units(owned: list[OwnedOption], hosts: list[HostOption], limits: Lim
 
 
 def _allocation(sol: MipSolution) -> Allocation:
-    return Allocation(Purchase(sol.units, sol.hosts), sol.owned_hours, sol.cloud_hours)
+    return Allocation(Purchase(sol.units, sol.hosts), sol.owned_jobs, sol.instances, sol.displaced, sol.packed_hours)
+
+
+def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[str]:
+    """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
+    notes = []
+    for label in plan.listings:
+        notes.append(f"the plan rents marketplace listing {label}: one host machine whose price and availability the "
+                     "host sets and may change; options.allow_marketplace = false plans without listings")
+    jobs = profile.jobs
+    if jobs.gpus_per_job > 1 and jobs.scaling_efficiency is None:
+        eff = scaling_efficiency(profile)
+        note = (f"jobs of {jobs.gpus_per_job} GPUs assumed to scale at {100 * eff:.1f}% efficiency (the guide's "
+                "data-parallel figures for convolutional nets)")
+        if profile.workload != "cnn_training":
+            note += "; transformers and fully connected nets scale worse: give jobs.scaling_efficiency if measured"
+        notes.append(note)
+    return notes
 
 
 @dataclass
@@ -102,24 +120,28 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
-    options = build_options(catalog, profile, today, horizon_days, prune_cloud_frame if prune else None)
+    peak_jobs = max((float(p.jobs.max(initial=0.0)) for p in periods), default=0.0)
+    options = build_options(catalog, profile, today, horizon_days,
+                            partial(prune_cloud_frame, peak_jobs=peak_jobs) if prune else None)
     if not options.owned and not options.cloud:
         raise no_options(profile, catalog)
     blocks = merge_periods(periods)
     rate = options.electricity_usd_per_kwh
     opts = profile.options
-    limits = Limits(rate, opts.availability, opts.host_watts_per_working_gpu, opts.max_capex_usd, opts.max_owned_gpus)
+    limits = Limits(rate, opts.availability, opts.host_watts_per_working_gpu, opts.max_capex_usd, opts.max_owned_gpus,
+                    profile.jobs.gpus_per_job, profile.jobs.patience == "none")
     owned = prune_dominated(options.owned) if prune else options.owned
-    owned_main = prune_unprofitable(owned, options.cloud, blocks, opts.availability, rate) if prune else owned
+    owned_main = prune_unprofitable(owned, options.cloud, blocks, rate, limits.width) if prune else owned
 
     main = solve(owned_main, options.cloud, options.hosts, blocks, limits)
-    if main.status == "infeasible":
+    if main.status == SolveStatus.INFEASIBLE:
         raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
-    if main.status == "error":
+    if main.status == SolveStatus.ERROR:
         raise SolverFailure("the solver returned no solution and no proof of infeasibility")
 
     ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
-                    {h.host.slots: h for h in options.hosts}, blocks, periods, rate)
+                    {h.host.slots: h for h in options.hosts}, blocks, periods, rate, limits.width,
+                    scaling_efficiency(profile))
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
                 ledger.account(_allocation(main)))
 
@@ -129,14 +151,17 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
-    evaluator = Evaluator(owned, options.cloud, options.hosts, blocks, opts.availability)
-    base = Scenario(limits.usd_per_kwh)
+    demand = profile.demand
+    hours_scale = (isinstance(demand, UtilisationDemand) and demand.reading == "at_once"
+                   and profile.jobs.patience == "none")
+    evaluator = Evaluator(owned, options.cloud, options.hosts, blocks, opts.availability, limits.width,
+                          limits.integer_instances, hours_scale)
     notes: list[str] = []
     cloud_only_acc: Accounts | None = None
     if options.cloud:
-        ev = evaluator.evaluate(Purchase(), base, detail=True)
-        if ev.feasible:
-            cloud_only_acc = ledger.account(Allocation(Purchase(), {}, ev.cloud_hours))
+        cloud_only_sol = solve([], options.cloud, options.hosts, blocks, limits)
+        if cloud_only_sol.status.has_solution:
+            cloud_only_acc = ledger.account(_allocation(cloud_only_sol))
         else:
             notes.append("cloud_only: the cloud offers' quotas cannot meet the demand alone")
     else:
@@ -145,7 +170,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     buy_only_acc: Accounts | None = None
     if owned:
         buy_only_sol = solve(owned, [], options.hosts, blocks, limits)
-        if buy_only_sol.status in ("optimal", "time_limited"):
+        if buy_only_sol.status.has_solution:
             buy_only_acc = ledger.account(_allocation(buy_only_sol))
         else:
             notes.append("buy_only: no purchase within the profile's limits meets the demand without cloud")
@@ -156,7 +181,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     break_even = _break_even(profile, periods, blocks, options, owned, evaluator, limits, plan_acc, cloud_only_acc,
                              buy_only_acc, plan_purchase, buy_only_sol, horizon_days)
     result = PlanResult(
-        status=main.status,  # type: ignore[arg-type]
+        status=main.status.value,  # type: ignore[arg-type]
         recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile),
         total_cost_usd=plan_acc.costs.total_usd,
         buy=plan_acc.buy,
@@ -171,10 +196,11 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
             notes=notes,
         ),
         prices_as_of=options.prices_as_of,
-        warnings=options.warnings + _status_warnings(main),
-        solver=SolverInfo(backend=main.backend, status=main.status, solve_ms=round(main.solve_ms, 2),
-                          gap=main.gap, owned_options=len(core.owned_main), cloud_options=len(options.cloud),
-                          candidates_before_pruning=options.candidates),
+        warnings=options.warnings + _warnings(profile, options, plan_acc) + _status_warnings(main),
+        solver=SolverInfo(backend=main.backend, status=main.status.value, solve_ms=round(main.solve_ms, 2),
+                          build_ms=round(main.build_ms, 2), gap=main.gap, owned_options=len(core.owned_main),
+                          cloud_options=len(options.cloud), candidates_before_pruning=options.candidates,
+                          levels=sum(len(b.jobs) for b in blocks), integer_instances=limits.integer_instances),
         horizon={"start": periods[0].start.isoformat(), "end": periods[-1].end.isoformat(), "days": horizon_days,
                  "periods": len(periods)},
     )
@@ -182,7 +208,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
 
 
 def _status_warnings(sol: MipSolution) -> list[str]:
-    if sol.status == "time_limited":
+    if sol.status == SolveStatus.TIME_LIMITED:
         return [f"the solver hit its time limit; the plan is within {100 * (sol.gap or 0):.3f}% of the optimum"]
     return []
 
@@ -207,7 +233,7 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
     base = Scenario(limits.usd_per_kwh)
     singles = sorted(_single_units(owned, options.hosts, limits), key=lambda p: evaluator.cost(p, base))[:4]
     candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
-                              and buy_only_sol.status in ("optimal", "time_limited") else None) if p and not p.empty]
+                              and buy_only_sol.status.has_solution else None) if p and not p.empty]
     candidates += singles
     demand = profile.demand
     max_scale = 1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE

@@ -6,6 +6,7 @@ and feasibility are checked by the planner against the catalog it is given.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
@@ -23,6 +24,7 @@ from solvers.bounds import (
     Month,
     PlanDate,
     Ratio,
+    Timestamp,
 )
 
 Workload = Literal["cnn_training", "transformer_training", "rnn_training", "inference_16bit", "inference_8bit"]
@@ -35,34 +37,117 @@ class _Strict(BaseModel):
 
 
 class UtilisationDemand(_Strict):
-    """N reference GPUs busy a fraction of the time: how the guide talks about demand."""
+    """N reference GPUs busy a fraction of the time: how the guide talks about demand.
+
+    Two readings (`reading`): `at_once` (default, the guide's meaning of "a GPU used u of the time"): all N GPUs
+    are busy together for u of the hours and idle otherwise, so owning fewer than N leaves work for the cloud in
+    the busy hours; `average`: the N GPUs are busy u of the time each, independently, so on average N x u are busy
+    at any hour (a shared cluster whose load is smooth).
+    """
 
     gpus: Gpus = Field(1, description="number of reference GPUs")
     utilisation: Fraction = Field(description="fraction of hours they are busy, in (0, 1]")
+    reading: Literal["at_once", "average"] = Field(
+        "at_once", description="at_once: N GPUs busy together for u of the hours (the guide's meaning); "
+        "average: N x u GPUs busy on average at every hour")
     reference_gpu: str = Field(min_length=1)
     start: PlanDate | None = Field(None, description="first day of demand; default: first day of next month")
 
 
 class SeriesPoint(_Strict):
-    month: Month
+    """The work of one month, week or day, and optionally how many GPUs it keeps busy at once."""
+
+    month: Month | None = Field(None, description="YYYY-MM (month resolution)")
+    start: PlanDate | None = Field(
+        None, description="first day of the week (a Monday) or the day (week/day resolution)")
     reference_gpu_hours: GpuHours
+    gpus_at_once: Gpus | None = Field(
+        None, description="GPUs the work keeps busy together while it runs; default: spread evenly over the period")
+
+    @model_validator(mode="after")
+    def _one_key(self) -> SeriesPoint:
+        if (self.month is None) == (self.start is None):
+            raise ValueError("give month (month resolution) or start (week or day resolution), not both")
+        return self
+
+    @property
+    def first_day(self) -> dt.date:
+        if self.month is not None:
+            return dt.date(int(self.month[:4]), int(self.month[5:7]), 1)
+        assert self.start is not None  # the validator requires one of the two
+        return self.start
 
 
 class SeriesDemand(_Strict):
-    """Reference GPU-hours per calendar month, e.g. deadline bursts."""
+    """Reference GPU-hours per calendar month, ISO week or day, e.g. deadline bursts."""
 
-    series: list[SeriesPoint] = Field(min_length=1, max_length=defaults.MAX_HORIZON_MONTHS)
+    series: list[SeriesPoint] = Field(min_length=1, max_length=defaults.MAX_HORIZON_DAYS)
+    resolution: Literal["month", "week", "day"] = "month"
     reference_gpu: str = Field(min_length=1)
 
-    @field_validator("series")
+    @model_validator(mode="after")
+    def _points(self) -> SeriesDemand:
+        points = self.series
+        for i, p in enumerate(points):
+            if self.resolution == "month" and p.month is None:
+                raise ValueError(f"series[{i}]: month resolution needs month (YYYY-MM)")
+            if self.resolution != "month" and p.month is not None:
+                raise ValueError(f"series[{i}]: {self.resolution} resolution needs start (YYYY-MM-DD), not month")
+            if self.resolution == "week" and p.start is not None and p.start.weekday() != 0:
+                raise ValueError(f"series[{i}]: a week starts on a Monday (ISO 8601)")
+        starts = [p.first_day for p in points]
+        if len(set(starts)) != len(starts):
+            raise ValueError(f"each {self.resolution} may appear only once in the series")
+        if self.resolution == "month" and len(points) > defaults.MAX_HORIZON_MONTHS:
+            raise ValueError(f"at most {defaults.MAX_HORIZON_MONTHS} months")
+        if all(p.reference_gpu_hours == 0 for p in points):
+            raise ValueError(f"the series has no demand: every {self.resolution} is 0 reference GPU-hours")
+        self.series = sorted(points, key=lambda p: p.first_day)
+        return self
+
+
+class ConcurrencyDemand(_Strict):
+    """An hourly concurrency series: GPUs busy on average in each hour, e.g. from a usage log.
+
+    This is the form `solvers.usage` returns (`UsageSeries(start, busy_gpus)`): `start` is the first hour
+    (UTC, on the hour; a time without a zone is read as UTC), then one value per hour.
+    """
+
+    start: Timestamp
+    resolution: Literal["hour"] = "hour"
+    busy_gpus: list[Annotated[float, Field(ge=0, le=100_000, allow_inf_nan=False)]] = Field(
+        min_length=1, max_length=24 * defaults.MAX_HORIZON_DAYS)
+    reference_gpu: str = Field(min_length=1)
+
+    @field_validator("start")
     @classmethod
-    def _unique_months(cls, value: list[SeriesPoint]) -> list[SeriesPoint]:
-        months = [p.month for p in value]
-        if len(set(months)) != len(months):
-            raise ValueError("each month may appear only once in the series")
-        if all(p.reference_gpu_hours == 0 for p in value):
-            raise ValueError("the series has no demand: every month is 0 reference GPU-hours")
-        return sorted(value, key=lambda p: p.month)
+    def _on_the_hour(cls, value: dt.datetime) -> dt.datetime:
+        value = value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+        if value.minute or value.second or value.microsecond:
+            raise ValueError("start must be on the hour")
+        return value
+
+    @field_validator("busy_gpus")
+    @classmethod
+    def _some_work(cls, value: list[float]) -> list[float]:
+        if not any(value):
+            raise ValueError("the series has no demand: every hour is 0 busy GPUs")
+        return value
+
+
+Patience = Literal["none", "day", "week", "month"]
+
+
+class JobShape(_Strict):
+    """How the work runs: GPUs one job needs together, how well it scales, and how long it may wait."""
+
+    gpus_per_job: int = Field(1, ge=1, le=64, description="GPUs one job needs together, on one machine")
+    scaling_efficiency: float | None = Field(
+        None, gt=0, le=1, description="measured speed-up on gpus_per_job GPUs divided by gpus_per_job; "
+        "default: the guide's data-parallel figures (DOMAIN.md section 3)")
+    patience: Patience = Field(
+        "none", description="none: work runs when it arrives; day, week, month: work may move anywhere within its "
+        "calendar day, ISO week or month")
 
 
 class PlanOptions(_Strict):
@@ -81,6 +166,12 @@ class PlanOptions(_Strict):
     resale_decline_per_year: float = Field(defaults.RESALE_DECLINE_PER_YEAR, ge=0, lt=1)
     resale_fee: float = Field(defaults.RESALE_FEE, ge=0, lt=1)
     host_watts_per_working_gpu: float = Field(defaults.HOST_WATTS_PER_WORKING_GPU, ge=0, le=5000)
+    machine_on: Literal["always", "when_working"] | Annotated[float, Field(gt=0, le=24)] = Field(
+        defaults.MACHINE_ON, description="when owned machines are switched on, so idle power counts: always, "
+        "when_working (the guide's formula), or hours a day")
+    allow_marketplace: bool = Field(True, description="False: no marketplace listings (e.g. Vast hosts)")
+    allow_unverified_hosts: bool = Field(
+        True, description="False: no marketplace hosts that are not marked verified (unknown counts as unverified)")
 
     @field_validator("providers")
     @classmethod
@@ -136,10 +227,12 @@ class PriceInput(_Strict):
 
 
 def _demand_kind(value: object) -> str:
-    """A demand with a `series` key is a series; anything else is read as {gpus, utilisation}."""
+    """A `series` key is a series, a `busy_gpus` key an hourly concurrency series; else {gpus, utilisation}."""
     if isinstance(value, dict):
-        return "series" if "series" in value else "utilisation"
-    return "series" if isinstance(value, SeriesDemand) else "utilisation"
+        return "series" if "series" in value else "concurrency" if "busy_gpus" in value else "utilisation"
+    if isinstance(value, SeriesDemand):
+        return "series"
+    return "concurrency" if isinstance(value, ConcurrencyDemand) else "utilisation"
 
 
 class Profile(_Strict):
@@ -148,9 +241,12 @@ class Profile(_Strict):
     workload: Workload
     min_gpu_memory_gb: float = Field(0, ge=0, le=10_000, allow_inf_nan=False)
     demand: Annotated[
-        Annotated[UtilisationDemand, Tag("utilisation")] | Annotated[SeriesDemand, Tag("series")],
+        Annotated[UtilisationDemand, Tag("utilisation")]
+        | Annotated[SeriesDemand, Tag("series")]
+        | Annotated[ConcurrencyDemand, Tag("concurrency")],
         Discriminator(_demand_kind),
     ]
+    jobs: JobShape = Field(default_factory=JobShape)
     horizon_months: int | None = Field(None, ge=1, le=defaults.MAX_HORIZON_MONTHS)
     horizon_days: int | None = Field(None, ge=1, le=defaults.MAX_HORIZON_DAYS)
     electricity_usd_per_kwh: float | None = Field(None, ge=0, le=10, allow_inf_nan=False)

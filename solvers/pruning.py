@@ -1,22 +1,24 @@
 """Remove options that can never be in a cheapest plan, before the model is built.
 
 Three rules, each safe (tests compare optima with and without pruning):
-1. Cloud offers are perfect substitutes in the demand constraint, so among offers without a
-   quota only the cheapest per reference hour can be used; quota-limited offers survive only
-   if they are cheaper than that one.
+1. An offer that costs no less per job-hour and runs no more jobs at once than an unlimited offer is never
+   needed (swap each of its instances for one of the other); instances are whole, so the kept offers form a
+   front of price against instance size.
 2. An owned option is dominated by another with the same unit shape (GPUs per unit, host or not)
    that is no worse in every respect the model sees: throughput, purchase price (budget), net
    price after resale, idle energy, energy per reference hour and card power (PSU). Swapping
    units one for one keeps every constraint and never costs more.
-3. With an unlimited cloud offer at c per reference hour, one unit of an owned option can save at
-   most sum over blocks of min(its capacity, demand) x (c - its energy cost per reference hour).
-   If its net price plus idle energy is at least that, replacing its work by cloud hours never
-   costs more, so it is never needed. (Not used for the buy-only alternative, which has no cloud.)
+3. One unit of an owned option runs k jobs at once; without it, each level-hour with work needs at most
+   ceil(k / s) more instances of an unlimited offer with s slots. If the unit's net price plus idle energy
+   is at least that saving over the horizon, it is never needed. (Not used for the buy-only alternative,
+   which has no cloud.)
 Rules 1 and 2 do not depend on the electricity rate, demand or a uniform cloud price change, so the
 decision thresholds can vary those and keep the pruned lists.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
@@ -25,24 +27,62 @@ from solvers.blocks import Block
 from solvers.options import CloudOption, OwnedOption
 
 
-def prune_cloud_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rule 1, vectorised: the cheapest unlimited offer plus the quota-limited ones cheaper than it.
+def prune_cloud_frame(frame: pd.DataFrame, peak_jobs: float | None = None) -> pd.DataFrame:
+    """Rule 1, vectorised: the unlimited offers on the front of (price per job-hour, jobs per instance), plus the
+    quota-limited offers that no unlimited offer beats on both.
 
-    Ties between equally cheap unlimited offers go to the first by provider, name and region; only the few
-    kept rows are sorted (sorting thousands of offers by text per plan cost more than the solve).
+    Ties (same price and slots) go to the first by provider, name and region; only the few kept rows are sorted
+    by text (sorting thousands of offers by text per plan cost more than the solve).
     """
     if frame.empty:
         return frame
-    price = frame["usd_per_ref_hour"].to_numpy()
+    price = frame["usd_per_job_hour"].to_numpy(dtype=float)
+    slots = frame["slots"].to_numpy(dtype=float)
     unlimited = frame["max_instances"].isna().to_numpy()
-    if not unlimited.any():
-        return frame.sort_values(["usd_per_ref_hour", "provider", "name", "region"], kind="stable")
-    cheapest = price[unlimited].min()
-    tied = frame[unlimited & (price == cheapest)]
-    first = tied.sort_values(["provider", "name", "region"], kind="stable").index[0]
-    keep = (~unlimited) & (price < cheapest)
-    kept = frame[keep | (frame.index == first)]
-    return kept.sort_values(["usd_per_ref_hour", "provider", "name", "region"], kind="stable")
+    keep = np.zeros(len(frame), dtype=bool)
+    front_price = np.zeros(0)
+    front_slots = np.zeros(0)
+    if unlimited.any():
+        idx = np.flatnonzero(unlimited)
+        order = idx[np.lexsort((-slots[idx], price[idx]))]
+        best_before = np.concatenate([[0.0], np.maximum.accumulate(slots[order])[:-1]])
+        front = order[slots[order] > best_before]
+        front_price, front_slots = price[front], slots[front]
+        text = frame[["provider", "name", "region"]].to_numpy()
+        for p, q in zip(front_price, front_slots, strict=True):
+            tied = np.flatnonzero(unlimited & (price == p) & (slots == q))
+            keep[min(tied, key=lambda i: tuple(text[i]))] = True
+    limited = np.flatnonzero(~unlimited)
+    if len(limited):
+        # most slots among unlimited front offers no dearer than each limited offer
+        pos = np.searchsorted(front_price, price[limited], side="right")
+        beaten = np.where(pos > 0, np.concatenate([[0.0], np.maximum.accumulate(front_slots)])[pos], 0.0)
+        limited = limited[slots[limited] > beaten]
+        keep[_enough_quota(limited, price, slots, frame["max_instances"].to_numpy(dtype=float), peak_jobs)] = True
+    kept = frame[keep]
+    return kept.sort_values(["usd_per_job_hour", "provider", "name", "region"], kind="stable")
+
+
+def _enough_quota(rows: np.ndarray, price: np.ndarray, slots: np.ndarray, quota: np.ndarray,
+                  peak_jobs: float | None) -> np.ndarray:
+    """Quota-limited offers (marketplace listings) worth keeping: an offer is never needed when offers kept before
+    it, no dearer and at least as large, already allow ceil(peak / its slots) instances (any plan using it has
+    that many larger instances and can drop it)."""
+    if peak_jobs is None or not len(rows):
+        return rows
+    order = rows[np.lexsort((-slots[rows], price[rows]))]
+    kept: list[int] = []
+    kept_slots: list[float] = []
+    kept_quota: list[float] = []
+    for i in order:
+        need = math.ceil(peak_jobs / slots[i] - 1e-9)
+        allowed = sum(q for s, q in zip(kept_slots, kept_quota, strict=True) if s >= slots[i])
+        if allowed >= need:
+            continue
+        kept.append(int(i))
+        kept_slots.append(float(slots[i]))
+        kept_quota.append(float(quota[i]))
+    return np.array(kept, dtype=np.int64)
 
 
 def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
@@ -71,22 +111,23 @@ def prune_dominated(owned: list[OwnedOption]) -> list[OwnedOption]:
 
 
 def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], blocks: list[Block],
-                       availability: float, usd_per_kwh: float) -> list[OwnedOption]:
-    """Rule 3; a no-op when no cloud offer is unlimited."""
-    unlimited = [c.usd_per_ref_hour for c in cloud if c.max_instances is None]
+                       usd_per_kwh: float, width: int = 1) -> list[OwnedOption]:
+    """Rule 3; a no-op when no cloud offer is unlimited.
+
+    One unit runs `slots_per_unit` jobs at once; renting instead costs at most ceil(slots / instance slots)
+    more instances of an unlimited offer at every level-hour with work, whatever else is rented.
+    """
+    unlimited = [c for c in cloud if c.max_instances is None]
     if not unlimited:
         return owned
-    c = min(unlimited)
-    hours = np.array([b.hours for b in blocks])
-    demand = np.array([b.demand for b in blocks])
-    total_hours = float(hours.sum())
+    busy_hours = sum(float(b.level_hours[b.jobs > 0].sum()) for b in blocks)
+    total_hours = sum(b.hours for b in blocks)
     kept = []
     for o in owned:
-        saving_per_ref = c - o.marginal_usd_per_ref_hour(usd_per_kwh)
-        if saving_per_ref <= 0:
+        if o.slots_per_unit <= 0:
             continue
-        capacity = availability * o.gpus_per_unit * o.throughput * hours
-        max_saving = float(np.minimum(capacity, demand).sum()) * saving_per_ref
+        per_hour = min(np.ceil(o.slots_per_unit / c.slots - 1e-9) * c.usd_per_job_hour for c in unlimited)
+        max_saving = busy_hours * float(per_hour)
         fixed = o.net_price_usd + usd_per_kwh * o.idle_kwh_per_unit_hour * total_hours
         if fixed < max_saving:
             kept.append(o)

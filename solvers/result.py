@@ -68,6 +68,13 @@ class PeriodLine(BaseModel):
     cloud_hours: dict[str, float] = Field(description="instance-hours per cloud offer (provider/name/region/pricing)")
     electricity_usd: float
     cloud_usd: float
+    peak_owned_gpus: float = Field(0.0, description="most owned GPUs busy at once in the period")
+    peak_rented_gpus: float = Field(0.0, description="most rented GPUs busy at once in the period (whole instances "
+                                    "may hold more, see unused_rented_gpu_hours)")
+    unused_rented_gpu_hours: float = Field(0.0, description="GPU-hours of rented instances that no job used "
+                                           "(paid: instances are rented whole)")
+    waited_gpu_hours: float = Field(0.0, description="busy GPU-hours of work moved within its patience window")
+    max_wait_hours: float = Field(0.0, description="the longest that work may have waited: the window's length")
 
 
 class Alternative(BaseModel):
@@ -137,10 +144,13 @@ class SolverInfo(BaseModel):
     backend: str
     status: str
     solve_ms: float
+    build_ms: float = Field(0.0, description="time spent building the model's arrays, part of solve_ms")
     gap: float | None
     owned_options: int = Field(description="owned options in the model after pruning")
     cloud_options: int = Field(description="cloud offers in the model after pruning")
     candidates_before_pruning: int
+    levels: int = Field(0, description="load-duration levels in the model, summed over merged blocks")
+    integer_instances: bool = Field(True, description="rented instances whole at every level (work cannot wait)")
 
 
 class PlanResult(BaseModel):

@@ -40,7 +40,7 @@ def _first_true(pred: Callable[[float], bool], lo: float, hi: float) -> float | 
             hi = mid
         else:
             lo = mid
-        if hi - lo <= 1e-7 * max(1.0, hi):
+        if hi - lo <= 1e-6 * max(1.0, hi):
             break
     return hi
 

@@ -69,8 +69,9 @@ def test_spot_overhead_and_spot_filter() -> None:
 
 
 def test_bare_card_needs_a_host_and_idle_power_counts() -> None:
+    # idle power counts only while the machine is on: here always (the default, when_working, is tested below)
     card = {"name": "card", "gpu": "RTX 3090", "unit_price_usd": 700, "watts": 350, "idle_watts": 35}
-    plan = plan_for(simple_profile([card], [cloud_item(5.0)], utilisation=0.5))
+    plan = plan_for(simple_profile([card], [cloud_item(5.0)], utilisation=0.5, machine_on="always"))
     assert plan.buy[0].count == 1 and plan.hosts and plan.hosts[0].count == 1
     host = plan.hosts[0]
     hours = HOURS_2027
@@ -113,3 +114,15 @@ def test_resale_credit_uses_the_used_market_value() -> None:
     expected = 704 * 0.8 ** (365 / 365.25) * 0.87
     assert plan.costs.resale_credit_usd == pytest.approx(expected, abs=0.01)
     assert plan.total_cost_usd == pytest.approx(1000 + 0.5 * HOURS_2027 * 0.045 - expected, abs=0.02)
+
+
+def test_idle_power_follows_the_hours_the_machine_is_on() -> None:
+    card = {"name": "card", "gpu": "RTX 3090", "unit_price_usd": 700, "watts": 350, "idle_watts": 35}
+    work = 0.5 * HOURS_2027
+    # when_working (the default, the guide's formula): full card power plus the host share while working, no idle
+    plan = plan_for(simple_profile([card], [cloud_item(5.0)], utilisation=0.5))
+    assert plan.costs.electricity_usd == pytest.approx(0.1 * work * (350 + 100) / 1000, abs=0.01)
+    # 12 hours a day: idle draw of card and host for half the hours, working power above idle while working
+    half = plan_for(simple_profile([card], [cloud_item(5.0)], utilisation=0.5, machine_on=12))
+    idle_kwh = HOURS_2027 / 2 * (35 + half.hosts[0].idle_watts) / 1000
+    assert half.costs.electricity_usd == pytest.approx(0.1 * (work * (350 - 35 + 100) / 1000 + idle_kwh), abs=0.01)

@@ -1,0 +1,141 @@
+"""The screening curve: what the K-th owned job slot saves, over every level of every block.
+
+With K owned slots, each level of n jobs at once runs k*(K) <= min(K, n) of them on owned GPUs and rents whole
+instances for the rest (ceil(n - k) jobs, priced by the covering-knapsack table; or packed instances at the
+cheapest price per job-hour when work may wait). k*(K) minimises rent + owned energy (at the cheapest owned
+option's energy per job-hour) over k <= K, so owning one more slot never costs more in rent.
+The plan's rent is then R(K) and its owned job-hours per block W_b(K): the MIP sums per-slot steps
+(unary binaries mu_K = [K owned slots or more]); the evaluator reads them at a fixed K.
+
+Exact (equal to enumerating every hour) when at most one owned option is bought or all owned options use the
+same energy per job-hour: jobs are then interchangeable between owned GPUs. With several, which owned GPU runs
+which job is pooled per block (cheapest energy first up to each option's hours), which can under-count energy
+when the cheap option is busy in the peak hours only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers import defaults
+from solvers.cover import cover_table
+from solvers.options import CloudOption
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The (block, level) pairs of all blocks, flattened."""
+
+    block: np.ndarray   # block index per cell
+    jobs: np.ndarray    # jobs at once
+    hours: np.ndarray   # hours at that level (summed over the block's periods)
+
+
+class Renting:
+    """Price per level-hour of renting for `jobs` jobs at once: whole instances, or packed when work may wait."""
+
+    def __init__(self, cloud: list[CloudOption], peak: int, whole: bool) -> None:
+        self.cloud = cloud
+        self.whole = whole
+        self.table = cover_table(cloud, min(peak, defaults.MAX_COVER_TABLE)) if whole else None
+        unlimited = [i for i, c in enumerate(cloud) if c.max_instances is None]
+        # beyond the table: whole instances of the cheapest unlimited offer per job slot, then the table
+        self._bulk = min(unlimited, key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots, default=None)
+        order = sorted(range(len(cloud)), key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots)
+        self._packed: list[tuple[int, float, float]] = []
+        for i in order:
+            quota = cloud[i].max_instances
+            cap = math.inf if quota is None else quota * cloud[i].slots
+            self._packed.append((i, cloud[i].usd_per_job_hour / cloud[i].slots, cap))
+
+    def price(self, jobs: np.ndarray) -> np.ndarray:
+        jobs = np.maximum(jobs, 0.0)
+        if self.table is not None:
+            need = np.ceil(jobs - 1e-9).astype(np.int64)
+            bulk = np.zeros_like(need)
+            extra: np.ndarray = np.zeros(jobs.shape)
+            if self._bulk is not None:
+                offer = self.cloud[self._bulk]
+                bulk = np.maximum(np.ceil((need - self.table.size) / offer.slots), 0).astype(np.int64)
+                extra = bulk * offer.usd_per_job_hour
+            rest = np.maximum(need - bulk * (self.cloud[self._bulk].slots if self._bulk is not None else 0), 0)
+            priced = self.table.price[np.minimum(rest, self.table.size)] + extra
+            return np.where(rest > self.table.size, math.inf, priced)
+        cost = np.zeros_like(jobs)
+        left = jobs.copy()
+        for _, per_slot, cap in self._packed:
+            take = np.minimum(left, cap)
+            cost += per_slot * take
+            left = left - take
+        return np.where(left > 1e-9, math.inf, cost)
+
+    def instances(self, jobs: float) -> dict[int, float]:
+        """Instances per offer index for `jobs` jobs at once (whole counts, or packed fractions)."""
+        if self.table is not None:
+            need = max(0, math.ceil(jobs - 1e-9))
+            bulk_offer, bulk = self._bulk, 0
+            if bulk_offer is not None and need > self.table.size:
+                bulk = math.ceil((need - self.table.size) / self.cloud[bulk_offer].slots)
+                need -= bulk * self.cloud[bulk_offer].slots
+            counts = {i: float(n) for i, n in self.table.counts(max(need, 0)).items()}
+            if bulk_offer is not None and bulk:
+                counts[bulk_offer] = counts.get(bulk_offer, 0.0) + bulk
+            return counts
+        out: dict[int, float] = {}
+        left = max(jobs, 0.0)
+        for i, _, cap in self._packed:
+            take = min(left, cap)
+            if take > 1e-12:
+                out[i] = take / self.cloud[i].slots
+            left -= take
+        return out
+
+
+@dataclass(frozen=True)
+class Layers:
+    cells: Cells
+    n_blocks: int
+    ks: np.ndarray           # owned slot counts K, column j of the arrays below
+    rent: np.ndarray         # (len(ks),) rent per K owned slots (inf where quotas cannot cover the rest)
+    owned_hours: np.ndarray  # (blocks, len(ks)) owned job-hours at reference pace per K
+    owned_jobs: np.ndarray   # (cells, len(ks)) owned jobs at once per cell per K
+    required: int            # index of the fewest owned slots with a finite rent (len(ks) if none)
+
+
+def slot_grid(upto: int) -> np.ndarray:
+    """Owned slot counts the curve is evaluated at: every count up to `MAX_SLOT_STEPS`, then an even grid
+    (a lab with thousands of jobs at once plans its owned slots in steps of upto / MAX_SLOT_STEPS)."""
+    if upto <= defaults.MAX_SLOT_STEPS:
+        return np.arange(upto + 1)
+    return np.unique(np.round(np.linspace(0, upto, defaults.MAX_SLOT_STEPS + 1)).astype(np.int64))
+
+
+def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float, ks: np.ndarray) -> Layers:
+    """R(K), W_b(K) and the owned jobs per cell for the owned slot counts K in `ks` (increasing, from 0)."""
+    n = cells.jobs
+    top = np.ceil(n - 1e-9)
+    index = np.arange(len(ks))
+    k = np.minimum(ks[None, :], top[:, None])                  # (cells, len(ks))
+    served = np.minimum(k, n[:, None])
+    rent = renting.price((n[:, None] - k).reshape(-1)).reshape(k.shape) * cells.hours[:, None]
+    cost = rent + owned_energy * served * cells.hours[:, None]
+    # k*(K): the last strict improvement of the running minimum over k <= K (vectorised prefix argmin)
+    with np.errstate(invalid="ignore"):
+        running = np.minimum.accumulate(cost, axis=1)
+        previous = np.concatenate([np.full((len(n), 1), np.inf), running[:, :-1]], axis=1)
+        improves = (cost < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
+            ~np.isfinite(previous) & np.isfinite(cost))
+    chosen = np.maximum.accumulate(np.where(improves, index[None, :], 0), axis=1)
+    owned_jobs = np.minimum(np.minimum(ks[chosen], top[:, None]), n[:, None])
+    cell_rent = np.take_along_axis(rent, chosen, axis=1)
+    total_rent = cell_rent.sum(axis=0)
+    hours = owned_jobs * cells.hours[:, None]
+    owned_hours = np.zeros((n_blocks, len(ks)))
+    for j in range(len(ks)):
+        owned_hours[:, j] = np.bincount(cells.block, weights=hours[:, j], minlength=n_blocks)
+    finite = np.flatnonzero(np.isfinite(total_rent))
+    required = int(finite[0]) if len(finite) else len(ks)
+    return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs, required)
