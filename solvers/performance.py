@@ -18,7 +18,8 @@ gets a correction factor calibrated on the guide's published figures:
   rate of 16-bit (2023), factor 2.0; older GPUs run 8-bit inference at 16-bit speed (the guide
   did not model 8-bit for them).
 Families without a published measurement inherit from their lineage: Hopper and Blackwell from
-GA100 (data-centre), Ada from GA10x, Turing and Volta are the 1.0 baseline.
+GA100 (data-centre), Ada from GA10x, Turing and Volta are the 1.0 baseline; AMD Instinct (CDNA2-4)
+inherits from GA100 as well.
 
 A profile's `throughput_overrides` replace the model for the GPUs they name.
 """
@@ -50,6 +51,11 @@ _FAMILY_FACTORS: dict[str, dict[str, float]] = {
         "blackwell": 1.0,
     },
 }
+# AMD Instinct (CDNA2/3/4) has no published ratio in the guide: like Hopper and Blackwell it inherits the
+# HBM data-centre (GA100) factors until the spec-based model replaces this table.
+for _factors in _FAMILY_FACTORS.values():
+    for _cdna in ("cdna2", "cdna3", "cdna4"):
+        _factors[_cdna] = _factors["ampere_dc"]
 _FAMILY_FACTORS["inference_16bit"] = dict(_FAMILY_FACTORS["transformer_training"])
 _FAMILY_FACTORS["inference_8bit"] = dict(_FAMILY_FACTORS["transformer_training"])
 

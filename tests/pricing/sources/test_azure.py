@@ -40,11 +40,12 @@ EXPECTED = {
     ("Standard_NC24s_v3", "eastus", "on_demand"): ("V100", 4, 12.24),
     ("Standard_NV72ads_A10_v5", "westus2", "on_demand"): ("A10", 2, 6.52),
     ("Standard_NV72ads_A10_v5", "westus2", "spot"): ("A10", 2, 1.63),
+    ("Standard_NC40ads_H100_v5", "eastus", "on_demand"): ("H100 NVL", 1, 6.98),
+    ("Standard_ND96isr_MI300X_v5", "eastus", "on_demand"): ("MI300X", 8, 48.0),
 }
-# GPU sizes of GPUs we do not price (K80 twice, M60, H100 NVL, MI25, MI300X, P100)
+# GPU sizes of GPUs we do not price (K80 twice, M60, MI25, P100)
 EXPECTED_UNKNOWN = {
-    "Standard_NC6": 2, "Standard_NV12s_v3": 1, "Standard_NC40ads_H100_v5": 1, "Standard_NV4as_v4": 1,
-    "Standard_ND96isr_MI300X_v5": 1, "Standard_NC6s_v2": 1,
+    "Standard_NC6": 2, "Standard_NV12s_v3": 1, "Standard_NV4as_v4": 1, "Standard_NC6s_v2": 1,
 }
 
 
@@ -133,7 +134,7 @@ def test_configured_regions_query_each_region(httpserver: HTTPServer) -> None:
     ("Standard_ND24s", "Standard_ND24s"),  # P40
     ("Standard_NV6", "Standard_NV6"),  # M60
     ("Standard_NV8as_v4", "Standard_NV8as_v4"),  # MI25
-    ("Standard_NC80adis_H100_v5", "Standard_NC80adis_H100_v5"),  # H100 NVL
+    ("Standard_NC80adis_H100_v5", ("H100 NVL", 2)),
     ("Standard_NC8ads_A10_v4", "Standard_NC8ads_A10_v4"),  # A10 share per size unknown
     ("Standard_NC48s_v3", "Standard_NC48s_v3"),  # a size the table does not list: never guessed
     ("Standard_ND128isr_NDR_GB200_v6", "Standard_ND128isr_NDR_GB200_v6"),  # an N-series nobody mapped

@@ -167,7 +167,7 @@ def test_next_page_is_followed_on_the_configured_host(httpserver: HTTPServer) ->
     ("NVIDIA Quadro RTX 6000 24GB", "Quadro RTX 6000", True, None),
     ("NVIDIA A100 80GB GPU", "A100 80GB PCIe", False, None),  # PCIe or SXM4? never guess
     ("NVIDIA A100 SXM4 80GB", "A100 80GB PCIe", False, None),
-    ("NVIDIA H100 NVL 94GB PCIe", "H100 PCIe", False, "H100 NVL"),
+    ("NVIDIA H100 NVL 94GB PCIe", "H100 PCIe", False, None),  # another known GPU
     ("NVIDIA L40S 48GB", "L40", False, None),
     ("NVIDIA Tesla T4 16GB PCIe", "T4", True, None),
     ("NVIDIA TITAN RTX 24GB", "Titan RTX", True, None),

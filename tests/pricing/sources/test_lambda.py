@@ -58,6 +58,7 @@ def test_types_mapped_from_description_one_row_per_region_with_capacity(httpserv
         ("gpu_2x_a100", "A100 40GB PCIe", 2, "us-midwest-1", 2.58),
         # "Tesla " dropped: "V100 (16 GB)"
         ("gpu_8x_v100", "V100", 8, "us-south-1", 4.40),
+        ("gpu_1x_gh200", "GH200", 1, "us-east-1", 1.49),
     }
     assert all(o.pricing == "on_demand" and o.provider == "lambda" and o.kind == "cloud" for o in result.observations)
     assert all(o.observed_at == NOW and o.source == "lambda" for o in result.observations)
@@ -66,8 +67,8 @@ def test_types_mapped_from_description_one_row_per_region_with_capacity(httpserv
 def test_unknown_and_cpu_types(httpserver: HTTPServer) -> None:
     REPLAY.install_good(httpserver)
     result = fetch(httpserver)
-    # "1x RTX A100 (24 GB)" (the spec's example) and GH200 are GPUs we do not know; the CPU type is no GPU
-    assert dict(result.unknown_skus) == {"gpu_1x_a100": 1, "gpu_1x_gh200": 1}
+    # "1x RTX A100 (24 GB)" (the spec's example) is a GPU we do not know; the CPU type is no GPU
+    assert dict(result.unknown_skus) == {"gpu_1x_a100": 1}
     assert result.rows_seen == len(load_json(INSTANCE_TYPES)["data"]) == 9
     assert "cpu_4x_general" not in {o.name for o in result.observations}
 
@@ -91,7 +92,7 @@ def test_unauthorised_propagates_as_http_error(httpserver: HTTPServer) -> None:
 def test_zero_and_negative_prices_flow_through(httpserver: HTTPServer, scale: float) -> None:
     REPLAY.install_good(httpserver, price_scale=scale)
     result = fetch(httpserver)
-    assert len(result.observations) == 7
+    assert len(result.observations) == 8
     h100 = next(o for o in result.observations if o.name == "gpu_1x_h100_pcie")
     assert h100.usd == pytest.approx(2.49 * scale)
 
@@ -124,7 +125,7 @@ def test_error_envelope_without_data_is_a_source_error(httpserver: HTTPServer) -
 
 def test_no_known_gpu_is_a_source_error(httpserver: HTTPServer) -> None:
     body = load_json(INSTANCE_TYPES)
-    body["data"] = {k: v for k, v in body["data"].items() if k in {"gpu_1x_gh200", "cpu_4x_general"}}
+    body["data"] = {k: v for k, v in body["data"].items() if k in {"gpu_1x_a100", "cpu_4x_general"}}
     httpserver.expect_request("/instance-types").respond_with_json(body)
     with pytest.raises(SourceError, match="none of 2 instance types"):
         fetch(httpserver)

@@ -48,6 +48,7 @@ def test_each_tier_and_market_is_one_observation(httpserver: HTTPServer) -> None
         ("NVIDIA RTX A6000 (community)", "on_demand"): 0.33,
         # communityCloud false: its communityPrice 0 is "not offered", not a price
         ("NVIDIA L40S (secure)", "on_demand"): 0.86,
+        ("AMD Instinct MI300X OAM (secure)", "on_demand"): 2.49,
     }
     assert result.rows_seen == len(load_json(GPU_TYPES)["data"]["gpuTypes"]) == 7
 
@@ -73,8 +74,8 @@ def test_observation_fields(httpserver: HTTPServer) -> None:
 def test_unknown_priced_types_are_counted(httpserver: HTTPServer) -> None:
     RunPodReplay().install_good(httpserver)
     result = fetch(httpserver)
-    # the MI300X is priced but not a known GPU; the "unknown" placeholder carries no price and is not counted
-    assert dict(result.unknown_skus) == {"AMD Instinct MI300X OAM": 1}
+    # every priced type is a known GPU (the MI300X too); the "unknown" placeholder carries no price
+    assert dict(result.unknown_skus) == {}
 
 
 def test_query_and_no_key_by_default(httpserver: HTTPServer) -> None:
@@ -98,7 +99,7 @@ def test_configured_key_is_sent_as_bearer(httpserver: HTTPServer) -> None:
 def test_zero_and_negative_prices_flow_through(httpserver: HTTPServer, scale: float) -> None:
     RunPodReplay().install_good(httpserver, price_scale=scale)
     result = prices(fetch(httpserver))
-    assert len(result) == 13
+    assert len(result) == 14
     assert result[("NVIDIA H100 80GB HBM3 (secure)", "on_demand")] == pytest.approx(2.99 * scale)
 
 
@@ -137,10 +138,10 @@ def test_non_numeric_price_is_a_source_error(httpserver: HTTPServer) -> None:
 
 def test_only_unpriced_or_unknown_types_is_a_source_error(httpserver: HTTPServer) -> None:
     body = load_json(GPU_TYPES)
-    keep = {"unknown", "AMD Instinct MI300X OAM"}
+    keep = {"unknown"}
     body["data"]["gpuTypes"] = [t for t in body["data"]["gpuTypes"] if t["id"] in keep]
     httpserver.expect_request("/graphql", method="POST").respond_with_json(body)
-    with pytest.raises(SourceError, match="none of 2 GPU types"):
+    with pytest.raises(SourceError, match="none of 1 GPU types"):
         fetch(httpserver)
 
 
