@@ -67,6 +67,21 @@ def _stages(workload: Workload) -> list[str]:
     return ["ddp", "zero3"] if workload.sharding == "auto" else [workload.sharding]
 
 
+def _fewest_gpus(workload: Workload, shape: Shape, stage: str, usable_gb: float) -> int | None:
+    """Fewest data-parallel GPUs whose memory holds the job: per-GPU memory is fixed + shardable / n."""
+    one = training_memory(workload, shape, stage, 1).total
+    if stage == "ddp":
+        return 1 if one <= usable_gb else None
+    shardable = 2 * (one - training_memory(workload, shape, stage, 2).total)
+    fixed = one - shardable
+    if fixed >= usable_gb:
+        return None
+    n = max(1, math.ceil(shardable / (usable_gb - fixed) - 1e-9))
+    while training_memory(workload, shape, stage, n).total > usable_gb:  # float rounding at the boundary
+        n += 1
+    return n
+
+
 def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec, flops: float) -> GpuEstimate:
     wclass = _workload_class(workload)
     per_gpu = achieved_tflops(spec, wclass)
@@ -75,12 +90,9 @@ def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec, flops: f
     limit = workload.max_gpus_per_job
     choice: tuple[str, int] | None = None
     for stage in _stages(workload):
-        widths = [1] if stage == "ddp" else range(1, limit + 1)
-        for n in widths:
-            if training_memory(workload, shape, stage, n).total <= usable:
-                choice = (stage, n)
-                break
-        if choice:
+        n = _fewest_gpus(workload, shape, stage, usable)
+        if n is not None and n <= limit:
+            choice = (stage, n)
             break
     if choice is None:
         worst = training_memory(workload, shape, _stages(workload)[-1], limit)

@@ -36,10 +36,10 @@ def shape_of(model: ModelShape) -> Shape:
     hidden = model.hidden
     layers = model.layers
     if hidden is None and layers is None:
-        hidden = round((params * c.HIDDEN_PER_LAYER / c.PARAMS_PER_LAYER_HIDDEN2) ** (1 / 3))
+        hidden = max(1, round((params * c.HIDDEN_PER_LAYER / c.PARAMS_PER_LAYER_HIDDEN2) ** (1 / 3)))
     if hidden is None:
         assert layers is not None
-        hidden = round(math.sqrt(params / (c.PARAMS_PER_LAYER_HIDDEN2 * layers)))
+        hidden = max(1, round(math.sqrt(params / (c.PARAMS_PER_LAYER_HIDDEN2 * layers))))
     if layers is None:
         layers = max(1, round(params / (c.PARAMS_PER_LAYER_HIDDEN2 * hidden**2)))
     heads = model.heads or max(1, round(hidden / c.HEAD_DIM))
