@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 Kind = Literal["train", "fine_tune", "serve"]
 Method = Literal["full", "lora", "qlora"]
@@ -41,11 +41,12 @@ class Workload(BaseModel):
 
     kind: Kind
     model: ModelShape
-    precision: Precision = Field(default="bf16", description="training: bf16 or fp16; serving: any")
+    precision: Precision = Field(default="bf16", validate_default=True,
+                                 description="training: bf16 or fp16; serving: any")
     tokens: float | None = Field(
-        default=None, gt=0, le=1e16,
+        default=None, gt=0, le=1e16, validate_default=True,
         description="train/fine_tune: tokens one job processes; serve: generated tokens per month")
-    method: Method = Field(default="full", description="fine_tune only: full, lora or qlora")
+    method: Method = Field(default="full", validate_default=True, description="fine_tune only: full, lora or qlora")
     lora_rank: int = Field(default=16, ge=1, le=4096)
     sequence_length: int = Field(default=4096, ge=16, le=2_000_000)
     micro_batch: int = Field(default=1, ge=1, le=4096, description="sequences per GPU per step")
@@ -53,27 +54,50 @@ class Workload(BaseModel):
     sharding: Sharding = Field(default="auto", description="auto: plain data parallel if it fits, else ZeRO-3")
     deadline_hours: float | None = Field(default=None, gt=0, le=1e6, description="a job must finish within this")
     max_gpus_per_job: int = Field(default=64, ge=1, le=4096)
-    requests_per_second: float | None = Field(default=None, gt=0, le=1e7)
+    requests_per_second: float | None = Field(default=None, gt=0, le=1e7, validate_default=True)
     context_length: int = Field(default=4096, ge=16, le=2_000_000, description="serve: prompt + output tokens")
-    output_tokens: int = Field(default=256, ge=1, le=1_000_000, description="serve: generated tokens per request")
+    output_tokens: int = Field(default=256, ge=1, le=1_000_000, validate_default=True,
+                               description="serve: generated tokens per request")
     batch_size: int = Field(default=32, ge=1, le=65536, description="serve: concurrent sequences per replica")
     usable_memory_fraction: float = Field(default=0.90, gt=0.1, le=1.0)
 
-    @model_validator(mode="after")
-    def _consistent(self) -> Workload:
-        if self.kind in ("train", "fine_tune"):
-            if self.tokens is None:
-                raise ValueError(f"tokens is required for kind {self.kind!r}")
-            if self.precision not in ("bf16", "fp16"):
-                raise ValueError("training precision must be bf16 or fp16 (mixed precision)")
-        if self.kind == "train" and self.method != "full":
+    # Field validators (not one model validator) so a 422 names the field that breaks the rule.
+    @field_validator("precision")
+    @classmethod
+    def _training_precision(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("kind") in ("train", "fine_tune") and value not in ("bf16", "fp16"):
+            raise ValueError("training precision must be bf16 or fp16 (mixed precision)")
+        return value
+
+    @field_validator("tokens")
+    @classmethod
+    def _tokens_for_training(cls, value: float | None, info: ValidationInfo) -> float | None:
+        kind = info.data.get("kind")
+        if kind in ("train", "fine_tune") and value is None:
+            raise ValueError(f"tokens is required for kind {kind!r}")
+        return value
+
+    @field_validator("method")
+    @classmethod
+    def _method_for_fine_tune(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("kind") == "train" and value != "full":
             raise ValueError("method lora/qlora applies to kind 'fine_tune' only")
-        if self.kind == "serve":
-            if (self.tokens is None) == (self.requests_per_second is None):
-                raise ValueError("serve needs exactly one of tokens (per month) or requests_per_second")
-            if self.output_tokens >= self.context_length:
-                raise ValueError("output_tokens must be smaller than context_length")
-        return self
+        return value
+
+    @field_validator("requests_per_second")
+    @classmethod
+    def _one_serving_demand(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if info.data.get("kind") == "serve" and (info.data.get("tokens") is None) == (value is None):
+            raise ValueError("serve needs exactly one of tokens (per month) or requests_per_second")
+        return value
+
+    @field_validator("output_tokens")
+    @classmethod
+    def _output_within_context(cls, value: int, info: ValidationInfo) -> int:
+        context = info.data.get("context_length")
+        if info.data.get("kind") == "serve" and context is not None and value >= context:
+            raise ValueError("output_tokens must be smaller than context_length")
+        return value
 
 
 class MemoryBreakdown(BaseModel):

@@ -117,16 +117,23 @@ def test_scaling_follows_the_guide() -> None:
     assert scaling(8) == pytest.approx(8 * 3.5 / 4 * 0.95)
 
 
-@pytest.mark.parametrize(("payload", "field"), [
-    ({"kind": "train", "model": {"params_b": 7}}, "tokens"),
-    ({"kind": "serve", "model": {"params_b": 7}, "tokens": 1, "requests_per_second": 1}, "exactly one"),
-    ({"kind": "train", "model": {"params_b": 7}, "tokens": 1, "method": "lora"}, "fine_tune"),
-    ({"kind": "train", "model": {"params_b": -1}, "tokens": 1}, "params_b"),
-    ({"kind": "fine_tune", "model": {"params_b": 7}, "tokens": 1, "precision": "int4"}, "bf16 or fp16"),
+@pytest.mark.parametrize(("payload", "loc", "rule"), [
+    ({"kind": "train", "model": {"params_b": 7}}, ("tokens",), "required"),
+    ({"kind": "serve", "model": {"params_b": 7}, "tokens": 1, "requests_per_second": 1}, ("requests_per_second",),
+     "exactly one"),
+    ({"kind": "serve", "model": {"params_b": 7}}, ("requests_per_second",), "exactly one"),
+    ({"kind": "train", "model": {"params_b": 7}, "tokens": 1, "method": "lora"}, ("method",), "fine_tune"),
+    ({"kind": "train", "model": {"params_b": -1}, "tokens": 1}, ("model", "params_b"), "greater than 0"),
+    ({"kind": "fine_tune", "model": {"params_b": 7}, "tokens": 1, "precision": "int4"}, ("precision",), "bf16 or fp16"),
+    ({"kind": "serve", "model": {"params_b": 7}, "tokens": 1, "context_length": 100, "output_tokens": 100},
+     ("output_tokens",), "smaller than context_length"),
 ])
-def test_bad_input_names_the_field_and_rule(payload: dict[str, object], field: str) -> None:
-    with pytest.raises(ValidationError, match=field):
+def test_bad_input_names_the_field_and_rule(payload: dict[str, object], loc: tuple[str, ...], rule: str) -> None:
+    with pytest.raises(ValidationError) as info:
         Workload.model_validate(payload)
+    errors = info.value.errors()
+    assert [e["loc"] for e in errors] == [loc]
+    assert rule in errors[0]["msg"]
 
 
 def test_every_gpu_gets_a_row_with_an_extrapolated_flag() -> None:
