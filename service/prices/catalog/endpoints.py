@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, HTTPException, Query, Request
 
 from pricing.catalog import Catalog
-from solvers.performance import relative_throughput
+from solvers.performance import is_extrapolated, relative_throughput
 from solvers.profile import WORKLOADS
 
 router = APIRouter(prefix="/v1", tags=["catalog"])
@@ -19,7 +19,11 @@ def list_gpus(
     workload: Annotated[str | None, Query(description="add relative_throughput for this workload class")] = None,
     reference_gpu: Annotated[str, Query(description="throughput is relative to this GPU")] = "RTX 3090",
 ) -> list[dict[str, Any]]:
-    """GPU facts with their sources; optionally the modelled throughput relative to a reference GPU."""
+    """GPU facts with their sources; optionally the modelled throughput relative to a reference GPU.
+
+    `extrapolated_workloads` lists the workload classes for which no bundled measurement of this GPU backs
+    the throughput model; with `workload`, `extrapolated` says it for that class.
+    """
     catalog: Catalog = request.app.state.catalog()
     if workload is not None and workload not in WORKLOADS:
         raise HTTPException(422, f"workload must be one of {list(WORKLOADS)}")
@@ -28,9 +32,11 @@ def list_gpus(
         raise HTTPException(422, f"unknown reference_gpu {reference_gpu!r}")
     rows = []
     for spec in catalog.gpus:
-        row: dict[str, Any] = {**spec.__dict__, "aliases": list(spec.aliases)}
+        row: dict[str, Any] = {**spec.__dict__, "aliases": list(spec.aliases),
+                               "extrapolated_workloads": [w for w in WORKLOADS if is_extrapolated(spec.name, w)]}
         if workload is not None:
             row["relative_throughput"] = round(relative_throughput(spec, catalog.gpus[reference], workload), 4)
+            row["extrapolated"] = is_extrapolated(spec.name, workload)
         rows.append(row)
     return rows
 
