@@ -19,6 +19,7 @@ from service.core import errors, idempotency, input_guard, logs, metrics, openap
 from service.core.db import make_engine
 from service.core.dependencies import Runtime, attach
 from service.core.settings import Settings
+from service.estimates import endpoints as estimates
 from service.labs.ratelimit import RateLimiter
 from service.operations import endpoints as health
 from service.operations.leader import leader_lock
@@ -76,6 +77,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     idempotency.install(app)
     app.include_router(plans.router)
     app.include_router(catalog.router)
+    app.include_router(estimates.router)
     app.include_router(sources.router)
     app.include_router(profiles.router)
     app.include_router(alerts_routes.router)

@@ -1,85 +1,182 @@
-"""Relative throughput of GPUs per workload class, following the guide's method.
+"""Relative throughput of GPUs per workload class: a roofline from specs, calibrated on measurements.
 
-Among tensor-core GPUs the first estimate of relative speed is the ratio of memory bandwidth
-(DOMAIN §1: A100 1,555 GB/s vs V100 900 GB/s = 1.73x). The guide's measured, de-biased ratios
-differ from the bandwidth ratio by architecture, so each (workload class, architecture family)
-gets a correction factor calibrated on the guide's published figures:
+Why a roofline: the guide's first estimate (DOMAIN §1, bandwidth ratio) misses GPUs whose compute
+differs from their bandwidth (RTX 4090, RTX 6000 Ada, H100) and gives recurrent nets no tensor-core
+benefit. Here the time of one unit of a class's work on GPU g is
 
-- transformer training, A100 vs V100: measured 1.70x (2020) vs bandwidth 1.73x -> GA100 0.984.
-- transformer training, RTX 3090 vs RTX 2080 Ti: 1.5x (2020) vs bandwidth 1.52x -> GA10x 0.987.
-- CNN training, A100 vs V100: 1.43x-1.47x, about 1.45x (2020) vs 1.73x -> GA100 0.839.
-- CNN training, RTX 3090 vs RTX 2080 Ti: 1.57x (2020) vs 1.52x -> GA10x 1.034.
-- RNN training: bandwidth first (2019 ranking), no correction.
-- Ada L2 cache (72 MB vs 6 MB Ampere; DOMAIN §1: 1.5-2.0x faster matmuls whose matrices fit):
-  1.10 for transformer training and inference, calibrated on the 2023 published RTX 4090 vs
-  H100 SXM 8-bit inference ratio of 0.33 (bandwidth alone gives 0.30). Only a minority of a
-  model's matrix multiplications fit in L2, hence far below 1.5x.
-- 8-bit inference: FP8 tensor cores (Ada, Hopper, Blackwell) load 8-bit inputs at twice the
-  rate of 16-bit (2023), factor 2.0; older GPUs run 8-bit inference at 16-bit speed (the guide
-  did not model 8-bit for them).
-Families without a published measurement inherit from their lineage: Hopper and Blackwell from
-GA100 (data-centre), Ada from GA10x, Turing and Volta are the 1.0 baseline; AMD Instinct (CDNA2-4)
-inherits from GA100 as well.
+    t_g = ((I_c / C_g)^k + (1 / B_g)^k)^(1/k) / e_f
+
+- C_g: dense tensor TFLOPS in the precision the class runs in (`pricing/data/gpu_compute.csv`):
+  training classes use FP16/BF16 with FP32 accumulate (`train_tflops`: half the FP16-accumulate
+  figure on GeForce cards); 16-bit inference uses the FP16 tensor rate; 8-bit inference uses the
+  larger of the FP8 and INT8 tensor rates (INT8 tensor cores on Turing and Ampere count, so 8-bit
+  inference gets its speed-up there too), with 8-bit weights halving the bytes moved.
+- B_g: memory bandwidth in GB/s, times (1 + cache gain of the class) when the GPU has a last-level
+  cache of at least 32 MB (Ada/Blackwell L2, GA100/GH100 L2, AMD Infinity Cache; DOMAIN §1: large
+  L2 speeds up matrix multiplications whose matrices fit).
+- I_c: the class's effective arithmetic intensity (FLOP per byte of DRAM traffic) at which compute
+  and bandwidth take equally long; k softens the corner of the roofline (k -> infinity is max()).
+- e_f: an efficiency per architecture family (software maturity, clocks under power limits, what
+  the spec sheet hides); Turing is the 1.0 reference.
+
+The parameters in `PARAMETERS` are fitted by `bench/fit_performance.py` on the measured throughput in
+`pricing/data/measured_throughput.csv` (Lambda Labs' published PyTorch training tables, two software
+generations), subject to the guide's published ratios staying within 10% (tests pin them):
+A100 vs V100 transformer 1.70x and CNN 1.45x, RTX 3090 vs RTX 2080 Ti transformer 1.5x and CNN
+1.57x, RTX 4090 vs H100 SXM 8-bit inference 0.33x. The fit's errors are in the README's table.
+
+Families without any measurement (Blackwell, AMD CDNA2/3/4, Hopper variants share Hopper's) keep
+their own entry in `FAMILY_EFFICIENCY`, set to the nearest measured lineage until measured; every
+answer for a GPU without measurements of that class is flagged by `is_extrapolated`.
 
 A profile's `throughput_overrides` replace the model for the GPUs they name.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pricing.compute import ComputeSpec, bundled_compute
 from pricing.gpus import GpuSpec
+from pricing.measurements import bundled_measurements
 
-# Correction factors per workload class and architecture family (see module docstring).
-_GA100_TRANSFORMER = 1.70 / (1555 / 900)
-_GA10X_TRANSFORMER = 1.5 / (936 / 616)
-_GA100_CNN = 1.45 / (1555 / 900)
-_GA10X_CNN = 1.57 / (936 / 616)
-ADA_L2_FACTOR = 1.10
-FP8_FACTOR = 2.0
+WORKLOADS = ("transformer_training", "cnn_training", "rnn_training", "inference_16bit", "inference_8bit")
+TRAINING = ("transformer_training", "cnn_training", "rnn_training")
+LARGE_CACHE_MB = 32.0
 
-_FAMILY_FACTORS: dict[str, dict[str, float]] = {
-    "transformer_training": {
-        "volta": 1.0, "turing": 1.0, "ampere_dc": _GA100_TRANSFORMER, "ampere": _GA10X_TRANSFORMER,
-        "ada": _GA10X_TRANSFORMER * ADA_L2_FACTOR, "hopper": _GA100_TRANSFORMER,
-        "blackwell": _GA100_TRANSFORMER,
-    },
-    "cnn_training": {
-        "volta": 1.0, "turing": 1.0, "ampere_dc": _GA100_CNN, "ampere": _GA10X_CNN,
-        "ada": _GA10X_CNN, "hopper": _GA100_CNN, "blackwell": _GA100_CNN,
-    },
-    "rnn_training": {
-        "volta": 1.0, "turing": 1.0, "ampere_dc": 1.0, "ampere": 1.0, "ada": 1.0, "hopper": 1.0,
-        "blackwell": 1.0,
-    },
+
+@dataclass(frozen=True)
+class ClassParameters:
+    """The roofline of one workload class (see module docstring)."""
+
+    intensity: float  # FLOP per byte of DRAM traffic where compute time equals memory time
+    cache_gain: float  # extra effective bandwidth with a last-level cache of >= 32 MB
+    sharpness: float  # k: 1 adds the two times, large k takes the larger one
+
+
+# Fitted by bench/fit_performance.py (see its output in pricing/data/README.md); inference classes
+# have no independent measurements: they take the transformer roofline (LLM inference is transformer
+# work) with the cache gain pinned by the guide's RTX 4090 vs H100 SXM 8-bit ratio (0.33x, 2023).
+PARAMETERS: dict[str, ClassParameters] = {
+    "transformer_training": ClassParameters(intensity=74.9, cache_gain=0.318, sharpness=2.36),
+    "cnn_training": ClassParameters(intensity=57.5, cache_gain=0.0, sharpness=2.26),
+    "rnn_training": ClassParameters(intensity=100.5, cache_gain=0.0, sharpness=2.29),
+    "inference_16bit": ClassParameters(intensity=74.9, cache_gain=0.10, sharpness=2.36),
+    "inference_8bit": ClassParameters(intensity=74.9, cache_gain=0.10, sharpness=2.36),
 }
-# AMD Instinct (CDNA2/3/4) has no published ratio in the guide: like Hopper and Blackwell it inherits the
-# HBM data-centre (GA100) factors until the spec-based model replaces this table.
-for _factors in _FAMILY_FACTORS.values():
-    for _cdna in ("cdna2", "cdna3", "cdna4"):
-        _factors[_cdna] = _factors["ampere_dc"]
-_FAMILY_FACTORS["inference_16bit"] = dict(_FAMILY_FACTORS["transformer_training"])
-_FAMILY_FACTORS["inference_8bit"] = dict(_FAMILY_FACTORS["transformer_training"])
+
+# Fitted per class for the families with measurements (Turing is the 1.0 reference); inference
+# classes take the transformer values.
+_TRANSFORMER_EFFICIENCY = {"turing": 1.0, "volta": 1.131, "ampere": 1.151, "ampere_dc": 0.887, "ada": 1.141,
+                           "hopper": 0.988}
+FITTED_EFFICIENCY: dict[str, dict[str, float]] = {
+    "transformer_training": _TRANSFORMER_EFFICIENCY,
+    "cnn_training": {"turing": 1.0, "volta": 1.016, "ampere": 1.095, "ampere_dc": 0.863, "ada": 1.304,
+                     "hopper": 0.846},
+    "rnn_training": {"turing": 1.0, "volta": 0.646, "ampere": 1.012, "ampere_dc": 0.894, "ada": 1.206,
+                     "hopper": 0.879},
+    "inference_16bit": _TRANSFORMER_EFFICIENCY,
+    "inference_8bit": _TRANSFORMER_EFFICIENCY,
+}
+
+# Families without measurements take the value of their nearest measured lineage (their own entry,
+# so a future measurement replaces it without touching the others).
+INHERITS = {"blackwell": "hopper", "blackwell_client": "ada", "cdna2": "ampere_dc", "cdna3": "hopper",
+            "cdna4": "hopper"}
+
+
+def _with_inherited(fitted: dict[str, float]) -> dict[str, float]:
+    return {**fitted, **{fam: fitted[parent] for fam, parent in INHERITS.items()}}
+
+
+FAMILY_EFFICIENCY: dict[str, dict[str, float]] = {name: _with_inherited(t) for name, t in FITTED_EFFICIENCY.items()}
 
 
 def family(spec: GpuSpec) -> str:
-    """Architecture family for the correction table; GA100 (A100) differs from GA10x cards."""
+    """Architecture family: GA100/GH100-class data-centre parts differ from client dies of one generation."""
     arch = spec.architecture.lower()
     if arch == "ampere" and spec.chip.upper().startswith("GA100"):
         return "ampere_dc"
+    if arch == "blackwell" and spec.segment != "datacenter":
+        return "blackwell_client"
     return arch
 
 
-def throughput_score(spec: GpuSpec, workload: str) -> float:
-    """Absolute score (corrected bandwidth); only ratios between scores mean anything."""
-    factors = _FAMILY_FACTORS[workload]
+def _compute(spec: GpuSpec) -> ComputeSpec:
+    found = bundled_compute().get(spec.name)
+    if found is not None:
+        return found
+    # A GPU outside the bundled table (tests, user catalogs): derive from gpus.csv's columns.
+    fp16 = spec.fp16_tensor_tflops or 0.0
+    return ComputeSpec(spec.name, fp16, 2 * fp16 if spec.fp8 else None, None, None, "pcie", 32.0, "derived")
+
+
+def precision_tflops(spec: GpuSpec, workload: str) -> float:
+    """Dense tensor throughput (TFLOPS or TOPS) in the precision the workload class runs in."""
+    comp = _compute(spec)
+    if workload in TRAINING:
+        rate = comp.train_tflops
+    elif workload == "inference_8bit":
+        rate = max(comp.fp8_tflops or 0.0, comp.int8_tops or 0.0, spec.fp16_tensor_tflops or 0.0)
+    else:
+        rate = spec.fp16_tensor_tflops or comp.train_tflops
+    if rate <= 0:
+        raise ValueError(f"no tensor throughput known for {spec.name!r}")
+    return rate
+
+
+def effective_bandwidth(spec: GpuSpec, workload: str, params: ClassParameters | None = None) -> float:
+    """GB/s the class sees: DRAM bandwidth, more with a large cache, doubled for 8-bit weights."""
+    comp = _compute(spec)
+    params = params or PARAMETERS[workload]
+    bandwidth = spec.memory_bandwidth_gbs
+    if comp.l2_mb is not None and comp.l2_mb >= LARGE_CACHE_MB:
+        bandwidth *= 1 + params.cache_gain
+    if workload == "inference_8bit" and (comp.int8_tops or comp.fp8_tflops):
+        bandwidth *= 2  # 8-bit weights and activations: half the bytes per FLOP
+    return bandwidth
+
+
+def efficiency(spec: GpuSpec, workload: str) -> float:
+    table = FAMILY_EFFICIENCY[workload]
     fam = family(spec)
-    if fam not in factors:
+    if fam not in table:
         raise ValueError(f"no performance model for architecture {spec.architecture!r}")
-    score = spec.memory_bandwidth_gbs * factors[fam]
-    if workload == "inference_8bit" and spec.fp8:
-        score *= FP8_FACTOR
-    return score
+    return table[fam]
+
+
+def unit_time(spec: GpuSpec, workload: str, params: ClassParameters | None = None,
+              eff: float | None = None) -> float:
+    """Seconds-like cost of one unit of the class's work (only ratios between GPUs mean anything)."""
+    if workload not in PARAMETERS:
+        raise ValueError(f"unknown workload class {workload!r}")
+    p = params or PARAMETERS[workload]
+    compute_time = p.intensity / (precision_tflops(spec, workload) * 1000.0)
+    memory_time = 1.0 / effective_bandwidth(spec, workload, p)
+    k = p.sharpness
+    combined: float = (compute_time**k + memory_time**k) ** (1.0 / k)
+    return combined / (eff if eff is not None else efficiency(spec, workload))
+
+
+def throughput_score(spec: GpuSpec, workload: str) -> float:
+    """Absolute score (work per unit time); only ratios between scores mean anything."""
+    return 1.0 / unit_time(spec, workload)
 
 
 def relative_throughput(spec: GpuSpec, reference: GpuSpec, workload: str) -> float:
     """Work one GPU-hour of `spec` does, in reference GPU-hours of `reference`."""
     return throughput_score(spec, workload) / throughput_score(reference, workload)
+
+
+@lru_cache(maxsize=1)
+def _measured_pairs() -> frozenset[tuple[str, str]]:
+    pairs = {(m.gpu, m.workload) for m in bundled_measurements()}
+    # The guide's measured RTX 4090 vs H100 SXM 8-bit inference ratio (DOMAIN §1, 2023).
+    pairs |= {("RTX 4090", "inference_8bit"), ("H100 SXM", "inference_8bit")}
+    return frozenset(pairs)
+
+
+def is_extrapolated(gpu: str, workload: str) -> bool:
+    """True when no bundled measurement of this GPU for this class backs the model's figure."""
+    return (gpu, workload) not in _measured_pairs()

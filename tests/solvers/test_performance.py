@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pricing.gpus import bundled_gpus
-from solvers.performance import relative_throughput
+from solvers.calibration import all_class_errors
+from solvers.performance import FAMILY_EFFICIENCY, family, is_extrapolated, relative_throughput, throughput_score
 
 
 @pytest.mark.parametrize(
@@ -24,13 +25,60 @@ def test_published_ratio_within_ten_percent(gpu: str, reference: str, workload: 
     assert abs(ratio / published - 1) <= 0.10, ratio
 
 
-def test_rnn_follows_bandwidth_and_fp8_only_helps_8bit() -> None:
+def test_recurrent_nets_get_their_tensor_core_benefit() -> None:
+    """Issue 14: RNNs ran on bandwidth alone; A100's tensor cores must count beyond its 1.73x bandwidth."""
     gpus = bundled_gpus()
     rnn = relative_throughput(gpus["A100 40GB"], gpus["V100"], "rnn_training")
-    assert rnn == pytest.approx(1555 / 900, rel=0.01)
-    i16 = relative_throughput(gpus["RTX 4090"], gpus["RTX 3090"], "inference_16bit")
-    i8 = relative_throughput(gpus["RTX 4090"], gpus["RTX 3090"], "inference_8bit")
-    assert i8 == pytest.approx(2 * i16)
+    assert rnn > 1.2 * (1555 / 900)
+
+
+def test_int8_tensor_cores_speed_up_8bit_inference_on_ampere_and_turing_but_not_volta() -> None:
+    gpus = bundled_gpus()
+    for name in ("RTX 3090", "RTX 2080 Ti", "A100 40GB", "T4"):
+        speedup = throughput_score(gpus[name], "inference_8bit") / throughput_score(gpus[name], "inference_16bit")
+        assert speedup > 1.3, name
+    volta = throughput_score(gpus["V100"], "inference_8bit") / throughput_score(gpus["V100"], "inference_16bit")
+    assert volta == pytest.approx(1.0, rel=0.15)
+
+
+def test_compute_heavy_cards_are_no_longer_rated_by_bandwidth_alone() -> None:
+    """RTX 4090 over RTX 3090 is about 1.1x in bandwidth; measured transformer training is about 1.5-1.8x."""
+    gpus = bundled_gpus()
+    assert relative_throughput(gpus["RTX 4090"], gpus["RTX 3090"], "transformer_training") > 1.35
+    assert relative_throughput(gpus["RTX A6000"], gpus["RTX 3090"], "transformer_training") > 1.0
+
+
+def test_blackwell_and_amd_have_their_own_family_entries() -> None:
+    gpus = bundled_gpus()
+    assert {family(gpus[n]) for n in ("B200", "B300", "GB200")} == {"blackwell"}
+    assert {family(gpus[n]) for n in ("RTX 5090", "RTX PRO 6000", "RTX 5080")} == {"blackwell_client"}
+    assert [family(gpus[n]) for n in ("MI250", "MI300X", "MI355X")] == ["cdna2", "cdna3", "cdna4"]
+    for fam in ("blackwell", "blackwell_client", "cdna2", "cdna3", "cdna4"):
+        assert all(fam in table for table in FAMILY_EFFICIENCY.values())
+    assert relative_throughput(gpus["B200"], gpus["H100 SXM"], "transformer_training") > 1.5
+
+
+def test_extrapolated_flag_follows_the_measurements() -> None:
+    assert not is_extrapolated("RTX 4090", "transformer_training")
+    assert not is_extrapolated("V100", "rnn_training")
+    assert is_extrapolated("MI300X", "transformer_training")
+    assert is_extrapolated("B200", "cnn_training")
+    assert is_extrapolated("RTX 4090", "inference_16bit")
+    assert not is_extrapolated("H100 SXM", "inference_8bit")
+
+
+def test_calibration_errors_stay_where_the_readme_says() -> None:
+    """Median |error| per training class on the fitted and held-back GPUs (README table).
+
+    CNN meets the 10% target on both parts; transformer and RNN do not (README says so), so they are
+    pinned at their reported values to catch regressions.
+    """
+    errors = all_class_errors()
+    limits = {"transformer_training": (0.12, 0.13), "cnn_training": (0.10, 0.10), "rnn_training": (0.10, 0.14)}
+    for workload, (fitted, held) in limits.items():
+        assert errors[workload].fitted_median <= fitted, workload
+        assert errors[workload].held_back_median <= held, workload
+    assert len({g for e in errors.values() for g in e.per_gpu}) >= 15
 
 
 WORKLOADS = ("transformer_training", "cnn_training", "rnn_training", "inference_16bit", "inference_8bit")

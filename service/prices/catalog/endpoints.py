@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from service.core.dependencies import CatalogDep
 from service.core.errors import InvalidField
 from service.prices.catalog.schemas import GpuOut, PriceOut
-from solvers.performance import relative_throughput
+from solvers.performance import is_extrapolated, relative_throughput
 from solvers.profile import WORKLOADS
 
 router = APIRouter(prefix="/v1", tags=["catalog"])
@@ -21,7 +21,11 @@ def list_gpus(
     workload: Annotated[str | None, Query(description="add relative_throughput for this workload class")] = None,
     reference_gpu: Annotated[str, Query(description="throughput is relative to this GPU")] = "RTX 3090",
 ) -> list[dict[str, Any]]:
-    """GPU facts with their sources; optionally the modelled throughput relative to a reference GPU."""
+    """GPU facts with their sources; optionally the modelled throughput relative to a reference GPU.
+
+    `extrapolated_workloads` lists the workload classes for which no bundled measurement of this GPU backs
+    the throughput model; with `workload`, `extrapolated` says it for that class.
+    """
     if workload is not None and workload not in WORKLOADS:
         raise InvalidField("workload", "known_workload", f"workload must be one of {list(WORKLOADS)}")
     reference = catalog.gpus.canonical(reference_gpu)
@@ -29,9 +33,11 @@ def list_gpus(
         raise InvalidField("reference_gpu", "known_gpu", f"unknown reference_gpu {reference_gpu!r}")
     rows = []
     for spec in catalog.gpus:
-        row: dict[str, Any] = {**spec.__dict__, "aliases": list(spec.aliases)}
+        row: dict[str, Any] = {**spec.__dict__, "aliases": list(spec.aliases),
+                               "extrapolated_workloads": [w for w in WORKLOADS if is_extrapolated(spec.name, w)]}
         if workload is not None:
             row["relative_throughput"] = round(relative_throughput(spec, catalog.gpus[reference], workload), 4)
+            row["extrapolated"] = is_extrapolated(spec.name, workload)
         rows.append(row)
     return rows
 

@@ -35,6 +35,10 @@ class GpuOut(BaseModel):
     notes: str
     relative_throughput: float | None = Field(
         None, description="modelled throughput relative to `reference_gpu` (only when `workload` is given)")
+    extrapolated_workloads: list[str] = Field(
+        default_factory=list, description="workload classes no bundled measurement of this GPU backs")
+    extrapolated: bool | None = Field(
+        None, description="with `workload`: the throughput is extrapolated from specs, not backed by a measurement")
 
 
 class CloudPriceOut(BaseModel):

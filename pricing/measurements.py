@@ -1,0 +1,39 @@
+"""Independent measured training throughput (`pricing/data/measured_throughput.csv`).
+
+Each row is one benchmark on one GPU in one published results table; values are only comparable
+within a table (same software stack, same batch-size rules), so consumers normalise per table.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+
+@dataclass(frozen=True)
+class Measurement:
+    gpu: str
+    workload: str
+    benchmark: str
+    throughput: float
+    table: str
+    source: str
+
+
+@lru_cache(maxsize=1)
+def bundled_measurements() -> tuple[Measurement, ...]:
+    """The measurements shipped with the package, in file order."""
+    text = resources.files("pricing").joinpath("data/measured_throughput.csv").read_text(encoding="utf-8")
+    return tuple(
+        Measurement(
+            gpu=row["gpu"].strip(),
+            workload=row["workload"].strip(),
+            benchmark=row["benchmark"].strip(),
+            throughput=float(row["throughput"]),
+            table=row["table"].strip(),
+            source=row["source"].strip(),
+        )
+        for row in csv.DictReader(text.splitlines())
+    )

@@ -1,0 +1,1 @@
+"""The workload compiler over HTTP: POST /v1/estimate."""

@@ -1,0 +1,45 @@
+"""POST /v1/estimate: the workload compiler alone - this job on each GPU type, how many GPUs, how many hours.
+
+Nothing is stored: the answer is a pure function of the workload and the GPU facts in force.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query
+
+from service.core.dependencies import CatalogDep
+from service.core.errors import InvalidField
+from solvers.workload import Estimate, Workload, estimate
+
+router = APIRouter(prefix="/v1", tags=["estimates"])
+
+EXAMPLES = {
+    "lora": {"summary": "fine-tune a 13B model with LoRA on 2B tokens",
+             "value": {"kind": "fine_tune", "method": "lora", "model": {"params_b": 13}, "tokens": 2e9}},
+    "pretrain": {"summary": "pre-train 1B parameters on 50B tokens within 3 days",
+                 "value": {"kind": "train", "model": {"params_b": 1}, "tokens": 5e10, "deadline_hours": 72}},
+    "serve": {"summary": "serve a 70B model in 8-bit at 30 requests a second",
+              "value": {"kind": "serve", "model": {"params_b": 70, "kv_heads": 8}, "precision": "int8",
+                        "requests_per_second": 30}},
+}
+
+
+@router.post("/estimate", response_model=Estimate)
+def create_estimate(
+    catalog: CatalogDep,
+    workload: Annotated[Workload, Body(openapi_examples=EXAMPLES)],
+    gpu: Annotated[list[str] | None, Query(description="only these GPUs (any known spelling); default all")] = None,
+) -> Estimate:
+    """GPUs per job, hours per job, GPU-hours and memory per GPU for every GPU type, or why a type is left out."""
+    specs = list(catalog.gpus)
+    if gpu:
+        names = []
+        for spelling in gpu:
+            name = catalog.gpus.canonical(spelling)
+            if name is None:
+                raise InvalidField("gpu", "known_gpu", f"unknown gpu {spelling!r}")
+            names.append(name)
+        specs = [catalog.gpus[n] for n in dict.fromkeys(names)]
+    return estimate(workload, specs)

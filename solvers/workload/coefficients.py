@@ -1,0 +1,74 @@
+"""Every coefficient the workload compiler uses, with its source (mirrored in README.md's table).
+
+Kept in one module so a reviewer can check each number against its paper or documentation page.
+"""
+
+from __future__ import annotations
+
+# FLOPs per parameter per token. Dense transformer training: forward 2, backward 4 (Kaplan et al. 2020,
+# "Scaling Laws for Neural Language Models", section 2.1; Hoffmann et al. 2022). Full activation
+# recomputation replays the forward pass: 8 (Korthikanti et al. 2022, "Reducing Activation Recomputation
+# in Large Transformer Models", section 4). LoRA/QLoRA skip the frozen weights' gradients: forward 2 +
+# activation gradients 2 = 4 (derived from Kaplan's split: the backward's 4 is half activation, half
+# weight gradients). Inference: forward only, 2 (Kaplan et al. 2020).
+TRAIN_FLOPS_PER_PARAM_TOKEN = 6.0
+TRAIN_FLOPS_FULL_RECOMPUTE = 8.0
+ADAPTER_FLOPS_PER_PARAM_TOKEN = 4.0
+INFERENCE_FLOPS_PER_PARAM_TOKEN = 2.0
+
+# Bytes per parameter of mixed-precision training with Adam: 2 (16-bit weights) + 2 (16-bit gradients)
+# + 12 (FP32 master weights, momentum, variance) = 16 (Rajbhandari et al. 2020, "ZeRO", section 3.1,
+# K = 12). ZeRO stage 1/2/3 divide the optimizer states / + gradients / + weights by the data-parallel
+# degree (same paper, figure 1).
+WEIGHT_BYTES_16BIT = 2.0
+GRADIENT_BYTES_16BIT = 2.0
+ADAM_STATE_BYTES = 12.0
+
+# Bytes per parameter of stored weights by precision: 16-bit 2, 8-bit 1, 4-bit NF4 0.5 plus QLoRA's
+# double-quantised constants, 0.127 bit per parameter (Dettmers et al. 2023, "QLoRA", section 3).
+WEIGHT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5 + 0.127 / 8}
+
+# Activation memory per transformer layer, bytes, 16-bit, sequence s, micro-batch b, hidden h
+# (Korthikanti et al. 2022, section 4, equations 1-2): without recomputation s*b*h*(34 + 5*a*s/h);
+# selective recomputation (attention recomputed, as FlashAttention does) 34*s*b*h; full
+# recomputation keeps only the layer input, 2*s*b*h.
+ACTIVATION_BYTES_SELECTIVE = 34.0
+ACTIVATION_BYTES_FULL_RECOMPUTE = 2.0
+
+# Shape of a dense decoder when only the parameter count is given: N ~ 12 * layers * hidden^2
+# (Kaplan et al. 2020, equation 2.1 without embeddings) and hidden / layers ~ 128 (LLaMA-7B 4096/32,
+# LLaMA-13B 5120/40, GPT-3 175B 12288/96: Touvron et al. 2023 table 2, Brown et al. 2020 table 2.1).
+PARAMS_PER_LAYER_HIDDEN2 = 12.0
+HIDDEN_PER_LAYER = 128.0
+HEAD_DIM = 128.0  # LLaMA and GPT-3 head size (same tables)
+
+# LoRA adapters on every linear layer of a block, as QLoRA does (Dettmers et al. 2023, section 4):
+# rank r on a d_in x d_out matrix adds r*(d_in + d_out) parameters (Hu et al. 2021, "LoRA", section 4.1).
+# A block has 4 attention matrices h x h and an MLP of 2 matrices h x 4h (GPT, Brown et al. 2020):
+# 4*2h + 2*5h = 18h per unit of rank.
+LORA_PARAMS_PER_RANK_HIDDEN = 18.0
+DEFAULT_LORA_RANK = 16  # QLoRA's rank for its main experiments is 64; Hu et al. show r = 4-16 suffices
+
+# Achieved model FLOPs utilisation of a reference GPU (A100 80GB) on large transformer training: 46%
+# (PaLM, Chowdhery et al. 2022, table 3, 46.2% MFU; the guide's 45-65% tensor-core utilisation,
+# DOMAIN.md section 1). Other GPUs scale by the throughput model (solvers/performance.py).
+REFERENCE_GPU = "A100 80GB"
+REFERENCE_MFU = 0.46
+
+# Fraction of peak memory bandwidth a serving stack reaches in decode (MBU): 70-85% for vLLM and
+# TensorRT-LLM (https://www.open-source-ai.tech/glossary/model-bandwidth-utilization); the low end is used.
+DECODE_BANDWIDTH_UTILISATION = 0.70
+
+# GPU memory usable by a job: the CUDA context, allocator fragmentation and framework buffers take the
+# rest. 0.90 is a gpuplan default (estimate, no published figure), overridable per request.
+USABLE_MEMORY_FRACTION = 0.90
+
+# Data-parallel scaling (DOMAIN.md section 3, guide 2019): 1.9x / 2.8x / 3.5x on 2 / 3 / 4 GPUs; beyond 4
+# each doubling keeps 95% (gpuplan assumption, extrapolated; issue 13 replaces it with measured curves).
+SCALING = {1: 1.0, 2: 1.9, 3: 2.8, 4: 3.5}
+SCALING_PER_DOUBLING_BEYOND_4 = 0.95
+
+# GPUs in one server (HGX/DGX and 8-slot PCIe chassis, hosts.csv); wider jobs span servers and need
+# >= 50 Gbit/s networking (DOMAIN.md section 3).
+GPUS_PER_SERVER = 8
+MAX_GPUS_PER_JOB = 4096

@@ -1,0 +1,196 @@
+"""Compile a workload into GPUs per job and hours per job for every GPU type.
+
+Training and fine-tuning: FLOPs = k * N * D (k = 6, 8 with full recomputation, 4 for LoRA/QLoRA);
+a GPU type's achieved FLOP/s = the reference MFU (A100 80GB, 46%, PaLM) scaled by the throughput
+model's transformer ratio; the job takes the fewest GPUs whose memory holds the sharded states
+plus one micro-batch's activations (plain data parallel when one GPU suffices, else ZeRO-3 unless
+the user names a stage), widened until it meets the deadline. Serving: a replica is tensor-parallel
+over the fewest GPUs of one server that hold the weights and at least one sequence's KV cache;
+prefill is compute-bound (2N FLOPs per prompt token), decode bandwidth-bound (weights plus the
+batch's KV cache read once per step at 70% of peak bandwidth), and the batch is the largest that fits.
+All coefficients and their sources: `coefficients.py` and README.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from pricing.gpus import GpuSpec, bundled_gpus
+from solvers.performance import is_extrapolated, precision_tflops, relative_throughput
+from solvers.workload import coefficients as c
+from solvers.workload.memory import (
+    Shape,
+    kv_cache_bytes_per_sequence,
+    serving_memory,
+    shape_of,
+    trainable_params,
+    training_memory,
+)
+from solvers.workload.schema import Estimate, GpuEstimate, Workload
+
+HOURS_PER_MONTH = 730.0  # 8,760 / 12
+
+
+def scaling(gpus: int) -> float:
+    """Speed-up of `gpus` data-parallel GPUs over one (DOMAIN §3 up to 4; 95% per doubling beyond)."""
+    if gpus in c.SCALING:
+        return c.SCALING[gpus]
+    if gpus < 4:
+        return float(gpus)
+    return float(gpus * (c.SCALING[4] / 4) * c.SCALING_PER_DOUBLING_BEYOND_4 ** math.log2(gpus / 4))
+
+
+def _workload_class(workload: Workload) -> str:
+    if workload.kind != "serve":
+        return "transformer_training"
+    return "inference_8bit" if workload.precision in ("fp8", "int8", "int4") else "inference_16bit"
+
+
+def achieved_tflops(spec: GpuSpec, workload_class: str) -> float:
+    """Sustained dense TFLOPS of one GPU on the class: reference MFU x reference peak x model ratio."""
+    reference = bundled_gpus()[c.REFERENCE_GPU]
+    return c.REFERENCE_MFU * precision_tflops(reference, workload_class) * relative_throughput(
+        spec, reference, workload_class)
+
+
+def training_flops(workload: Workload, shape: Shape) -> float:
+    assert workload.tokens is not None
+    if workload.kind == "fine_tune" and workload.method in ("lora", "qlora"):
+        per = c.ADAPTER_FLOPS_PER_PARAM_TOKEN
+    else:
+        per = c.TRAIN_FLOPS_FULL_RECOMPUTE if workload.recompute == "full" else c.TRAIN_FLOPS_PER_PARAM_TOKEN
+    return per * shape.params * workload.tokens
+
+
+def _stages(workload: Workload) -> list[str]:
+    return ["ddp", "zero3"] if workload.sharding == "auto" else [workload.sharding]
+
+
+def _fewest_gpus(workload: Workload, shape: Shape, stage: str, usable_gb: float) -> int | None:
+    """Fewest data-parallel GPUs whose memory holds the job: per-GPU memory is fixed + shardable / n."""
+    one = training_memory(workload, shape, stage, 1).total
+    if stage == "ddp":
+        return 1 if one <= usable_gb else None
+    shardable = 2 * (one - training_memory(workload, shape, stage, 2).total)
+    fixed = one - shardable
+    if fixed >= usable_gb:
+        return None
+    n = max(1, math.ceil(shardable / (usable_gb - fixed) - 1e-9))
+    while training_memory(workload, shape, stage, n).total > usable_gb:  # float rounding at the boundary
+        n += 1
+    return n
+
+
+def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec, flops: float) -> GpuEstimate:
+    wclass = _workload_class(workload)
+    per_gpu = achieved_tflops(spec, wclass)
+    common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
+    usable = spec.memory_gb * workload.usable_memory_fraction
+    limit = workload.max_gpus_per_job
+    choice: tuple[str, int] | None = None
+    for stage in _stages(workload):
+        n = _fewest_gpus(workload, shape, stage, usable)
+        if n is not None and n <= limit:
+            choice = (stage, n)
+            break
+    if choice is None:
+        worst = training_memory(workload, shape, _stages(workload)[-1], limit)
+        why = (f"does not fit: needs {worst.total:.1f} GB per GPU even on {limit} GPUs "
+               f"({worst.activations:.1f} GB of it activations), {spec.name} has {usable:.1f} GB usable")
+        return GpuEstimate(fits=False, excluded_reason=why, **common)
+    stage, n = choice
+
+    def hours(width: int) -> float:
+        return flops / (per_gpu * 1e12 * scaling(width)) / 3600
+
+    if workload.deadline_hours is not None and hours(n) > workload.deadline_hours:
+        # wider data parallelism: per-GPU memory stays (ddp) or shrinks (ZeRO), so it still fits
+        fast = next((w for w in range(n, limit + 1) if hours(w) <= workload.deadline_hours), None)
+        if fast is None:
+            why = (f"too slow for the deadline: {hours(limit):.0f} h on {limit} GPUs "
+                   f"> {workload.deadline_hours:g} h")
+            return GpuEstimate(fits=False, excluded_reason=why, **common)
+        n = fast
+    memory = training_memory(workload, shape, stage, n)
+    sharding = {"ddp": "data parallel, states replicated", "zero1": "ZeRO-1 (optimizer states sharded)",
+                "zero2": "ZeRO-2 (optimizer states and gradients sharded)",
+                "zero3": "ZeRO-3 (weights, gradients and optimizer states sharded)"}[stage]
+    if n > c.GPUS_PER_SERVER:
+        sharding += f"; {math.ceil(n / c.GPUS_PER_SERVER)} servers, >= 50 Gbit/s networking between them"
+    job_hours = hours(n)
+    return GpuEstimate(fits=True, gpus_per_job=n, hours_per_job=job_hours, gpu_hours=job_hours * n,
+                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding, **common)
+
+
+def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:
+    wclass = _workload_class(workload)
+    per_gpu = achieved_tflops(spec, wclass)
+    common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
+    usable = spec.memory_gb * workload.usable_memory_fraction * 1e9
+    kv_seq = kv_cache_bytes_per_sequence(shape, workload.context_length)
+    weights = shape.params * c.WEIGHT_BYTES[workload.precision]
+    tp = next((t for t in (1, 2, 4, 8) if t <= workload.max_gpus_per_job and weights + kv_seq <= usable * t), None)
+    if tp is None:
+        need = (weights + kv_seq) / 1e9
+        why = (f"does not fit: weights plus one sequence's KV cache need {need:.1f} GB, more than "
+               f"{min(8, workload.max_gpus_per_job)} x {usable / 1e9:.1f} GB usable in one server")
+        return GpuEstimate(fits=False, excluded_reason=why, **common)
+    batch = max(1, min(workload.batch_size, math.floor((usable * tp - weights) / kv_seq)))
+    bandwidth = spec.memory_bandwidth_gbs * 1e9 * tp * c.DECODE_BANDWIDTH_UTILISATION
+    step_memory = (weights + batch * kv_seq) / bandwidth
+    step_compute = c.INFERENCE_FLOPS_PER_PARAM_TOKEN * shape.params * batch / (per_gpu * 1e12 * tp)
+    decode_tokens_per_s = batch / max(step_memory, step_compute)
+    prompt = workload.context_length - workload.output_tokens
+    prefill_s = c.INFERENCE_FLOPS_PER_PARAM_TOKEN * shape.params * prompt / (per_gpu * 1e12 * tp)
+    replica_rps = 1.0 / (prefill_s + workload.output_tokens / decode_tokens_per_s)
+    if workload.requests_per_second is not None:
+        replicas = math.ceil(workload.requests_per_second / replica_rps)
+        replica_hours = replicas * HOURS_PER_MONTH
+    else:
+        assert workload.tokens is not None
+        replica_hours = workload.tokens / (replica_rps * workload.output_tokens) / 3600
+    memory = serving_memory(workload, shape, tp, batch)
+    sharding = f"tensor parallel over {tp} GPU(s) of one server, batch {batch} at {workload.context_length} tokens"
+    return GpuEstimate(fits=True, gpus_per_job=tp, hours_per_job=replica_hours, gpu_hours=replica_hours * tp,
+                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding, **common)
+
+
+def estimate(workload: Workload, gpus: Iterable[GpuSpec] | None = None) -> Estimate:
+    """The workload on each GPU type: GPUs per job, hours per job (serve: replica-hours per month)."""
+    shape = shape_of(workload.model)
+    specs = list(gpus) if gpus is not None else list(bundled_gpus())
+    if workload.kind == "serve":
+        assert workload.tokens is not None or workload.requests_per_second is not None
+        rows = [_estimate_serving(workload, shape, s) for s in specs]
+        if workload.tokens is not None:
+            month_tokens = workload.tokens
+        else:
+            assert workload.requests_per_second is not None
+            month_tokens = workload.requests_per_second * HOURS_PER_MONTH * 3600 * workload.output_tokens
+        prompt_share = workload.context_length / workload.output_tokens  # prompt + output tokens per output token
+        flops: float | None = c.INFERENCE_FLOPS_PER_PARAM_TOKEN * shape.params * month_tokens * prompt_share
+    else:
+        flops = training_flops(workload, shape)
+        rows = [_estimate_training(workload, shape, s, flops) for s in specs]
+    rows.sort(key=lambda r: (not r.fits, r.gpu_hours if r.gpu_hours is not None else math.inf, r.gpu))
+    return Estimate(kind=workload.kind, flops=flops, params=shape.params,
+                    trainable_params=trainable_params(workload, shape), layers=shape.layers, hidden=shape.hidden,
+                    assumptions=assumptions(workload), gpus=rows)
+
+
+def assumptions(workload: Workload) -> list[str]:
+    """What the numbers assume, in words the plan can show."""
+    notes = [f"achieved FLOP/s: {c.REFERENCE_MFU:.0%} MFU on {c.REFERENCE_GPU} (PaLM), other GPUs scaled by the "
+             "spec-based throughput model (solvers/performance.py)"]
+    if workload.kind == "serve":
+        notes += [f"decode reads all weights and the batch's KV cache every step at "
+                  f"{c.DECODE_BANDWIDTH_UTILISATION:.0%} of peak bandwidth; prefill at the achieved FLOP/s",
+                  "KV cache in 16-bit for the full context of every sequence in the batch",
+                  "hours_per_job: replica-hours per month for the demand given"]
+    else:
+        notes += ["mixed precision with Adam: 16 bytes per trainable parameter (ZeRO paper)",
+                  f"activations of one micro-batch of {workload.micro_batch} x {workload.sequence_length} tokens, "
+                  f"{workload.recompute} recomputation (Korthikanti et al. 2022)",
+                  "data-parallel scaling 1.9x/2.8x/3.5x on 2/3/4 GPUs (guide), 95% per doubling beyond"]
+    return notes

@@ -1,0 +1,140 @@
+"""The workload form users speak ("fine-tune a 13B model with LoRA on 2B tokens") and the estimate it compiles to.
+
+Pydantic models so the API and CLI validate with the same rules and 422s name the field and the rule.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+Kind = Literal["train", "fine_tune", "serve"]
+Method = Literal["full", "lora", "qlora"]
+Precision = Literal["bf16", "fp16", "fp8", "int8", "int4"]
+Sharding = Literal["auto", "ddp", "zero1", "zero2", "zero3"]
+Recompute = Literal["selective", "full"]
+
+
+class ModelShape(BaseModel):
+    """A dense decoder-only transformer; only `params_b` is required, the rest is derived when absent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    params_b: float = Field(gt=0, le=20000, description="parameters, billions (7 for a 7B model)")
+    layers: int | None = Field(default=None, ge=1, le=1000)
+    hidden: int | None = Field(default=None, ge=64, le=262144, description="model width (d_model)")
+    heads: int | None = Field(default=None, ge=1, le=4096)
+    kv_heads: int | None = Field(default=None, ge=1, le=4096, description="key/value heads (grouped-query attention)")
+
+    @model_validator(mode="after")
+    def _kv_heads_divide_heads(self) -> ModelShape:
+        if self.heads is not None and self.kv_heads is not None and self.heads % self.kv_heads:
+            raise ValueError("kv_heads must divide heads")
+        return self
+
+
+class Workload(BaseModel):
+    """One job (train, fine_tune) or one service (serve) in the user's terms."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Kind
+    model: ModelShape
+    precision: Precision = Field(default="bf16", validate_default=True,
+                                 description="training: bf16 or fp16; serving: any")
+    tokens: float | None = Field(
+        default=None, gt=0, le=1e16, validate_default=True,
+        description="train/fine_tune: tokens one job processes; serve: generated tokens per month")
+    method: Method = Field(default="full", validate_default=True, description="fine_tune only: full, lora or qlora")
+    lora_rank: int = Field(default=16, ge=1, le=4096)
+    sequence_length: int = Field(default=4096, ge=16, le=2_000_000)
+    micro_batch: int = Field(default=1, ge=1, le=4096, description="sequences per GPU per step")
+    recompute: Recompute = "selective"
+    sharding: Sharding = Field(default="auto", description="auto: plain data parallel if it fits, else ZeRO-3")
+    deadline_hours: float | None = Field(default=None, gt=0, le=1e6, description="a job must finish within this")
+    max_gpus_per_job: int = Field(default=64, ge=1, le=4096)
+    requests_per_second: float | None = Field(default=None, gt=0, le=1e7, validate_default=True)
+    context_length: int = Field(default=4096, ge=16, le=2_000_000, description="serve: prompt + output tokens")
+    output_tokens: int = Field(default=256, ge=1, le=1_000_000, validate_default=True,
+                               description="serve: generated tokens per request")
+    batch_size: int = Field(default=32, ge=1, le=65536, description="serve: concurrent sequences per replica")
+    usable_memory_fraction: float = Field(default=0.90, gt=0.1, le=1.0)
+
+    # Field validators (not one model validator) so a 422 names the field that breaks the rule.
+    @field_validator("precision")
+    @classmethod
+    def _training_precision(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("kind") in ("train", "fine_tune") and value not in ("bf16", "fp16"):
+            raise ValueError("training precision must be bf16 or fp16 (mixed precision)")
+        return value
+
+    @field_validator("tokens")
+    @classmethod
+    def _tokens_for_training(cls, value: float | None, info: ValidationInfo) -> float | None:
+        kind = info.data.get("kind")
+        if kind in ("train", "fine_tune") and value is None:
+            raise ValueError(f"tokens is required for kind {kind!r}")
+        return value
+
+    @field_validator("method")
+    @classmethod
+    def _method_for_fine_tune(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("kind") == "train" and value != "full":
+            raise ValueError("method lora/qlora applies to kind 'fine_tune' only")
+        return value
+
+    @field_validator("requests_per_second")
+    @classmethod
+    def _one_serving_demand(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if info.data.get("kind") == "serve" and (info.data.get("tokens") is None) == (value is None):
+            raise ValueError("serve needs exactly one of tokens (per month) or requests_per_second")
+        return value
+
+    @field_validator("output_tokens")
+    @classmethod
+    def _output_within_context(cls, value: int, info: ValidationInfo) -> int:
+        context = info.data.get("context_length")
+        if info.data.get("kind") == "serve" and context is not None and value >= context:
+            raise ValueError("output_tokens must be smaller than context_length")
+        return value
+
+
+class MemoryBreakdown(BaseModel):
+    """GB per GPU, as the job would allocate it."""
+
+    weights: float
+    gradients: float
+    optimizer_states: float
+    activations: float
+    kv_cache: float
+    total: float
+
+
+class GpuEstimate(BaseModel):
+    """One GPU type: how many per job, how long, or why it is left out."""
+
+    gpu: str
+    fits: bool
+    excluded_reason: str | None = None
+    gpus_per_job: int | None = None
+    hours_per_job: float | None = None
+    gpu_hours: float | None = None
+    memory_per_gpu_gb: float | None = None
+    memory: MemoryBreakdown | None = None
+    sharding: str | None = None
+    achieved_tflops_per_gpu: float
+    extrapolated: bool
+
+
+class Estimate(BaseModel):
+    """The compiled workload: totals that do not depend on the GPU, then one row per GPU type."""
+
+    kind: Kind
+    flops: float | None = Field(description="training/fine-tuning FLOPs of one job; serve: FLOPs per month")
+    params: float
+    trainable_params: float
+    layers: int
+    hidden: int
+    assumptions: list[str]
+    gpus: list[GpuEstimate]

@@ -1,0 +1,45 @@
+"""Hardware as bought: module GPUs only in servers, passive cards only with server airflow, PSU limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from pricing.gpus import bundled_gpus
+from pricing.hardware_fit import HostRow, bundled_host_rows, host_accepts
+
+
+def host(name: str) -> HostRow:
+    return next(h for h in bundled_host_rows() if h.name.startswith(name))
+
+
+@pytest.mark.parametrize("gpu", ["H100 SXM", "B200", "MI300X", "GB200", "GH200"])
+def test_module_gpus_only_in_4_or_8_gpu_servers(gpu: str) -> None:
+    spec = bundled_gpus()[gpu]
+    assert not host_accepts(host("2-GPU desktop"), spec).ok
+    assert not host_accepts(host("4-GPU rack workstation"), spec).ok
+    assert host_accepts(host("8-GPU HGX/OAM server"), spec, 8).ok
+    odd = HostRow("2-slot server", 2, 3000.0, "server", frozenset({"sxm", "oam", "superchip"}), True)
+    assert "4- or 8-GPU" in host_accepts(odd, spec).reason
+
+
+@pytest.mark.parametrize("gpu", ["H100 PCIe", "L40S", "A100 80GB PCIe", "H100 NVL"])
+def test_passive_data_centre_cards_only_in_server_chassis(gpu: str) -> None:
+    spec = bundled_gpus()[gpu]
+    verdict = host_accepts(host("4-GPU workstation"), spec)
+    assert not verdict.ok and "passively cooled" in verdict.reason
+    assert host_accepts(host("8-GPU server (Supermicro"), spec, 4).ok
+
+
+def test_desktop_psu_limits_follow_the_guide() -> None:
+    gpus = bundled_gpus()
+    desktop = host("4-GPU workstation (self-built")  # 1,600 W
+    assert host_accepts(desktop, gpus["RTX 3090"], 3).ok
+    four = host_accepts(desktop, gpus["RTX 3090"], 4)  # guide: 4x RTX 3090 wants >= 1,700 W
+    assert not four.ok and "PSU" in four.reason
+    assert not host_accepts(desktop, gpus["RTX 5090"], 3).ok
+    assert host_accepts(host("4-GPU rack workstation"), gpus["RTX 5090"], 2).ok
+    assert host_accepts(host("2-GPU desktop"), gpus["RTX 4090"], 2).ok
+
+
+def test_slot_count_is_respected() -> None:
+    assert not host_accepts(host("2-GPU desktop"), bundled_gpus()["RTX 3090"], 3).ok

@@ -1,0 +1,144 @@
+"""The workload compiler against hand-derived FLOP, memory and KV-cache figures."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from pricing.gpus import bundled_gpus
+from solvers.workload import Workload, estimate
+from solvers.workload.compiler import scaling, training_flops
+from solvers.workload.memory import kv_cache_bytes_per_sequence, shape_of, trainable_params, training_memory
+
+LLAMA2_7B = {"params_b": 6.74, "layers": 32, "hidden": 4096, "heads": 32}
+
+
+def row(result, gpu):  # type: ignore[no-untyped-def]
+    return next(r for r in result.gpus if r.gpu == gpu)
+
+
+def test_7b_bf16_adam_needs_16_bytes_per_parameter_and_does_not_fit_one_80gb_gpu_unsharded() -> None:
+    work = Workload(kind="train", model={"params_b": 7}, tokens=1e9)
+    shape = shape_of(work.model)
+    states = training_memory(work, shape, "ddp", 1)
+    assert states.weights + states.gradients + states.optimizer_states == pytest.approx(112.0)
+    assert states.total > 80
+    h100 = row(estimate(work, [bundled_gpus()["H100 SXM"]]), "H100 SXM")
+    assert h100.fits and h100.gpus_per_job is not None and h100.gpus_per_job >= 2
+    assert h100.sharding is not None and h100.sharding.startswith("ZeRO-3")
+    assert h100.memory_per_gpu_gb is not None and h100.memory_per_gpu_gb <= 80 * 0.9
+
+
+def test_zero_stages_shard_what_the_paper_says() -> None:
+    work = Workload(kind="train", model={"params_b": 7}, tokens=1e9)
+    shape = shape_of(work.model)
+    z1, z2, z3 = (training_memory(work, shape, s, 8) for s in ("zero1", "zero2", "zero3"))
+    assert (z1.weights, z1.gradients, z1.optimizer_states) == pytest.approx((14.0, 14.0, 84.0 / 8))
+    assert (z2.weights, z2.gradients) == pytest.approx((14.0, 14.0 / 8))
+    assert z3.weights + z3.gradients + z3.optimizer_states == pytest.approx(112.0 / 8)
+
+
+def test_training_flops_are_6nd_8nd_with_full_recompute_and_4nd_for_adapters() -> None:
+    base = {"model": {"params_b": 1}, "tokens": 50e9}
+    train = Workload(kind="train", **base)
+    assert training_flops(train, shape_of(train.model)) == pytest.approx(6 * 1e9 * 50e9)
+    full = Workload(kind="train", recompute="full", **base)
+    assert training_flops(full, shape_of(full.model)) == pytest.approx(8 * 1e9 * 50e9)
+    lora = Workload(kind="fine_tune", method="lora", **base)
+    assert training_flops(lora, shape_of(lora.model)) == pytest.approx(4 * 1e9 * 50e9)
+    assert estimate(train, [bundled_gpus()["A100 80GB"]]).flops == pytest.approx(3e20)
+
+
+def test_kv_cache_of_llama2_7b_is_half_a_mebibyte_per_token_and_gqa_divides_it() -> None:
+    shape = shape_of(Workload(kind="serve", model=LLAMA2_7B, tokens=1e9).model)
+    assert kv_cache_bytes_per_sequence(shape, 1) == 2 * 32 * 32 * 128 * 2 == 524_288
+    assert kv_cache_bytes_per_sequence(shape, 4096) == pytest.approx(2 * 1024**3)
+    gqa = shape_of(Workload(kind="serve", model={**LLAMA2_7B, "params_b": 8.0, "kv_heads": 8}, tokens=1e9).model)
+    assert kv_cache_bytes_per_sequence(gqa, 4096) == pytest.approx(kv_cache_bytes_per_sequence(shape, 4096) / 4)
+
+
+def test_lora_trains_a_small_share_and_keeps_16bit_frozen_weights() -> None:
+    work = Workload(kind="fine_tune", method="lora", lora_rank=16, model=LLAMA2_7B, tokens=1e8)
+    shape = shape_of(work.model)
+    adapters = trainable_params(work, shape)
+    assert adapters == 32 * 16 * 18 * 4096  # r * (d_in + d_out) over 4 h x h and 2 h x 4h matrices per layer
+    mem = training_memory(work, shape, "ddp", 1)
+    assert mem.weights == pytest.approx((6.74e9 * 2 + adapters * 2) / 1e9)
+    assert mem.optimizer_states == pytest.approx(adapters * 12 / 1e9)
+
+
+def test_qlora_fits_a_65b_model_on_one_48gb_gpu_as_the_paper_reports() -> None:
+    work = Workload(kind="fine_tune", method="qlora", model={"params_b": 65, "layers": 80, "hidden": 8192},
+                    tokens=1e7, sequence_length=512, recompute="full")
+    a6000 = row(estimate(work, [bundled_gpus()["RTX A6000"]]), "RTX A6000")
+    assert a6000.fits and a6000.gpus_per_job == 1, a6000.excluded_reason
+    full = Workload(kind="fine_tune", method="full", model={"params_b": 65, "layers": 80, "hidden": 8192},
+                    tokens=1e7, sequence_length=512, recompute="full", max_gpus_per_job=8)
+    assert not row(estimate(full, [bundled_gpus()["RTX A6000"]]), "RTX A6000").fits
+
+
+def test_too_slow_for_the_deadline_and_widening_to_meet_it() -> None:
+    gpus = [bundled_gpus()["RTX 3090"]]
+    slow = Workload(kind="train", model={"params_b": 1}, tokens=50e9, deadline_hours=1, max_gpus_per_job=8)
+    out = row(estimate(slow, gpus), "RTX 3090")
+    assert not out.fits and out.excluded_reason is not None and out.excluded_reason.startswith("too slow")
+    relaxed = Workload(kind="train", model={"params_b": 1}, tokens=50e9)
+    base = row(estimate(relaxed, gpus), "RTX 3090")
+    assert base.hours_per_job is not None and base.gpus_per_job is not None
+    target = base.hours_per_job / 3
+    wide = row(estimate(relaxed.model_copy(update={"deadline_hours": target}), gpus), "RTX 3090")
+    assert wide.fits and wide.gpus_per_job is not None and wide.gpus_per_job > base.gpus_per_job
+    assert wide.hours_per_job is not None and wide.hours_per_job <= target
+
+
+def test_serving_does_not_fit_small_cards_and_8bit_halves_weights() -> None:
+    gpus = bundled_gpus()
+    big = Workload(kind="serve", model={"params_b": 70}, requests_per_second=30)
+    assert row(estimate(big, [gpus["RTX 3070"]]), "RTX 3070").excluded_reason.startswith("does not fit")  # type: ignore[union-attr]
+    h100_16 = row(estimate(big, [gpus["H100 SXM"]]), "H100 SXM")
+    h100_8 = row(estimate(big.model_copy(update={"precision": "int8"}), [gpus["H100 SXM"]]), "H100 SXM")
+    assert h100_16.memory and h100_8.memory
+    assert h100_8.memory.weights * (h100_8.gpus_per_job or 1) == pytest.approx(
+        h100_16.memory.weights * (h100_16.gpus_per_job or 1) / 2)
+    assert h100_8.gpu_hours is not None and h100_16.gpu_hours is not None and h100_8.gpu_hours < h100_16.gpu_hours
+
+
+def test_decode_is_bandwidth_bound_at_batch_one() -> None:
+    """One sequence: hours follow weights / (0.7 x bandwidth) per token, so 2x bandwidth ~ half the hours."""
+    work = Workload(kind="serve", model=LLAMA2_7B, tokens=1e8, batch_size=1, context_length=1024, output_tokens=512)
+    gpus = bundled_gpus()
+    out = row(estimate(work, [gpus["A100 80GB"]]), "A100 80GB")
+    seconds_per_token = (6.74e9 * 2 + 2 * 32 * 32 * 128 * 2 * 1024) / (2039e9 * 0.7)
+    assert out.hours_per_job == pytest.approx(1e8 * seconds_per_token / 3600, rel=0.15)
+
+
+def test_scaling_follows_the_guide() -> None:
+    assert [scaling(n) for n in (1, 2, 3, 4)] == [1.0, 1.9, 2.8, 3.5]
+    assert scaling(8) == pytest.approx(8 * 3.5 / 4 * 0.95)
+
+
+@pytest.mark.parametrize(("payload", "loc", "rule"), [
+    ({"kind": "train", "model": {"params_b": 7}}, ("tokens",), "required"),
+    ({"kind": "serve", "model": {"params_b": 7}, "tokens": 1, "requests_per_second": 1}, ("requests_per_second",),
+     "exactly one"),
+    ({"kind": "serve", "model": {"params_b": 7}}, ("requests_per_second",), "exactly one"),
+    ({"kind": "train", "model": {"params_b": 7}, "tokens": 1, "method": "lora"}, ("method",), "fine_tune"),
+    ({"kind": "train", "model": {"params_b": -1}, "tokens": 1}, ("model", "params_b"), "greater than 0"),
+    ({"kind": "fine_tune", "model": {"params_b": 7}, "tokens": 1, "precision": "int4"}, ("precision",), "bf16 or fp16"),
+    ({"kind": "serve", "model": {"params_b": 7}, "tokens": 1, "context_length": 100, "output_tokens": 100},
+     ("output_tokens",), "smaller than context_length"),
+])
+def test_bad_input_names_the_field_and_rule(payload: dict[str, object], loc: tuple[str, ...], rule: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        Workload.model_validate(payload)
+    errors = info.value.errors()
+    assert [e["loc"] for e in errors] == [loc]
+    assert rule in errors[0]["msg"]
+
+
+def test_every_gpu_gets_a_row_with_an_extrapolated_flag() -> None:
+    result = estimate(Workload(kind="fine_tune", method="lora", model={"params_b": 13}, tokens=2e9))
+    assert len(result.gpus) == len(bundled_gpus())
+    flags = {r.gpu: r.extrapolated for r in result.gpus}
+    assert flags["MI300X"] and not flags["RTX 4090"]
+    assert all(r.fits == (r.excluded_reason is None) for r in result.gpus)
