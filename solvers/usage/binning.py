@@ -40,8 +40,9 @@ def interval_load(start_s: FloatArray, end_s: FloatArray, gpus: FloatArray) -> H
     first = int(np.floor(start_s.min() / SECONDS_PER_HOUR))
     last = max(int(np.ceil(end_s.max() / SECONDS_PER_HOUR)), first + 1)
     n = last - first
-    s = start_s / SECONDS_PER_HOUR - first  # hours from the grid's origin
-    e = end_s / SECONDS_PER_HOUR - first
+    origin = first * SECONDS_PER_HOUR  # subtract before dividing: keeps second-level precision exact
+    s = (start_s - origin) / SECONDS_PER_HOUR
+    e = (end_s - origin) / SECONDS_PER_HOUR
     hs = np.floor(s).astype(np.int64)
     he = np.floor(e).astype(np.int64)        # may equal n when a job ends on the last boundary
     same = hs == he
