@@ -2,7 +2,7 @@
 
 Neither tool writes a zone: sacct prints the cluster's local time, nvidia-smi the host's. The
 caller names the zone (`tz`, an IANA name such as "Europe/Berlin"); the default is UTC, which is
-right only for machines that run in UTC, so the CLI says which zone it assumed.
+right only for machines that run in UTC, so the series' notes say which zone was assumed.
 
 At the autumn change a local hour happens twice; it is read as its first (summer-time) occurrence,
 so samples of both land in one UTC hour and are averaged there like any overlap. Local times that
@@ -16,7 +16,7 @@ import zoneinfo
 import numpy as np
 import pandas as pd
 
-from solvers.usage.binning import FloatArray
+from solvers.usage.binning import FloatArray, IntArray
 from solvers.usage.errors import UsageFormatError
 
 UTC = "UTC"
@@ -30,13 +30,21 @@ def check_zone(tz: str) -> str:
     return tz
 
 
+def local_ns_to_unix_seconds(local_ns: IntArray, tz: str) -> FloatArray:
+    """Unix seconds (UTC) of naive local times given as nanoseconds since 1970-01-01 on the local clock."""
+    if tz == UTC:
+        seconds: FloatArray = local_ns / 1e9
+        return seconds
+    index = pd.DatetimeIndex(local_ns.view("datetime64[ns]"))
+    index = index.tz_localize(tz, ambiguous=np.ones(len(index), dtype=bool), nonexistent="shift_forward")
+    converted: FloatArray = index.asi8 / 1e9
+    return converted
+
+
 def to_unix_seconds(local: pd.Series, tz: str) -> FloatArray:
     """Unix seconds (UTC) of naive local datetimes; NaT stays NaN."""
-    index = pd.DatetimeIndex(local)
-    if tz != UTC:
-        index = index.tz_localize(tz, ambiguous=np.ones(len(index), dtype=bool), nonexistent="shift_forward")
-    else:
-        index = index.tz_localize(UTC)
-    seconds: FloatArray = index.as_unit("ns").asi8.astype(np.float64) / 1e9
-    seconds[index.isna()] = np.nan
+    values = local.to_numpy(dtype="datetime64[ns]")
+    absent = np.isnat(values)
+    seconds = local_ns_to_unix_seconds(np.where(absent, 0, values.view(np.int64)), tz)
+    seconds[absent] = np.nan
     return seconds

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solvers.usage import UsageFormatError, parse_nvidia_smi, summarise
+from solvers.usage.nvidia_smi import read_any_layout, read_standard_layout
 
 HEADER = "timestamp, index, utilization.gpu [%]\n"
 UTC = dt.UTC
@@ -72,6 +76,8 @@ def test_gaps_are_marked_and_left_out_of_the_summary() -> None:
 
 @pytest.mark.parametrize(("row", "field", "words"), [
     ("2024/05/01 25:00:00.000, 0, 50 %", "timestamp", "not a time"),
+    ("2024/02/30 12:00:00.000, 0, 50 %", "timestamp", "not a time"),
+    ("2024/05/01 12:00:00.000, 0, 50 %, 1", "columns", "4 fields"),
     ("May 1 2024 12:00, 0, 50 %", "timestamp", "not a time"),
     ("2024/05/01 12:00:00.000, 0, 50 percent", "utilization.gpu [%]", "not a percentage"),
     ("2024/05/01 12:00:00.000, 0, 150 %", "utilization.gpu [%]", "0 to 100"),
@@ -101,3 +107,43 @@ def test_header_must_name_utilisation() -> None:
 def test_a_log_of_only_missing_values_is_an_error() -> None:
     with pytest.raises(UsageFormatError, match="every sample is missing"):
         parse_nvidia_smi(HEADER + "2024/05/01 12:00:00.000, 0, [N/A]\n")
+
+
+def test_the_sample_takes_the_fast_reader_and_both_readers_agree(sample) -> None:
+    text = sample.text("nvidia_smi.csv")
+    fast, general = read_standard_layout(text), read_any_layout(text)
+    assert fast is not None
+    assert fast.local_ns.tolist() == general.local_ns.tolist()
+    assert np.array_equal(fast.percent, general.percent, equal_nan=True)
+    assert (fast.gpu.tolist(), fast.gpus) == (general.gpu.tolist(), general.gpus)
+
+
+@pytest.mark.parametrize("odd", [
+    "timestamp, index, utilization.gpu [%]\n",            # a header repeated by an appended log
+    "2024/05/01 12:00:00.000, 0, [Unknown]\n",            # a bracketed value outside the known list
+])
+def test_odd_lines_go_to_the_general_reader(sample, odd: str) -> None:
+    text = sample.text("nvidia_smi.csv") + odd
+    assert read_standard_layout(text) is None
+    assert parse_nvidia_smi(text).hours == 3
+
+
+rows = st.lists(st.tuples(
+    st.datetimes(min_value=dt.datetime(2020, 1, 1), max_value=dt.datetime(2030, 12, 31)),
+    st.integers(0, 7), st.one_of(st.integers(0, 100), st.just(-1)), st.booleans()), min_size=1, max_size=60)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows, st.booleans())
+def test_fast_and_general_readers_read_the_same_samples(drawn, units: bool) -> None:  # type: ignore[no-untyped-def]
+    lines = [HEADER.rstrip("\n")]
+    for when, index, percent, whole_seconds in drawn:  # some nvidia-smi builds print no milliseconds
+        millis = "" if whole_seconds else f".{when.microsecond // 1000:03d}"
+        value = "[N/A]" if percent < 0 else f"{percent}{' %' if units else ''}"
+        lines.append(f"{when:%Y/%m/%d %H:%M:%S}{millis}, {index}, {value}")
+    text = "\n".join(lines) + "\n"
+    fast, general = read_standard_layout(text), read_any_layout(text)
+    assert fast is not None
+    assert fast.local_ns.tolist() == general.local_ns.tolist()
+    assert np.array_equal(fast.percent, general.percent, equal_nan=True)
+    assert (fast.gpu.tolist(), fast.gpus) == (general.gpu.tolist(), general.gpus)
