@@ -101,7 +101,7 @@ def _columns(table: pd.DataFrame) -> dict[str, str]:
 
 
 def _times(table: pd.DataFrame, column: str, tz: str) -> np.ndarray:
-    text = table[column].str.strip()
+    text = table[column]
     absent = text.isin(NOT_A_TIME).to_numpy()
     parsed = pd.to_datetime(text.where(~absent), format=_TIME_FORMAT, errors="coerce")
     bad = parsed.isna().to_numpy() & ~absent

@@ -11,6 +11,7 @@ import io
 import re
 from typing import NoReturn
 
+import numpy as np
 import pandas as pd
 
 from solvers.usage.errors import UsageFormatError
@@ -50,7 +51,11 @@ def read_table(text: str, separator: str, *, strip_spaces: bool) -> pd.DataFrame
             raise UsageFormatError("columns", rule, line=int(line)) from None
         raise UsageFormatError("columns", "cannot be split into fields") from None
     frame.index = pd.RangeIndex(2, 2 + len(frame))
-    frame = frame.loc[~(frame == "").all(axis=1)]
+    empty_first = (frame.iloc[:, 0] == "").to_numpy()
+    if empty_first.any():  # a blank line: every field empty (checked only where the first one is)
+        blank = np.zeros(len(frame), dtype=bool)
+        blank[empty_first] = (frame.loc[empty_first] == "").all(axis=1).to_numpy()
+        frame = frame.loc[~blank]
     # pandas pads short rows with empty fields; count separators (in C) to refuse them instead
     expected = len(frame.columns) - 1
     if text.count(separator) != expected * (len(frame) + 1):
