@@ -27,8 +27,9 @@ class UsageSeries:
     `start` is the first hour (UTC, minute 0); `busy_gpus[i]` is the average number of GPUs busy
     from start + i hours to start + i + 1 hours. `observed[i]` is False for hours the log says
     nothing about (a monitoring gap); those hold 0 and summaries leave them out. The metadata says
-    what was seen: distinct GPUs, hosts, GPU model names, jobs (Slurm), and `notes` lists every
-    reading the parser made that a user may want to check (running jobs clipped, samples missing).
+    what was seen: distinct GPUs, hosts, GPU model names, jobs and the instantaneous peak (Slurm),
+    and `notes` lists every reading the parser made that a user may want to check (running jobs
+    clipped, samples missing).
     """
 
     start: dt.datetime
@@ -39,6 +40,7 @@ class UsageSeries:
     host_count: int | None = None
     gpu_models: tuple[str, ...] = ()
     jobs: int | None = None            # Slurm allocations that held GPUs
+    instant_peak: float | None = None  # most GPUs busy at one moment (Slurm: exact); hourly averages smooth it
     busy_rule: str = ""
     notes: tuple[str, ...] = field(default=())
 
@@ -73,6 +75,7 @@ class UsageSeries:
             "host_count": self.host_count,
             "gpu_models": list(self.gpu_models),
             "jobs": self.jobs,
+            "instant_peak": self.instant_peak,
             "busy_rule": self.busy_rule,
             "notes": list(self.notes),
             "busy_gpus": [round(float(v), 6) for v in self.busy_gpus],

@@ -77,22 +77,40 @@ def parse_sacct(data: str | bytes, tz: str = UTC, until: dt.datetime | None = No
         notes.append(f"{clipped} running jobs (End Unknown) counted until {at}")
     if (never := int((~started).sum())):
         notes.append(f"{never} allocations never started (Start Unknown/None)")
+    if "State" in columns:  # `CANCELLED by 1234` counts as CANCELLED
+        states = table.loc[holds, columns["State"]].str.split(" ", n=1).str[0].value_counts()
+        notes.append("GPU allocations by state: " + ", ".join(
+            f"{k} {v}" for k, v in sorted(states.items(), key=lambda kv: (-kv[1], kv[0]))))
     notes.append(f"times read as {tz}")
     return UsageSeries(
         start=dt.datetime.fromtimestamp(load.first_hour * 3600, dt.UTC), busy_gpus=load.busy_gpus,
         source_format=FORMAT, observed=load.observed, gpu_models=tuple(sorted(models)), jobs=int(holds.sum()),
+        instant_peak=float(instant_peak(start[holds], end[holds], gpus[holds])),
         busy_rule="an allocated GPU is busy for the whole allocation", notes=tuple(notes),
     )
+
+
+def instant_peak(start_s: np.ndarray, end_s: np.ndarray, gpus: np.ndarray) -> int:
+    """Most GPUs allocated at one moment: a sweep over start (+gpus) and end (-gpus) events.
+
+    At equal times ends go first, so a job starting when another ends does not count both.
+    """
+    times = np.concatenate([start_s, end_s])
+    change = np.concatenate([gpus, -gpus]).astype(np.int64)
+    order = np.lexsort((change, times))  # by time, then decreases before increases
+    return int(max(0, np.cumsum(change[order]).max()))
 
 
 def _columns(table: pd.DataFrame) -> dict[str, str]:
     by_name = {c.lower(): c for c in table.columns}
     found = {}
-    for name in ("JobID", "Start", "End", "State"):
+    for name in ("JobID", "Start", "End"):
         if name.lower() not in by_name:
             raise UsageFormatError(name, "missing from the header (sacct --format=JobID,Start,End,AllocTRES,State)",
                                    line=1)
         found[name] = by_name[name.lower()]
+    if "state" in by_name:
+        found["State"] = by_name["state"]
     tres = by_name.get("alloctres") or by_name.get("allocgres")
     if tres is None:
         raise UsageFormatError("AllocTRES", "missing from the header (AllocTRES or AllocGRES)", line=1)

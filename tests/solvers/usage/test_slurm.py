@@ -29,6 +29,9 @@ def test_sample_hour_by_hour(sample) -> None:
     assert series.source_format == "slurm"
     assert any("1 running jobs" in note and "2024-05-01T14:00:00Z" in note for note in series.notes)
     assert any("2 allocations never started" in note for note in series.notes)
+    # 13:15-13:30: 1002 (2) + 1005 (4) + 1006 (1) = 7 at once, while the hourly average of 13h is 5.75
+    assert series.instant_peak == 7.0
+    assert "GPU allocations by state: COMPLETED 2, CANCELLED 1, FAILED 1, RUNNING 1" in series.notes
 
 
 def test_until_extends_running_jobs(sample) -> None:
@@ -56,6 +59,12 @@ def test_step_rows_and_parsable_trailing_bar_do_not_change_the_load() -> None:
             "5.batch|2024-01-01T00:00:00|2024-01-01T02:00:00|cpu=4,gres/gpu=3,node=1|COMPLETED|\n"
             "5.extern|2024-01-01T00:00:00|2024-01-01T02:00:00|cpu=4,gres/gpu=3,node=1|COMPLETED|\n")
     assert parse_sacct(rows).busy_gpus.tolist() == [3.0, 3.0]
+
+
+def test_back_to_back_jobs_do_not_count_twice_at_the_handover() -> None:
+    rows = (HEADER + "1|2024-01-01T00:00:00|2024-01-01T01:00:00|gres/gpu=2|COMPLETED\n"
+            "2|2024-01-01T01:00:00|2024-01-01T02:00:00|gres/gpu=3|COMPLETED\n")
+    assert parse_sacct(rows).instant_peak == 3.0
 
 
 def test_columns_in_another_order_with_extra_fields() -> None:
@@ -130,4 +139,8 @@ def test_sacct_text_round_trip_preserves_gpu_hours(drawn: list[tuple[int, int, i
         with pytest.raises(UsageFormatError):
             parse_sacct(HEADER + "\n".join(lines))
         return
-    assert parse_sacct(HEADER + "\n".join(lines)).gpu_hours == pytest.approx(total, abs=1e-9)
+    series = parse_sacct(HEADER + "\n".join(lines))
+    assert series.gpu_hours == pytest.approx(total, abs=1e-9)
+    # no hourly average exceeds the most GPUs held at one moment, which no more than all jobs together hold
+    assert series.busy_gpus.max() <= series.instant_peak + 1e-9
+    assert series.instant_peak <= sum(g for _, _, g in drawn)
