@@ -32,7 +32,7 @@ __all__ = [
 def detect_format(text: str) -> str:
     """Which of the three formats a log is, from its first non-blank line."""
     head = text.lstrip()
-    if head.startswith("{"):
+    if head.startswith(("{", "[")):
         return "prometheus"
     first = head.split("\n", 1)[0].lower()
     if "timestamp" in first and "utilization.gpu" in first:

@@ -6,9 +6,14 @@
 Unix seconds, so no time zone is involved. A query that wraps the metric (`avg_over_time(...)`)
 drops `__name__` and is accepted; a series of another metric is refused.
 
+Prometheus answers at most 11,000 points per series and query (prometheus/prometheus,
+web/api/v1/api.go, queryRange), so three years at a 5-minute step take about thirty queries: a
+file may hold a JSON list of responses, read as one log (paths then start `[k].`).
+
 Readings: a GPU is its `UUID`, else its `Hostname`/`instance` with `gpu`; several series of one
-GPU (a relabelled pod, a restarted exporter) are averaged within the hour, not added. `NaN`
-values are missing samples. How a percentage becomes busy GPUs: see `solvers.usage.busy`.
+GPU (a relabelled pod, a restarted exporter, overlapping queries) are averaged within the hour,
+not added. `NaN` values are missing samples. How a percentage becomes busy GPUs: see
+`solvers.usage.busy`.
 """
 
 from __future__ import annotations
@@ -30,18 +35,23 @@ FORMAT = "prometheus"
 METRIC = "DCGM_FI_DEV_GPU_UTIL"
 
 
-def parse_prometheus(data: str | bytes | dict[str, Any],
+def parse_prometheus(data: str | bytes | dict[str, Any] | list[Any],
                      busy_threshold: float | None = BUSY_THRESHOLD_PERCENT) -> UsageSeries:
-    """Average busy GPUs per UTC hour from a range-query response; raises UsageFormatError naming the JSON path."""
-    document = data if isinstance(data, dict) else _load(decode(data))
-    result = _matrix(document)
+    """Average busy GPUs per UTC hour from range-query responses; raises UsageFormatError naming the JSON path."""
+    document = data if isinstance(data, (dict, list)) else _load(decode(data))
+    if isinstance(document, list):
+        if not document:
+            raise UsageFormatError("document", "an empty list of responses", path="$")
+        results = [(f"[{k}].", _matrix(response, f"[{k}].")) for k, response in enumerate(document)]
+    else:
+        results = [("", _matrix(document, ""))]
     times: list[FloatArray] = []
     values: list[FloatArray] = []
     gpu_keys: list[str] = []
     hosts: set[str] = set()
     models: set[str] = set()
-    for i, series in enumerate(result):
-        where = f"data.result[{i}]"
+    for prefix, i, series in ((p, i, s) for p, result in results for i, s in enumerate(result)):
+        where = f"{prefix}data.result[{i}]"
         if not isinstance(series, dict) or not isinstance(series.get("metric"), dict):
             raise UsageFormatError("metric", "each result needs a metric object", path=where)
         labels: dict[str, Any] = series["metric"]
@@ -67,9 +77,9 @@ def parse_prometheus(data: str | bytes | dict[str, Any],
     gpu_ids = np.repeat(gpu_of_series.astype(np.int64), lengths)
     keep = ~np.isnan(percent)
     if not keep.any():
-        raise UsageFormatError("values", "no samples in the response", path="data.result")
+        raise UsageFormatError("values", "no samples in the response", path=f"{results[0][0]}data.result")
     load = sample_load(seconds[keep], gpu_ids[keep], busy_fraction(percent[keep], busy_threshold))
-    notes = [f"{int(keep.sum())} samples of {len(gpus)} GPUs in {len(result)} series"]
+    notes = [f"{int(keep.sum())} samples of {len(gpus)} GPUs in {len(times)} series"]
     if (missing := int((~keep).sum())):
         notes.append(f"{missing} NaN samples left out")
     if (gaps := int((~load.observed).sum())):
@@ -88,20 +98,20 @@ def _load(text: str) -> Any:
         raise UsageFormatError("JSON", f"{exc.msg} (column {exc.colno})", line=exc.lineno) from None
 
 
-def _matrix(document: Any) -> list[Any]:
+def _matrix(document: Any, prefix: str) -> list[Any]:
     if not isinstance(document, dict):
-        raise UsageFormatError("document", "expected a JSON object", path="$")
+        raise UsageFormatError("document", "expected a JSON object", path=prefix.rstrip(".") or "$")
     if document.get("status") != "success":
-        raise UsageFormatError("status", f"{document.get('status')!r}, expected 'success'", path="status")
+        raise UsageFormatError("status", f"{document.get('status')!r}, expected 'success'", path=f"{prefix}status")
     data = document.get("data")
     if not isinstance(data, dict):
-        raise UsageFormatError("data", "missing or not an object", path="data")
+        raise UsageFormatError("data", "missing or not an object", path=f"{prefix}data")
     if data.get("resultType") != "matrix":
         raise UsageFormatError("resultType", f"{data.get('resultType')!r}, expected 'matrix' (use query_range)",
-                               path="data.resultType")
+                               path=f"{prefix}data.resultType")
     result = data.get("result")
     if not isinstance(result, list):
-        raise UsageFormatError("result", "missing or not a list", path="data.result")
+        raise UsageFormatError("result", "missing or not a list", path=f"{prefix}data.result")
     return result
 
 

@@ -71,6 +71,26 @@ def test_bad_documents_name_path_and_field(sample, change, path: str, field: str
     assert str(error).startswith(f"{path}, field {field}")
 
 
+def test_a_list_of_responses_is_one_log(sample) -> None:
+    """Long ranges take several queries (11,000 points per series): split the sample's range in two."""
+    first, second = _document(sample), _document(sample)
+    for result in first["data"]["result"]:
+        result["values"] = [v for v in result["values"] if v[0] < 1714564800]   # 11h
+    for result in second["data"]["result"]:
+        result["values"] = [v for v in result["values"] if v[0] >= 1714564800]  # 12h
+    series = parse_prometheus(json.dumps([first, second]))
+    assert series.busy_gpus.tolist() == [1.75, 2.0]
+    assert series.gpu_count == 3
+
+
+def test_a_bad_response_in_a_list_is_named_by_its_position(sample) -> None:
+    broken = _document(sample)
+    broken["data"]["result"][0]["values"][0][1] = "n/a"
+    with pytest.raises(UsageFormatError) as caught:
+        parse_prometheus(json.dumps([_document(sample), broken]))
+    assert caught.value.path == "[1].data.result[0].values[0][1]"
+
+
 def test_invalid_json_names_its_line() -> None:
     with pytest.raises(UsageFormatError) as caught:
         parse_prometheus('{"status": "success",\n "data": {"resultType": "matrix",\n "result": [}}')
