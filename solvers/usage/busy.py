@@ -1,16 +1,20 @@
 """How a utilisation sample becomes "busy": the rule shared by nvidia-smi and DCGM logs.
 
-Both report `utilization.gpu` / `DCGM_FI_DEV_GPU_UTIL`: the percentage of the driver's last
-sample window (1/6 s to 1 s) in which a kernel was running. The planner's demand is concurrency,
-GPUs needed at once, so the default rule asks whether a GPU was in use, not how hard: a sample
-at or above BUSY_THRESHOLD_PERCENT counts as one busy GPU, below it as idle. A training job that
-keeps its GPU 40% busy (data loading, communication) still holds a whole GPU, and a rented GPU is
-paid whole, so counting it as 0.4 GPU would understate the GPUs to buy or rent.
+Both report the same NVML reading (`utilization.gpu`, `DCGM_FI_DEV_GPU_UTIL`): "percent of time
+over the past sample period during which one or more kernels was executing on the GPU", the
+period being 1/6 s to 1 s depending on the product (nvidia-smi --help-query-gpu; NVML reference,
+https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.html). It is a share of time with
+any kernel running, not of the GPU's compute units in use.
 
-The threshold is a documented default: idle GPUs report 0%, and a GPU that only drives a desktop
-shows single-digit percentages, so 5% separates work from noise. `threshold=None` selects the
-fractional rule instead (a sample counts as utilisation/100 of a GPU), which measures kernel time,
-useful to compare with energy use but not with GPUs needed.
+The planner's demand is concurrency, GPUs needed at once, so the default rule asks whether a GPU
+was in use, not how hard: a sample at or above BUSY_THRESHOLD_PERCENT counts as one busy GPU, below
+it as idle. A training job that keeps its GPU 40% busy (data loading, communication) still holds a
+whole GPU, and a rented GPU is paid whole, so counting it as 0.4 GPU would understate the GPUs to
+buy or rent. The threshold (5%) is a documented default, not a measured figure: low enough that a
+GPU running any real job counts, high enough that an occasional small reading on an idle GPU does
+not; change it with `busy_threshold`. `busy_threshold=None` selects the fractional rule instead (a
+sample counts as utilisation/100 of a GPU): kernel time, useful next to energy use, not for GPUs
+needed.
 """
 
 from __future__ import annotations
