@@ -31,8 +31,9 @@ from pricing.observation import FetchResult, PriceObservation
 from pricing.refresh import ingest
 from service.alerts.evaluate import evaluate_pending, pending_snapshots, price_changes
 from service.alerts.plan_watch import plan_summary
-from service.alerts.tables import SavedProfile, Subscription
-from service.db import make_engine, migrate
+from service.alerts.tables import Subscription
+from service.core.db import make_engine, migrate
+from service.profiles.tables import SavedProfile
 from solvers.plan import make_plan
 from solvers.profile import WORKLOADS, Profile
 

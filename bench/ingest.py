@@ -38,7 +38,7 @@ from pricing.refresh import refresh_source
 from pricing.sources.aws import AwsPriceListSource
 from pricing.sources.azure import AzureSource
 from pricing.sources.base import SourceConfig
-from service.db import make_engine, migrate
+from service.core.db import make_engine, migrate
 
 NOW = dt.datetime(2026, 11, 21, tzinfo=dt.UTC)
 AWS_PATH = "offers/v1.0/aws/AmazonEC2/current/us-east-1/index.csv"

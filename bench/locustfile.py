@@ -15,7 +15,7 @@ import gevent
 from locust import HttpUser, task
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from service.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
+from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
 
 URLS = [u.rstrip("/") for u in os.environ["LOAD_URLS"].split(",") if u]
 PER_USER_RPS = float(os.environ.get("LOAD_PER_USER_RPS", "1"))

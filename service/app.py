@@ -13,20 +13,25 @@ from pricing.freshness import active_sources
 from pricing.live import LiveCatalog
 from pricing.sources import build_sources
 from pricing.sources.base import Source
-from service import idempotency, logs, metrics, openapi, problems
+from service.alerts import endpoints as alerts_routes
 from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
-from service.auth.ratelimit import RateLimiter
-from service.db import make_engine
-from service.leader import leader_lock
-from service.readiness import migrate_on_start
-from service.routes import alerts as alerts_routes
-from service.routes import catalog, health, plans, profiles, sources
-from service.routes import charts as chart_routes
-from service.routes import web as web_routes
-from service.scheduler import RefreshScheduler
-from service.settings import Settings
-from service.store import PlanStore
+from service.core import errors as problems
+from service.core import idempotency, logs, metrics, openapi
+from service.core.db import make_engine
+from service.core.settings import Settings
+from service.labs.ratelimit import RateLimiter
+from service.operations import endpoints as health
+from service.operations.leader import leader_lock
+from service.operations.readiness import migrate_on_start
+from service.operations.scheduler import RefreshScheduler
+from service.plans import endpoints as plans
+from service.plans.repository import PlanStore
+from service.prices.catalog import endpoints as catalog
+from service.prices.history import endpoints as chart_routes
+from service.prices.sources import endpoints as sources
+from service.profiles import endpoints as profiles
 from service.web import STATIC_DIR
+from service.web import endpoints as web_routes
 
 
 def create_app(settings: Settings | None = None, catalog_source: Callable[[], Catalog] | None = None,

@@ -21,10 +21,10 @@ from pricing.freshness import active_sources
 from pricing.live import LiveCatalog
 from pricing.sources import build_sources
 from pricing.sources.base import Source
-from service.problems import validation_errors
-from service.render import render_plan
-from service.settings import Settings
-from service.staleness import with_stale_warnings
+from service.core.errors import validation_errors
+from service.core.settings import Settings
+from service.plans.render import render_plan
+from service.plans.staleness import with_stale_warnings
 from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.plan import make_plan
 from solvers.profile import Profile
@@ -43,7 +43,7 @@ def serve(host: Annotated[Optional[str], typer.Option(help="address to bind")] =
     from service.app import create_app
 
     settings = Settings()
-    # create_app set up logging (JSON with request ids, service/logs.py): uvicorn must not replace it
+    # create_app set up logging (JSON with request ids, service/core/logs.py): uvicorn must not replace it
     uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port,
                 log_level=settings.log_level, log_config=None, access_log=False)
 
@@ -236,7 +236,7 @@ def alerts(deliver: Annotated[bool, typer.Option(help="also send what is due fro
 @app.command()
 def migrate() -> None:
     """Bring the database to the newest schema."""
-    from service.db import migrate as run
+    from service.core.db import migrate as run
 
     settings = Settings()
     run(settings.database_url)
@@ -260,7 +260,7 @@ app.add_typer(keys_app, name="keys")
 @labs_app.command("create")
 def labs_create(name: Annotated[str, typer.Argument(help="the lab's name, unique")]) -> None:
     """Create a lab; give it keys with `gpuplan keys create NAME`."""
-    from service.auth.keys import AccountError, create_lab
+    from service.labs.repository import AccountError, create_lab
 
     try:
         lab_id = create_lab(_engine(), name, dt.datetime.now(dt.UTC))
@@ -271,7 +271,7 @@ def labs_create(name: Annotated[str, typer.Argument(help="the lab's name, unique
 
 @labs_app.command("list")
 def labs_list() -> None:
-    from service.auth.keys import list_labs
+    from service.labs.repository import list_labs
 
     table = Table(title="Labs")
     for col in ("name", "id", "created (UTC)"):
@@ -286,7 +286,7 @@ def keys_create(lab: Annotated[str, typer.Argument(help="lab name or id")],
                 read_only: Annotated[bool, typer.Option("--read-only", help="may only read")] = False,
                 name: Annotated[str, typer.Option(help="what the key is for")] = "api key") -> None:
     """Create an API key and print it once: it is stored only as a hash and cannot be shown again."""
-    from service.auth.keys import AccountError, create_key
+    from service.labs.repository import AccountError, create_key
 
     try:
         info, token = create_key(_engine(), lab, name, read_only, dt.datetime.now(dt.UTC))
@@ -299,7 +299,7 @@ def keys_create(lab: Annotated[str, typer.Argument(help="lab name or id")],
 
 @keys_app.command("list")
 def keys_list(lab: Annotated[str, typer.Argument(help="lab name or id")]) -> None:
-    from service.auth.keys import AccountError, list_keys
+    from service.labs.repository import AccountError, list_keys
 
     try:
         keys = list_keys(_engine(), lab)
@@ -317,7 +317,7 @@ def keys_list(lab: Annotated[str, typer.Argument(help="lab name or id")]) -> Non
 @keys_app.command("revoke")
 def keys_revoke(key_id: Annotated[str, typer.Argument(help="the key's id (gpuplan keys list LAB)")]) -> None:
     """Revoke a key: the next request that carries it is refused."""
-    from service.auth.keys import AccountError, revoke_key
+    from service.labs.repository import AccountError, revoke_key
 
     try:
         revoke_key(_engine(), key_id, dt.datetime.now(dt.UTC))
@@ -328,8 +328,8 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(help="the key's id (gpupla
 
 def _engine(settings: Settings | None = None) -> Engine:
     """The configured database, migrated to the newest schema (as the service does on start)."""
-    from service.db import make_engine
-    from service.db import migrate as run
+    from service.core.db import make_engine
+    from service.core.db import migrate as run
 
     settings = settings or Settings()
     run(settings.database_url)

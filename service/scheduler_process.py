@@ -1,7 +1,7 @@
 """`gpuplan scheduler`: refresh ticks, alert evaluation and alert delivery in a process of their own.
 
 Run one or more next to API replicas that have `GPUPLAN_SCHEDULER=false`: they elect a leader
-(service.leader) and only the leader works; the others take over within `GPUPLAN_LEADER_CHECK_S` when it
+(service.operations.leader) and only the leader works; the others take over within `GPUPLAN_LEADER_CHECK_S` when it
 dies. With `GPUPLAN_SCHEDULER_METRICS_PORT` the process serves Prometheus metrics (any path answers, so
 `/metrics` also does as a liveness probe), including `gpuplan_scheduler_leader`.
 """
@@ -20,13 +20,13 @@ from pricing.catalog import bundled_catalog
 from pricing.freshness import active_sources
 from pricing.live import LiveCatalog
 from pricing.sources import build_sources
-from service import readiness
 from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
-from service.db import make_engine
-from service.leader import leader_lock
-from service.logs import configure_logging
-from service.scheduler import RefreshScheduler
-from service.settings import Settings
+from service.core.db import make_engine
+from service.core.logs import configure_logging
+from service.core.settings import Settings
+from service.operations import readiness
+from service.operations.leader import leader_lock
+from service.operations.scheduler import RefreshScheduler
 
 log = logging.getLogger(__name__)
 

@@ -76,7 +76,7 @@ def server() -> Iterator[HTTPServer]:
 @pytest.fixture
 def engine(database_url: str) -> Iterator[Engine]:
     """A migrated database (the same Alembic migrations the service runs on start)."""
-    from service.db import make_engine, migrate
+    from service.core.db import make_engine, migrate
 
     migrate(database_url)
     eng = make_engine(database_url)

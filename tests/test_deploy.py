@@ -16,9 +16,9 @@ import yaml
 
 from pricing.sources import SOURCE_CLASSES
 from pricing.sources.base import SourceConfig
-from service import settings_doc
 from service.cli import app as cli_app
-from service.settings import Settings
+from service.core import settings_doc
+from service.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -218,11 +218,11 @@ def test_the_dockerfile_is_slim_non_root_and_checks_healthz() -> None:
 def test_the_operations_readme_lists_every_setting_with_its_default() -> None:
     missing = settings_doc.undocumented()
     assert not missing, (f"settings without a description: {missing}; add one (Field(description=...) or "
-                         "service/settings_doc.py DESCRIPTIONS) and run "
-                         "`python -m service.settings_doc --write deploy/README.md`")
+                         "service/core/settings_doc.py DESCRIPTIONS) and run "
+                         "`python -m service.core.settings_doc --write deploy/README.md`")
     readme = (DEPLOY / "README.md").read_text()
     expected = settings_doc.replace_between_markers(readme, settings_doc.table())
     assert readme == expected, ("deploy/README.md's configuration table is out of date: run "
-                                "`python -m service.settings_doc --write deploy/README.md`")
+                                "`python -m service.core.settings_doc --write deploy/README.md`")
     listed = set(re.findall(r"^\| `(GPUPLAN_[A-Z0-9_<>]+)`", readme, re.M))
     assert {f"GPUPLAN_{name.upper()}" for name in Settings.model_fields} <= listed

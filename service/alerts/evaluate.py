@@ -32,7 +32,8 @@ from pricing.catalog import Catalog
 from pricing.locks import try_lock
 from pricing.storage import PriceObservationRow, PriceSnapshot
 from service.alerts.plan_watch import affected, cost_change_pct, plan_changes, plan_summary, public_summary
-from service.alerts.tables import AlertEvent, Evaluation, PriceBaseline, SavedProfile, Subscription
+from service.alerts.tables import AlertEvent, Evaluation, PriceBaseline, Subscription
+from service.profiles.tables import SavedProfile
 from solvers.profile import Profile
 
 log = logging.getLogger(__name__)

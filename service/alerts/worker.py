@@ -12,8 +12,8 @@ from pricing.catalog import Catalog
 from service.alerts.evaluate import EvaluationReport, evaluate_pending
 from service.alerts.outbox import Channels, DeliveryReport, RetryPolicy, deliver_due
 from service.alerts.senders import EmailSender, SmtpConfig, WebhookSender
-from service.clock import utcnow
-from service.settings import Settings
+from service.core.clock import utcnow
+from service.core.settings import Settings
 
 log = logging.getLogger(__name__)
 DELIVERY_JOB_ID = "alert-delivery"

@@ -1,4 +1,4 @@
-"""Alembic environment: runs migrations against the URL set in the Config by service.db.migrate."""
+"""Alembic environment: runs migrations against the URL set in the Config by service.core.db.migrate."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from alembic import context
 from sqlalchemy import create_engine
 
 from pricing.storage import PriceBase
-from service import idempotency  # noqa: F401  (registers its table on Base.metadata)
-from service.alerts import tables  # noqa: F401  (registers the alert tables on Base.metadata)
-from service.auth import tables as auth_tables  # noqa: F401  (labs and keys)
-from service.db import Base
+from service.core.db import Base
+from service.core.tables import register_tables
+
+register_tables()  # every domain's tables on Base.metadata, so autogenerate and `alembic check` see them all
 
 config = context.config
 target_metadata = [Base.metadata, PriceBase.metadata]

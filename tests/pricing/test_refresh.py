@@ -110,7 +110,7 @@ def test_a_refresh_killed_mid_write_leaves_the_previous_snapshot(engine: Engine,
         from pricing.refresh import refresh_source
         from pricing.sources.base import SourceConfig
         from pricing.sources.runpod import RunPodSource
-        from service.db import make_engine
+        from service.core.db import make_engine
         real_execute = Connection.execute
         def execute(self, statement, *args, **kwargs):
             result = real_execute(self, statement, *args, **kwargs)

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from pricing.sources import SOURCE_CLASSES
 from service.cli import app
-from service.examples import WORKED_EXAMPLE
+from service.plans.examples import WORKED_EXAMPLE
 from tests.pricing.replays.runpod import RunPodReplay
 
 runner = CliRunner()
@@ -93,8 +93,8 @@ def test_alerts_command_evaluates_imports_and_sends(tmp_path: Path, server: HTTP
     from fastapi.testclient import TestClient
 
     from service.app import create_app
-    from service.settings import Settings
-    from tests.service.alert_helpers import Receiver, serve
+    from service.core.settings import Settings
+    from tests.service.alerts.helpers import Receiver, serve
 
     monkeypatch.setenv("GPUPLAN_ALERTS_ALLOWED_NETWORKS", "127.0.0.0/8")
     quotes = tmp_path / "q.csv"

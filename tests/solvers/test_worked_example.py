@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pricing.catalog import bundled_catalog
-from service.examples import WORKED_EXAMPLE
+from service.plans.examples import WORKED_EXAMPLE
 from solvers.plan import make_plan
 from solvers.profile import Profile
 from tests.conftest import TODAY

@@ -22,7 +22,7 @@ from werkzeug import Request, Response
 from pricing.sources import SOURCE_CLASSES
 from tests.e2e.cluster.processes import Cluster
 from tests.pricing.replays.runpod import scaled_gpu_types
-from tests.service.alert_helpers import Receiver
+from tests.service.alerts.helpers import Receiver
 
 
 def postgres_url() -> str:

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, text
 
 from tests.e2e.cluster.conftest import PriceSource, cluster_env, new_cluster
 from tests.e2e.cluster.processes import Cluster, Service, wait_until
-from tests.service.alert_helpers import Receiver
+from tests.service.alerts.helpers import Receiver
 
 pytestmark = pytest.mark.database
 

@@ -1,0 +1,1 @@
+"""Shared plumbing every domain uses: settings, database, errors, pagination, idempotency, logs, metrics, clock."""

@@ -1,0 +1,171 @@
+"""`Idempotency-Key` on POST: a retried request gets the first answer again, never a second object.
+
+The first request with a key claims it (a row, primary key = caller + key) before it runs; a retry while
+it runs waits for its answer; a retry after it replays the stored answer (`Idempotent-Replayed: true`).
+The same key with a different request body is refused (422). Answers that a retry should not see again
+(5xx, 401, 403, 429) are not kept, so the retry runs afresh; a claim left by a process that died is taken
+over after `STALE_AFTER`. Keys are kept for `KEEP_FOR`. With auth on, keys belong to the API key that sent
+them, and only a still-valid key gets a replay (which counts against its rate limit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import math
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from sqlalchemy import JSON, Engine, Integer, LargeBinary, String, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Mapped, mapped_column
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+
+from pricing.storage import UtcDateTime
+from service.core.clock import utcnow
+from service.core.db import Base
+from service.core.errors import problem
+from service.labs.repository import authenticate
+
+HEADER = "Idempotency-Key"
+STALE_AFTER = dt.timedelta(minutes=2)
+KEEP_FOR = dt.timedelta(hours=24)
+WAIT_FOR_S = 30.0
+NOT_KEPT = frozenset({401, 403, 429})
+REPLAYED_HEADERS = ("content-type", "location")
+
+
+class IdempotencyRecord(Base):
+    __tablename__ = "idempotency_keys"
+
+    scope: Mapped[str] = mapped_column(String(64), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(12))
+    status_code: Mapped[int | None] = mapped_column(Integer)
+    headers: Mapped[dict[str, str] | None] = mapped_column(JSON)
+    body: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())
+
+
+def _claim(engine: Engine, scope: str, key: str, fingerprint: str, now: dt.datetime) -> tuple[str, Any]:
+    """("run", None) when this request owns the key now; ("replay", row), ("busy", None) or ("mismatch", None)."""
+    t = IdempotencyRecord.__table__
+    with engine.begin() as conn:  # expired keys go, with the answers they kept
+        conn.execute(delete(IdempotencyRecord).where(t.c.created_at < now - KEEP_FOR))
+    try:
+        with engine.begin() as conn:
+            conn.execute(insert(IdempotencyRecord).values(scope=scope, key=key, fingerprint=fingerprint,
+                                                          state="running", created_at=now))
+        return "run", None
+    except IntegrityError:
+        pass
+    with engine.begin() as conn:
+        row = conn.execute(select(t).where(t.c.scope == scope, t.c.key == key)).first()
+        if row is None:  # the other request's answer was not kept: run again
+            return _claim(engine, scope, key, fingerprint, now)
+        if row.fingerprint != fingerprint:
+            return "mismatch", None
+        if row.state == "done":
+            return "replay", row
+        taken = conn.execute(update(IdempotencyRecord).where(
+            t.c.scope == scope, t.c.key == key, t.c.state == "running", t.c.created_at < now - STALE_AFTER,
+        ).values(created_at=now))
+        return ("run", None) if taken.rowcount == 1 else ("busy", None)
+
+
+def _finish(engine: Engine, scope: str, key: str, response: Response, body: bytes) -> None:
+    t = IdempotencyRecord.__table__
+    with engine.begin() as conn:
+        where = (t.c.scope == scope) & (t.c.key == key)
+        if response.status_code >= 500 or response.status_code in NOT_KEPT:
+            conn.execute(delete(IdempotencyRecord).where(where))
+            return
+        headers = {h: response.headers[h] for h in REPLAYED_HEADERS if h in response.headers}
+        conn.execute(update(IdempotencyRecord).where(where).values(state="done", status_code=response.status_code,
+                                                                   headers=headers, body=body))
+
+
+def _release(engine: Engine, scope: str, key: str) -> None:
+    t = IdempotencyRecord.__table__
+    with engine.begin() as conn:
+        conn.execute(delete(IdempotencyRecord).where(t.c.scope == scope, t.c.key == key))
+
+
+def _scope(request: Request) -> str | None:
+    """Whose key space the request is in: the API key's id when auth is on (None without a valid key, so a
+    revoked key replays nothing), one local space when it is off. Keys of two labs never meet."""
+    state = request.app.state
+    if not state.settings.auth:
+        return "local"
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    found = authenticate(state.engine, token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+    return None if found is None else f"key:{found.id}"
+
+
+def _rate_limited(request: Request, scope: str) -> Response | None:
+    """A replay counts against the key's rate limit like any request (the route is not run for it)."""
+    state = request.app.state
+    if not scope.startswith("key:"):
+        return None
+    wait = state.rate_limiter.retry_after(scope.removeprefix("key:"))
+    if wait is None:
+        return None
+    return problem(429, "Too many requests", "rate limit reached for this key",
+                   headers={"Retry-After": str(max(1, math.ceil(wait)))})
+
+
+def _replay(row: Any) -> Response:
+    return Response(row.body, status_code=row.status_code, headers={**(row.headers or {}),
+                                                                    "Idempotent-Replayed": "true"})
+
+
+class IdempotencyMiddleware(BaseHTTPMiddleware):
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        key = request.headers.get(HEADER)
+        if request.method != "POST" or key is None:
+            return await call_next(request)
+        if not 1 <= len(key) <= 255:
+            errors = [{"field": HEADER, "rule": "length", "message": "1 to 255 characters"}]
+            return problem(422, "Invalid request", f"{HEADER}: 1 to 255 characters", errors=errors)
+        engine: Engine = request.app.state.engine
+        scope = await run_in_threadpool(_scope, request)
+        if scope is None:  # no valid key: the route answers 401, and nothing is claimed or replayed
+            return await call_next(request)
+        body = await request.body()
+        fingerprint = hashlib.sha256(b"\n".join([request.method.encode(), request.url.path.encode(),
+                                                 request.url.query.encode(), body])).hexdigest()
+        waited = 0.0
+        while True:
+            verdict, row = await run_in_threadpool(_claim, engine, scope, key, fingerprint, utcnow())
+            if verdict == "replay":
+                limited = _rate_limited(request, scope)
+                return limited if limited is not None else _replay(row)
+            if verdict == "mismatch":
+                errors = [{"field": HEADER, "rule": "same_request",
+                           "message": "this key was used for a different request"}]
+                return problem(422, "Invalid request", f"{HEADER}: this key was used for a different request",
+                               errors=errors)
+            if verdict == "run":
+                break
+            if waited >= WAIT_FOR_S:
+                return problem(409, "Conflict", f"a request with this {HEADER} is still running; retry later",
+                               headers={"Retry-After": "1"})
+            await asyncio.sleep(0.05)
+            waited += 0.05
+        try:
+            response = await call_next(request)
+        except BaseException:  # an unhandled error (answered 500): free the key so a retry runs again
+            await run_in_threadpool(_release, engine, scope, key)
+            raise
+        chunks = [chunk async for chunk in response.body_iterator]  # type: ignore[attr-defined]
+        content = b"".join(c if isinstance(c, bytes) else c.encode() for c in chunks)
+        await run_in_threadpool(_finish, engine, scope, key, response, content)
+        return Response(content, status_code=response.status_code, headers=dict(response.headers))
+
+
+def install(app: FastAPI) -> None:
+    app.add_middleware(IdempotencyMiddleware)

@@ -1,0 +1,60 @@
+"""Cursor pagination for lists of lab objects: newest first, stable under inserts.
+
+The cursor is the (created_at, id) of the last item returned, so a page never repeats or skips an item when
+new ones are created meanwhile (an offset would). It is opaque to clients: base64 of JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import json
+from typing import Annotated, Any, Generic, TypeVar
+
+from fastapi import Query
+from pydantic import BaseModel, Field
+from sqlalchemy import Select, and_, or_
+
+from service.core.errors import InvalidField
+from service.core.timestamps import as_utc
+
+T = TypeVar("T")
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 500
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="items per page")]
+
+
+class Page(BaseModel, Generic[T]):
+    items: list[T]
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last page")
+
+
+def encode_cursor(created_at: dt.datetime, item_id: str) -> str:
+    raw = json.dumps([as_utc(created_at).isoformat(), item_id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        when, item_id = json.loads(raw)
+        return as_utc(dt.datetime.fromisoformat(when)), str(item_id)
+    except (ValueError, TypeError, binascii.Error):
+        raise InvalidField("cursor", "valid_cursor", "not a cursor this API returned") from None
+
+
+def newest_first(query: Select[Any], created: Any, ident: Any, cursor: str | None, limit: int) -> Select[Any]:
+    """`query` ordered newest first, after `cursor`, one row more than `limit` (to know if a next page exists)."""
+    if cursor is not None:
+        when, last_id = decode_cursor(cursor)
+        query = query.where(or_(created < when, and_(created == when, ident < last_id)))
+    return query.order_by(created.desc(), ident.desc()).limit(limit + 1)
+
+
+def page(items: list[T], rows: list[Any], limit: int) -> Page[T]:
+    """The first `limit` items; a cursor when the query found more (`rows` carry created_at and id)."""
+    if len(rows) <= limit:
+        return Page[T](items=items[:limit], next_cursor=None)
+    last = rows[limit - 1]
+    return Page[T](items=items[:limit], next_cursor=encode_cursor(last.created_at, last.id))

@@ -1,0 +1,1 @@
+"""What operators run and probe: health, readiness and metrics endpoints, leader election, the scheduler."""

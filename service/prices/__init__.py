@@ -1,0 +1,1 @@
+"""Prices as the API shows them: the catalog (GPUs, prices), the sources' freshness and the price history."""

@@ -1,0 +1,1 @@
+"""GET /v1/prices/history and its chart: how prices moved."""

@@ -1,0 +1,1 @@
+"""GET /v1/sources: how fresh each price source is."""
