@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn, Optional
 
@@ -25,9 +26,11 @@ from service.core.errors import validation_errors
 from service.core.settings import Settings
 from service.plans.render import render_plan
 from service.plans.staleness import with_stale_warnings
+from service.usage.render import render_usage
 from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.plan import make_plan
 from solvers.profile import Profile
+from solvers.usage import UsageFormatError, parse_usage, summarise
 from solvers.workload import Workload
 from solvers.workload import estimate as compile_workload
 
@@ -265,6 +268,43 @@ def import_prices(
     unknown = ", ".join(f"{k} ({v})" for k, v in sorted(outcome.unknown_skus.items()))
     console.print(f"imported {outcome.rows_fetched} prices as {key!r} ({outcome.rows_changed} changed)"
                   + (f"; rows naming unknown GPUs skipped: {unknown}" if unknown else ""))
+
+
+class UsageLogFormat(StrEnum):
+    auto = "auto"
+    slurm = "slurm"
+    nvidia_smi = "nvidia-smi"
+    prometheus = "prometheus"
+
+
+@app.command("import-usage")
+def import_usage(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="sacct, nvidia-smi or Prometheus log")],
+    log_format: Annotated[UsageLogFormat, typer.Option("--format", help="log format")] = UsageLogFormat.auto,
+    tz: Annotated[str, typer.Option(help="time zone of sacct and nvidia-smi timestamps (IANA name)")] = "UTC",
+    busy_threshold: Annotated[float, typer.Option(
+        help="utilisation % at or above which a GPU sample counts as busy (nvidia-smi, DCGM)")] = 5.0,
+    fractional: Annotated[bool, typer.Option(
+        help="count a GPU sample by its utilisation fraction instead of the threshold")] = False,
+    until: Annotated[Optional[dt.datetime], typer.Option(  # noqa: UP045
+        help="end of still-running Slurm jobs, UTC (default: the latest time in the file)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the hourly series and the summary as JSON")] = False,
+) -> None:
+    """Read a usage log into GPUs busy per hour; print peak, percentiles, monthly load-duration curves and trend.
+    Nothing is stored."""
+    if not fractional and not 0 <= busy_threshold <= 100:
+        _fail(f"--busy-threshold: {busy_threshold:g} is not a percentage from 0 to 100")
+    try:
+        series = parse_usage(file.read_bytes(), format=log_format.value, tz=tz,
+                             busy_threshold=None if fractional else busy_threshold,
+                             until=None if until is None else until.replace(tzinfo=dt.UTC))
+    except UsageFormatError as exc:
+        _fail(f"{file}: {exc}")
+    summary = summarise(series)
+    if as_json:
+        typer.echo(json.dumps({"series": series.to_dict(), "summary": summary.to_dict()}, indent=2))
+    else:
+        render_usage(series, summary, console)
 
 
 @app.command()
