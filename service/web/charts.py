@@ -243,3 +243,47 @@ def _svg(fig: Figure, title: str) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Title": title, "Date": None, "Creator": "gpuplan (matplotlib)"})
     return buffer.getvalue()
+
+
+# Okabe-Ito colours (safe for the common colour-vision deficiencies), one per compared plan
+COMPARE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
+_COMPARE_STYLES: tuple[LineStyleType, ...] = ("-", (0, (6, 3)), (0, (2, 2)), "-.", (0, (8, 2, 2, 2)), ":")
+
+
+def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> bytes:
+    """Each plan's cumulative cost on one axis (colour and dash per plan), its break-even day marked with a point.
+
+    Every plan is drawn against its own dates, so plans made on different days sit where they fall in time.
+    """
+    with _LOCK, mpl.rc_context(_RC):
+        fig = Figure(figsize=(8, 4.2), layout="constrained")
+        ax = fig.add_subplot()
+        drawn = 0
+        for i, (plan, label) in enumerate(zip(plans, labels, strict=True)):
+            points = plan.break_even.cumulative
+            if not points:
+                continue
+            colour = COMPARE_COLOURS[i % len(COMPARE_COLOURS)]
+            xs = [_num(dt.date.fromisoformat(p.date)) for p in points]
+            ys = [p.plan_usd for p in points]
+            (line,) = ax.plot(xs, ys, label=label, color=colour, linestyle=_COMPARE_STYLES[i % len(_COMPARE_STYLES)],
+                              linewidth=2.6 if i == 0 else 2.0)
+            line.set_gid(f"series-plan-{i}")
+            days = plan.break_even.days
+            if days is not None:
+                when = dt.date.fromisoformat(points[0].date) + dt.timedelta(days=days)
+                cost = float(np.interp(days, [p.day for p in points], ys))
+                ax.plot([_num(when)], [cost], marker="o", markersize=7, color=colour, linestyle="none",
+                        gid=f"break-even-{i}")
+            drawn += 1
+        if not drawn:
+            _empty(ax, "no cumulative costs in these plans")
+            return _svg(fig, "Cumulative cost")
+        ax.set_title("Cumulative cost of each plan, USD (points: break-even against cloud only)")
+        ax.set_ylim(bottom=0)
+        _money_axis(ax)
+        _date_axis(ax)
+        ax.grid(axis="y", color="#e3e3e3", linewidth=0.8)
+        ax.set_axisbelow(True)
+        ax.legend(loc="upper left")
+        return _svg(fig, "gpuplan: cumulative cost of compared plans")
