@@ -67,7 +67,8 @@ def _browser_in(browser: Browser, locale: str) -> tuple[Page, list[str]]:
     return page, problems
 
 
-@pytest.mark.parametrize(("browser_locale", "page_locale", "money"), [("zh-CN", "zh-Hans", "US$"), ("fr-FR", "fr", "$US")])
+@pytest.mark.parametrize(("browser_locale", "page_locale", "money"),
+                         [("zh-CN", "zh-Hans", "US$"), ("fr-FR", "fr", "$US")])
 def test_the_page_speaks_the_readers_language(browser: Browser, service_url: str, artifacts: Path,
                                               browser_locale: str, page_locale: str, money: str) -> None:
     expect = _expect()
