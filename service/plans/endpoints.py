@@ -15,12 +15,14 @@ from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
 from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
 from service.plans.exports import plan_csv, purchase_request
 from service.plans.schemas import PlanListItem, PurchaseRequest
+from service.plans.sensitivity import sensitivity_of
 from service.plans.service import plan_for, recompute
 from service.profiles.repository import get_profile
 from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartSize
 from solvers.profile import Profile
 from solvers.result import PlanResult
+from solvers.sensitivity import Sensitivity
 
 router = APIRouter(prefix="/v1/plans", tags=["plans"])
 
@@ -112,6 +114,21 @@ def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSi
     svg = charts.plan_chart_svg(PlanResult.model_validate(found.result), narrow=size == "narrow")
     # a stored plan never changes, so neither does its chart (private: it is one lab's)
     return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
+
+
+@router.get("/{plan_id}/sensitivity", response_model=Sensitivity)
+def plan_sensitivity(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> Sensitivity:
+    """Total cost and the decision with each input at the low and high end of a stated range (demand, electricity,
+    cloud prices, hardware prices, resale, horizon), each end a new plan at the prices this plan used."""
+    return sensitivity_of(runtime, plan_id, repository.get_plan(runtime.engine, caller, plan_id))
+
+
+@router.get("/{plan_id}/sensitivity.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+def plan_sensitivity_chart(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> Response:
+    """The sensitivity as a tornado chart: one bar per input from its low-end to its high-end total."""
+    found = sensitivity_of(runtime, plan_id, repository.get_plan(runtime.engine, caller, plan_id))
+    return Response(charts.sensitivity_chart_svg(found), media_type=charts.SVG_MEDIA_TYPE,
+                    headers={"Cache-Control": "private, max-age=86400"})
 
 
 @router.get("/{plan_id}/profile", response_model=Profile)

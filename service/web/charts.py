@@ -24,6 +24,7 @@ from matplotlib.ticker import FuncFormatter
 from matplotlib.typing import LineStyleType, RcKeyType
 
 from solvers.result import PlanResult
+from solvers.sensitivity import Sensitivity
 
 SVG_MEDIA_TYPE = "image/svg+xml"
 # how the chart endpoints describe their answer and their one option in OpenAPI
@@ -287,3 +288,49 @@ def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> 
         ax.set_axisbelow(True)
         ax.legend(loc="upper left")
         return _svg(fig, "gpuplan: cumulative cost of compared plans")
+
+
+DECISION_CHANGES_COLOUR = "#CC79A7"
+
+
+def sensitivity_chart_svg(found: Sensitivity) -> bytes:
+    """A tornado: per input, a bar from the total at the low end to the total at the high end, the plan's total
+    as a vertical line; a bar whose decision differs from the plan's is coloured and hatched, and says so."""
+    rows = [r for r in found.rows if r.low_total_usd is not None or r.high_total_usd is not None]
+    with _LOCK, mpl.rc_context(_RC):
+        fig = Figure(figsize=(8, 1.2 + 0.62 * max(1, len(rows))), layout="constrained")
+        ax = fig.add_subplot()
+        if not rows:
+            _empty(ax, "no input moved the plan")
+            return _svg(fig, "Sensitivity")
+        ys = list(range(len(rows)))[::-1]  # the largest swing on top
+        for y, row in zip(ys, rows, strict=True):
+            ends = [v for v in (row.low_total_usd, row.high_total_usd) if v is not None]
+            left, right = min(ends), max(ends)
+            changes = row.decision_changes
+            ax.barh(y, max(right - left, found.base_total_usd * 0.002), left=left, height=0.55,
+                    color=DECISION_CHANGES_COLOUR if changes else PLAN_COLOUR, hatch="//" if changes else None,
+                    edgecolor="white", gid=f"bar-{row.input}")
+            same = row.low_total_usd == row.high_total_usd
+            for value, end in ((row.low_total_usd, row.low_value), (row.high_total_usd, row.high_value)):
+                if same and value is not None:  # both ends cost the same: one label
+                    ax.annotate(f"{_usd(value)} at both ends", xy=(value, y), xytext=(6, 0), textcoords="offset points",
+                                ha="left", va="center", fontsize=8, color="#333333")
+                    break
+                if value is not None:
+                    ax.annotate(f"{_usd(value)} @ {end:g}", xy=(value, y), xytext=(4 if value == right else -4, 0),
+                                textcoords="offset points", ha="left" if value == right else "right", va="center",
+                                fontsize=8, color="#333333")
+        labels = [f"{r.label}\n{r.low_value:g} to {r.high_value:g} {r.unit}" for r in rows]
+        ax.set_yticks(ys, labels)
+        ax.axvline(found.base_total_usd, color=MARK_COLOUR, linestyle=":", linewidth=1.2, gid="base-line")
+        ax.set_title(f"Total cost when one input moves (plan: {_usd(found.base_total_usd)}; "
+                     f"hatched: the decision changes)", fontsize=10)
+        lo = min(min(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
+        hi = max(max(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
+        pad = 0.25 * max(hi - lo, 0.05 * hi, 1.0)
+        ax.set_xlim(max(0.0, lo - pad), hi + pad)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _usd(v)))
+        ax.grid(axis="x", color="#e3e3e3", linewidth=0.8)
+        ax.set_axisbelow(True)
+        return _svg(fig, "gpuplan: sensitivity of the plan's total cost")

@@ -88,8 +88,12 @@ def test_the_page_speaks_the_readers_language(browser: Browser, service_url: str
         expect(stats).to_contain_text(money)  # money in the locale's own format
         if page_locale == "fr":
             expect(page.locator("#thresholds")).to_contain_text(re.compile(r"\d+,\d\s%"))  # 18,4 % (French percent)
-        page.wait_for_function("() => { const img = document.querySelector('#plan-chart');"
-                               " return img && img.complete && img.naturalWidth > 0 }", timeout=TIMEOUT_MS)
+        expect(page.locator("#sensitivity-title")).to_have_text(strings["r.sensitivity"])
+        expect(page.locator("#sensitivity tbody tr").first).to_contain_text(strings["sens.hardware_prices"])
+        for chart in ("#plan-chart", "#sensitivity-chart"):
+            page.wait_for_function("s => { const img = document.querySelector(s);"
+                                   " return img && img.complete && img.naturalWidth > 0 }", arg=chart,
+                                   timeout=TIMEOUT_MS)
         page.screenshot(path=str(artifacts / f"page-{page_locale}.png"), full_page=True)
         assert not problems, problems
     finally:

@@ -167,10 +167,40 @@ const gpResult = (() => {
     return card(t("r.freshness"), "freshness", ...parts);
   }
 
+  /** The tornado: filled when GET /v1/plans/{id}/sensitivity answers (each end is a new plan: it takes a moment). */
+  function sensitivity(plan) {
+    const body = h("div", { id: "sensitivity-body" }, h("p", { class: "muted" }, t("r.sens_loading")));
+    const section = card(t("r.sensitivity"), "sensitivity", h("p", { class: "muted small" }, t("r.sens_lead")), body);
+    const base = `/v1/plans/${encodeURIComponent(plan.id)}/sensitivity`;
+    call(base).then((answer) => {
+      if (!answer.ok) {
+        body.replaceChildren(h("p", {}, answer.body?.detail || t("s.failed")));
+        return;
+      }
+      const found = answer.body;
+      const end = (value, unit) => (unit === "x" ? `${num(value, 2)}×` : unit === "USD/kWh" ? `${usd(value)}/kWh`
+        : unit === "months" ? t("r.n_months", { n: num(value, 0) }) : pct(value));
+      const rows = found.rows.map((r) => [t(`sens.${r.input}`), `${end(r.low_value, r.unit)} – ${end(r.high_value, r.unit)}`,
+        usd(r.low_total_usd), usd(r.high_total_usd),
+        r.decision_changes ? h("strong", { class: "flips" }, `${r.low_decision} / ${r.high_decision}`) : t("r.sens_same")]);
+      const alt = found.rows.map((r) => `${t(`sens.${r.input}`)}: ${usd(r.low_total_usd)} – ${usd(r.high_total_usd)}`)
+        .join("; ");
+      body.replaceChildren(
+        h("figure", {}, h("img", { id: "sensitivity-chart", src: `${base}.svg`, alt: `${t("r.sensitivity")}: ${alt}`,
+          width: 800, height: 420 })),
+        table(t("r.sensitivity"), [{ label: t("r.sens_input") }, { label: t("r.sens_range") },
+          { label: t("r.sens_low"), num: true }, { label: t("r.sens_high"), num: true },
+          { label: t("r.sens_decision"), wrap: true }], rows),
+        h("p", { class: "muted small" }, found.note));
+    });
+    return section;
+  }
+
   async function render(plan) {
     const result = $("result");
     const sources = await call("/v1/sources");
-    result.replaceChildren(headline(plan), chart(plan), thresholds(plan), costs(plan), purchases(plan), months(plan),
+    result.replaceChildren(headline(plan), chart(plan), thresholds(plan), sensitivity(plan), costs(plan), purchases(plan),
+      months(plan),
       freshness(plan, sources.ok ? sources.body : null));
     $("placeholder").hidden = true;
     result.hidden = false;

@@ -97,3 +97,20 @@ def test_only_differing_leaves_are_listed() -> None:
     two = {"demand": {"gpus": 1, "utilisation": 0.2}, "prices": {"cloud": [1, 3]}, "horizon_months": 24}
     found = {d.field: d.values for d in differing_inputs([one, two])}
     assert found == {"prices.cloud": [[1, 2], [1, 3]], "horizon_months": [None, 24]}
+
+
+def test_a_plans_sensitivity_as_json_and_tornado(client: TestClient, labs: tuple[Lab, Lab]) -> None:
+    a, b = labs
+    plan = _plan(client, a, WORKED_EXAMPLE)
+    answer = client.get(f"/v1/plans/{plan['id']}/sensitivity", headers=a.headers())
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["base_total_usd"] == pytest.approx(plan["total_cost_usd"])
+    assert {r["input"] for r in body["rows"]} >= {"demand_scale", "electricity", "cloud_prices", "hardware_prices",
+                                                  "horizon"}
+    svg = client.get(f"/v1/plans/{plan['id']}/sensitivity.svg", headers=a.headers())
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    for row in body["rows"]:
+        assert f'id="bar-{row["input"]}' in svg.text
+    for path in ("sensitivity", "sensitivity.svg"):
+        assert client.get(f"/v1/plans/{plan['id']}/{path}", headers=b.headers()).status_code == 404

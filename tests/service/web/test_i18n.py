@@ -42,6 +42,7 @@ def test_every_string_the_page_uses_is_in_the_catalogue() -> None:
         used |= set(re.findall(r"""\bt\(["'`]([\w.]+)["'`]""", script.read_text(encoding="utf-8")))
     assert len(used) > 100
     dynamic = {f"r.status_{s}" for s in ("off", "stale", "fresh")}  # built as t(`r.status_${...}`)
+    dynamic |= {k for k in keys if k.startswith("sens.")}  # t(`sens.${row.input}`)
     assert used - keys == set()
     assert keys - used - dynamic - {k for k in keys if k.startswith("ex.")} == set()
 
@@ -94,3 +95,10 @@ def test_api_errors_stay_english_whatever_the_page_speaks(client: TestClient) ->
     refused = client.post("/v1/plans", json={"workload": "nope"}, headers={"accept-language": "zh-CN"})
     assert refused.status_code == 422
     assert refused.json()["title"] == "Invalid request" and refused.json()["errors"][0]["rule"]
+
+
+def test_every_sensitivity_input_has_a_name_in_every_catalogue() -> None:
+    from solvers.sensitivity import RANGES
+
+    for locale in LOCALE_NAMES:
+        assert {f"sens.{r.key}" for r in RANGES} <= set(catalogue(locale)), locale
