@@ -191,3 +191,9 @@ def sensitivity(profile: Profile, catalog: Catalog, today: dt.date,
                        note="Each input moved alone over its range, the rest of the profile and the prices as they "
                             "were; every end is a whole new plan. A longer or shorter horizon changes the total "
                             "by itself, so compare its decisions rather than its totals.")
+
+
+def with_cloud_prices_scaled(profile: Profile, catalog: Catalog, factor: float) -> tuple[Profile, Catalog]:
+    """Every cloud price, the catalog's and the profile's own, times `factor` (the what-if slider's scale)."""
+    return (_with_prices(profile, "cloud", "usd_per_hour", factor),
+            replace(catalog, cloud=_scaled_frame(catalog.cloud, "usd_per_hour", factor)))

@@ -17,6 +17,7 @@ from service.plans.exports import plan_csv, purchase_request
 from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.sensitivity import sensitivity_of
 from service.plans.service import plan_for, recompute
+from service.plans.whatif import WhatIf, what_if
 from service.profiles.repository import get_profile
 from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartSize
@@ -40,6 +41,13 @@ def create_plan(runtime: RuntimeDep, response: Response, caller: CallerDep,
     stored = plan_for(runtime, caller, profile, utcnow())
     response.headers["Location"] = f"/v1/plans/{stored.id}"
     return stored
+
+
+@router.post("/what-if", response_model=PlanResult)
+def plan_what_if(runtime: RuntimeDep, caller: CallerDep, asked: WhatIf) -> PlanResult:
+    """A plan for a profile (and a scale on every cloud price) at the prices in force, not stored: what the
+    page's sliders ask as they move. `id` is null."""
+    return what_if(runtime, asked, utcnow())
 
 
 @router.get("", response_model=Page[PlanListItem])

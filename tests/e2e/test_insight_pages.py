@@ -140,3 +140,39 @@ def test_two_plans_side_by_side(desktop: tuple[Page, list[str]], service_url: st
     page.reload()  # the address names the plans
     expect(page.locator("#compare-summary")).to_contain_text(busy["recommendation"])
     assert not problems, problems
+
+
+def _slide(page: Page, selector: str, value: float) -> None:
+    """Set a range input as a drag would: the value, then the input event the page listens to."""
+    page.eval_on_selector(selector, "(el, v) => { el.value = String(v); el.dispatchEvent(new Event('input',"
+                          " { bubbles: true })) }", value)
+
+
+def test_moving_a_slider_changes_the_plan(desktop: tuple[Page, list[str]], service_url: str,
+                                          artifacts: Path) -> None:
+    expect = _expect()
+    page, problems = desktop
+    page.goto(f"{service_url}/")
+    page.get_by_role("button", name="Plan", exact=True).click()
+    expect(page.locator("#recommendation")).to_contain_text("Buy 1 x RTX 3090")
+    section = page.locator("#what-if")
+    expect(section.locator("#wi-utilisation-mark")).to_contain_text("buying pays from 4.0%")  # threshold marked
+    expect(section.locator("#wi-horizon-mark")).to_be_visible()
+
+    _slide(page, "#wi-cloud", 0.25)  # cloud at a quarter of its price: renting wins
+    decision = page.locator("#what-if-decision")
+    expect(decision).to_contain_text("The decision changes:")
+    expect(decision).not_to_contain_text("Buy 1 x RTX 3090")
+    expect(page.locator("#what-if-result")).to_have_class(re.compile(r"\bchanged\b"))
+
+    _slide(page, "#wi-cloud", 1)
+    _slide(page, "#wi-utilisation", 0.6)  # busier: the same purchase, a different total
+    expect(decision).to_contain_text("Same decision:")
+    expect(page.locator("#wi-utilisation")).to_have_value("0.6")
+    busier = page.request.post(f"{service_url}/v1/plans/what-if",
+                               data={"profile": {**WORKED_EXAMPLE, "demand": {**WORKED_EXAMPLE["demand"],
+                                                                               "utilisation": 0.6}}}).json()
+    expect(page.locator("#what-if-result")).to_contain_text(f"${busier['total_cost_usd']:,.0f}")
+    section.scroll_into_view_if_needed()
+    section.screenshot(path=str(artifacts / "what-if.png"))
+    assert not problems, problems

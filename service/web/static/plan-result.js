@@ -199,7 +199,8 @@ const gpResult = (() => {
   async function render(plan) {
     const result = $("result");
     const sources = await call("/v1/sources");
-    result.replaceChildren(headline(plan), chart(plan), thresholds(plan), sensitivity(plan), costs(plan), purchases(plan),
+    result.replaceChildren(headline(plan), chart(plan), thresholds(plan), gpWhatIf.card(plan, lastProfile),
+      sensitivity(plan), costs(plan), purchases(plan),
       months(plan),
       freshness(plan, sources.ok ? sources.body : null));
     $("placeholder").hidden = true;

@@ -114,3 +114,18 @@ def test_a_plans_sensitivity_as_json_and_tornado(client: TestClient, labs: tuple
         assert f'id="bar-{row["input"]}' in svg.text
     for path in ("sensitivity", "sensitivity.svg"):
         assert client.get(f"/v1/plans/{plan['id']}/{path}", headers=b.headers()).status_code == 404
+
+
+def test_what_if_replans_without_storing(client: TestClient, labs: tuple[Lab, Lab]) -> None:
+    a, _ = labs
+    stored = _plan(client, a, WORKED_EXAMPLE)
+    same = client.post("/v1/plans/what-if", json={"profile": WORKED_EXAMPLE}, headers=a.headers())
+    assert same.status_code == 200, same.text
+    assert same.json()["id"] is None and same.json()["total_cost_usd"] == pytest.approx(stored["total_cost_usd"])
+    cheap_cloud = client.post("/v1/plans/what-if", json={"profile": WORKED_EXAMPLE, "cloud_price_scale": 0.05},
+                              headers=a.headers()).json()
+    assert stored["buy"] and not cheap_cloud["buy"]  # renting at 5% of the price beats buying
+    assert len(client.get("/v1/plans", headers=a.headers()).json()["items"]) == 1
+    refused = client.post("/v1/plans/what-if", json={"profile": WORKED_EXAMPLE, "cloud_price_scale": 0},
+                          headers=a.headers())
+    assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "cloud_price_scale"

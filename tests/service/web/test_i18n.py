@@ -39,10 +39,13 @@ def test_every_string_the_page_uses_is_in_the_catalogue() -> None:
     for template in TEMPLATES_DIR.glob("*.html"):
         used |= set(re.findall(r"\[\[([\w.-]+)\]\]", template.read_text(encoding="utf-8"))) - {"locale"}
     for script in STATIC_DIR.glob("*.js"):
-        used |= set(re.findall(r"""\bt\(["'`]([\w.]+)["'`]""", script.read_text(encoding="utf-8")))
+        text = script.read_text(encoding="utf-8")
+        used |= set(re.findall(r"""\bt\(["'`]([\w.]+)["'`]""", text))
+        used |= set(re.findall(r'mark: "(wi\.[\w]+)"', text))  # the sliders' mark texts
     assert len(used) > 100
     dynamic = {f"r.status_{s}" for s in ("off", "stale", "fresh")}  # built as t(`r.status_${...}`)
     dynamic |= {k for k in keys if k.startswith("sens.")}  # t(`sens.${row.input}`)
+    dynamic |= {f"wi.{k}" for k in ("utilisation", "electricity", "horizon", "cloud")}  # t(`wi.${slider.key}`)
     assert used - keys == set()
     assert keys - used - dynamic - {k for k in keys if k.startswith("ex.")} == set()
 
