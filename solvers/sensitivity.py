@@ -12,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from pricing.catalog import Catalog
 from solvers import defaults
-from solvers.errors import InfeasibleProfile
+from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.plan import make_plan
 from solvers.profile import Profile
 from solvers.result import PlanResult
@@ -155,12 +155,14 @@ def _total(plan: PlanResult | None) -> float | None:
     return None if plan is None else plan.total_cost_usd
 
 
-def _plan_or_none(planner: Callable[[Profile, Catalog, dt.date], PlanResult], profile: Profile, catalog: Catalog,
-                  today: dt.date) -> PlanResult | None:
-    """A moved input may leave no feasible plan (a budget too small for double the demand): that end says so."""
+def _plan_or_none(planner: Callable[[Profile, Catalog, dt.date], PlanResult], key: str, profile: Profile,
+                  catalog: Catalog, factor: float, base: PlanResult, today: dt.date) -> PlanResult | None:
+    """A moved input may leave no feasible plan (a budget too small for double the demand) or leave the bounds a
+    profile may have (double the largest demand allowed): that end has no plan, and says so."""
     try:
-        return planner(profile, catalog, today)
-    except InfeasibleProfile:
+        moved, moved_catalog = _variant(key, profile, catalog, factor, base)
+        return planner(moved, moved_catalog, today)
+    except (InfeasibleProfile, ProfileError, ValidationError):
         return None
 
 
@@ -174,9 +176,8 @@ def sensitivity(profile: Profile, catalog: Catalog, today: dt.date,
         if one.key == "resale" and not profile.options.resale:
             continue  # no resale credit in this plan: its decline moves nothing
         value, unit = _base_value(one.key, profile, base)
-        ends = [_plan_or_none(planner, *_variant(one.key, profile, catalog, factor, base), today)
-                for factor in (one.low, one.high)]
-        low, high = ends
+        low, high = (_plan_or_none(planner, one.key, profile, catalog, factor, base, today)
+                     for factor in (one.low, one.high))
         totals = [_total(low), _total(high)]
         swing = abs(totals[1] - totals[0]) if totals[0] is not None and totals[1] is not None else float("inf")
         rows.append(SensitivityRow(

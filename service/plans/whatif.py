@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.core.dependencies import Runtime
+from service.core.errors import InvalidField
 from service.plans.service import prices_now
 from solvers.plan import make_plan
 from solvers.profile import Profile
@@ -27,5 +28,9 @@ class WhatIf(BaseModel):
 
 def what_if(runtime: Runtime, asked: WhatIf, now: dt.datetime) -> PlanResult:
     catalog, _ = prices_now(runtime.catalog)
-    profile, catalog = with_cloud_prices_scaled(asked.profile, catalog, asked.cloud_price_scale)
+    try:
+        profile, catalog = with_cloud_prices_scaled(asked.profile, catalog, asked.cloud_price_scale)
+    except ValidationError as error:  # a profile price times the scale leaves the bounds an hourly rate may have
+        raise InvalidField("cloud_price_scale", "bounds", "the scaled cloud prices of the profile are out of "
+                           f"bounds: {error.errors()[0]['msg']}") from None
     return make_plan(profile, catalog, now.date())

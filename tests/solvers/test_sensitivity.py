@@ -57,3 +57,17 @@ def test_every_stated_range_is_used_when_resale_applies(catalog: Catalog) -> Non
     assert {r.input for r in found.rows} == {r.key for r in RANGES}
     horizon = next(r for r in found.rows if r.input == "horizon")
     assert (horizon.low_value, horizon.high_value) == (horizon.base_value / 2, horizon.base_value * 2)
+
+
+def test_an_end_beyond_the_bounds_has_no_plan_rather_than_an_error(catalog: Catalog) -> None:
+    from solvers.bounds import MAX_GPUS
+
+    profile = copy.deepcopy(CATALOG_EXAMPLE)
+    profile["demand"]["gpus"] = MAX_GPUS  # double the largest demand allowed is not a profile
+    profile["prices"] = {"mode": "replace", "owned": [], "cloud": [
+        {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.5}]}
+    profile["options"] = {"allow_buy": False}
+    found = sensitivity(Profile.model_validate(profile), catalog, TODAY)
+    demand = next(r for r in found.rows if r.input == "demand_scale")
+    assert demand.high_total_usd is None and demand.high_decision == "no feasible plan"
+    assert demand.low_total_usd == pytest.approx(found.base_total_usd / 2, rel=1e-3)
