@@ -58,13 +58,16 @@ const gpWhatIf = (() => {
       inputs[s.key] = h("input", { type: "range", id, min: s.min, max, step: s.step, value: disabled ? s.min : value,
         disabled, "aria-describedby": `${id}-mark` });
       inputs[s.key].dataset.max = max;
-      outputs[s.key] = h("output", { for: id, class: "wi-value" }, disabled ? t("wi.not_in_profile") : s.show(value));
+      // a span, not <output> (an implicit live "status" region): the slider's aria-valuetext says the value
+      outputs[s.key] = h("span", { class: "wi-value", "aria-hidden": "true" },
+        disabled ? t("wi.not_in_profile") : s.show(value));
+      if (!disabled) inputs[s.key].setAttribute("aria-valuetext", s.show(value));
       marks[s.key] = h("span", { class: "wi-mark", id: `${id}-mark`, hidden: true });
       return h("div", { class: "field wi-field", "data-slider": s.key },
         h("label", { for: id }, t(`wi.${s.key}`), " ", outputs[s.key]),
         h("div", { class: "wi-track" }, inputs[s.key], marks[s.key]));
     });
-    const result = h("div", { class: "wi-result", id: "what-if-result", role: "status", "aria-live": "polite" },
+    const result = h("div", { class: "wi-result", id: "what-if-result", "aria-live": "polite" },
       t("wi.hint"));
     section.append(h("p", { class: "muted small" }, t("wi.lead")), h("div", { class: "wi-sliders" }, fields), result);
 
@@ -126,6 +129,7 @@ const gpWhatIf = (() => {
     for (const s of SLIDERS) {
       inputs[s.key].addEventListener("input", () => {
         outputs[s.key].textContent = s.show(Number(inputs[s.key].value));
+        inputs[s.key].setAttribute("aria-valuetext", outputs[s.key].textContent);
         clearTimeout(timer);
         timer = setTimeout(replan, DEBOUNCE_MS);
       });
