@@ -26,7 +26,7 @@
 
   function summary(body) {
     const plans = body.plans;
-    const columns = [{ label: "" }, ...plans.map((p, i) => ({ label: label(i), num: true }))];
+    const columns = [{ label: "" }, ...plans.map((p, i) => ({ label: label(i), wrap: true }))]; // sentences wrap
     const be = (p) => (p.break_even_days === null ? t("r.never")
       : `${t("r.day", { n: num(p.break_even_days, 0) })} (${date(p.break_even_date)})`);
     const bought = (p) => (p.purchases.length ? p.purchases.map((b) => `${b.count} × ${b.name}`).join("; ")
