@@ -4,21 +4,26 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Response
+from fastapi import APIRouter, Body, Query, Response
 
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
+from service.core.errors import InvalidField
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
+from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
 from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
 from service.plans.exports import plan_csv, purchase_request
 from service.plans.schemas import PlanListItem, PurchaseRequest
+from service.plans.sensitivity import sensitivity_of
 from service.plans.service import plan_for, recompute
+from service.plans.whatif import WhatIf, what_if
 from service.profiles.repository import get_profile
 from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartSize
 from solvers.profile import Profile
 from solvers.result import PlanResult
+from solvers.sensitivity import Sensitivity
 
 router = APIRouter(prefix="/v1/plans", tags=["plans"])
 
@@ -38,11 +43,52 @@ def create_plan(runtime: RuntimeDep, response: Response, caller: CallerDep,
     return stored
 
 
+@router.post("/what-if", response_model=PlanResult)
+def plan_what_if(runtime: RuntimeDep, caller: CallerDep, asked: WhatIf) -> PlanResult:
+    """A plan for a profile (and a scale on every cloud price) at the prices in force, not stored: what the
+    page's sliders ask as they move. `id` is null."""
+    return what_if(runtime, asked, utcnow())
+
+
 @router.get("", response_model=Page[PlanListItem])
 def list_plans(engine: EngineDep, caller: CallerDep, profile_id: str | None = None, limit: Limit = DEFAULT_LIMIT,
                cursor: Cursor = None) -> Page[PlanListItem]:
     """The caller's plans, newest first; `profile_id` keeps those made from one saved profile."""
     return repository.list_plans(engine, caller, limit, cursor, profile_id)
+
+
+CompareIds = Annotated[str, Query(max_length=MAX_PLANS * 40 + MAX_PLANS, description=(
+    f"{MIN_PLANS} to {MAX_PLANS} plan ids separated by commas, in the order to show them"))]
+
+
+def _compared_ids(ids: str) -> list[str]:
+    wanted = [part.strip() for part in ids.split(",") if part.strip()]
+    if len(wanted) != len(set(wanted)):
+        raise InvalidField("ids", "unique", "each plan id may appear once")
+    if not MIN_PLANS <= len(wanted) <= MAX_PLANS:
+        raise InvalidField("ids", "item_count", f"give {MIN_PLANS} to {MAX_PLANS} plan ids separated by commas")
+    return wanted
+
+
+def _stored_plans(engine: EngineDep, caller: CallerDep, ids: str) -> list[repository.StoredPlan]:
+    """Each plan within the caller's lab: an id it cannot see is a 404, as for a single plan."""
+    return [repository.get_plan(engine, caller, plan_id) for plan_id in _compared_ids(ids)]
+
+
+@router.get("/compare", response_model=PlanComparison)
+def compare_plans(engine: EngineDep, caller: CallerDep, ids: CompareIds) -> PlanComparison:
+    """Plans side by side: the inputs that differ, purchases, costs and break-even of each."""
+    stored = _stored_plans(engine, caller, ids)
+    return compare([PlanResult.model_validate(s.result) for s in stored], [s.profile for s in stored])
+
+
+@router.get("/compare.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+def compare_chart(engine: EngineDep, caller: CallerDep, ids: CompareIds) -> Response:
+    """The cumulative cost of each compared plan on one chart, break-even days marked; lines are named by the
+    plans' order in `ids` (Plan 1, Plan 2, ...)."""
+    plans = [PlanResult.model_validate(s.result) for s in _stored_plans(engine, caller, ids)]
+    svg = charts.comparison_chart_svg(plans, [f"Plan {i + 1}" for i in range(len(plans))])
+    return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
 @router.get("/{plan_id}.csv", response_class=Response, responses={200: {"content": {"text/csv": {}}}})
@@ -76,6 +122,27 @@ def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSi
     svg = charts.plan_chart_svg(PlanResult.model_validate(found.result), narrow=size == "narrow")
     # a stored plan never changes, so neither does its chart (private: it is one lab's)
     return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
+
+
+@router.get("/{plan_id}/sensitivity", response_model=Sensitivity)
+def plan_sensitivity(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> Sensitivity:
+    """Total cost and the decision with each input at the low and high end of a stated range (demand, electricity,
+    cloud prices, hardware prices, resale, horizon), each end a new plan at the prices this plan used."""
+    return sensitivity_of(runtime, plan_id, repository.get_plan(runtime.engine, caller, plan_id))
+
+
+@router.get("/{plan_id}/sensitivity.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+def plan_sensitivity_chart(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> Response:
+    """The sensitivity as a tornado chart: one bar per input from its low-end to its high-end total."""
+    found = sensitivity_of(runtime, plan_id, repository.get_plan(runtime.engine, caller, plan_id))
+    return Response(charts.sensitivity_chart_svg(found), media_type=charts.SVG_MEDIA_TYPE,
+                    headers={"Cache-Control": "private, max-age=86400"})
+
+
+@router.get("/{plan_id}/profile", response_model=Profile)
+def plan_profile(engine: EngineDep, caller: CallerDep, plan_id: str) -> dict[str, Any]:
+    """The profile this plan was made from, as it was sent: the page fills its form with it (`/?plan=<id>`)."""
+    return repository.get_plan(engine, caller, plan_id).profile
 
 
 @router.get("/{plan_id}", response_model=PlanResult)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html as html_text
 import json
+import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,9 +19,18 @@ def _template(name: str) -> str:
     return (TEMPLATES_DIR / name).read_text(encoding="utf-8")
 
 
-def render(name: str, **values: Any) -> str:
-    """Fill `{{ key }}` slots with JSON (safe inside a <script type="application/json"> element)."""
+_TEXT_SLOT = re.compile(r"\[\[([\w.-]+)\]\]")
+
+
+def render(name: str, text: Mapping[str, str] | None = None, **values: Any) -> str:
+    """Fill `[[key]]` slots with `text[key]`, HTML-escaped (the page's strings in its language), and `{{ key }}`
+    slots with JSON (safe inside a <script type="application/json"> element).
+
+    A `[[key]]` the mapping lacks raises KeyError, so a template cannot ship a slot no catalogue fills.
+    """
     html = _template(name)
+    if text is not None:
+        html = _TEXT_SLOT.sub(lambda m: html_text.escape(text[m.group(1)]), html)
     for key, value in values.items():
         payload = json.dumps(value, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e")
         html = html.replace("{{ " + key + " }}", payload.replace("&", "\\u0026"))

@@ -24,6 +24,7 @@ from matplotlib.ticker import FuncFormatter
 from matplotlib.typing import LineStyleType, RcKeyType
 
 from solvers.result import PlanResult
+from solvers.sensitivity import Sensitivity
 
 SVG_MEDIA_TYPE = "image/svg+xml"
 # how the chart endpoints describe their answer and their one option in OpenAPI
@@ -243,3 +244,93 @@ def _svg(fig: Figure, title: str) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Title": title, "Date": None, "Creator": "gpuplan (matplotlib)"})
     return buffer.getvalue()
+
+
+# Okabe-Ito colours (safe for the common colour-vision deficiencies), one per compared plan
+COMPARE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
+_COMPARE_STYLES: tuple[LineStyleType, ...] = ("-", (0, (6, 3)), (0, (2, 2)), "-.", (0, (8, 2, 2, 2)), ":")
+
+
+def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> bytes:
+    """Each plan's cumulative cost on one axis (colour and dash per plan), its break-even day marked with a point.
+
+    Every plan is drawn against its own dates, so plans made on different days sit where they fall in time.
+    """
+    with _LOCK, mpl.rc_context(_RC):
+        fig = Figure(figsize=(8, 4.2), layout="constrained")
+        ax = fig.add_subplot()
+        drawn = 0
+        for i, (plan, label) in enumerate(zip(plans, labels, strict=True)):
+            points = plan.break_even.cumulative
+            if not points:
+                continue
+            colour = COMPARE_COLOURS[i % len(COMPARE_COLOURS)]
+            xs = [_num(dt.date.fromisoformat(p.date)) for p in points]
+            ys = [p.plan_usd for p in points]
+            (line,) = ax.plot(xs, ys, label=label, color=colour, linestyle=_COMPARE_STYLES[i % len(_COMPARE_STYLES)],
+                              linewidth=2.6 if i == 0 else 2.0)
+            line.set_gid(f"series-plan-{i}")
+            days = plan.break_even.days
+            if days is not None:
+                when = dt.date.fromisoformat(points[0].date) + dt.timedelta(days=days)
+                cost = float(np.interp(days, [p.day for p in points], ys))
+                ax.plot([_num(when)], [cost], marker="o", markersize=7, color=colour, linestyle="none",
+                        gid=f"break-even-{i}")
+            drawn += 1
+        if not drawn:
+            _empty(ax, "no cumulative costs in these plans")
+            return _svg(fig, "Cumulative cost")
+        ax.set_title("Cumulative cost of each plan, USD (points: break-even against cloud only)")
+        ax.set_ylim(bottom=0)
+        _money_axis(ax)
+        _date_axis(ax)
+        ax.grid(axis="y", color="#e3e3e3", linewidth=0.8)
+        ax.set_axisbelow(True)
+        ax.legend(loc="upper left")
+        return _svg(fig, "gpuplan: cumulative cost of compared plans")
+
+
+DECISION_CHANGES_COLOUR = "#CC79A7"
+
+
+def sensitivity_chart_svg(found: Sensitivity) -> bytes:
+    """A tornado: per input, a bar from the total at the low end to the total at the high end, the plan's total
+    as a vertical line; a bar whose decision differs from the plan's is coloured and hatched, and says so."""
+    rows = [r for r in found.rows if r.low_total_usd is not None or r.high_total_usd is not None]
+    with _LOCK, mpl.rc_context(_RC):
+        fig = Figure(figsize=(8, 1.2 + 0.62 * max(1, len(rows))), layout="constrained")
+        ax = fig.add_subplot()
+        if not rows:
+            _empty(ax, "no input moved the plan")
+            return _svg(fig, "Sensitivity")
+        ys = list(range(len(rows)))[::-1]  # the largest swing on top
+        for y, row in zip(ys, rows, strict=True):
+            ends = [v for v in (row.low_total_usd, row.high_total_usd) if v is not None]
+            left, right = min(ends), max(ends)
+            changes = row.decision_changes
+            ax.barh(y, max(right - left, found.base_total_usd * 0.002), left=left, height=0.55,
+                    color=DECISION_CHANGES_COLOUR if changes else PLAN_COLOUR, hatch="//" if changes else None,
+                    edgecolor="white", gid=f"bar-{row.input}")
+            same = row.low_total_usd == row.high_total_usd
+            for value, end in ((row.low_total_usd, row.low_value), (row.high_total_usd, row.high_value)):
+                if same and value is not None:  # both ends cost the same: one label
+                    ax.annotate(f"{_usd(value)} at both ends", xy=(value, y), xytext=(6, 0), textcoords="offset points",
+                                ha="left", va="center", fontsize=8, color="#333333")
+                    break
+                if value is not None:
+                    ax.annotate(f"{_usd(value)} @ {end:g}", xy=(value, y), xytext=(4 if value == right else -4, 0),
+                                textcoords="offset points", ha="left" if value == right else "right", va="center",
+                                fontsize=8, color="#333333")
+        labels = [f"{r.label}\n{r.low_value:g} to {r.high_value:g} {r.unit}" for r in rows]
+        ax.set_yticks(ys, labels)
+        ax.axvline(found.base_total_usd, color=MARK_COLOUR, linestyle=":", linewidth=1.2, gid="base-line")
+        ax.set_title(f"Total cost when one input moves (plan: {_usd(found.base_total_usd)}; "
+                     f"hatched: the decision changes)", fontsize=10)
+        lo = min(min(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
+        hi = max(max(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
+        pad = 0.25 * max(hi - lo, 0.05 * hi, 1.0)
+        ax.set_xlim(max(0.0, lo - pad), hi + pad)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _usd(v)))
+        ax.grid(axis="x", color="#e3e3e3", linewidth=0.8)
+        ax.set_axisbelow(True)
+        return _svg(fig, "gpuplan: sensitivity of the plan's total cost")

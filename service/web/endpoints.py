@@ -1,28 +1,57 @@
-"""GET / (the planning page) and GET /prices (the price page): HTML shells; their scripts call the JSON API."""
+"""GET / (the planning page), GET /compare and GET /prices: HTML shells; their scripts call the JSON API.
+
+The planning and compare pages speak the reader's language (`service/web/i18n.py`): `?lang=`, then the
+language switch's cookie, then Accept-Language.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Cookie, Header, Query
 from fastapi.responses import HTMLResponse
 
 from service import web
 from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
+from service.web.i18n import LOCALE_COOKIE, LOCALE_NAMES, catalogue, choose_locale
 
 router = APIRouter(include_in_schema=False)
 
-# the form starts with the first; the page offers all of them
+# the form starts with the first; the page offers all of them (labels are catalogue keys `ex.<id>`)
 PAGE_EXAMPLES = [
-    {"id": "worked_example", "label": "Guide's worked example (2020 quotes)", "profile": WORKED_EXAMPLE},
-    {"id": "catalog", "label": "15% of one RTX 3090, catalog prices", "profile": CATALOG_EXAMPLE},
-    {"id": "series", "label": "Deadline bursts in March and November", "profile": SERIES_EXAMPLE},
+    {"id": "worked_example", "profile": WORKED_EXAMPLE},
+    {"id": "catalog", "profile": CATALOG_EXAMPLE},
+    {"id": "series", "profile": SERIES_EXAMPLE},
 ]
+
+LangQuery = Annotated[str | None, Query(max_length=35)]
+LangCookie = Annotated[str | None, Cookie(alias=LOCALE_COOKIE, max_length=35)]
+AcceptLanguage = Annotated[str | None, Header(max_length=1000)]
+
+
+def _localised(template: str, lang: str | None, remembered: str | None, accept_language: str | None,
+               **values: object) -> HTMLResponse:
+    locale = choose_locale(lang, remembered, accept_language)
+    strings = {**catalogue(locale), "locale": locale}
+    html = web.render(template, text=strings, strings=strings, locales=LOCALE_NAMES, **values)
+    # one address, several languages: caches must key on what chose it
+    return HTMLResponse(html, headers={"Content-Language": locale, "Vary": "Accept-Language, Cookie"})
 
 
 @router.get("/", response_class=HTMLResponse)
-def plan_page() -> HTMLResponse:
-    return HTMLResponse(web.render("plan.html", examples=PAGE_EXAMPLES))
+def plan_page(lang: LangQuery = None, gpuplan_lang: LangCookie = None,
+              accept_language: AcceptLanguage = None) -> HTMLResponse:
+    locale = choose_locale(lang, gpuplan_lang, accept_language)
+    examples = [{**e, "label": catalogue(locale)[f"ex.{e['id']}"]} for e in PAGE_EXAMPLES]
+    return _localised("plan.html", lang, gpuplan_lang, accept_language, examples=examples)
 
 
 @router.get("/prices", response_class=HTMLResponse)
 def prices_page() -> HTMLResponse:
     return HTMLResponse(web.render("prices.html"))
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare_page(lang: LangQuery = None, gpuplan_lang: LangCookie = None,
+                 accept_language: AcceptLanguage = None) -> HTMLResponse:
+    return _localised("compare.html", lang, gpuplan_lang, accept_language)

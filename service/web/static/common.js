@@ -18,10 +18,29 @@ const gp = (() => {
     return el;
   }
 
-  const usdFormat = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 });
-  const centsFormat = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2,
+  /* The page's language (the server chose it: ?lang=, the switch's cookie, Accept-Language) and its strings. */
+  const locale = document.documentElement.lang || "en";
+  const stringsEl = document.getElementById("strings");
+  const strings = stringsEl ? JSON.parse(stringsEl.textContent) : {};
+
+  /** The page's text for `key`, with `{name}` slots filled; a key missing from the catalogue shows as itself. */
+  function t(key, values) {
+    const text = strings[key] ?? key;
+    return text.replace(/\{(\w+)\}/g, (slot, name) => (values && name in values ? String(values[name]) : slot));
+  }
+
+  const usdFormat = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", maximumFractionDigits: 0 });
+  const centsFormat = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", minimumFractionDigits: 2,
     maximumFractionDigits: 2 });
-  const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+  const numberFormat = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
+  const dateFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+
+  /** An ISO date (or timestamp) as the reader writes dates; text that is not a date is shown as it is. */
+  function date(iso) {
+    if (!iso) return "–";
+    const when = Date.parse(iso.length === 10 ? `${iso}T00:00:00Z` : iso);
+    return Number.isNaN(when) ? iso : dateFormat.format(new Date(when));
+  }
 
   /** Dollars: whole dollars from $100 up, cents below (hourly prices, small totals). */
   function usd(value) {
@@ -31,10 +50,11 @@ const gp = (() => {
   function num(value, digits) {
     if (value === null || value === undefined) return "–";
     return digits === undefined ? numberFormat.format(value)
-      : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+      : value.toLocaleString(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
   }
   function pct(value) {
-    return value === null || value === undefined ? "–" : `${num(100 * value, 1)}%`;
+    return value === null || value === undefined ? "–"
+      : value.toLocaleString(locale, { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 });
   }
 
   /** ISO date plus `days` (fractional days are cut). */
@@ -82,5 +102,22 @@ const gp = (() => {
       h("table", {}, caption ? h("caption", { class: "visually-hidden" }, caption) : null, head, body, foot));
   }
 
-  return { h, usd, num, pct, addDays, ageDays, call, table };
+  /** The language switch: the choice is kept in a cookie (a year) and the page reloads in that language. */
+  function languageSwitch() {
+    const select = document.getElementById("lang");
+    const listEl = document.getElementById("locales");
+    if (!select || !listEl) return;
+    const locales = JSON.parse(listEl.textContent);
+    select.replaceChildren(...Object.entries(locales).map(([code, name]) => h("option", { value: code, lang: code }, name)));
+    select.value = locale;
+    select.addEventListener("change", () => {
+      document.cookie = `gpuplan_lang=${encodeURIComponent(select.value)}; path=/; max-age=31536000; samesite=lax`;
+      const url = new URL(location.href);
+      url.searchParams.delete("lang");
+      location.assign(url);
+    });
+  }
+  languageSwitch();
+
+  return { h, t, locale, usd, num, pct, date, addDays, ageDays, call, table };
 })();

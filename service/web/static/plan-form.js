@@ -2,7 +2,7 @@
 "use strict";
 
 const gpForm = (() => {
-  const { h } = gp;
+  const { h, t } = gp;
   const $ = (id) => document.getElementById(id);
   const form = $("plan-form");
 
@@ -80,7 +80,7 @@ const gpForm = (() => {
   /** A number input: empty is left out (the API's default applies); text the browser cannot read is an error. */
   function readNumber(id, field) {
     const input = $(id);
-    if (input.validity.badInput) throw new FieldError(field, "Enter a number");
+    if (input.validity.badInput) throw new FieldError(field, t("f.enter_number"));
     const raw = input.value.trim();
     return raw === "" ? undefined : Number(raw);
   }
@@ -121,10 +121,10 @@ const gpForm = (() => {
     try {
       extra = JSON.parse(text);
     } catch (error) {
-      throw new FieldError("*", `Not valid JSON: ${error.message}`);
+      throw new FieldError("*", t("f.bad_json", { error: error.message }));
     }
     if (!extra || typeof extra !== "object" || Array.isArray(extra)) {
-      throw new FieldError("*", "Give a JSON object, e.g. {\"prices\": {...}}");
+      throw new FieldError("*", t("f.json_object"));
     }
     return extra;
   }
@@ -133,9 +133,9 @@ const gpForm = (() => {
     let label = "";
     try {
       const n = Object.keys(readAdvanced()).length;
-      label = n ? `(${n} set: ${Object.keys(readAdvanced()).join(", ")})` : "(nothing set)";
+      label = n ? `(${t("f.n_set", { n, keys: Object.keys(readAdvanced()).join(", ") })})` : `(${t("f.nothing_set")})`;
     } catch (_) {
-      label = "(not valid JSON)";
+      label = `(${t("f.not_json")})`;
     }
     $("advanced-count").textContent = label;
   }
@@ -202,14 +202,14 @@ const gpForm = (() => {
       items.push(h("li", {}, input ? h("a", { href: `#${input.id}` }, label) : label, `: ${error.message}`));
     });
     const summary = $("form-errors");
-    summary.replaceChildren(h("p", {}, h("strong", {}, title || "Please check these fields")), h("ul", {}, items));
+    summary.replaceChildren(h("p", {}, h("strong", {}, title || t("f.check_fields"))), h("ul", {}, items));
     summary.hidden = false;
     if (first) first.focus();
   }
 
   function showProblem(body) {
     const summary = $("form-errors");
-    summary.replaceChildren(h("p", {}, h("strong", {}, body?.title || "The plan failed")), h("p", {}, body?.detail || ""));
+    summary.replaceChildren(h("p", {}, h("strong", {}, body?.title || t("s.failed"))), h("p", {}, body?.detail || ""));
     summary.hidden = false;
   }
 

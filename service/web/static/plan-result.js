@@ -2,7 +2,7 @@
 "use strict";
 
 const gpResult = (() => {
-  const { h, usd, num, pct, addDays, ageDays, call, table } = gp;
+  const { h, t, usd, num, pct, addDays, date, ageDays, call, table } = gp;
   const $ = (id) => document.getElementById(id);
   let lastProfile = null;
 
@@ -19,16 +19,16 @@ const gpResult = (() => {
       h("span", { class: "stat-value" }, value), note ? h("span", { class: "stat-note" }, note) : null);
     const saving = cloudOnly ? cloudOnly.total_cost_usd - plan.total_cost_usd : null;
     const stats = h("div", { class: "stats" },
-      stat("Plan", usd(plan.total_cost_usd), `over ${plan.horizon.periods} months`),
-      stat("Cloud only", cloudOnly ? usd(cloudOnly.total_cost_usd) : "–",
-        saving !== null && saving > 0.5 ? `plan saves ${usd(saving)}` : "no saving"),
-      stat("Buy only", buyOnly ? usd(buyOnly.total_cost_usd) : "–", buyOnly ? null : "not possible"),
-      stat("Break-even", be.days === null ? "never" : `day ${num(be.days, 0)}`,
-        be.days === null ? "within the horizon" : addDays(plan.horizon.start, be.days)));
-    const warnings = plan.warnings.length ? h("ul", { class: "warnings", "aria-label": "Warnings" },
+      stat(t("r.plan"), usd(plan.total_cost_usd), t("r.over_months", { n: plan.horizon.periods })),
+      stat(t("r.cloud_only"), cloudOnly ? usd(cloudOnly.total_cost_usd) : "–",
+        saving !== null && saving > 0.5 ? t("r.plan_saves", { usd: usd(saving) }) : t("r.no_saving")),
+      stat(t("r.buy_only"), buyOnly ? usd(buyOnly.total_cost_usd) : "–", buyOnly ? null : t("r.not_possible")),
+      stat(t("r.break_even"), be.days === null ? t("r.never") : t("r.day", { n: num(be.days, 0) }),
+        be.days === null ? t("r.within_horizon") : date(addDays(plan.horizon.start, be.days))));
+    const warnings = plan.warnings.length ? h("ul", { class: "warnings", "aria-label": t("r.warnings") },
       plan.warnings.map((w) => h("li", {}, w))) : null;
     return h("section", { class: "card headline", "aria-labelledby": "recommendation-title" },
-      h("h2", { id: "recommendation-title", tabindex: "-1" }, "Recommendation"),
+      h("h2", { id: "recommendation-title", tabindex: "-1" }, t("r.recommendation")),
       h("p", { class: "sentence", id: "recommendation" }, plan.recommendation), stats, warnings);
   }
 
@@ -36,17 +36,18 @@ const gpResult = (() => {
     const be = plan.break_even;
     const cloudOnly = plan.alternatives.cloud_only;
     const buyOnly = plan.alternatives.buy_only;
-    const alt = `Cumulative cost over ${plan.horizon.periods} months: plan ${usd(plan.total_cost_usd)}`
-      + (cloudOnly ? `, cloud only ${usd(cloudOnly.total_cost_usd)}` : "")
-      + (buyOnly ? `, buy only ${usd(buyOnly.total_cost_usd)}` : "")
-      + (be.days === null ? "; the plan never drops below cloud only." :
-        `; the plan drops below cloud only on day ${num(be.days, 0)} (${addDays(plan.horizon.start, be.days)}).`);
+    const alt = t("r.chart_alt", { n: plan.horizon.periods, usd: usd(plan.total_cost_usd) })
+      + (cloudOnly ? t("r.chart_alt_cloud", { usd: usd(cloudOnly.total_cost_usd) }) : "")
+      + (buyOnly ? t("r.chart_alt_buy", { usd: usd(buyOnly.total_cost_usd) }) : "")
+      + (be.days === null ? t("r.chart_alt_never") :
+        t("r.chart_alt_day", { n: num(be.days, 0), date: date(addDays(plan.horizon.start, be.days)) }));
     const src = `/v1/plans/${encodeURIComponent(plan.id)}/chart.svg`;
-    return card("Cumulative cost", "chart",
+    return card(t("r.cumulative_cost"), "chart",
       h("figure", {}, h("picture", {}, h("source", { media: "(max-width: 640px)", srcset: `${src}?size=narrow` }),
         h("img", { id: "plan-chart", src, alt, width: 800, height: 420 })),
-        h("figcaption", {}, `${plan.horizon.start} to ${plan.horizon.end}. `,
-          h("a", { href: src }, "Chart as SVG"), " · ", h("a", { href: `/v1/plans/${plan.id}` }, "Plan as JSON"))));
+        h("figcaption", {}, t("r.from_to", { start: date(plan.horizon.start), end: date(plan.horizon.end) }), " ",
+          h("a", { href: src }, t("r.chart_svg")), " · ", h("a", { href: `/v1/plans/${plan.id}` }, t("r.plan_json")),
+          " · ", h("a", { href: `/compare?ids=${encodeURIComponent(plan.id)}` }, t("r.compare_link")))));
   }
 
   function thresholds(plan) {
@@ -55,47 +56,46 @@ const gpResult = (() => {
     const mine = lastProfile || {};
     const row = (label, value, text, note) => [h("dt", {}, label), h("dd", {}, h("strong", {}, value), " ",
       h("span", {}, text), note ? h("span", { class: "muted" }, ` (${note})`) : null)];
-    const yours = (value) => (value === null || value === undefined ? null : `this profile: ${value}`);
+    const yours = (value) => (value === null || value === undefined ? null : t("r.this_profile", { value }));
     const rows = [];
     if (be.utilisation_threshold !== null) {
-      rows.push(row("Utilisation", pct(be.utilisation_threshold), "buying pays from this utilisation",
+      rows.push(row(t("r.utilisation"), pct(be.utilisation_threshold), t("r.th_util"),
         yours(mine.demand?.utilisation !== undefined ? pct(mine.demand.utilisation) : null)));
     }
-    rows.push(row("Demand", be.demand_scale_threshold === null ? "–" : `${num(be.demand_scale_threshold, 2)}×`,
-      be.demand_scale_threshold === null ? "buying does not pay at any multiple of this demand tested"
-        : "buying pays from this multiple of the demand"));
+    rows.push(row(t("r.demand"), be.demand_scale_threshold === null ? "–" : `${num(be.demand_scale_threshold, 2)}×`,
+      be.demand_scale_threshold === null ? t("r.th_demand_none") : t("r.th_demand")));
     const e = be.electricity_threshold_usd_per_kwh;
-    const eText = buys ? (e === null ? "buying keeps paying at any electricity price tested" : "buying stops paying above this price")
-      : (e === null ? "buying does not pay even with free electricity" : "buying would pay below this price");
-    rows.push(row("Electricity", e === null ? "–" : `${usd(e)}/kWh`, eText,
+    const eText = buys ? (e === null ? t("r.th_elec_buy_none") : t("r.th_elec_buy"))
+      : (e === null ? t("r.th_elec_rent_none") : t("r.th_elec_rent"));
+    rows.push(row(t("r.electricity"), e === null ? "–" : `${usd(e)}/kWh`, eText,
       yours(mine.electricity_usd_per_kwh !== undefined ? `${usd(mine.electricity_usd_per_kwh)}/kWh` : null)));
     const c = be.cloud_price_threshold_usd_per_hour;
-    const cText = buys ? (c === null ? "renting does not win at any cloud price tested" : "renting wins below this price")
-      : (c === null ? "buying does not pay at any cloud price tested" : "buying would pay above this price");
-    rows.push(row("Cloud price", c === null ? "–" : `${usd(c)}/h`, cText,
-      be.cloud_price_threshold_offer ? `reference offer: ${be.cloud_price_threshold_offer}` : null));
-    const simple = be.simple ? h("p", { class: "formula" }, "The guide's closed form: ",
+    const cText = buys ? (c === null ? t("r.th_cloud_buy_none") : t("r.th_cloud_buy"))
+      : (c === null ? t("r.th_cloud_rent_none") : t("r.th_cloud_rent"));
+    rows.push(row(t("r.cloud_price"), c === null ? "–" : `${usd(c)}/h`, cText,
+      be.cloud_price_threshold_offer ? t("r.reference_offer", { offer: be.cloud_price_threshold_offer }) : null));
+    const simple = be.simple ? h("p", { class: "formula" }, t("r.closed_form"), " ",
       h("code", {}, be.simple.formula), ` = ${usd(be.simple.upfront_usd)} / (${usd(be.simple.cloud_usd_per_day)}`
-      + ` − ${usd(be.simple.owned_usd_per_day)}) per day = `,
-      h("strong", {}, be.simple.days === null ? "never" : `${num(be.simple.days, 0)} days`),
+      + ` − ${usd(be.simple.owned_usd_per_day)}) = `,
+      h("strong", {}, be.simple.days === null ? t("r.never") : t("r.days", { n: num(be.simple.days, 0) })),
       ` (${be.simple.owned} against ${be.simple.cloud}).`) : null;
-    return card("When the decision flips", "thresholds", h("dl", { class: "thresholds" }, rows.flat()),
+    return card(t("r.flips"), "thresholds", h("dl", { class: "thresholds" }, rows.flat()),
       h("p", { class: "muted small" }, be.thresholds_note), simple);
   }
 
   function costs(plan) {
     const alts = plan.alternatives;
-    const columns = [{ label: "" }, { label: "Plan", num: true }, { label: "Cloud only", num: true },
-      { label: "Buy only", num: true }];
+    const columns = [{ label: "" }, { label: t("r.plan"), num: true }, { label: t("r.cloud_only"), num: true },
+      { label: t("r.buy_only"), num: true }];
     const pick = (c, key) => (c ? usd(c[key]) : "–");
-    const lines = [["Purchases", "capex_usd"], ["Electricity", "electricity_usd"], ["Cloud", "cloud_usd"],
-      ["Resale credit", "resale_credit_usd"]];
+    const lines = [[t("r.purchases"), "capex_usd"], [t("r.electricity"), "electricity_usd"], [t("r.cloud"), "cloud_usd"],
+      [t("r.resale"), "resale_credit_usd"]];
     const rows = lines.map(([label, key]) => [label, pick(plan.costs, key), pick(alts.cloud_only?.costs, key),
       pick(alts.buy_only?.costs, key)]);
-    const footer = ["Total", usd(plan.total_cost_usd), pick(alts.cloud_only, "total_cost_usd"),
+    const footer = [t("r.total"), usd(plan.total_cost_usd), pick(alts.cloud_only, "total_cost_usd"),
       pick(alts.buy_only, "total_cost_usd")];
     const notes = alts.notes.length ? h("ul", { class: "muted small" }, alts.notes.map((n) => h("li", {}, n))) : null;
-    return card("Cost breakdown", "costs", table("Cost breakdown, USD", columns, rows, footer), notes);
+    return card(t("r.costs"), "costs", table(t("r.costs"), columns, rows, footer), notes);
   }
 
   function purchases(plan) {
@@ -107,18 +107,20 @@ const gpResult = (() => {
         rows.push([host.name, `${host.count} host${host.count === 1 ? "" : "s"}, ${host.slots} slots`, "host",
           usd(host.unit_price_usd), usd(host.count * host.unit_price_usd), host.price_as_of]);
       }
-      parts.push(table("Purchases", [{ label: "Item", wrap: true }, { label: "Units" }, { label: "Condition" },
-        { label: "Unit price", num: true }, { label: "Cost", num: true }, { label: "Price as of" }], rows));
+      parts.push(table(t("r.purchases"), [{ label: t("r.item"), wrap: true }, { label: t("r.units") },
+        { label: t("r.condition") }, { label: t("r.unit_price"), num: true }, { label: t("r.cost"), num: true },
+        { label: t("r.price_as_of") }], rows));
     } else {
-      parts.push(h("p", {}, "Nothing to buy: the plan rents only."));
+      parts.push(h("p", {}, t("r.nothing_to_buy")));
     }
     if (plan.cloud.length) {
-      parts.push(h("h4", {}, "Cloud offers"), table("Cloud offers", [{ label: "Offer", wrap: true }, { label: "GPUs" },
-        { label: "Pricing" }, { label: "USD/h", num: true }, { label: "Hours", num: true }, { label: "Cost", num: true }],
+      parts.push(h("h4", {}, t("r.cloud_offers")), table(t("r.cloud_offers"), [{ label: t("r.offer"), wrap: true },
+        { label: "GPUs" }, { label: t("r.pricing") }, { label: "USD/h", num: true }, { label: t("r.hours"), num: true },
+        { label: t("r.cost"), num: true }],
       plan.cloud.map((c) => [`${c.provider}/${c.name} (${c.region})`, `${c.gpu_count} × ${c.gpu}`,
         c.pricing.replace("_", "-"), usd(c.usd_per_hour), num(c.hours, 1), usd(c.cost_usd)])));
     }
-    return card("Purchases and cloud offers", "purchases", ...parts);
+    return card(t("r.purchases_offers"), "purchases", ...parts);
   }
 
   function months(plan) {
@@ -126,47 +128,80 @@ const gpResult = (() => {
     const total = (key) => plan.periods.reduce((a, p) => a + (typeof key === "function" ? key(p) : p[key]), 0);
     const rows = plan.periods.map((p) => [p.month, num(p.demand_reference_gpu_hours, 1), num(sum(p.owned_gpu_hours), 1),
       num(sum(p.cloud_hours), 1), usd(p.electricity_usd), usd(p.cloud_usd)]);
-    const footer = ["Total", num(total("demand_reference_gpu_hours"), 1), num(total((p) => sum(p.owned_gpu_hours)), 1),
+    const footer = [t("r.total"), num(total("demand_reference_gpu_hours"), 1), num(total((p) => sum(p.owned_gpu_hours)), 1),
       num(total((p) => sum(p.cloud_hours)), 1), usd(total("electricity_usd")), usd(total("cloud_usd"))];
-    const columns = [{ label: "Month" }, { label: "Demand (ref. GPU-h)", num: true }, { label: "Owned GPU-h", num: true },
-      { label: "Cloud instance-h", num: true }, { label: "Electricity", num: true }, { label: "Cloud", num: true }];
-    return card("Month by month", "months", h("details", { open: true },
-      h("summary", {}, `${plan.periods.length} months: owned GPU-hours, cloud hours and costs`),
-      h("div", { class: "scroll-y" }, table("Month by month", columns, rows, footer))));
+    const columns = [{ label: t("r.month") }, { label: t("r.demand_h"), num: true }, { label: t("r.owned_h"), num: true },
+      { label: t("r.cloud_h"), num: true }, { label: t("r.electricity"), num: true }, { label: t("r.cloud"), num: true }];
+    return card(t("r.months"), "months", h("details", { open: true },
+      h("summary", {}, t("r.months_summary", { n: plan.periods.length })),
+      h("div", { class: "scroll-y" }, table(t("r.months"), columns, rows, footer))));
   }
 
   function sourceLabel(key) {
     const [kind, name] = key.split("/", 2);
-    if (kind === "request") return name ? `your quote (${name})` : "your quotes";
-    if (kind === "snapshot") return `${name} (bundled snapshot)`;
-    if (kind === "quotes") return `imported quotes ${name}`;
-    return `${key} (live)`;
+    if (kind === "request") return name ? t("r.src_quote", { name }) : t("r.src_quotes");
+    if (kind === "snapshot") return t("r.src_snapshot", { name });
+    if (kind === "quotes") return t("r.src_imported", { name });
+    return t("r.src_live", { name: key });
   }
 
   function freshness(plan, sources) {
     const used = Object.entries(plan.prices_as_of).map(([key, asOf]) => {
       const age = ageDays(asOf);
-      return [sourceLabel(key), asOf, age === null ? "–" : `${num(age, 0)} days`];
+      return [sourceLabel(key), date(asOf), age === null ? "–" : t("r.days", { n: num(age, 0) })];
     });
-    const parts = [table("Prices this plan used", [{ label: "Source" }, { label: "Prices as of" },
-      { label: "Age", num: true }], used)];
+    const parts = [table(t("r.prices_used"), [{ label: t("r.source") }, { label: t("r.price_as_of") },
+      { label: t("r.age"), num: true }], used)];
     if (sources && sources.length) {
       const status = (s) => (!s.enabled ? "off" : s.stale ? "stale" : "fresh");
+      const statusText = (s) => t(`r.status_${status(s)}`);
       const why = (s) => (!s.enabled ? (s.missing_credentials?.length ? `needs ${s.missing_credentials.join(", ")}`
         : "turned off") : s.stale ? (s.stale_reasons || []).join("; ") : "");
       const rows = sources.map((s) => [s.source, s.enabled ? (s.scheduled ? `every ${num(s.interval_hours)} h` : "by hand")
         : "–", s.last_success_at ? s.last_success_at.slice(0, 16).replace("T", " ") : "never", num(s.rows_in_force, 0),
-      h("span", { class: `badge ${status(s)}` }, status(s)), why(s)]);
-      parts.push(h("h4", {}, "Live sources"), table("Live price sources", [{ label: "Source" }, { label: "Refresh" },
-        { label: "Last success (UTC)" }, { label: "Rows", num: true }, { label: "Status" }, { label: "Why", wrap: true }], rows));
+      h("span", { class: `badge ${status(s)}` }, statusText(s)), why(s)]);
+      parts.push(h("h4", {}, t("r.live_sources")), table(t("r.live_sources"), [{ label: t("r.source") },
+        { label: t("r.refresh") }, { label: t("r.last_success") }, { label: t("r.rows"), num: true },
+        { label: t("r.status") }, { label: t("r.why"), wrap: true }], rows));
     }
-    return card("Price freshness", "freshness", ...parts);
+    return card(t("r.freshness"), "freshness", ...parts);
+  }
+
+  /** The tornado: filled when GET /v1/plans/{id}/sensitivity answers (each end is a new plan: it takes a moment). */
+  function sensitivity(plan) {
+    const body = h("div", { id: "sensitivity-body" }, h("p", { class: "muted" }, t("r.sens_loading")));
+    const section = card(t("r.sensitivity"), "sensitivity", h("p", { class: "muted small" }, t("r.sens_lead")), body);
+    const base = `/v1/plans/${encodeURIComponent(plan.id)}/sensitivity`;
+    call(base).then((answer) => {
+      if (!answer.ok) {
+        body.replaceChildren(h("p", {}, answer.body?.detail || t("s.failed")));
+        return;
+      }
+      const found = answer.body;
+      const end = (value, unit) => (unit === "x" ? `${num(value, 2)}×` : unit === "USD/kWh" ? `${usd(value)}/kWh`
+        : unit === "months" ? t("r.n_months", { n: num(value, 0) }) : pct(value));
+      const rows = found.rows.map((r) => [t(`sens.${r.input}`), `${end(r.low_value, r.unit)} – ${end(r.high_value, r.unit)}`,
+        usd(r.low_total_usd), usd(r.high_total_usd),
+        r.decision_changes ? h("strong", { class: "flips" }, `${r.low_decision} / ${r.high_decision}`) : t("r.sens_same")]);
+      const alt = found.rows.map((r) => `${t(`sens.${r.input}`)}: ${usd(r.low_total_usd)} – ${usd(r.high_total_usd)}`)
+        .join("; ");
+      body.replaceChildren(
+        h("figure", {}, h("img", { id: "sensitivity-chart", src: `${base}.svg`, alt: `${t("r.sensitivity")}: ${alt}`,
+          width: 800, height: 420 })),
+        table(t("r.sensitivity"), [{ label: t("r.sens_input") }, { label: t("r.sens_range") },
+          { label: t("r.sens_low"), num: true }, { label: t("r.sens_high"), num: true },
+          { label: t("r.sens_decision"), wrap: true }], rows),
+        h("p", { class: "muted small" }, found.note));
+    });
+    return section;
   }
 
   async function render(plan) {
     const result = $("result");
     const sources = await call("/v1/sources");
-    result.replaceChildren(headline(plan), chart(plan), thresholds(plan), costs(plan), purchases(plan), months(plan),
+    result.replaceChildren(headline(plan), chart(plan), thresholds(plan), gpWhatIf.card(plan, lastProfile),
+      sensitivity(plan), costs(plan), purchases(plan),
+      months(plan),
       freshness(plan, sources.ok ? sources.body : null));
     $("placeholder").hidden = true;
     result.hidden = false;

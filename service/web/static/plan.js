@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const { h, call } = gp;
+  const { h, t, call } = gp;
   const { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem } = gpForm;
   const $ = (id) => document.getElementById(id);
   const form = $("plan-form");
@@ -16,7 +16,7 @@
       profile = readForm();
     } catch (error) {
       if (error instanceof FieldError) {
-        showErrors([{ field: error.field, message: error.message }], "Please check this field");
+        showErrors([{ field: error.field, message: error.message }], t("s.check_field"));
         return;
       }
       throw error;
@@ -24,7 +24,7 @@
     const button = $("plan-button");
     button.disabled = true;
     form.setAttribute("aria-busy", "true");
-    $("status").textContent = "Planning…";
+    $("status").textContent = t("s.planning");
     const answer = await call("/v1/plans", { method: "POST", headers: { "content-type": "application/json",
       accept: "application/json" }, body: JSON.stringify(profile) });
     button.disabled = false;
@@ -32,16 +32,16 @@
     if (answer.ok) {
       history.replaceState(null, "", `?plan=${encodeURIComponent(answer.body.id)}`);
       await gpResult.show(answer.body, profile);
-      $("status").textContent = "Plan ready.";
+      $("status").textContent = t("s.ready");
       $("recommendation-title").focus();
     } else if (answer.body && Array.isArray(answer.body.errors) && answer.body.errors.length) {
-      $("status").textContent = `${answer.body.title || "The request was refused"}: see the form.`;
+      $("status").textContent = t("s.refused", { title: answer.body.title || "422" });
       const errors = answer.body.errors.map((e) => (answer.body.nearest_feasible !== undefined
-        && answer.body.nearest_feasible !== null ? { ...e, message: `${e.message} (nearest feasible: `
+        && answer.body.nearest_feasible !== null ? { ...e, message: `${e.message} (${t("s.nearest")}: `
           + `${answer.body.nearest_feasible})` } : e));
       showErrors(errors, answer.body.title);
     } else {
-      $("status").textContent = answer.body?.title || "The plan failed.";
+      $("status").textContent = answer.body?.title || t("s.failed");
       showProblem(answer.body);
     }
   }
@@ -56,12 +56,14 @@
   async function loadPermalink() {
     const id = new URLSearchParams(location.search).get("plan");
     if (!id) return;
-    const answer = await call(`/v1/plans/${encodeURIComponent(id)}`);
+    const [answer, profile] = await Promise.all([call(`/v1/plans/${encodeURIComponent(id)}`),
+      call(`/v1/plans/${encodeURIComponent(id)}/profile`)]);
     if (answer.ok) {
-      await gpResult.show(answer.body, null);
-      $("status").textContent = `Plan ${id}: ${answer.body.recommendation}`;
+      if (profile.ok) fillForm(profile.body); // the form holds this plan's own inputs, not the example
+      await gpResult.show(answer.body, profile.ok ? profile.body : null);
+      $("status").textContent = t("s.permalink", { id, recommendation: answer.body.recommendation });
     } else {
-      $("status").textContent = `Plan ${id} was not found.`;
+      $("status").textContent = t("s.not_found", { id });
     }
   }
 
@@ -72,7 +74,7 @@
       const chosen = examples.find((e) => e.id === select.value);
       if (chosen) {
         fillForm(chosen.profile);
-        $("status").textContent = `Form filled with: ${chosen.label}.`;
+        $("status").textContent = t("s.filled", { label: chosen.label });
       }
     });
     form.addEventListener("submit", submit);

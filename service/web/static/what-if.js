@@ -1,0 +1,142 @@
+/* What-if: sliders for utilisation, electricity, horizon and a cloud-price scale that re-plan (debounced, not
+   stored, POST /v1/plans/what-if) and show how the decision moves; each slider marks where the decision flips. */
+"use strict";
+
+const gpWhatIf = (() => {
+  const { h, t, usd, num, pct, call } = gp;
+  const DEBOUNCE_MS = 350;
+  const DAYS_PER_MONTH = 30.44;
+
+  const decision = (plan) => (plan.buy.length ? plan.buy.map((b) => `${b.count} × ${b.name}`).join(", ") : "");
+
+  /** Where each slider's decision flips, from a plan's thresholds (one input moved at a time). */
+  function thresholds(plan) {
+    const be = plan.break_even;
+    let cloudScale = null;
+    const offer = be.cloud_price_threshold_offer || "";
+    const reference = (plan.alternatives.cloud_only?.cloud || []).concat(plan.cloud)
+      .find((c) => offer.startsWith(`${c.provider}/${c.name}`));
+    if (be.cloud_price_threshold_usd_per_hour !== null && reference) {
+      cloudScale = be.cloud_price_threshold_usd_per_hour / reference.usd_per_hour;
+    }
+    return {
+      utilisation: be.utilisation_threshold,
+      electricity: be.electricity_threshold_usd_per_kwh,
+      horizon: be.days === null ? null : be.days / DAYS_PER_MONTH,
+      cloud: cloudScale,
+    };
+  }
+
+  const SLIDERS = [
+    { key: "utilisation", min: 0.01, max: 1, step: 0.01, show: pct, mark: "wi.mark_utilisation" },
+    { key: "electricity", min: 0, max: 1, step: 0.01, show: (v) => `${usd(v)}/kWh`, mark: "wi.mark_electricity" },
+    { key: "horizon", min: 1, max: 72, step: 1, show: (v) => t("r.n_months", { n: num(v, 0) }), mark: "wi.mark_horizon" },
+    { key: "cloud", min: 0.25, max: 2, step: 0.05, show: (v) => `${num(v, 2)}×`, mark: "wi.mark_cloud" },
+  ];
+
+  function card(plan, profile) {
+    const section = h("section", { class: "card", id: "what-if", "aria-labelledby": "what-if-title" },
+      h("h3", { id: "what-if-title" }, t("wi.title")));
+    if (!profile) {
+      section.append(h("p", { class: "muted" }, t("wi.no_profile")));
+      return section;
+    }
+    const start = {
+      utilisation: profile.demand?.utilisation,
+      electricity: profile.electricity_usd_per_kwh ?? 0.175,
+      horizon: plan.horizon.periods,
+      cloud: 1,
+    };
+    const inputs = {};
+    const marks = {};
+    const outputs = {};
+    const fields = SLIDERS.map((s) => {
+      const id = `wi-${s.key}`;
+      const value = start[s.key];
+      const disabled = value === undefined || value === null;
+      const max = disabled ? s.max : Math.max(s.max, value);
+      inputs[s.key] = h("input", { type: "range", id, min: s.min, max, step: s.step, value: disabled ? s.min : value,
+        disabled, "aria-describedby": `${id}-mark` });
+      inputs[s.key].dataset.max = max;
+      // a span, not <output> (an implicit live "status" region): the slider's aria-valuetext says the value
+      outputs[s.key] = h("span", { class: "wi-value", "aria-hidden": "true" },
+        disabled ? t("wi.not_in_profile") : s.show(value));
+      if (!disabled) inputs[s.key].setAttribute("aria-valuetext", s.show(value));
+      marks[s.key] = h("span", { class: "wi-mark", id: `${id}-mark`, hidden: true });
+      return h("div", { class: "field wi-field", "data-slider": s.key },
+        h("label", { for: id }, t(`wi.${s.key}`), " ", outputs[s.key]),
+        h("div", { class: "wi-track" }, inputs[s.key], marks[s.key]));
+    });
+    const result = h("div", { class: "wi-result", id: "what-if-result", "aria-live": "polite" },
+      t("wi.hint"));
+    section.append(h("p", { class: "muted small" }, t("wi.lead")), h("div", { class: "wi-sliders" }, fields), result);
+
+    function placeMarks(plan) {
+      const found = thresholds(plan);
+      for (const s of SLIDERS) {
+        const mark = marks[s.key];
+        const value = found[s.key];
+        const max = Number(inputs[s.key].dataset.max);
+        if (value === null || value === undefined || inputs[s.key].disabled || value < s.min || value > max) {
+          mark.hidden = true;
+          mark.textContent = "";
+          continue;
+        }
+        mark.hidden = false;
+        const at = (100 * (value - s.min)) / (max - s.min);
+        mark.style.left = `${at}%`;
+        // near an end the label grows inwards, so it is never cut off
+        mark.style.transform = at < 25 ? "translateX(-6px)" : at > 75 ? "translateX(calc(-100% + 6px))" : "translateX(-50%)";
+        mark.classList.toggle("from-left", at < 25);
+        mark.classList.toggle("from-right", at > 75);
+        mark.textContent = t(s.mark, { value: s.show(value) });
+        mark.title = mark.textContent;
+      }
+    }
+
+    let timer = null;
+    let asked = 0;
+    const baseDecision = decision(plan);
+
+    async function replan() {
+      const mine = ++asked;
+      const moved = structuredClone(profile);
+      if (!inputs.utilisation.disabled) moved.demand.utilisation = Number(inputs.utilisation.value);
+      moved.electricity_usd_per_kwh = Number(inputs.electricity.value);
+      moved.horizon_months = Number(inputs.horizon.value);
+      delete moved.horizon_days;
+      result.classList.add("busy");
+      const answer = await call("/v1/plans/what-if", { method: "POST", headers: { "content-type": "application/json" },
+        body: JSON.stringify({ profile: moved, cloud_price_scale: Number(inputs.cloud.value) }) });
+      if (mine !== asked) return; // a newer position was asked meanwhile
+      result.classList.remove("busy");
+      if (!answer.ok) {
+        result.replaceChildren(h("p", {}, answer.body?.errors?.[0]?.message || answer.body?.detail || t("s.failed")));
+        return;
+      }
+      const got = answer.body;
+      const changed = decision(got) !== baseDecision;
+      const be = got.break_even;
+      result.classList.toggle("changed", changed);
+      result.replaceChildren(
+        h("p", { class: "wi-decision", id: "what-if-decision" }, h("strong", {}, changed ? t("wi.changed") : t("wi.same")),
+          " ", got.recommendation),
+        h("p", {}, t("wi.total", { usd: usd(got.total_cost_usd) }), " · ",
+          be.days === null ? t("wi.never") : t("wi.break_even", { n: num(be.days, 0) })));
+      placeMarks(got);
+    }
+
+    for (const s of SLIDERS) {
+      inputs[s.key].addEventListener("input", () => {
+        outputs[s.key].textContent = s.show(Number(inputs[s.key].value));
+        inputs[s.key].setAttribute("aria-valuetext", outputs[s.key].textContent);
+        clearTimeout(timer);
+        timer = setTimeout(replan, DEBOUNCE_MS);
+      });
+    }
+    placeMarks(plan);
+    return section;
+  }
+
+  return { card };
+})();

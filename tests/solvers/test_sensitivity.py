@@ -1,0 +1,73 @@
+"""Sensitivity by re-planning: each input moved alone to the ends of its stated range, every end a whole plan."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+
+import pytest
+
+from pricing.catalog import Catalog, bundled_catalog
+from service.plans.examples import CATALOG_EXAMPLE, WORKED_EXAMPLE
+from solvers.plan import make_plan
+from solvers.profile import Profile
+from solvers.sensitivity import RANGES, sensitivity
+
+TODAY = dt.date(2026, 11, 23)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return bundled_catalog()
+
+
+def test_the_worked_example_moves_with_hardware_and_electricity(catalog: Catalog) -> None:
+    profile = Profile.model_validate(WORKED_EXAMPLE)
+    found = sensitivity(profile, catalog, TODAY)
+    base = make_plan(profile, catalog, TODAY)
+    assert found.base_total_usd == pytest.approx(base.total_cost_usd)
+    rows = {r.input: r for r in found.rows}
+    hardware = rows["hardware_prices"]
+    capex = base.costs.capex_usd
+    # one desktop bought at 0.75x and 1.5x its price: the totals move by exactly the capex share
+    assert hardware.low_total_usd == pytest.approx(base.total_cost_usd - 0.25 * capex, abs=0.05)
+    assert hardware.high_total_usd == pytest.approx(base.total_cost_usd + 0.5 * capex, abs=0.05)
+    electricity = rows["electricity"]
+    assert electricity.base_value == 0.12 and electricity.low_value == pytest.approx(0.06)
+    assert electricity.low_total_usd is not None and electricity.high_total_usd is not None
+    assert electricity.low_total_usd < found.base_total_usd < electricity.high_total_usd
+    swings = [r.swing_usd for r in found.rows]
+    assert swings == sorted(swings, reverse=True)
+
+
+def test_double_the_demand_turns_renting_into_buying(catalog: Catalog) -> None:
+    found = sensitivity(Profile.model_validate(CATALOG_EXAMPLE), catalog, TODAY)
+    assert found.base_decision == "rent only"
+    demand = next(r for r in found.rows if r.input == "demand_scale")
+    assert demand.low_decision == "rent only" and demand.high_decision.startswith("buy ")
+    assert demand.decision_changes
+    cloud = next(r for r in found.rows if r.input == "cloud_prices")
+    assert cloud.low_total_usd == pytest.approx(found.base_total_usd / 2, rel=1e-3)  # renting only: linear in price
+
+
+def test_every_stated_range_is_used_when_resale_applies(catalog: Catalog) -> None:
+    profile = copy.deepcopy(CATALOG_EXAMPLE)
+    profile.setdefault("options", {})["resale"] = True
+    found = sensitivity(Profile.model_validate(profile), catalog, TODAY)
+    assert {r.input for r in found.rows} == {r.key for r in RANGES}
+    horizon = next(r for r in found.rows if r.input == "horizon")
+    assert (horizon.low_value, horizon.high_value) == (horizon.base_value / 2, horizon.base_value * 2)
+
+
+def test_an_end_beyond_the_bounds_has_no_plan_rather_than_an_error(catalog: Catalog) -> None:
+    from solvers.bounds import MAX_GPUS
+
+    profile = copy.deepcopy(CATALOG_EXAMPLE)
+    profile["demand"]["gpus"] = MAX_GPUS  # double the largest demand allowed is not a profile
+    profile["prices"] = {"mode": "replace", "owned": [], "cloud": [
+        {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.5}]}
+    profile["options"] = {"allow_buy": False}
+    found = sensitivity(Profile.model_validate(profile), catalog, TODAY)
+    demand = next(r for r in found.rows if r.input == "demand_scale")
+    assert demand.high_total_usd is None and demand.high_decision == "no feasible plan"
+    assert demand.low_total_usd == pytest.approx(found.base_total_usd / 2, rel=1e-3)
