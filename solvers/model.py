@@ -385,6 +385,28 @@ def _hosts(model: Model, bare: list[int], limits: Limits) -> None:
                             [-(h.host.psu_watts - limits.host_watts_reserve) for h in hosts]])
     model.builder.add_rows(np.concatenate([np.zeros(len(cols)), np.ones(len(cols))]), np.concatenate([cols, cols]),
                            np.concatenate([slots, watts]), np.full(2, -INF), np.zeros(2))
+    _hosts_by_fit(model, bare, limits)
+
+
+def _hosts_by_fit(model: Model, bare: list[int], limits: Limits) -> None:
+    """Cards that only some hosts accept (modules, passively cooled PCIe, power-hungry cards) must fit in those.
+
+    For each distinct set S of accepting hosts, the cards accepted only within S need S's slots and PSU
+    watts (Hall's condition on the card-to-host assignment; exact when the sets are nested, as server-only
+    within all hosts is). The pooled rows above are the case S = all hosts.
+    """
+    owned, hosts, u, m = model.owned, model.hosts, model.u, model.m
+    everyone = frozenset(range(len(hosts)))
+    for group in sorted({frozenset(owned[i].accepting_hosts) for i in bare} - {everyone}, key=sorted):
+        cards = [i for i in bare if frozenset(owned[i].accepting_hosts) <= group]
+        ks = sorted(group)
+        cols = np.concatenate([u[cards], m[ks]])
+        slots = np.concatenate([[owned[i].gpus_per_unit for i in cards], [-hosts[k].host.slots for k in ks]])
+        watts = np.concatenate([[owned[i].card_watts * owned[i].gpus_per_unit for i in cards],
+                                [-(hosts[k].host.psu_watts - limits.host_watts_reserve) for k in ks]])
+        model.builder.add_rows(np.concatenate([np.zeros(len(cols)), np.ones(len(cols))]),
+                               np.concatenate([cols, cols]), np.concatenate([slots, watts]),
+                               np.full(2, -INF), np.zeros(2))
 
 
 def _wide_jobs_in_hosts(model: Model, bare: list[int], width: int) -> None:
