@@ -413,10 +413,17 @@ def _wide_jobs_in_hosts(model: Model, bare: list[int], width: int) -> None:
     """A job of `width` GPUs runs inside one host: at most floor(slots / width) such jobs per host."""
     if width <= 1 or not bare:
         return
-    q_cols = np.concatenate([model.slots[i][0] for i in bare])
-    cols = np.concatenate([q_cols, model.m])
-    vals = np.concatenate([np.ones(len(q_cols)), [-float(h.host.slots // width) for h in model.hosts]])
-    model.builder.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
+    everyone = frozenset(range(len(model.hosts)))
+    groups = [everyone, *sorted({frozenset(model.owned[i].accepting_hosts) for i in bare} - {everyone}, key=sorted)]
+    for group in groups:  # as in _hosts_by_fit: jobs on cards only some hosts accept fit in those hosts
+        cards = [i for i in bare if frozenset(model.owned[i].accepting_hosts) <= group]
+        if not cards:
+            continue
+        ks = sorted(group)
+        q_cols = np.concatenate([model.slots[i][0] for i in cards])
+        cols = np.concatenate([q_cols, model.m[ks]])
+        vals = np.concatenate([np.ones(len(q_cols)), [-float(model.hosts[k].host.slots // width) for k in ks]])
+        model.builder.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
 
 
 def _limits(model: Model, limits: Limits) -> None:

@@ -61,3 +61,14 @@ def test_module_never_in_a_two_gpu_box() -> None:
     assert bought_gpus(plan, "H100 SXM") == 0 and bought_gpus(plan, "MI300X") == 0
     eight_box = owned_item(800.0, watts=5600, gpu="H100 SXM", gpus_per_unit=8)
     assert bought_gpus(plan_for([eight_box], catalog), "H100 SXM") == 8
+
+
+def test_two_gpu_jobs_on_server_cards_run_in_the_server() -> None:
+    catalog = dataclasses.replace(bundled_catalog(), hosts=[*bundled_catalog().hosts, SERVER])
+    profile = simple_profile([bare("H100 PCIe")], [cloud_item(10.0)], utilisation=0.9)
+    profile["demand"]["gpus"] = 4
+    profile["jobs"] = {"gpus_per_job": 2}
+    plan = make_plan(Profile.model_validate(profile), catalog, TODAY)
+    h100 = bought_gpus(plan, "H100 PCIe")
+    assert h100 > 0
+    assert h100 <= sum(h.count * h.slots for h in plan.hosts if h.name == SERVER.name)
