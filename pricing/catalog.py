@@ -53,6 +53,11 @@ class Host:
     idle_watts: float
     source: str
     as_of: str
+    # what cards it takes (pricing.hardware_fit.host_accepts reads these): the conservative default is a
+    # desktop for PCIe cards without server airflow
+    kind: str = "desktop"
+    form_factors: frozenset[str] = frozenset({"pcie"})
+    passive_cooling: bool = False
 
 
 @dataclass
@@ -191,6 +196,9 @@ def parse_hosts(text: str) -> list[Host]:
             idle_watts=float(row["idle_watts"]),
             source=row["source"].strip(),
             as_of=row["as_of"].strip(),
+            kind=(row.get("kind") or "").strip() or "desktop",
+            form_factors=frozenset(f.strip() for f in (row.get("form_factors") or "pcie").split("|") if f.strip()),
+            passive_cooling=(row.get("passive_cooling") or "").strip().lower() == "true",
         )
         for row in csv.DictReader(StringIO(text))
         if row["base_cost_usd"].strip()

@@ -16,6 +16,7 @@ import csv
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import Protocol
 
 from pricing.gpus import GpuSpec
 
@@ -35,6 +36,23 @@ class HostRow:
     kind: str  # desktop | workstation | server
     form_factors: frozenset[str]
     passive_cooling: bool
+
+
+class AcceptingHost(Protocol):
+    """What the fit rule reads of a host: a `HostRow` here or a planner `pricing.catalog.Host`."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def slots(self) -> int: ...
+    @property
+    def psu_watts(self) -> float | None: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def form_factors(self) -> frozenset[str]: ...
+    @property
+    def passive_cooling(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -69,7 +87,7 @@ def passively_cooled(spec: GpuSpec) -> bool:
     return spec.segment == "datacenter" and spec.form_factor == "pcie"
 
 
-def host_accepts(host: HostRow, spec: GpuSpec, count: int = 1) -> Fit:
+def host_accepts(host: AcceptingHost, spec: GpuSpec, count: int = 1) -> Fit:
     """Whether `count` GPUs of `spec` can go into `host`, and why not when they cannot."""
     if count < 1:
         return Fit(False, "count must be at least 1")

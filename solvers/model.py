@@ -385,16 +385,45 @@ def _hosts(model: Model, bare: list[int], limits: Limits) -> None:
                             [-(h.host.psu_watts - limits.host_watts_reserve) for h in hosts]])
     model.builder.add_rows(np.concatenate([np.zeros(len(cols)), np.ones(len(cols))]), np.concatenate([cols, cols]),
                            np.concatenate([slots, watts]), np.full(2, -INF), np.zeros(2))
+    _hosts_by_fit(model, bare, limits)
+
+
+def _hosts_by_fit(model: Model, bare: list[int], limits: Limits) -> None:
+    """Cards that only some hosts accept (modules, passively cooled PCIe, power-hungry cards) must fit in those.
+
+    For each distinct set S of accepting hosts, the cards accepted only within S need S's slots and PSU
+    watts (Hall's condition on the card-to-host assignment; exact when the sets are nested, as server-only
+    within all hosts is). The pooled rows above are the case S = all hosts.
+    """
+    owned, hosts, u, m = model.owned, model.hosts, model.u, model.m
+    everyone = frozenset(range(len(hosts)))
+    for group in sorted({frozenset(owned[i].accepting_hosts) for i in bare} - {everyone}, key=sorted):
+        cards = [i for i in bare if frozenset(owned[i].accepting_hosts) <= group]
+        ks = sorted(group)
+        cols = np.concatenate([u[cards], m[ks]])
+        slots = np.concatenate([[owned[i].gpus_per_unit for i in cards], [-hosts[k].host.slots for k in ks]])
+        watts = np.concatenate([[owned[i].card_watts * owned[i].gpus_per_unit for i in cards],
+                                [-(hosts[k].host.psu_watts - limits.host_watts_reserve) for k in ks]])
+        model.builder.add_rows(np.concatenate([np.zeros(len(cols)), np.ones(len(cols))]),
+                               np.concatenate([cols, cols]), np.concatenate([slots, watts]),
+                               np.full(2, -INF), np.zeros(2))
 
 
 def _wide_jobs_in_hosts(model: Model, bare: list[int], width: int) -> None:
     """A job of `width` GPUs runs inside one host: at most floor(slots / width) such jobs per host."""
     if width <= 1 or not bare:
         return
-    q_cols = np.concatenate([model.slots[i][0] for i in bare])
-    cols = np.concatenate([q_cols, model.m])
-    vals = np.concatenate([np.ones(len(q_cols)), [-float(h.host.slots // width) for h in model.hosts]])
-    model.builder.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
+    everyone = frozenset(range(len(model.hosts)))
+    groups = [everyone, *sorted({frozenset(model.owned[i].accepting_hosts) for i in bare} - {everyone}, key=sorted)]
+    for group in groups:  # as in _hosts_by_fit: jobs on cards only some hosts accept fit in those hosts
+        cards = [i for i in bare if frozenset(model.owned[i].accepting_hosts) <= group]
+        if not cards:
+            continue
+        ks = sorted(group)
+        q_cols = np.concatenate([model.slots[i][0] for i in cards])
+        cols = np.concatenate([q_cols, model.m[ks]])
+        vals = np.concatenate([np.ones(len(q_cols)), [-float(model.hosts[k].host.slots // width) for k in ks]])
+        model.builder.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
 
 
 def _limits(model: Model, limits: Limits) -> None:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from pricing.catalog import Catalog, Host, normalise_cloud
 from pricing.gpus import GpuSpec, GpuTable
+from pricing.hardware_fit import MODULE_FORM_FACTORS, MODULE_SERVER_SLOTS, host_accepts
 from solvers import defaults
 from solvers.errors import ProfileError
 from solvers.performance import relative_throughput
@@ -44,6 +45,7 @@ class OwnedOption:
     source: str
     as_of: str
     feed: str
+    accepting_hosts: tuple[int, ...] = ()  # bare cards: indices into Options.hosts that can take them
 
     @property
     def net_price_usd(self) -> float:
@@ -341,10 +343,16 @@ def build_options(
                 continue
             if row.condition == "used" and not opts.allow_used:
                 continue
-            if spec.form_factor == "sxm" and not row.includes_host:
-                continue  # SXM modules are only sold inside servers
             if row.includes_host and row.gpus_per_unit < width:
                 continue  # a job runs on one machine
+            accepting: tuple[int, ...] = ()
+            if row.includes_host:
+                if spec.form_factor in MODULE_FORM_FACTORS and row.gpus_per_unit not in MODULE_SERVER_SLOTS:
+                    continue  # SXM/OAM/superchip modules come only on 4- or 8-GPU baseboards
+            else:
+                accepting = tuple(k for k, h in enumerate(catalog.hosts) if host_accepts(h, spec).ok)
+                if not accepting:
+                    continue  # no host on offer can take this card (module, passive cooling or power)
             owned.append(
                 _owned_option(
                     i,
@@ -356,6 +364,7 @@ def build_options(
                     _resale(row, used_value, years, profile),
                     idle_share,
                     width,
+                    accepting,
                 )
             )
     hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts * idle_share) for h in catalog.hosts]
@@ -404,6 +413,7 @@ def _owned_option(
     resale: float,
     idle_share: float = 1.0,
     width: int = 1,
+    accepting_hosts: tuple[int, ...] = (),
 ) -> OwnedOption:
     n = row.gpus_per_unit
     if row.watts is not None:
@@ -429,6 +439,7 @@ def _owned_option(
         resale_usd=resale,
         memory_gb=spec.memory_gb,
         slots_per_unit=(n // width) if row.includes_host else n / width,
+        accepting_hosts=accepting_hosts,
         vendor=row.vendor,
         source=row.source,
         as_of=row.as_of,

@@ -56,8 +56,8 @@ def _check_providers(profile: Profile, catalog: Catalog) -> None:
 
 
 def fitting_host(option: OwnedOption, hosts: list[HostOption], reserve: float) -> HostOption | None:
-    """Cheapest host that takes one unit of a bare card option (slots and PSU)."""
-    fits = [h for h in hosts if h.host.slots >= option.gpus_per_unit
+    """Cheapest host that takes one unit of a bare card option (slots, PSU and the hardware-fit rule)."""
+    fits = [h for k, h in enumerate(hosts) if k in option.accepting_hosts and h.host.slots >= option.gpus_per_unit
             and h.host.psu_watts - reserve >= option.card_watts * option.gpus_per_unit]
     return min(fits, key=lambda h: (h.host.base_cost_usd, h.host.slots), default=None)
 

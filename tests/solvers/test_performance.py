@@ -70,11 +70,12 @@ def test_extrapolated_flag_follows_the_measurements() -> None:
 def test_calibration_errors_stay_where_the_readme_says() -> None:
     """Median |error| per training class on the fitted and held-back GPUs (README table).
 
-    CNN meets the 10% target on both parts; transformer and RNN do not (README says so), so they are
-    pinned at their reported values to catch regressions.
+    CNN meets the 10% target on both parts; transformer and RNN (RNN with the benchmark's batch-size effect
+    removed, calibration.BATCH_EXPONENT) do not on the held-back GPUs (README says so), so they are pinned
+    at their reported values to catch regressions.
     """
     errors = all_class_errors()
-    limits = {"transformer_training": (0.12, 0.13), "cnn_training": (0.10, 0.10), "rnn_training": (0.10, 0.14)}
+    limits = {"transformer_training": (0.12, 0.13), "cnn_training": (0.10, 0.10), "rnn_training": (0.07, 0.13)}
     for workload, (fitted, held) in limits.items():
         assert errors[workload].fitted_median <= fitted, workload
         assert errors[workload].held_back_median <= held, workload
