@@ -67,7 +67,7 @@ class Ledger:
 
     owned: dict[str, OwnedOption]
     cloud: dict[str, CloudOption]
-    hosts: dict[int, HostOption]
+    hosts: dict[str, HostOption]
     blocks: list[Block]
     periods: list[Period]
     usd_per_kwh: float
@@ -160,10 +160,11 @@ class Ledger:
             for k, n in sorted(alloc.purchase.units.items()) if n > 0 for o in [self.owned[k]]
         ]
         hosts = [
-            HostLine(name=h.host.name, slots=s, count=n, unit_price_usd=h.host.base_cost_usd,
+            HostLine(name=h.host.name, slots=h.host.slots, count=n, unit_price_usd=h.host.base_cost_usd,
                      psu_watts=h.host.psu_watts, idle_watts=h.host.idle_watts, source=h.host.source,
                      price_as_of=h.host.as_of)
-            for s, n in sorted(alloc.purchase.hosts.items()) if n > 0 for h in [self.hosts[s]]
+            for name, n in sorted(alloc.purchase.hosts.items(), key=lambda kv: (self.hosts[kv[0]].host.slots, kv[0]))
+            if n > 0 for h in [self.hosts[name]]
         ]
         cloud = [
             CloudLine(provider=c.provider, name=c.name, gpu=c.gpu, gpu_count=c.gpu_count, region=c.region,

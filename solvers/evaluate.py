@@ -26,7 +26,7 @@ from solvers.options import CloudOption, HostOption, OwnedOption
 @dataclass(frozen=True)
 class Purchase:
     units: dict[str, int] = field(default_factory=dict)   # owned option key -> units
-    hosts: dict[int, int] = field(default_factory=dict)   # host slots -> count
+    hosts: dict[str, int] = field(default_factory=dict)   # host name -> count (two hosts may share a size)
 
     @property
     def empty(self) -> bool:
@@ -60,7 +60,7 @@ class Evaluator:
                  scale_hours: bool = False) -> None:
         self.owned = {o.key: o for o in owned}
         self.cloud = cloud
-        self.hosts = {h.host.slots: h for h in hosts}
+        self.hosts = {h.host.name: h for h in hosts}
         self.blocks = blocks
         self.availability = availability
         self.width = width
@@ -80,8 +80,8 @@ class Evaluator:
         for key, n in purchase.units.items():
             o = self.owned[key]
             cost += n * (o.net_price_usd + o.idle_kwh_per_unit_hour * scenario.usd_per_kwh * self.total_hours)
-        for slots, n in purchase.hosts.items():
-            h = self.hosts[slots]
+        for name, n in purchase.hosts.items():
+            h = self.hosts[name]
             cost += n * (h.host.base_cost_usd + h.idle_kwh_per_hour * scenario.usd_per_kwh * self.total_hours)
         return cost
 

@@ -63,7 +63,7 @@ class MipSolution:
     status: SolveStatus
     objective: float
     units: dict[str, int] = field(default_factory=dict)
-    hosts: dict[int, int] = field(default_factory=dict)  # slots -> count
+    hosts: dict[str, int] = field(default_factory=dict)  # host name -> count (two hosts may share a size)
     owned_jobs: dict[str, np.ndarray] = field(default_factory=dict)   # key -> jobs at once per cell
     instances: dict[str, np.ndarray] = field(default_factory=dict)    # key -> instances per cell
     displaced: dict[str, np.ndarray] = field(default_factory=dict)    # key -> slot-hours per block
@@ -494,7 +494,7 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
     gap = float(info.mip_gap) if has_cols and _cat(model.builder.integer, bool).any() else 0.0
     solution.gap = gap if math.isfinite(gap) else 0.0
     solution.units = {o.key: round(x[model.u[g]]) for g, o in enumerate(model.owned) if round(x[model.u[g]]) > 0}
-    solution.hosts = {h.host.slots: round(x[model.m[k]]) for k, h in enumerate(model.hosts[: len(model.m)])
+    solution.hosts = {h.host.name: round(x[model.m[k]]) for k, h in enumerate(model.hosts[: len(model.m)])
                       if round(x[model.m[k]]) > 0}
     layers = model.layers
     slots_used = min(round(float(x[model.mu].sum())) if len(model.mu) else 0, len(layers.ks) - 1)

@@ -73,7 +73,7 @@ def _single_units(owned: list[OwnedOption], hosts: list[HostOption], limits: Lim
             continue
         if limits.max_owned_gpus is not None and o.gpus_per_unit > limits.max_owned_gpus:
             continue
-        singles.append(Purchase({o.key: 1}, {host.host.slots: 1} if host else {}))
+        singles.append(Purchase({o.key: 1}, {host.host.name: 1} if host else {}))
     return singles
 
 
@@ -140,7 +140,7 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
         raise SolverFailure("the solver returned no solution and no proof of infeasibility")
 
     ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
-                    {h.host.slots: h for h in options.hosts}, blocks, periods, rate, limits.width,
+                    {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
                     scaling_efficiency(profile))
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
                 ledger.account(_allocation(main)))

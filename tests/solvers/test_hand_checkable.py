@@ -126,3 +126,23 @@ def test_idle_power_follows_the_hours_the_machine_is_on() -> None:
     half = plan_for(simple_profile([card], [cloud_item(5.0)], utilisation=0.5, machine_on=12))
     idle_kwh = HOURS_2027 / 2 * (35 + half.hosts[0].idle_watts) / 1000
     assert half.costs.electricity_usd == pytest.approx(0.1 * (work * (350 - 35 + 100) / 1000 + idle_kwh), abs=0.01)
+
+
+def test_two_hosts_of_the_same_size_are_told_apart() -> None:
+    """Hosts are kept by name, not by slot count: the bundled data has two 4-slot machines, and keying by size
+    let one overwrite the other's count (the plan then showed no host, or the wrong one, for its capex)."""
+    from dataclasses import replace
+
+    from pricing.catalog import Host
+
+    weak = Host("4-slot, weak PSU", 4, 500, 1000, 50, "test", "2027-01-01")
+    strong = Host("4-slot, strong PSU", 4, 3000, 2000, 50, "test", "2027-01-01")
+    card = {"name": "card", "gpu": "RTX 3090", "unit_price_usd": 700, "watts": 350, "idle_watts": 0}
+    profile = simple_profile([card], [cloud_item(50.0)], utilisation=1.0)
+    profile["demand"]["gpus"] = 4
+    for hosts in ([weak, strong], [strong, weak]):  # the order must not matter
+        catalog = replace(bundled_catalog(), hosts=hosts)
+        plan = make_plan(Profile.model_validate(profile), catalog, TODAY)
+        assert plan.buy[0].count == 4
+        assert [(h.name, h.count) for h in plan.hosts] == [("4-slot, strong PSU", 1)]  # 4 x 350 W > 1000 W
+        assert plan.costs.capex_usd == pytest.approx(4 * 700 + 3000)
