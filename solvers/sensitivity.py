@@ -89,13 +89,24 @@ def _scaled_frame(frame: Any, column: str, factor: float) -> Any:
 
 
 def _with_demand(profile: Profile, factor: float) -> Profile:
+    """The same GPUs busy `factor` times as many hours: the work scales, not the width of the lab.
+
+    Scaling the GPU count instead would leave each GPU's share of busy hours, and so the buy-or-rent answer,
+    unchanged under the demand model's "N GPUs at once for u of the hours" reading; a year-ahead estimate is
+    wrong about how much work there is. Utilisation past 1 spills into more GPUs at once."""
     data = profile.model_dump(mode="json")
     demand = data["demand"]
     if "series" in demand:
         for point in demand["series"]:
             point["reference_gpu_hours"] = point["reference_gpu_hours"] * factor
+    elif "busy_gpus" in demand:
+        demand["busy_gpus"] = [value * factor for value in demand["busy_gpus"]]
     else:
-        demand["gpus"] = demand.get("gpus", 1) * factor
+        utilisation = demand["utilisation"] * factor
+        if utilisation > 1:
+            demand["gpus"] = demand.get("gpus", 1) * utilisation
+            utilisation = 1.0
+        demand["utilisation"] = utilisation
     return Profile.model_validate(data)
 
 

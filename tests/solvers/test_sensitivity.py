@@ -12,6 +12,7 @@ from service.plans.examples import CATALOG_EXAMPLE, WORKED_EXAMPLE
 from solvers.plan import make_plan
 from solvers.profile import Profile
 from solvers.sensitivity import RANGES, sensitivity
+from tests.conftest import cloud_item, owned_item, simple_profile
 
 TODAY = dt.date(2026, 11, 23)
 
@@ -41,10 +42,17 @@ def test_the_worked_example_moves_with_hardware_and_electricity(catalog: Catalog
 
 
 def test_double_the_demand_turns_renting_into_buying(catalog: Catalog) -> None:
-    found = sensitivity(Profile.model_validate(CATALOG_EXAMPLE), catalog, TODAY)
+    """Hand-checkable: a 1,000 USD GPU against 1 USD/h over a year (guide's simplifications, 0.045 kW-h at 0.1).
+    At 8% renting costs 700.80 and buying 1,031.54: rent. Doubled work (16%) rents for 1,401.60 and buys for
+    1,063.07: buy. The same GPU busy twice the hours, not twice the GPUs at once."""
+    profile = Profile.model_validate(simple_profile([owned_item(1000)], [cloud_item(1.0)], utilisation=0.08))
+    found = sensitivity(profile, catalog, TODAY)
     assert found.base_decision == "rent only"
+    assert found.base_total_usd == pytest.approx(0.08 * 8760, abs=0.01)
     demand = next(r for r in found.rows if r.input == "demand_scale")
     assert demand.low_decision == "rent only" and demand.high_decision.startswith("buy ")
+    assert demand.low_total_usd == pytest.approx(0.04 * 8760, abs=0.01)
+    assert demand.high_total_usd == pytest.approx(1000 + 0.16 * 8760 * 0.045, abs=0.01)
     assert demand.decision_changes
     cloud = next(r for r in found.rows if r.input == "cloud_prices")
     assert cloud.low_total_usd == pytest.approx(found.base_total_usd / 2, rel=1e-3)  # renting only: linear in price
@@ -63,7 +71,9 @@ def test_an_end_beyond_the_bounds_has_no_plan_rather_than_an_error(catalog: Cata
     from solvers.bounds import MAX_GPUS
 
     profile = copy.deepcopy(CATALOG_EXAMPLE)
-    profile["demand"]["gpus"] = MAX_GPUS  # double the largest demand allowed is not a profile
+    # the largest lab allowed, busy 80% of the hours: double the work needs 1.6 x MAX_GPUS at once, not a profile
+    profile["demand"]["gpus"] = MAX_GPUS
+    profile["demand"]["utilisation"] = 0.8
     profile["prices"] = {"mode": "replace", "owned": [], "cloud": [
         {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.5}]}
     profile["options"] = {"allow_buy": False}
