@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import numpy as np
 from fastapi import APIRouter, Response
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, CatalogDep, EngineDep
-from service.core.errors import Conflict, InvalidField, found
+from service.core.errors import PROBLEM_JSON, Conflict, InvalidField, found
 from service.profiles import repository
 from service.profiles.endpoints import WHAT
 from service.profiles.schemas import ProfileIn
@@ -21,6 +22,9 @@ from solvers.profile import ConcurrencyDemand, Profile
 from solvers.usage import UsageFormatError, UsageSeries, parse_usage, summarise
 
 router = APIRouter(prefix="/v1/profiles", tags=["profiles"])
+_NO_HOURLY_DEMAND: dict[int | str, dict[str, Any]] = {409: {
+    "description": "the profile's demand is not an hourly series (no usage log imported)",
+    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}}
 
 
 def _read(body: UsageImportIn) -> UsageSeries:
@@ -61,7 +65,8 @@ def import_usage(engine: EngineDep, catalog: CatalogDep, caller: CallerDep, prof
     return UsageImportOut(profile=out, usage=UsageSummaryOut.of(series, summarise(series)))
 
 
-@router.get("/{profile_id}/usage.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+@router.get("/{profile_id}/usage.svg", response_class=Response, responses=SVG_RESPONSE | _NO_HOURLY_DEMAND,
+            tags=["charts"])
 def usage_chart(engine: EngineDep, caller: CallerDep, profile_id: str, size: ChartSize = "wide") -> Response:
     """Load-duration curves per month of the profile's hourly demand (an imported usage log); 409 when the
     profile's demand is not an hourly series."""
