@@ -124,14 +124,26 @@ const gpResult = (() => {
   function months(plan) {
     const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
     const total = (key) => plan.periods.reduce((a, p) => a + (typeof key === "function" ? key(p) : p[key]), 0);
+    const most = (key) => plan.periods.reduce((a, p) => Math.max(a, p[key] ?? 0), 0);
+    // waiting columns only where the profile lets work wait and some did; peaks and idle rented GPUs always
+    const waited = plan.periods.some((p) => (p.waited_gpu_hours ?? 0) > 0);
     const rows = plan.periods.map((p) => [p.month, num(p.demand_reference_gpu_hours, 1), num(sum(p.owned_gpu_hours), 1),
-      num(sum(p.cloud_hours), 1), usd(p.electricity_usd), usd(p.cloud_usd)]);
+      num(sum(p.cloud_hours), 1), num(p.peak_owned_gpus ?? 0, 1), num(p.peak_rented_gpus ?? 0, 1),
+      num(p.unused_rented_gpu_hours ?? 0, 1),
+      ...(waited ? [num(p.waited_gpu_hours ?? 0, 1), num(p.max_wait_hours ?? 0, 0)] : []),
+      usd(p.electricity_usd), usd(p.cloud_usd)]);
     const footer = ["Total", num(total("demand_reference_gpu_hours"), 1), num(total((p) => sum(p.owned_gpu_hours)), 1),
-      num(total((p) => sum(p.cloud_hours)), 1), usd(total("electricity_usd")), usd(total("cloud_usd"))];
+      num(total((p) => sum(p.cloud_hours)), 1), `max ${num(most("peak_owned_gpus"), 1)}`,
+      `max ${num(most("peak_rented_gpus"), 1)}`, num(total((p) => p.unused_rented_gpu_hours ?? 0), 1),
+      ...(waited ? [num(total((p) => p.waited_gpu_hours ?? 0), 1), `max ${num(most("max_wait_hours"), 0)}`] : []),
+      usd(total("electricity_usd")), usd(total("cloud_usd"))];
     const columns = [{ label: "Month" }, { label: "Demand (ref. GPU-h)", num: true }, { label: "Owned GPU-h", num: true },
-      { label: "Cloud instance-h", num: true }, { label: "Electricity", num: true }, { label: "Cloud", num: true }];
+      { label: "Cloud instance-h", num: true }, { label: "Peak owned GPUs", num: true },
+      { label: "Peak rented GPUs", num: true }, { label: "Unused rented GPU-h", num: true },
+      ...(waited ? [{ label: "Waited GPU-h", num: true }, { label: "Max wait (h)", num: true }] : []),
+      { label: "Electricity", num: true }, { label: "Cloud", num: true }];
     return card("Month by month", "months", h("details", { open: true },
-      h("summary", {}, `${plan.periods.length} months: owned GPU-hours, cloud hours and costs`),
+      h("summary", {}, `${plan.periods.length} months: GPU-hours, GPUs busy at once, idle rented GPUs and costs`),
       h("div", { class: "scroll-y" }, table("Month by month", columns, rows, footer))));
   }
 
@@ -178,5 +190,5 @@ const gpResult = (() => {
     await render(plan);
   }
 
-  return { show };
+  return { show, months };  // months: also for tests/service/web/test_month_table.py
 })();
