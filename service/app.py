@@ -30,6 +30,7 @@ from service.prices.catalog import endpoints as catalog
 from service.prices.history import endpoints as chart_routes
 from service.prices.sources import endpoints as sources
 from service.profiles import endpoints as profiles
+from service.usage import endpoints as usage
 from service.web import STATIC_DIR
 from service.web import endpoints as web_routes
 
@@ -80,6 +81,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.include_router(estimates.router)
     app.include_router(sources.router)
     app.include_router(profiles.router)
+    app.include_router(usage.router)
     app.include_router(alerts_routes.router)
     app.include_router(health.router)
     app.include_router(chart_routes.router)

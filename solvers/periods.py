@@ -103,7 +103,8 @@ def levels(jobs_per_hour: np.ndarray, hours: np.ndarray | float = 1.0) -> tuple[
     A value c for h hours is floor(c) jobs for (1 - frac) h and ceil(c) jobs for frac h: same work, and
     each moment has a whole number of jobs running.
     """
-    c = np.asarray(jobs_per_hour, dtype=float)
+    # float round-off (patience windows, scaling) can leave -1e-15 where no job runs: that is no job
+    c = np.maximum(np.asarray(jobs_per_hour, dtype=float), 0.0)
     h = np.broadcast_to(np.asarray(hours, dtype=float), c.shape)
     lo = np.floor(c + 1e-9)
     frac = np.clip(c - lo, 0.0, 1.0)

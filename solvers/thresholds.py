@@ -46,9 +46,13 @@ def _first_true(pred: Callable[[float], bool], lo: float, hi: float) -> float | 
 
 
 def _buying_pays(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario) -> bool:
+    """Whether the cheapest candidate beats cloud-only; stops at the first candidate that does (a bisection
+    asks this some hundred times a plan, and the answer, not the minimum, is all it needs)."""
     cloud_only = evaluator.cost(Purchase(), scenario)
-    best = min(evaluator.cost(p, scenario) for p in candidates)
-    return best < cloud_only - 1e-6 * max(1.0, abs(cloud_only)) if math.isfinite(cloud_only) else math.isfinite(best)
+    if not math.isfinite(cloud_only):
+        return any(math.isfinite(evaluator.cost(p, scenario)) for p in candidates)
+    bar = cloud_only - 1e-6 * max(1.0, abs(cloud_only))
+    return any(evaluator.cost(p, scenario) < bar for p in candidates)
 
 
 def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kwh: float,

@@ -21,7 +21,7 @@ T = TypeVar("T")
 PROBLEM_JSON = "application/problem+json"
 # tagged unions put the tag into the error location; people name the field without it
 _UNION_TAGS = {
-    "demand": {"utilisation", "series"},
+    "demand": {"utilisation", "series", "concurrency"},
     "condition": {"price_threshold", "price_move", "plan_change"},
     "delivery": {"webhook", "email"},
 }

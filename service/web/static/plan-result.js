@@ -126,12 +126,25 @@ const gpResult = (() => {
   function months(plan) {
     const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
     const total = (key) => plan.periods.reduce((a, p) => a + (typeof key === "function" ? key(p) : p[key]), 0);
+    const most = (key) => plan.periods.reduce((a, p) => Math.max(a, p[key] ?? 0), 0);
+    // waiting columns only where the profile lets work wait and some did; peaks and idle rented GPUs always
+    const waited = plan.periods.some((p) => (p.waited_gpu_hours ?? 0) > 0);
     const rows = plan.periods.map((p) => [p.month, num(p.demand_reference_gpu_hours, 1), num(sum(p.owned_gpu_hours), 1),
-      num(sum(p.cloud_hours), 1), usd(p.electricity_usd), usd(p.cloud_usd)]);
+      num(sum(p.cloud_hours), 1), num(p.peak_owned_gpus ?? 0, 1), num(p.peak_rented_gpus ?? 0, 1),
+      num(p.unused_rented_gpu_hours ?? 0, 1),
+      ...(waited ? [num(p.waited_gpu_hours ?? 0, 1), num(p.max_wait_hours ?? 0, 0)] : []),
+      usd(p.electricity_usd), usd(p.cloud_usd)]);
+    const max = (value) => t("r.max", { n: value });
     const footer = [t("r.total"), num(total("demand_reference_gpu_hours"), 1), num(total((p) => sum(p.owned_gpu_hours)), 1),
-      num(total((p) => sum(p.cloud_hours)), 1), usd(total("electricity_usd")), usd(total("cloud_usd"))];
+      num(total((p) => sum(p.cloud_hours)), 1), max(num(most("peak_owned_gpus"), 1)),
+      max(num(most("peak_rented_gpus"), 1)), num(total((p) => p.unused_rented_gpu_hours ?? 0), 1),
+      ...(waited ? [num(total((p) => p.waited_gpu_hours ?? 0), 1), max(num(most("max_wait_hours"), 0))] : []),
+      usd(total("electricity_usd")), usd(total("cloud_usd"))];
     const columns = [{ label: t("r.month") }, { label: t("r.demand_h"), num: true }, { label: t("r.owned_h"), num: true },
-      { label: t("r.cloud_h"), num: true }, { label: t("r.electricity"), num: true }, { label: t("r.cloud"), num: true }];
+      { label: t("r.cloud_h"), num: true }, { label: t("r.peak_owned"), num: true },
+      { label: t("r.peak_rented"), num: true }, { label: t("r.unused_rented_h"), num: true },
+      ...(waited ? [{ label: t("r.waited_h"), num: true }, { label: t("r.max_wait_h"), num: true }] : []),
+      { label: t("r.electricity"), num: true }, { label: t("r.cloud"), num: true }];
     return card(t("r.months"), "months", h("details", { open: true },
       h("summary", {}, t("r.months_summary", { n: plan.periods.length })),
       h("div", { class: "scroll-y" }, table(t("r.months"), columns, rows, footer))));
@@ -213,5 +226,5 @@ const gpResult = (() => {
     await render(plan);
   }
 
-  return { show };
+  return { show, months };  // months: also for tests/service/web/test_month_table.py
 })();

@@ -84,7 +84,9 @@ def _objects_of(client: TestClient, lab: Lab) -> dict[str, str]:
 def test_every_endpoint_hides_another_labs_objects(client: TestClient, labs: tuple[Lab, Lab]) -> None:
     a, b = labs
     ids = _objects_of(client, a)
-    bodies = {("PUT", "/v1/profiles/{profile_id}"): {"name": "taken over", "profile": CATALOG_EXAMPLE}}
+    sacct = "JobID|Start|End|AllocTRES|State\n1|2024-05-01T10:00:00|2024-05-01T12:00:00|gres/gpu=2|COMPLETED\n"
+    bodies = {("PUT", "/v1/profiles/{profile_id}"): {"name": "taken over", "profile": CATALOG_EXAMPLE},
+              ("POST", "/v1/profiles/{profile_id}/usage"): {"text": sacct}}
     checked = []
     for path, operations in client.app.openapi()["paths"].items():  # type: ignore[attr-defined]
         params = re.findall(r"\{(\w+)\}", path)

@@ -1,0 +1,82 @@
+"""Usage logs on a saved profile: import one as the profile's demand (a new version), and chart it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import numpy as np
+from fastapi import APIRouter, Response
+from pydantic import ValidationError
+
+from service.core.clock import utcnow
+from service.core.dependencies import CallerDep, CatalogDep, EngineDep
+from service.core.errors import PROBLEM_JSON, Conflict, InvalidField, found
+from service.profiles import repository
+from service.profiles.endpoints import WHAT
+from service.profiles.schemas import ProfileIn
+from service.usage.chart import usage_chart_svg
+from service.usage.schemas import UsageImportIn, UsageImportOut, UsageSummaryOut
+from service.web.charts import SVG_MEDIA_TYPE, SVG_RESPONSE, ChartSize
+from solvers.profile import ConcurrencyDemand, Profile
+from solvers.usage import UsageFormatError, UsageSeries, parse_usage, summarise
+
+router = APIRouter(prefix="/v1/profiles", tags=["profiles"])
+_NO_HOURLY_DEMAND: dict[int | str, dict[str, Any]] = {409: {
+    "description": "the profile's demand is not an hourly series (no usage log imported)",
+    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}}
+
+
+def _read(body: UsageImportIn) -> UsageSeries:
+    """The log as a series, or a 422 naming where in the file (line or JSON path) and which of its fields."""
+    until = None if body.until is None else (
+        body.until.replace(tzinfo=dt.UTC) if body.until.tzinfo is None else body.until.astimezone(dt.UTC))
+    try:
+        return parse_usage(body.text, format=body.format, tz=body.tz,
+                           busy_threshold=None if body.fractional else body.busy_threshold, until=until)
+    except UsageFormatError as exc:
+        in_file = exc.line is not None or exc.path is not None or exc.field not in ("tz", "format")
+        raise InvalidField("text" if in_file else exc.field, "usage_log", exc.message) from exc
+
+
+def _demand(series: UsageSeries, reference_gpu: str) -> ConcurrencyDemand:
+    try:
+        return ConcurrencyDemand(start=series.start, busy_gpus=[float(v) for v in series.busy_gpus],
+                                 reference_gpu=reference_gpu)
+    except ValidationError as exc:  # no busy hour at all, or a log longer than the longest horizon
+        raise InvalidField("text", "usage_demand", exc.errors()[0]["msg"]) from exc
+
+
+@router.post("/{profile_id}/usage", response_model=UsageImportOut)
+def import_usage(engine: EngineDep, catalog: CatalogDep, caller: CallerDep, profile_id: str,
+                 body: UsageImportIn) -> UsageImportOut:
+    """Read a usage log (Slurm sacct, nvidia-smi CSV, DCGM through Prometheus) into GPUs busy per UTC hour and
+    make it the profile's demand: a new version whose demand is that hourly series (hours the log does not cover
+    count as idle; its notes say so) and whose horizon is the log's span. Answers the new version with its plan
+    and the log's summary: peak, percentiles, load-duration curve per month, trend. A log that cannot be read is
+    a 422 naming the line (or JSON path) and the field, and nothing stored changes."""
+    saved = found(repository.get_profile(engine, caller, profile_id), WHAT, profile_id)
+    series = _read(body)
+    current = Profile.model_validate(saved.profile)
+    demand = _demand(series, body.reference_gpu or current.demand.reference_gpu)
+    profile = current.model_copy(update={"demand": demand, "horizon_months": None, "horizon_days": None})
+    new = ProfileIn(name=saved.name, tags=list(saved.tags or []), profile=Profile.model_validate(profile.model_dump()))
+    out = found(repository.update_profile(engine, caller, profile_id, new, catalog, utcnow()), WHAT, profile_id)
+    return UsageImportOut(profile=out, usage=UsageSummaryOut.of(series, summarise(series)))
+
+
+@router.get("/{profile_id}/usage.svg", response_class=Response, responses=SVG_RESPONSE | _NO_HOURLY_DEMAND,
+            tags=["charts"])
+def usage_chart(engine: EngineDep, caller: CallerDep, profile_id: str, size: ChartSize = "wide") -> Response:
+    """Load-duration curves per month of the profile's hourly demand (an imported usage log); 409 when the
+    profile's demand is not an hourly series."""
+    saved = found(repository.get_profile(engine, caller, profile_id), WHAT, profile_id)
+    demand = Profile.model_validate(saved.profile).demand
+    if not isinstance(demand, ConcurrencyDemand):
+        raise Conflict(f"profile {profile_id!r} has no hourly demand to chart; import a usage log first "
+                       f"(POST /v1/profiles/{profile_id}/usage)")
+    busy = np.asarray(demand.busy_gpus, dtype=np.float64)
+    series = UsageSeries(start=demand.start, busy_gpus=busy, source_format="profile",
+                         observed=np.ones(busy.size, dtype=bool))
+    svg = usage_chart_svg(summarise(series), narrow=size == "narrow")
+    return Response(svg, media_type=SVG_MEDIA_TYPE, headers={"Cache-Control": "private, no-cache"})

@@ -1,0 +1,70 @@
+"""The page's month-by-month table shows the plan's per-period report (peaks, idle rented GPUs, waiting), run
+in Node on a minimal DOM (skipped where Node is not installed)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.core.settings import Settings
+from service.plans.examples import CATALOG_EXAMPLE
+from service.web import STATIC_DIR
+
+NODE = shutil.which("node")
+# just enough of a DOM for common.js's h(): elements with children, attributes and text
+FAKE_DOM = """
+class Node { constructor() { this.children = []; } append(c) { this.children.push(c); } }
+class Text extends Node { constructor(t) { super(); this.text = t; } }
+class Element extends Node {
+  constructor(tag) { super(); this.tag = tag; this.attrs = {}; }
+  setAttribute(k, v) { this.attrs[k] = v; }
+  set textContent(t) { this.children = [new Text(t)]; }
+}
+globalThis.Node = Node;
+globalThis.document = { createElement: (t) => new Element(t), createTextNode: (t) => new Text(t),
+                        documentElement: { lang: "en" },
+                        getElementById: (id) => id === "strings" ? { textContent: STRINGS } : null };
+const text = (n) => n instanceof Text ? n.text : n.children.map(text).join("");
+const find = (n, tag) => n.tag === tag ? [n] : n.children.flatMap((c) => find(c, tag));
+"""
+
+
+def month_table(plan: dict[str, Any]) -> list[list[str]]:
+    """Rows of the page's month table (header first, footer last) as the browser would show their text."""
+    assert NODE is not None
+    strings = (STATIC_DIR.parent / "locales" / "en.json").read_text(encoding="utf-8")
+    script = "\n".join([f"const STRINGS = {json.dumps(strings)};", FAKE_DOM, (STATIC_DIR / "common.js").read_text(),
+                        (STATIC_DIR / "plan-result.js").read_text(),
+                        "const plan = JSON.parse(require('fs').readFileSync(0, 'utf8'));",
+                        "const rows = find(gpResult.months(plan), 'tr');",
+                        "console.log(JSON.stringify(rows.map((r) => r.children.map(text))));"])
+    done = subprocess.run([NODE, "-e", script], input=json.dumps(plan), capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    rows: list[list[str]] = json.loads(done.stdout)
+    return rows
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+def test_the_month_table_shows_peaks_idle_rented_gpus_and_waiting(database_url: str) -> None:
+    with TestClient(create_app(Settings(database_url=database_url, scheduler=False))) as client:
+        answer = client.post("/v1/plans", json=CATALOG_EXAMPLE)
+    assert answer.status_code in (200, 201), answer.text
+    plan = answer.json()
+    header, first, *_, footer = month_table(plan)
+    assert header[4:7] == ["Peak owned GPUs", "Peak rented GPUs", "Unused rented GPU-h"]
+    assert "Waited GPU-h" not in header  # nothing may wait in this profile
+    period = plan["periods"][0]
+    assert first[4:7] == [f"{period[k]:,.1f}" for k in ("peak_owned_gpus", "peak_rented_gpus",
+                                                          "unused_rented_gpu_hours")]
+    assert footer[6] == f"{sum(p['unused_rented_gpu_hours'] for p in plan['periods']):,.1f}"
+
+    plan["periods"][1] |= {"waited_gpu_hours": 12.5, "max_wait_hours": 30}
+    header, _, second, *_ = month_table(plan)
+    assert header[7:9] == ["Waited GPU-h", "Max wait (h)"] and second[7:9] == ["12.5", "30"]
