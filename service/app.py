@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -18,6 +20,7 @@ from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, p
 from service.core import errors, idempotency, input_guard, logs, metrics, openapi, slow_clients
 from service.core.db import make_engine
 from service.core.dependencies import Runtime, attach
+from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
 from service.labs.ratelimit import RateLimiter
 from service.operations import endpoints as health
@@ -45,9 +48,12 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     prices_now = catalog_source or LiveCatalog(engine, base, active_sources(configured))
     alerts = AlertWorker(engine, prices_now, channels_from(settings), policy_from(settings))
     refresher = RefreshScheduler(engine, configured, base.gpus, after_refresh=alerts.evaluate)
+    plan_pool = PlanPool(settings.plan_executor, settings.plan_workers or os.cpu_count() or 1, settings.plan_queue,
+                         settings.plan_concurrency_per_caller, settings.plan_time_budget_s)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(plan_pool.start)
         if settings.scheduler:
             refresher.start(settings.scheduler_tick_s, settings.scheduler_first_tick_s,
                             jobs=[(DELIVERY_JOB_ID, alerts.deliver, settings.alerts_tick_s)],
@@ -56,6 +62,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
             yield
         finally:
             refresher.shutdown()
+            await anyio.to_thread.run_sync(plan_pool.shutdown)
 
     app = FastAPI(
         title="gpuplan",
@@ -70,7 +77,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     attach(app, Runtime(
         settings=settings, engine=engine, base_catalog=base, catalog=prices_now, sources=configured,
         rate_limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst), alerts=alerts,
-        refresher=refresher, metrics_registry=registry))
+        refresher=refresher, metrics_registry=registry, plan_pool=plan_pool))
     errors.install(app)
     openapi.install(app)
     idempotency.install(app)

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 from pricing.catalog import Catalog
 from pricing.sources.base import Source
 from service.core.errors import Forbidden, TooManyRequests, Unauthorized
+from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
 from service.labs.auth import LOCAL_USER, READ_METHODS, Caller
 from service.labs.ratelimit import RateLimiter
@@ -43,6 +44,7 @@ class Runtime:
     alerts: AlertWorker
     refresher: RefreshScheduler
     metrics_registry: CollectorRegistry  # this app's database collector, read by /metrics
+    plan_pool: PlanPool  # where plans are solved, with its bounds (service/core/plan_pool.py)
 
 
 def attach(app: FastAPI, runtime: Runtime) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Response
+from fastapi import APIRouter, Body, Request, Response
 
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
@@ -30,10 +30,16 @@ _EXAMPLES: dict[str, Any] = {
 
 
 @router.post("", status_code=201, response_model=PlanResult)
-def create_plan(runtime: RuntimeDep, response: Response, caller: CallerDep,
+def create_plan(runtime: RuntimeDep, request: Request, response: Response, caller: CallerDep,
                 profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> PlanResult:
-    """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile."""
-    stored = plan_for(runtime, caller, profile, utcnow())
+    """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
+
+    Bounded (README, "Limits"): a body above `GPUPLAN_MAX_BODY_BYTES` is a 413; when the replica's planner queue
+    is full the answer is 503 with `Retry-After`; more than `GPUPLAN_PLAN_CONCURRENCY_PER_CALLER` plans in flight
+    for one key (or address) is a 429; a plan not solved within `GPUPLAN_PLAN_TIME_BUDGET_S` is a 422 with rule
+    `plan_time_budget` (the solver's own limit first yields a `time_limited` plan with its gap)."""
+    address = request.client.host if request.client else None
+    stored = plan_for(runtime, caller, profile, utcnow(), client_address=address)
     response.headers["Location"] = f"/v1/plans/{stored.id}"
     return stored
 
@@ -63,10 +69,11 @@ def plan_purchase_request(engine: EngineDep, caller: CallerDep, plan_id: str) ->
 
 
 @router.post("/{plan_id}/recompute", response_model=PlanResult)
-def recompute_plan(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> PlanResult:
+def recompute_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> PlanResult:
     """Make the plan again from its profile at the prices it recorded (`prices_in_force`), on its day: the
     answer matches the stored plan unless the planner itself changed since. Nothing is stored."""
-    return recompute(runtime, repository.get_plan(runtime.engine, caller, plan_id))
+    return recompute(runtime, caller, repository.get_plan(runtime.engine, caller, plan_id),
+                     request.client.host if request.client else None)
 
 
 @router.get("/{plan_id}/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
