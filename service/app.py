@@ -17,7 +17,7 @@ from pricing.sources import build_sources
 from pricing.sources.base import Source
 from service.alerts import endpoints as alerts_routes
 from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
-from service.core import errors, idempotency, input_guard, logs, metrics, openapi, slow_clients
+from service.core import body_limit, errors, idempotency, input_guard, logs, metrics, openapi, slow_clients
 from service.core.db import make_engine
 from service.core.dependencies import Runtime, attach
 from service.core.plan_pool import PlanPool
@@ -90,6 +90,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.include_router(chart_routes.router)
     app.include_router(web_routes.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    body_limit.install(app, settings.max_body_bytes)  # outside the JSON guard: nothing parses an oversized body
     slow_clients.install(app, settings.read_timeout_s)
     app.add_middleware(logs.RequestIdMiddleware)  # added last, so outermost: its id is in every log line of the request
     return app

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Request, Response
 
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
+from service.core.errors import PROBLEM_JSON
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
 from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
@@ -29,7 +30,23 @@ _EXAMPLES: dict[str, Any] = {
 }
 
 
-@router.post("", status_code=201, response_model=PlanResult)
+def _problem(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+
+
+# the bounds every plan request meets (service/core/plan_pool.py, body_limit.py), stated in OpenAPI
+_BOUNDED: dict[int | str, dict[str, Any]] = {
+    413: _problem("The body is larger than `GPUPLAN_MAX_BODY_BYTES` (default 4 MiB)."),
+    422: _problem("Invalid profile, or rule `plan_time_budget`: not solved within `GPUPLAN_PLAN_TIME_BUDGET_S` "
+                  "(default 30 s)."),
+    429: _problem("More than `GPUPLAN_PLAN_CONCURRENCY_PER_CALLER` (default 8) plans in flight for this API key (or "
+                  "client address), or the key's rate limit; `Retry-After` says when to retry."),
+    503: _problem("This replica's planner is full (`GPUPLAN_PLAN_WORKERS` + `GPUPLAN_PLAN_QUEUE` plans in flight) or "
+                  "a worker stopped; `Retry-After` says when to retry. Never a silent wait."),
+}
+
+
+@router.post("", status_code=201, response_model=PlanResult, responses=_BOUNDED)
 def create_plan(runtime: RuntimeDep, request: Request, response: Response, caller: CallerDep,
                 profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> PlanResult:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
@@ -68,7 +85,7 @@ def plan_purchase_request(engine: EngineDep, caller: CallerDep, plan_id: str) ->
     return purchase_request(plan, profile.name if profile else None)
 
 
-@router.post("/{plan_id}/recompute", response_model=PlanResult)
+@router.post("/{plan_id}/recompute", response_model=PlanResult, responses=_BOUNDED)
 def recompute_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> PlanResult:
     """Make the plan again from its profile at the prices it recorded (`prices_in_force`), on its day: the
     answer matches the stored plan unless the planner itself changed since. Nothing is stored."""
