@@ -22,7 +22,7 @@ from service.core.db import make_engine
 from service.core.dependencies import Runtime, attach
 from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
-from service.labs.ratelimit import RateLimiter
+from service.labs.ratelimit import limiter_from
 from service.operations import endpoints as health
 from service.operations.leader import leader_lock
 from service.operations.readiness import migrate_on_start
@@ -76,7 +76,8 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     registry = metrics.install(app, engine, configured)
     attach(app, Runtime(
         settings=settings, engine=engine, base_catalog=base, catalog=prices_now, sources=configured,
-        rate_limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst), alerts=alerts,
+        rate_limiter=limiter_from(settings.rate_limit_redis_url, settings.rate_limit_per_minute,
+                                  settings.rate_limit_burst), alerts=alerts,
         refresher=refresher, metrics_registry=registry, plan_pool=plan_pool))
     errors.install(app)
     openapi.install(app)

@@ -23,7 +23,7 @@ from service.core.errors import Forbidden, TooManyRequests, Unauthorized
 from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
 from service.labs.auth import LOCAL_USER, READ_METHODS, Caller
-from service.labs.ratelimit import RateLimiter
+from service.labs.ratelimit import Limiter
 from service.labs.repository import authenticate
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class Runtime:
     base_catalog: Catalog  # bundled GPU facts and prices: names, aliases, the snapshot
     catalog: Callable[[], Catalog]  # the prices in force now (bundled + newest good snapshots)
     sources: Sequence[Source]
-    rate_limiter: RateLimiter
+    rate_limiter: Limiter  # per key: in this process, or shared through Redis
     alerts: AlertWorker
     refresher: RefreshScheduler
     metrics_registry: CollectorRegistry  # this app's database collector, read by /metrics
