@@ -394,3 +394,7 @@ def _catalog(engine: Engine, sources: list[Source]) -> Catalog:
 def _fail(message: str) -> NoReturn:
     console.print(f"[red]error:[/red] {message}")
     raise typer.Exit(2)
+
+
+if __name__ == "__main__":  # `python -m service.cli`, where the console script is not on PATH
+    app()
