@@ -101,8 +101,12 @@ def _serve(executor: str, workdir: Path) -> Iterator[str]:
                 time.sleep(0.2)
         yield url
     finally:
-        server.terminate()
-        server.wait(timeout=60)
+        server.terminate()  # uvicorn waits for requests in flight: a bounded wait, then SIGKILL
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
         log.close()
 
 

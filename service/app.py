@@ -49,7 +49,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     alerts = AlertWorker(engine, prices_now, channels_from(settings), policy_from(settings))
     refresher = RefreshScheduler(engine, configured, base.gpus, after_refresh=alerts.evaluate)
     plan_pool = PlanPool(settings.plan_executor, settings.plan_workers or os.cpu_count() or 1, settings.plan_queue,
-                         settings.plan_concurrency_per_caller, settings.plan_time_budget_s)
+                         settings.plan_concurrency_per_caller, settings.plan_time_budget_s, settings.plan_worker_nice)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

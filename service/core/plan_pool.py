@@ -33,13 +33,14 @@ T = TypeVar("T")
 Mode = Literal["inline", "process"]
 
 
-# plan workers run this much nicer than the API process: on a busy machine the scheduler gives the process that
-# answers probes and reads the CPU first, and the solvers take what is left (throughput is the same when idle)
+# plan workers run this much nicer than the API process (GPUPLAN_PLAN_WORKER_NICE): on a busy machine the kernel
+# gives the process that answers probes and reads the CPU first, and the solvers take what is left
 WORKER_NICENESS = 10
 
 
-def _lower_priority() -> None:
-    os.nice(WORKER_NICENESS)
+def _lower_priority(niceness: int) -> None:
+    if niceness:
+        os.nice(niceness)
 
 
 def _warm() -> int:
@@ -50,8 +51,9 @@ def _warm() -> int:
 
 
 class PlanPool:
-    def __init__(self, mode: Mode, workers: int, queue: int, per_caller: int, budget_s: float) -> None:
-        self.mode, self.workers, self.queue = mode, workers, queue
+    def __init__(self, mode: Mode, workers: int, queue: int, per_caller: int, budget_s: float,
+                 niceness: int = WORKER_NICENESS) -> None:
+        self.mode, self.workers, self.queue, self.niceness = mode, workers, queue, niceness
         self.per_caller, self.budget_s = per_caller, budget_s
         self._lock = threading.Lock()
         self._in_flight = 0
@@ -83,7 +85,7 @@ class PlanPool:
         with self._lock:
             if self._executor is None:
                 self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                     initializer=_lower_priority)
+                                                     initializer=_lower_priority, initargs=(self.niceness,))
             return self._executor
 
     def _discard(self, broken: ProcessPoolExecutor) -> None:

@@ -51,6 +51,7 @@ class Settings(BaseSettings):
     plan_queue: int = Field(default=16, ge=0, le=1000)
     plan_concurrency_per_caller: int = Field(default=8, ge=1)
     plan_time_budget_s: float = Field(default=30.0, gt=0, le=3600)
+    plan_worker_nice: int = Field(default=10, ge=0, le=19)
     # the largest request body accepted, in bytes (413 beyond): a profile at every list's bound stays below it
     max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
     # rate limits shared by every replica: a Redis URL (redis://127.0.0.1:6379/0); unset, each process keeps

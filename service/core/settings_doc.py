@@ -44,6 +44,8 @@ DESCRIPTIONS: dict[str, str] = {
     "plan_concurrency_per_caller": "plans one API key (or client address when auth is off) may have in flight "
                                    "at once; more is a 429",
     "plan_time_budget_s": "a plan not solved within this many seconds is a 422 with rule `plan_time_budget`",
+    "plan_worker_nice": "how much lower the plan workers' CPU priority is than the API process's (`nice`); 0 "
+                        "where the replica has the machine to itself and throughput matters most",
     "max_body_bytes": "the largest request body accepted, in bytes; larger is a 413",
     "rate_limit_redis_url": "Redis URL (`redis://host:6379/0`, `pip install '.[redis]'`) holding the per-key rate "
                             "limit buckets shared by every replica; unset, each process keeps its own",

@@ -70,8 +70,12 @@ def gpuplan_serve(database_url: str, workdir: Path) -> Iterator[str]:
                 time.sleep(0.2)
         yield url
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.terminate()  # uvicorn waits for requests in flight: a bounded wait, then SIGKILL
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
         log.close()
 
 
