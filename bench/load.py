@@ -8,6 +8,13 @@ no errors, p99 under `--p99-ms` (1000) and at least 90% of the requested rate ac
 Start the service first (several replicas and a scheduler that refreshes: deploy/compose.yaml, or as
 tests/e2e/cluster/test_load.py does on loopback), then:
   python bench/load.py --url http://127.0.0.1:8000 --url http://127.0.0.1:8001 [--rps 50] [--duration 30]
+
+`--executors` (issue 18) instead starts one `gpuplan serve` replica itself on loopback, first with plans solved
+inline (GPUPLAN_PLAN_EXECUTOR=inline), then with the process pool, and for each measures plans/s and p50/p99 of
+POST /v1/plans at 1, 4 and 16 closed-loop clients with one fixed bursty profile (the README's series example),
+then /healthz p50/p99 while 50 slow plans are in flight; it prints both and the same-run ratios (the machine is
+shared and noisy: compare ratios, not absolute figures across runs):
+  python bench/load.py --executors [--duration 8]
 """
 
 from __future__ import annotations
@@ -16,11 +23,20 @@ import argparse
 import csv
 import json
 import os
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import requests
 
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
 
@@ -56,15 +72,146 @@ def run_locust(urls: list[str], rps: float, users: int, duration_s: int, workdir
     }
 
 
+def _percentile(values: list[float], q: float) -> float:
+    return float(statistics.quantiles(values, n=100, method="inclusive")[q - 1]) if len(values) > 1 else values[0]
+
+
+@contextmanager
+def _serve(executor: str, workdir: Path) -> Iterator[str]:
+    """One `gpuplan serve` on a free loopback port with its own SQLite database; stopped with SIGTERM."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "GPUPLAN_DATABASE_URL": f"sqlite:///{workdir / executor}.db", "GPUPLAN_SCHEDULER": "false",
+           "GPUPLAN_PLAN_EXECUTOR": executor, "GPUPLAN_PLAN_QUEUE": "64", "GPUPLAN_PLAN_CONCURRENCY_PER_CALLER": "64",
+           "GPUPLAN_LOG_LEVEL": "warning"}
+    log = (workdir / f"{executor}.log").open("w")
+    server = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--port", str(port)], env=env,
+                              stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"gpuplan serve did not start:\n{(workdir / f'{executor}.log').read_text()[-3000:]}")
+            try:
+                if requests.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()  # uvicorn waits for requests in flight: a bounded wait, then SIGKILL
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+def _closed_loop(url: str, body: bytes, clients: int, duration_s: float) -> dict[str, Any]:
+    """`clients` threads each posting the body back to back for `duration_s`: plans/s, p50/p99, non-201s."""
+    latencies: list[float] = []
+    failures: list[int] = []
+    stop = time.monotonic() + duration_s
+
+    def client() -> None:
+        with requests.Session() as session:
+            while time.monotonic() < stop:
+                began = time.perf_counter()
+                status = session.post(f"{url}/v1/plans", data=body, timeout=120,
+                                      headers={"content-type": "application/json"}).status_code
+                (latencies if status == 201 else failures).append(time.perf_counter() - began if status == 201
+                                                                   else status)
+
+    began = time.monotonic()
+    with ThreadPoolExecutor(clients) as pool:
+        for future in [pool.submit(client) for _ in range(clients)]:
+            future.result()
+    elapsed = time.monotonic() - began
+    return {"clients": clients, "plans": len(latencies), "plans_per_s": round(len(latencies) / elapsed, 1),
+            "p50_ms": round(1000 * _percentile(latencies, 50)) if latencies else None,
+            "p99_ms": round(1000 * _percentile(latencies, 99)) if latencies else None,
+            "non_201": dict(Counter(failures))}
+
+
+def _slow_profile() -> bytes:
+    """40 owned RTX 3090 offers trading price against watts (none dominates): ~1.3 s a plan when idle."""
+    owned = [{"name": f"box {i}", "gpu": "RTX 3090", "unit_price_usd": 800 + 5 * i, "watts": 450 - 1.5 * i,
+              "idle_watts": 0, "includes_host": True} for i in range(40)]
+    cloud = [{"provider": "testcloud", "name": f"vm{i}", "gpu": "RTX 3090", "usd_per_hour": 1.0 + 0.01 * i,
+              "region": "r1"} for i in range(20)]
+    return json.dumps({"workload": "transformer_training",
+                       "demand": {"gpus": 8, "utilisation": 0.6, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
+                       "horizon_months": 36, "electricity_usd_per_kwh": 0.1,
+                       "options": {"resale": False, "availability": 1.0},
+                       "prices": {"mode": "replace", "owned": owned, "cloud": cloud}}).encode()
+
+
+def _health_under_slow_plans(url: str, in_flight: int, window_s: float) -> dict[str, Any]:
+    """`in_flight` slow plans posted at once; /healthz probed every 20 ms for `window_s` while they run."""
+    body = _slow_profile()
+    statuses: list[int] = []
+    senders = ThreadPoolExecutor(in_flight)
+    for _ in range(in_flight):
+        senders.submit(lambda: statuses.append(requests.post(
+            f"{url}/v1/plans", data=body, timeout=300, headers={"content-type": "application/json"}).status_code))
+    time.sleep(0.5)
+    probes: list[float] = []
+    stop = time.monotonic() + window_s
+    with requests.Session() as session:
+        while time.monotonic() < stop:
+            began = time.perf_counter()
+            session.get(f"{url}/healthz", timeout=10)
+            probes.append(time.perf_counter() - began)
+            time.sleep(0.02)
+    senders.shutdown(wait=False, cancel_futures=True)
+    return {"slow_plans": in_flight, "probes": len(probes), "healthz_p50_ms": round(1000 * _percentile(probes, 50)),
+            "healthz_p99_ms": round(1000 * _percentile(probes, 99)), "healthz_max_ms": round(1000 * max(probes)),
+            "slow_plans_answered_in_window": len(statuses)}
+
+
+def compare_executors(duration_s: float, json_path: Path | None) -> int:
+    from service.plans.examples import SERIES_EXAMPLE
+
+    body = json.dumps(SERIES_EXAMPLE).encode()
+    figures: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="gpuplan-executors-") as tmp:
+        for executor in ("inline", "process"):
+            with _serve(executor, Path(tmp)) as url:
+                _closed_loop(url, body, 2, 2.0)  # warm: imports, first queries
+                runs = [_closed_loop(url, body, clients, duration_s) for clients in (1, 4, 16)]
+                health = _health_under_slow_plans(url, 50, duration_s)
+            figures[executor] = {"runs": runs, "health": health}
+            for run in runs:
+                print(f"{executor:>7} c={run['clients']:>2}: {run['plans_per_s']:>6} plans/s, p50 {run['p50_ms']} ms, "
+                      f"p99 {run['p99_ms']} ms, non-201 {run['non_201']}")
+            print(f"{executor:>7} /healthz with 50 slow plans in flight: p50 {health['healthz_p50_ms']} ms, "
+                  f"p99 {health['healthz_p99_ms']} ms, max {health['healthz_max_ms']} ms ({health['probes']} probes)")
+    for before, after in zip(figures["inline"]["runs"], figures["process"]["runs"], strict=True):
+        ratio = after["plans_per_s"] / before["plans_per_s"] if before["plans_per_s"] else float("nan")
+        print(f"ratio process/inline c={before['clients']:>2}: plans/s x{ratio:.2f}")
+    if json_path:
+        json_path.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--url", action="append", required=True, help="an API replica (repeat for each)")
+    parser.add_argument("--url", action="append", help="an API replica (repeat for each)")
+    parser.add_argument("--executors", action="store_true",
+                        help="start gpuplan serve itself and compare inline plans with the process pool")
     parser.add_argument("--rps", type=float, default=50.0, help="requests per second, all replicas together")
     parser.add_argument("--users", type=int, default=50, help="concurrent users sharing the rate")
     parser.add_argument("--duration", type=int, default=30, help="seconds")
     parser.add_argument("--p99-ms", type=float, default=1000.0, help="the p99 latency target")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
+    if args.executors:
+        return compare_executors(float(args.duration if args.duration != 30 else 8), args.json)
+    if not args.url:
+        parser.error("--url is needed (or --executors)")
     with tempfile.TemporaryDirectory(prefix="gpuplan-load-") as tmp:
         result = run_locust(args.url, args.rps, args.users, args.duration, Path(tmp))
     result["p99_target_ms"] = args.p99_ms

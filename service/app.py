@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
@@ -15,12 +17,13 @@ from pricing.sources import build_sources
 from pricing.sources.base import Source
 from service.alerts import endpoints as alerts_routes
 from service.alerts.worker import DELIVERY_JOB_ID, AlertWorker, channels_from, policy_from
-from service.core import errors, idempotency, input_guard, logs, metrics, openapi, slow_clients
+from service.core import body_limit, errors, idempotency, input_guard, logs, metrics, openapi, slow_clients
 from service.core.db import make_engine
 from service.core.dependencies import Runtime, attach
+from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
 from service.estimates import endpoints as estimates
-from service.labs.ratelimit import RateLimiter
+from service.labs.ratelimit import limiter_from
 from service.operations import endpoints as health
 from service.operations.leader import leader_lock
 from service.operations.readiness import migrate_on_start
@@ -47,9 +50,12 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     prices_now = catalog_source or LiveCatalog(engine, base, active_sources(configured))
     alerts = AlertWorker(engine, prices_now, channels_from(settings), policy_from(settings))
     refresher = RefreshScheduler(engine, configured, base.gpus, after_refresh=alerts.evaluate)
+    plan_pool = PlanPool(settings.plan_executor, settings.plan_workers or os.cpu_count() or 1, settings.plan_queue,
+                         settings.plan_concurrency_per_caller, settings.plan_time_budget_s, settings.plan_worker_nice)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(plan_pool.start)
         if settings.scheduler:
             refresher.start(settings.scheduler_tick_s, settings.scheduler_first_tick_s,
                             jobs=[(DELIVERY_JOB_ID, alerts.deliver, settings.alerts_tick_s)],
@@ -58,6 +64,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
             yield
         finally:
             refresher.shutdown()
+            await anyio.to_thread.run_sync(plan_pool.shutdown)
 
     app = FastAPI(
         title="gpuplan",
@@ -71,8 +78,9 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     registry = metrics.install(app, engine, configured)
     attach(app, Runtime(
         settings=settings, engine=engine, base_catalog=base, catalog=prices_now, sources=configured,
-        rate_limiter=RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst), alerts=alerts,
-        refresher=refresher, metrics_registry=registry))
+        rate_limiter=limiter_from(settings.rate_limit_redis_url, settings.rate_limit_per_minute,
+                                  settings.rate_limit_burst), alerts=alerts,
+        refresher=refresher, metrics_registry=registry, plan_pool=plan_pool))
     errors.install(app)
     openapi.install(app)
     idempotency.install(app)
@@ -87,6 +95,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.include_router(chart_routes.router)
     app.include_router(web_routes.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    body_limit.install(app, settings.max_body_bytes)  # outside the JSON guard: nothing parses an oversized body
     slow_clients.install(app, settings.read_timeout_s)
     app.add_middleware(logs.RequestIdMiddleware)  # added last, so outermost: its id is in every log line of the request
     return app

@@ -41,14 +41,26 @@ console = Console(width=None if sys.stdout.isatty() else 160)
 
 @app.command()
 def serve(host: Annotated[Optional[str], typer.Option(help="address to bind")] = None,  # noqa: UP045
-          port: Annotated[Optional[int], typer.Option(help="port")] = None) -> None:  # noqa: UP045
-    """Start the HTTP API (migrates the database first)."""
+          port: Annotated[Optional[int], typer.Option(help="port")] = None,  # noqa: UP045
+          plan_workers: Annotated[Optional[int], typer.Option(  # noqa: UP045
+              min=1, help="plan worker processes (default: GPUPLAN_PLAN_WORKERS, else the machine's cores)")] = None,
+          inline: Annotated[bool, typer.Option(
+              help="solve plans in the request threads (one core) instead of a pool of worker processes")] = False,
+          ) -> None:
+    """Start the HTTP API (migrates the database first). Plans are solved in a pool of worker processes unless
+    `--inline` or GPUPLAN_PLAN_EXECUTOR=inline says otherwise."""
     import uvicorn
 
     from service.app import create_app
     from service.core.slow_clients import protocol_with_read_timeout
 
     settings = Settings()
+    if inline:
+        settings.plan_executor = "inline"
+    elif "plan_executor" not in settings.model_fields_set:
+        settings.plan_executor = "process"  # the server uses every core; the library and tests stay inline
+    if plan_workers is not None:
+        settings.plan_workers = plan_workers
     # create_app set up logging (JSON with request ids, service/core/logs.py): uvicorn must not replace it
     uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port,
                 log_level=settings.log_level, log_config=None, access_log=False,
@@ -464,3 +476,7 @@ def _catalog(engine: Engine, sources: list[Source]) -> Catalog:
 def _fail(message: str) -> NoReturn:
     console.print(f"[red]error:[/red] {message}")
     raise typer.Exit(2)
+
+
+if __name__ == "__main__":  # `python -m service.cli`, where the console script is not on PATH
+    app()

@@ -20,9 +20,10 @@ from sqlalchemy import Engine
 from pricing.catalog import Catalog
 from pricing.sources.base import Source
 from service.core.errors import Forbidden, TooManyRequests, Unauthorized
+from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
 from service.labs.auth import LOCAL_USER, READ_METHODS, Caller
-from service.labs.ratelimit import RateLimiter
+from service.labs.ratelimit import Limiter
 from service.labs.repository import authenticate
 
 if TYPE_CHECKING:
@@ -39,10 +40,11 @@ class Runtime:
     base_catalog: Catalog  # bundled GPU facts and prices: names, aliases, the snapshot
     catalog: Callable[[], Catalog]  # the prices in force now (bundled + newest good snapshots)
     sources: Sequence[Source]
-    rate_limiter: RateLimiter
+    rate_limiter: Limiter  # per key: in this process, or shared through Redis
     alerts: AlertWorker
     refresher: RefreshScheduler
     metrics_registry: CollectorRegistry  # this app's database collector, read by /metrics
+    plan_pool: PlanPool  # where plans are solved, with its bounds (service/core/plan_pool.py)
 
 
 def attach(app: FastAPI, runtime: Runtime) -> None:

@@ -93,6 +93,16 @@ class TooManyRequests(ServiceError):
         super().__init__(detail, headers={"Retry-After": str(retry_after_s)})
 
 
+class ServiceUnavailable(ServiceError):
+    """This replica cannot take the request now (the planner's queue is full, a worker stopped); `Retry-After`
+    says when to try again. Never a silent wait: the client (or its load balancer) decides."""
+
+    status, title = 503, "Service unavailable"
+
+    def __init__(self, detail: str, retry_after_s: int) -> None:
+        super().__init__(detail, headers={"Retry-After": str(retry_after_s)})
+
+
 # an error names the value it refused, but never sends a megabyte back: echoed text is cut to this many characters
 MAX_ECHO = 300
 
@@ -173,7 +183,8 @@ def install(app: FastAPI) -> None:
 
 
 _TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
-           409: "Conflict", 429: "Too many requests"}
+           409: "Conflict", 413: "Content too large", 429: "Too many requests",
+           503: "Service unavailable"}
 
 
 def found(value: T | None, what: str, object_id: str) -> T:

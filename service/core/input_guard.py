@@ -15,6 +15,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl
 
+import anyio
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -55,6 +56,19 @@ def body_offender(document: Any) -> str | None:
         elif isinstance(value, list):
             stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
     return None
+
+
+# bodies above this many bytes are checked off the event loop (a plan with a thousand quote items is ~150 kB)
+_PARSE_IN_THREAD_ABOVE = 32 * 1024
+_GUARD_THREADS = anyio.CapacityLimiter(4)
+
+
+def _offender_in(body: bytes) -> str | None:
+    try:
+        document = json.loads(body) if body else None
+    except (ValueError, RecursionError):
+        document = None
+    return body_offender(document)
 
 
 def _refusal(field: str) -> Any:
@@ -98,11 +112,11 @@ class InputGuardMiddleware:
             body += message.get("body", b"")
             if not message.get("more_body", False):
                 break
-        try:
-            document = json.loads(body) if body else None
-        except (ValueError, RecursionError):
-            document = None
-        field = body_offender(document)
+        if len(body) > _PARSE_IN_THREAD_ABOVE:
+            # a large body is parsed and walked in a worker thread: the event loop keeps answering probes
+            field = await anyio.to_thread.run_sync(_offender_in, bytes(body), limiter=_GUARD_THREADS)
+        else:
+            field = _offender_in(bytes(body))
         if field is not None:
             await _refusal(field)(scope, receive, send)
             return

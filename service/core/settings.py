@@ -41,6 +41,23 @@ class Settings(BaseSettings):
     # a request's headers, and each chunk of its body, must arrive within this many seconds (slow clients)
     read_timeout_s: float = Field(default=30.0, gt=0, le=3600)
 
+    # where plans are solved (issue 18): "inline" in the request's thread (the embedded default: no start-up
+    # cost, one core), or "process", a pool of `plan_workers` worker processes (every core; what `gpuplan serve`
+    # and deployments should use). At most `plan_workers + plan_queue` plans are in flight per process, the next
+    # is answered 503 with Retry-After; one API key (or client address when auth is off) may have at most
+    # `plan_concurrency_per_caller` plans in flight (429); a plan not back within `plan_time_budget_s` is a 422.
+    plan_executor: Literal["inline", "process"] = "inline"
+    plan_workers: int | None = Field(default=None, ge=1, le=256)  # unset: the machine's cores
+    plan_queue: int = Field(default=16, ge=0, le=1000)
+    plan_concurrency_per_caller: int = Field(default=8, ge=1)
+    plan_time_budget_s: float = Field(default=30.0, gt=0, le=3600)
+    plan_worker_nice: int = Field(default=10, ge=0, le=19)
+    # the largest request body accepted, in bytes (413 beyond): a profile at every list's bound stays below it
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    # rate limits shared by every replica: a Redis URL (redis://127.0.0.1:6379/0); unset, each process keeps
+    # its own buckets (the embedded default)
+    rate_limit_redis_url: str | None = None
+
     # API keys: off for a single user on localhost; on, every endpoint but health, docs and public GPU and
     # price reads needs `Authorization: Bearer <key>` (gpuplan labs create / gpuplan keys create)
     auth: bool = False

@@ -37,6 +37,18 @@ DESCRIPTIONS: dict[str, str] = {
     "leader_check_s": "how often a leading scheduler re-checks its lock and a standby tries to take over",
     "scheduler_metrics_port": "port a `gpuplan scheduler` process serves Prometheus metrics on (off when unset)",
     "migrate_on_start": "migrate the database when a process starts; `false` where a Job runs `gpuplan migrate`",
+    "plan_executor": "`inline`: plans solved in the request's thread (embedded default, one core); `process`: in a "
+                     "pool of worker processes started with the app (every core; use it for `gpuplan serve`)",
+    "plan_workers": "worker processes of the plan pool (unset: the machine's cores)",
+    "plan_queue": "plans that may wait for a worker; beyond workers + queue a plan is answered 503 with Retry-After",
+    "plan_concurrency_per_caller": "plans one API key (or client address when auth is off) may have in flight "
+                                   "at once; more is a 429",
+    "plan_time_budget_s": "a plan not solved within this many seconds is a 422 with rule `plan_time_budget`",
+    "plan_worker_nice": "how much lower the plan workers' CPU priority is than the API process's (`nice`); 0 "
+                        "where the replica has the machine to itself and throughput matters most",
+    "max_body_bytes": "the largest request body accepted, in bytes; larger is a 413",
+    "rate_limit_redis_url": "Redis URL (`redis://host:6379/0`, `pip install '.[redis]'`) holding the per-key rate "
+                            "limit buckets shared by every replica; unset, each process keeps its own",
     "auth": "`on`: requests need `Authorization: Bearer <key>` (`gpuplan labs`/`gpuplan keys`); `off`: one user",
     "read_timeout_s": "a request's headers, and each chunk of its body, must arrive within this many seconds; "
                       "slower clients are cut off (408 for a body)",

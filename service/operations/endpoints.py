@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, Response
-from fastapi.concurrency import run_in_threadpool
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from service.core import metrics
@@ -20,6 +20,8 @@ from service.operations import readiness
 from service.operations.schemas import Health, Ready
 
 router = APIRouter(tags=["health"])
+# probes and metrics read the database in threads of their own, never queued behind plans in AnyIO's shared pool
+_OWN_THREADS = anyio.CapacityLimiter(4)
 
 _NOT_READY: dict[int | str, dict[str, Any]] = {503: {
     "description": "Not ready: the database is unreachable or its schema is not at this release's migration head "
@@ -28,15 +30,15 @@ _NOT_READY: dict[int | str, dict[str, Any]] = {503: {
 
 
 @router.get("/healthz", response_model=Health)
-def healthz() -> dict[str, Any]:
+async def healthz() -> dict[str, Any]:
     """The process is up and answering (liveness)."""
     return {"status": "ok"}
 
 
 @router.get("/readyz", response_model=Ready, responses=_NOT_READY)
-def readyz(engine: EngineDep) -> Any:
+async def readyz(engine: EngineDep) -> Any:
     """The database answers and is migrated to this release's schema (readiness)."""
-    state = readiness.check(engine)
+    state = await anyio.to_thread.run_sync(readiness.check, engine, limiter=_OWN_THREADS)
     migrations = {"current": list(state.current), "head": list(state.head)}
     if not state.migrated:
         return problem(503, "Not ready", state.reason(), database="ok" if state.database else "unreachable",
@@ -51,5 +53,5 @@ async def prometheus_metrics(registry: MetricsRegistryDep, operator: OperatorVie
     `GPUPLAN_OPERATIONS_PUBLIC` is set."""
     if not operator:
         raise Unauthorized("metrics need an API key: Authorization: Bearer <key>")
-    body = await run_in_threadpool(metrics.render, registry)
+    body = await anyio.to_thread.run_sync(metrics.render, registry, limiter=_OWN_THREADS)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

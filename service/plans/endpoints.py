@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query, Response
+from fastapi import APIRouter, Body, Query, Request, Response
 
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
-from service.core.errors import InvalidField
+from service.core.errors import PROBLEM_JSON, InvalidField
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
 from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
@@ -34,11 +34,33 @@ _EXAMPLES: dict[str, Any] = {
 }
 
 
-@router.post("", status_code=201, response_model=PlanResult)
-def create_plan(runtime: RuntimeDep, response: Response, caller: CallerDep,
+def _problem(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+
+
+# the bounds every plan request meets (service/core/plan_pool.py, body_limit.py), stated in OpenAPI
+_BOUNDED: dict[int | str, dict[str, Any]] = {
+    413: _problem("The body is larger than `GPUPLAN_MAX_BODY_BYTES` (default 4 MiB)."),
+    422: _problem("Invalid profile, or rule `plan_time_budget`: not solved within `GPUPLAN_PLAN_TIME_BUDGET_S` "
+                  "(default 30 s)."),
+    429: _problem("More than `GPUPLAN_PLAN_CONCURRENCY_PER_CALLER` (default 8) plans in flight for this API key (or "
+                  "client address), or the key's rate limit; `Retry-After` says when to retry."),
+    503: _problem("This replica's planner is full (`GPUPLAN_PLAN_WORKERS` + `GPUPLAN_PLAN_QUEUE` plans in flight) or "
+                  "a worker stopped; `Retry-After` says when to retry. Never a silent wait."),
+}
+
+
+@router.post("", status_code=201, response_model=PlanResult, responses=_BOUNDED)
+def create_plan(runtime: RuntimeDep, request: Request, response: Response, caller: CallerDep,
                 profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> PlanResult:
-    """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile."""
-    stored = plan_for(runtime, caller, profile, utcnow())
+    """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
+
+    Bounded (README, "Limits"): a body above `GPUPLAN_MAX_BODY_BYTES` is a 413; when the replica's planner queue
+    is full the answer is 503 with `Retry-After`; more than `GPUPLAN_PLAN_CONCURRENCY_PER_CALLER` plans in flight
+    for one key (or address) is a 429; a plan not solved within `GPUPLAN_PLAN_TIME_BUDGET_S` is a 422 with rule
+    `plan_time_budget` (the solver's own limit first yields a `time_limited` plan with its gap)."""
+    address = request.client.host if request.client else None
+    stored = plan_for(runtime, caller, profile, utcnow(), client_address=address)
     response.headers["Location"] = f"/v1/plans/{stored.id}"
     return stored
 
@@ -108,11 +130,12 @@ def plan_purchase_request(engine: EngineDep, caller: CallerDep, plan_id: str) ->
     return purchase_request(plan, profile.name if profile else None)
 
 
-@router.post("/{plan_id}/recompute", response_model=PlanResult)
-def recompute_plan(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> PlanResult:
+@router.post("/{plan_id}/recompute", response_model=PlanResult, responses=_BOUNDED)
+def recompute_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> PlanResult:
     """Make the plan again from its profile at the prices it recorded (`prices_in_force`), on its day: the
     answer matches the stored plan unless the planner itself changed since. Nothing is stored."""
-    return recompute(runtime, repository.get_plan(runtime.engine, caller, plan_id))
+    return recompute(runtime, caller, repository.get_plan(runtime.engine, caller, plan_id),
+                     request.client.host if request.client else None)
 
 
 @router.get("/{plan_id}/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])

@@ -26,21 +26,29 @@ def prices_now(source: Callable[[], Catalog]) -> tuple[Catalog, dict[str, int] |
     return source(), None
 
 
+def admission_key(caller: Caller, client_address: str | None) -> str:
+    """Whose plans count together against the per-caller bound: the API key, else the client's address."""
+    return f"key:{caller.key_id}" if caller.key_id else f"address:{client_address or 'unknown'}"
+
+
 def plan_for(runtime: Runtime, caller: Caller, profile: Profile, now: dt.datetime, profile_id: str | None = None,
-             profile_version: int | None = None) -> PlanResult:
+             profile_version: int | None = None, client_address: str | None = None) -> PlanResult:
+    """Solved in the plan pool (a worker process, or inline), within its bounds; stored here."""
     catalog, snapshots = prices_now(runtime.catalog)
-    result = with_stale_warnings(make_plan(profile, catalog, now.date()), runtime.engine, runtime.sources, now,
+    solved = runtime.plan_pool.run(admission_key(caller, client_address), make_plan, profile, catalog, now.date())
+    result = with_stale_warnings(solved, runtime.engine, runtime.sources, now,
                                  dt.timedelta(days=runtime.settings.snapshot_max_age_days))
     metrics.observe_plan(result)
     return save_plan(runtime.engine, caller, profile, result, now, PlanOrigin(profile_id, profile_version, snapshots))
 
 
-def recompute(runtime: Runtime, stored: StoredPlan) -> PlanResult:
+def recompute(runtime: Runtime, caller: Caller, stored: StoredPlan, client_address: str | None = None) -> PlanResult:
     """The plan made again from its profile, on its day, at the prices that were in force then."""
     if stored.prices_in_force is None:
         raise Conflict("this plan was made without a record of its prices; it cannot be recomputed")
     catalog = catalog_at(runtime.engine, runtime.base_catalog, stored.prices_in_force)
-    result = make_plan(Profile.model_validate(stored.profile), catalog, stored.created_at.date())
+    result = runtime.plan_pool.run(admission_key(caller, client_address), make_plan,
+                                   Profile.model_validate(stored.profile), catalog, stored.created_at.date())
     original = PlanResult.model_validate(stored.result)
     return result.model_copy(update={"profile_id": original.profile_id, "profile_version": original.profile_version,
                                      "prices_in_force": stored.prices_in_force})

@@ -1,0 +1,103 @@
+"""The plan pool (issue 18): plans solved in worker processes, bounded admission answered at once (503 with
+Retry-After, 429 per caller), a time budget answered as a 422 naming it, a dead worker answered 503 and
+replaced. Real `spawn` workers, so CI exercises the pool and not only the inline default."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.core.errors import InvalidField, ServiceUnavailable, TooManyRequests
+from service.core.plan_pool import PlanPool
+from service.core.settings import Settings
+from service.plans.examples import WORKED_EXAMPLE
+from tests.service.core.pool_jobs import die, sleep_then, worker_pid
+
+
+@pytest.fixture
+def pool() -> Iterator[PlanPool]:
+    started = PlanPool("process", workers=2, queue=1, per_caller=2, budget_s=5.0)
+    started.start()
+    yield started
+    started.shutdown()
+
+
+def test_work_runs_in_other_processes(pool: PlanPool) -> None:
+    assert pool.run("a", worker_pid, 0) != os.getpid()
+
+
+def test_full_queue_is_503_with_retry_after_at_once(pool: PlanPool) -> None:
+    # capacity 3: three slow jobs from three callers fill it; the fourth is refused without waiting
+    threads = [threading.Thread(target=pool.run, args=(f"c{i}", sleep_then, 1.0)) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 5
+    while pool.in_flight < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    began = time.monotonic()
+    with pytest.raises(ServiceUnavailable) as refused:
+        pool.run("other", sleep_then, 0.0)
+    assert time.monotonic() - began < 0.1
+    assert refused.value.headers is not None and int(refused.value.headers["Retry-After"]) >= 1
+    for thread in threads:
+        thread.join()
+    deadline = time.monotonic() + 5
+    while pool.in_flight and time.monotonic() < deadline:  # released by the future's callback, just after
+        time.sleep(0.01)
+    assert pool.in_flight == 0
+    assert pool.run("other", sleep_then, 0.0) == 0.0
+
+
+def test_one_caller_is_limited_to_its_share(pool: PlanPool) -> None:
+    threads = [threading.Thread(target=pool.run, args=("greedy", sleep_then, 1.0)) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 5
+    while pool.in_flight < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with pytest.raises(TooManyRequests):
+        pool.run("greedy", sleep_then, 0.0)
+    assert pool.run("modest", sleep_then, 0.0) == 0.0  # another caller still gets the free slot
+    for thread in threads:
+        thread.join()
+
+
+def test_time_budget_is_a_422_naming_the_limit() -> None:
+    pool = PlanPool("process", workers=1, queue=0, per_caller=1, budget_s=0.3)
+    try:
+        with pytest.raises(InvalidField) as late:
+            pool.run("a", sleep_then, 2.0)
+        assert late.value.rule == "plan_time_budget" and "0.3" in late.value.message
+        assert pool.in_flight == 1  # the slot stays taken while the worker still solves
+    finally:
+        pool.shutdown()
+    assert pool.in_flight == 0
+
+
+def test_dead_worker_is_503_and_the_pool_recovers(pool: PlanPool) -> None:
+    with pytest.raises(ServiceUnavailable):
+        pool.run("a", die, 0)
+    assert pool.in_flight == 0
+    assert pool.run("a", worker_pid, 0) != os.getpid()
+
+
+def test_inline_mode_runs_here_and_is_bounded_too() -> None:
+    inline = PlanPool("inline", workers=1, queue=0, per_caller=1, budget_s=1.0)
+    assert inline.run("a", worker_pid, 0) == os.getpid()
+    assert inline.in_flight == 0
+
+
+def test_app_with_the_pool_plans_and_stores(database_url: str) -> None:
+    settings = Settings(database_url=database_url, plan_executor="process", plan_workers=1, scheduler=False)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:  # lifespan starts the pool
+        created = client.post("/v1/plans", json=WORKED_EXAMPLE)
+        assert created.status_code == 201, created.text
+        assert 285 <= created.json()["break_even"]["days"] <= 300
+        assert client.get(created.headers["location"]).json() == created.json()
+        assert client.get("/healthz").status_code == 200
