@@ -143,7 +143,9 @@ class JobShape(_Strict):
 
     gpus_per_job: int = Field(1, ge=1, le=64, description="GPUs one job needs together, on one machine")
     scaling_efficiency: float | None = Field(
-        None, gt=0, le=1, description="measured speed-up on gpus_per_job GPUs divided by gpus_per_job; "
+        None, ge=0.01, le=1, allow_inf_nan=False,
+        description="measured speed-up on gpus_per_job GPUs divided by gpus_per_job, 0.01 to 1 (below 0.01 the job "
+        "needs over 100 times its work; a denormal here once overflowed the model); "
         "default: the guide's data-parallel figures (DOMAIN.md section 3)")
     patience: Patience = Field(
         "none", description="none: work runs when it arrives; day, week, month: work may move anywhere within its "

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from pricing.catalog import bundled_catalog
 from service.app import create_app
 from service.core.settings import Settings
-from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE
+from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
 from solvers.plan import make_plan
 from solvers.profile import Profile
 
@@ -101,3 +101,18 @@ def test_a_free_gpu_is_still_a_valid_price() -> None:
 def test_month_format_is_still_checked(month: str) -> None:
     with pytest.raises(ValidationError, match="month must be YYYY-MM"):
         Profile.model_validate(_with(SERIES_EXAMPLE, ("demand", "series", 0, "month"), month))
+
+
+@pytest.mark.parametrize("efficiency", [5e-324, 0.0, 0.009, 1.01])
+def test_a_scaling_efficiency_outside_its_range_is_a_field_error(efficiency: float) -> None:
+    """The fuzz found 5e-324 answering 500: the work divided by it overflowed the load-duration curve."""
+    profile = {**WORKED_EXAMPLE, "jobs": {"gpus_per_job": 1, "scaling_efficiency": efficiency}}
+    with pytest.raises(ValidationError) as refused:
+        Profile.model_validate(profile)
+    assert refused.value.errors()[0]["loc"] == ("jobs", "scaling_efficiency")
+
+
+def test_the_smallest_scaling_efficiency_allowed_still_plans() -> None:
+    profile = Profile.model_validate({**WORKED_EXAMPLE, "jobs": {"gpus_per_job": 1, "scaling_efficiency": 0.01}})
+    plan = make_plan(profile, bundled_catalog(), dt.date(2026, 11, 23))
+    assert plan.total_cost_usd > 0
