@@ -122,8 +122,8 @@ class ThroughputModel:
 
     def __init__(self, gpus: GpuTable, profile: Profile) -> None:
         self._gpus = gpus
-        self._workload = profile.workload
-        self._reference = gpus[canonical_gpu(gpus, profile.demand.reference_gpu, "demand.reference_gpu")]
+        self._workload = profile.workload_class
+        self._reference = gpus[canonical_gpu(gpus, profile.planned_demand.reference_gpu, "demand.reference_gpu")]
         self._overrides = {
             canonical_gpu(gpus, name, f"throughput_overrides.{name}"): value
             for name, value in profile.throughput_overrides.items()

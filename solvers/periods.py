@@ -134,7 +134,7 @@ def compress(jobs: np.ndarray, hours: np.ndarray, max_levels: int) -> tuple[np.n
 
 def build_periods(profile: Profile, today: dt.date) -> list[Period]:
     """Periods over the horizon with their demand; `today` fixes the default start."""
-    demand = profile.demand
+    demand = profile.planned_demand
     if isinstance(demand, UtilisationDemand):
         return _utilisation_periods(profile, demand, today)
     if isinstance(demand, SeriesDemand):

@@ -17,7 +17,7 @@ from solvers.accounting import Accounts, Allocation, Ledger
 from solvers.blocks import Block, merge_periods
 from solvers.curves import crossing, cumulative_points, curve, day_grid
 from solvers.diagnose import explain, no_options
-from solvers.errors import ProfileError
+from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.model import Limits, MipSolution, SolveStatus, solve
 from solvers.options import HostOption, Options, OwnedOption, build_options
@@ -33,6 +33,8 @@ from solvers.result import (
 )
 from solvers.simple import simple_break_even
 from solvers.thresholds import MAX_DEMAND_SCALE, find_thresholds
+from solvers.workload.demand import compile_job
+from solvers.workload.schema import WorkloadPlan
 
 THRESHOLDS_NOTE = (
     "Each threshold varies one input and holds the rest of the profile fixed; buying 'pays' when the plan's "
@@ -113,10 +115,41 @@ class Core:
     main: MipSolution
     ledger: Ledger
     plan: Accounts
+    workload: WorkloadPlan | None = None  # the workload form's per-GPU table (profile is then its compiled form)
 
 
 def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
-    """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis)."""
+    """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis).
+
+    A workload-form profile is compiled per candidate job width (solvers/workload/demand.py) and the cheapest
+    width's core is returned, its `profile` the compiled class-form profile and `workload` the per-GPU table.
+    """
+    if profile.job is not None:
+        return _solve_job(profile, catalog, today, prune)
+    return _solve_class(profile, catalog, today, prune)
+
+
+def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
+    compiled = compile_job(profile, catalog)
+    best: Core | None = None
+    failed: dict[int, str] = {}
+    errors: list[ProfileError | InfeasibleProfile] = []
+    for candidate in compiled.candidates:
+        try:
+            core = _solve_class(candidate.profile, candidate.catalog, today, prune)
+        except (ProfileError, InfeasibleProfile) as exc:
+            failed[candidate.width] = exc.message
+            errors.append(exc)
+            continue
+        if best is None or core.plan.costs.total_usd < best.plan.costs.total_usd - 1e-6:
+            best = core
+    if best is None:
+        raise errors[0]
+    best.workload = compiled.report(best.profile.jobs.gpus_per_job, failed)
+    return best
+
+
+def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
@@ -148,6 +181,7 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
 
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
     core = solve_core(profile, catalog, today, prune=prune)
+    profile = core.profile  # the compiled class form when the profile is in the workload form
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
@@ -182,7 +216,8 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                              buy_only_acc, plan_purchase, buy_only_sol, horizon_days)
     result = PlanResult(
         status=main.status.value,  # type: ignore[arg-type]
-        recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile),
+        recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
+                                       jobs=core.workload is not None),
         total_cost_usd=plan_acc.costs.total_usd,
         buy=plan_acc.buy,
         hosts=plan_acc.hosts,
@@ -203,7 +238,10 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                           levels=sum(len(b.jobs) for b in blocks), integer_instances=limits.integer_instances),
         horizon={"start": periods[0].start.isoformat(), "end": periods[-1].end.isoformat(), "days": horizon_days,
                  "periods": len(periods)},
+        workload=core.workload,
     )
+    if core.workload is not None:  # the compiled demand's utilisation is a device, not the user's figure
+        result.break_even.utilisation_threshold = None
     return result
 
 
@@ -284,7 +322,7 @@ def _horizon_text(profile: Profile, horizon_days: int, periods: int) -> str:
 
 
 def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
-                    profile: Profile) -> str:
+                    profile: Profile, *, jobs: bool = False) -> str:
     parts = []
     if plan.buy:
         parts.append("Buy " + ", ".join(f"{b.count} x {b.name} ({b.condition})" for b in plan.buy))
@@ -303,7 +341,9 @@ def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, 
             sentence += f"; buying pays off after {math.ceil(be.days)} days"
     elif not plan.buy:
         sentence += f"; buying does not pay over {horizon}"
-        if be.utilisation_threshold is not None:
+        if jobs and be.demand_scale_threshold is not None:
+            sentence += f" (it would from {be.demand_scale_threshold:.2f} times this work a month)"
+        elif be.utilisation_threshold is not None and not jobs:
             sentence += f" (it would from {100 * be.utilisation_threshold:.1f}% utilisation)"
     return sentence + "."
 

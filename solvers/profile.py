@@ -9,7 +9,16 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from solvers import defaults
 from solvers.bounds import (
@@ -26,6 +35,7 @@ from solvers.bounds import (
     Ratio,
     Timestamp,
 )
+from solvers.workload.schema import PlanWorkload
 
 Workload = Literal["cnn_training", "transformer_training", "rnn_training", "inference_16bit", "inference_8bit"]
 WORKLOADS: tuple[str, ...] = Workload.__args__  # type: ignore[attr-defined]
@@ -237,17 +247,35 @@ def _demand_kind(value: object) -> str:
     return "concurrency" if isinstance(value, ConcurrencyDemand) else "utilisation"
 
 
-class Profile(_Strict):
-    """What the user needs: work, memory, time, power price and limits."""
+def _workload_form(value: object) -> str:
+    """A string is a workload class (`transformer_training`); an object is the workload form (`{kind, model, ...}`)."""
+    return "job" if isinstance(value, dict | PlanWorkload) else "class"
 
-    workload: Workload
+
+DemandForm = UtilisationDemand | SeriesDemand | ConcurrencyDemand
+
+
+class Profile(_Strict):
+    """What the user needs: work, memory, time, power price and limits.
+
+    Two forms (`workload`): a workload class with `demand` in reference GPU-hours, or the workload form (a job in
+    model size and tokens, `solvers.workload.schema.PlanWorkload`) whose demand the planner derives per GPU type
+    (`solvers/workload/demand.py`); `demand` and `throughput_overrides` are then left out.
+    """
+
+    workload: Annotated[
+        Annotated[Workload, Tag("class")] | Annotated[PlanWorkload, Tag("job")],
+        Discriminator(_workload_form),
+    ] = Field(description="a workload class (e.g. transformer_training, with demand), or the workload form "
+              "{kind: train | fine_tune | serve, model: {params_b}, tokens, ...} (demand derived)")
     min_gpu_memory_gb: float = Field(0, ge=0, le=10_000, allow_inf_nan=False)
     demand: Annotated[
         Annotated[UtilisationDemand, Tag("utilisation")]
         | Annotated[SeriesDemand, Tag("series")]
         | Annotated[ConcurrencyDemand, Tag("concurrency")],
         Discriminator(_demand_kind),
-    ]
+    ] | None = Field(None, validate_default=True,
+                     description="required with a workload class; left out with the workload form")
     jobs: JobShape = Field(default_factory=JobShape)
     horizon_months: int | None = Field(None, ge=1, le=defaults.MAX_HORIZON_MONTHS)
     horizon_days: int | None = Field(None, ge=1, le=defaults.MAX_HORIZON_DAYS)
@@ -259,6 +287,45 @@ class Profile(_Strict):
         description="measured throughput relative to demand.reference_gpu for this workload, by GPU name",
     )
 
+    @field_validator("demand")
+    @classmethod
+    def _demand_with_class(cls, value: DemandForm | None, info: ValidationInfo) -> DemandForm | None:
+        job = isinstance(info.data.get("workload"), PlanWorkload)
+        if value is None and not job and "workload" in info.data:
+            raise ValueError("demand is required with a workload class")
+        if value is not None and job:
+            raise ValueError("the workload form derives its demand: leave demand out and give "
+                             "workload.jobs_per_month (train, fine_tune) or workload.tokens/requests_per_second "
+                             "(serve)")
+        return value
+
+    @field_validator("throughput_overrides")
+    @classmethod
+    def _overrides_with_class(cls, value: dict[str, float], info: ValidationInfo) -> dict[str, float]:
+        if value and isinstance(info.data.get("workload"), PlanWorkload):
+            raise ValueError("the workload form computes each GPU type's throughput; throughput_overrides apply "
+                             "to a workload class only")
+        return value
+
+    @property
+    def job(self) -> PlanWorkload | None:
+        """The workload form, or None for a workload class."""
+        return self.workload if isinstance(self.workload, PlanWorkload) else None
+
+    @property
+    def workload_class(self) -> str:
+        """The workload class the planner reads (a workload-form profile is compiled to one first)."""
+        if isinstance(self.workload, PlanWorkload):
+            raise ValueError("a workload-form profile is planned through solvers/workload/demand.py")
+        return self.workload
+
+    @property
+    def planned_demand(self) -> DemandForm:
+        """The demand the planner reads (a workload-form profile is compiled to one first)."""
+        if self.demand is None:
+            raise ValueError("a workload-form profile is planned through solvers/workload/demand.py")
+        return self.demand
+
     @model_validator(mode="after")
     def _one_horizon(self) -> Profile:
         if self.horizon_months is not None and self.horizon_days is not None:
@@ -269,4 +336,6 @@ class Profile(_Strict):
             and self.horizon_days is None
         ):
             raise ValueError("horizon_months or horizon_days is required with a utilisation demand")
+        if self.job is not None and self.horizon_months is None and self.horizon_days is None:
+            raise ValueError("horizon_months or horizon_days is required with the workload form")
         return self

@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from solvers.workload.schema import WorkloadPlan
+
 Status = Literal["optimal", "time_limited"]
 
 
@@ -176,3 +178,6 @@ class PlanResult(BaseModel):
     warnings: list[str]
     solver: SolverInfo
     horizon: dict[str, str | int]
+    workload: WorkloadPlan | None = Field(
+        None, description="the workload form behind the plan: per GPU type GPUs per job, hours per job, memory per "
+        "GPU, sharding, or why the type was left out (absent for a workload class)")

@@ -96,7 +96,14 @@ def _with_demand(profile: Profile, factor: float) -> Profile:
     wrong about how much work there is. Utilisation past 1 spills into more GPUs at once."""
     data = profile.model_dump(mode="json")
     demand = data["demand"]
-    if "series" in demand:
+    if demand is None:  # the workload form: more jobs a month, or more tokens/requests served
+        job = data["workload"]
+        if job["kind"] == "serve":
+            key = "tokens" if job.get("tokens") is not None else "requests_per_second"
+            job[key] = job[key] * factor
+        else:
+            job["jobs_per_month"] = (job.get("jobs_per_month") or 1.0) * factor
+    elif "series" in demand:
         for point in demand["series"]:
             point["reference_gpu_hours"] = point["reference_gpu_hours"] * factor
     elif "busy_gpus" in demand:

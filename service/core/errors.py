@@ -22,6 +22,7 @@ PROBLEM_JSON = "application/problem+json"
 # tagged unions put the tag into the error location; people name the field without it
 _UNION_TAGS = {
     "demand": {"utilisation", "series", "concurrency"},
+    "workload": {"class", "job"},
     "condition": {"price_threshold", "price_move", "plan_change"},
     "delivery": {"webhook", "email"},
 }

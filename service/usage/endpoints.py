@@ -58,6 +58,9 @@ def import_usage(engine: EngineDep, catalog: CatalogDep, caller: CallerDep, prof
     saved = found(repository.get_profile(engine, caller, profile_id), WHAT, profile_id)
     series = _read(body)
     current = Profile.model_validate(saved.profile)
+    if current.demand is None:
+        raise Conflict(f"profile {profile_id!r} is in the workload form, whose demand is derived from the job; a usage "
+                       "log becomes the demand of a workload-class profile")
     demand = _demand(series, body.reference_gpu or current.demand.reference_gpu)
     profile = current.model_copy(update={"demand": demand, "horizon_months": None, "horizon_days": None})
     new = ProfileIn(name=saved.name, tags=list(saved.tags or []), profile=Profile.model_validate(profile.model_dump()))

@@ -41,7 +41,8 @@ def scaling(gpus: int) -> float:
     return float(gpus * (c.SCALING[4] / 4) * c.SCALING_PER_DOUBLING_BEYOND_4 ** math.log2(gpus / 4))
 
 
-def _workload_class(workload: Workload) -> str:
+def workload_class(workload: Workload) -> str:
+    """The throughput model's class for the workload: transformer training, or 16/8-bit inference."""
     if workload.kind != "serve":
         return "transformer_training"
     return "inference_8bit" if workload.precision in ("fp8", "int8", "int4") else "inference_16bit"
@@ -83,7 +84,7 @@ def _fewest_gpus(workload: Workload, shape: Shape, stage: str, usable_gb: float)
 
 
 def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec, flops: float) -> GpuEstimate:
-    wclass = _workload_class(workload)
+    wclass = workload_class(workload)
     per_gpu = achieved_tflops(spec, wclass)
     common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
     usable = spec.memory_gb * workload.usable_memory_fraction
@@ -124,7 +125,7 @@ def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec, flops: f
 
 
 def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:
-    wclass = _workload_class(workload)
+    wclass = workload_class(workload)
     per_gpu = achieved_tflops(spec, wclass)
     common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
     usable = spec.memory_gb * workload.usable_memory_fraction * 1e9

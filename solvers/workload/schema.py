@@ -138,3 +138,62 @@ class Estimate(BaseModel):
     hidden: int
     assumptions: list[str]
     gpus: list[GpuEstimate]
+
+
+class PlanWorkload(Workload):
+    """The workload form of a plan profile (`Profile.workload` as an object): the job plus how often it runs.
+
+    The planner compiles it per GPU type (`solvers/workload/demand.py`); `serve` is read as always-on demand.
+    """
+
+    jobs_per_month: float | None = Field(
+        default=None, gt=0, le=1e6, validate_default=True,
+        description="train/fine_tune: jobs started per month (default 1); serve: not used (the demand is tokens "
+        "per month or requests_per_second)")
+
+    @field_validator("jobs_per_month")
+    @classmethod
+    def _jobs_for_training(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if info.data.get("kind") == "serve" and value is not None:
+            raise ValueError("jobs_per_month applies to train and fine_tune; serve demand is tokens per month or "
+                             "requests_per_second")
+        return value
+
+    @property
+    def jobs(self) -> float:
+        """Jobs per month, the documented default 1."""
+        return 1.0 if self.jobs_per_month is None else self.jobs_per_month
+
+
+class WorkloadPlanRow(BaseModel):
+    """One GPU type as the plan saw it: the compiler's job on it, and whether the plan could use it."""
+
+    gpu: str
+    in_plan: bool = Field(description="the planner could buy or rent this type (it fits, is fast enough, has a price)")
+    excluded_reason: str | None = Field(None, description="why the planner could not use it")
+    gpus_per_job: int | None = Field(None, description="fewest GPUs of this type that hold one job (serve: a replica)")
+    hours_per_job: float | None = Field(None, description="wall-clock hours of one job on gpus_per_job GPUs; serve: "
+                                        "replica-hours per month")
+    gpu_hours: float | None = Field(None, description="GPU-hours of one job (serve: per month)")
+    memory_per_gpu_gb: float | None = None
+    sharding: str | None = None
+    planned_hours_per_job: float | None = Field(
+        None, description="hours of one job at the plan's job width (plan_gpus_per_job GPUs)")
+    extrapolated: bool
+
+
+class WorkloadPlan(BaseModel):
+    """The workload form behind a plan: one row per GPU type considered, and how it became demand."""
+
+    kind: Kind
+    plan_gpus_per_job: int = Field(description="the job width the plan uses for every GPU type (the cheapest width "
+                                   "tried; types that need more GPUs per job are left out of this plan)")
+    widths_tried: list[int]
+    reference_gpu: str = Field(description="the plan's work is counted in GPU-hours of this type")
+    reference_gpu_hours_per_month: float
+    jobs_per_month: float | None
+    flops: float | None
+    params: float
+    trainable_params: float
+    assumptions: list[str]
+    gpus: list[WorkloadPlanRow]
