@@ -45,3 +45,12 @@ SERIES_EXAMPLE: dict[str, Any] = {
     },
     "electricity_usd_per_kwh": 0.15,
 }
+
+# The workload form (issue 14): "fine-tune a 13B model with LoRA on 2B tokens a month"; the planner derives the
+# demand per GPU type, so there is no demand and no reference GPU.
+WORKLOAD_EXAMPLE: dict[str, Any] = {
+    "workload": {"kind": "fine_tune", "method": "lora", "model": {"params_b": 13}, "tokens": 2e9,
+                 "jobs_per_month": 1},
+    "horizon_months": 24,
+    "electricity_usd_per_kwh": 0.15,
+}

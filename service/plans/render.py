@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from solvers.result import PlanResult
+from solvers.workload.schema import WorkloadPlan
 
 
 def _money(value: float | None) -> str:
@@ -14,6 +15,8 @@ def _money(value: float | None) -> str:
 
 def render_plan(plan: PlanResult, console: Console) -> None:
     console.print(f"[bold]{plan.recommendation}[/bold]")
+    if plan.workload is not None:
+        render_workload(plan.workload, console)
     if plan.buy or plan.hosts:
         t = Table(title="Purchases")
         for col in ("item", "GPU", "condition", "count", "unit price", "resale/unit", "source", "as of"):
@@ -101,3 +104,23 @@ def render_plan(plan: PlanResult, console: Console) -> None:
         f"solver: {plan.solver.backend} {plan.solver.status} in {plan.solver.solve_ms:.1f} ms; "
         f"prices as of: " + ", ".join(f"{k} {v}" for k, v in plan.prices_as_of.items())
     )
+
+
+def _num(value: float | None, fmt: str = ",.1f") -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def render_workload(workload: WorkloadPlan, console: Console) -> None:
+    """The workload form's table: every GPU type, its job, and why a type was left out."""
+    console.print(f"Workload ({workload.kind}): jobs of {workload.plan_gpus_per_job} GPU(s) in the plan "
+                  f"(widths tried {workload.widths_tried}); work counted in {workload.reference_gpu} GPU-hours, "
+                  f"{workload.reference_gpu_hours_per_month:,.1f} a month")
+    t = Table(title="GPU types considered")
+    for col in ("GPU", "GPUs/job", "hours/job", "memory/GPU GB", "sharding", "in plan", "why left out"):
+        t.add_column(col)
+    for row in workload.gpus:
+        t.add_row(row.gpu + (" *" if row.extrapolated else ""), _num(row.gpus_per_job, "d"),
+                  _num(row.hours_per_job), _num(row.memory_per_gpu_gb), row.sharding or "-",
+                  "yes" if row.in_plan else "no", row.excluded_reason or "")
+    console.print(t)
+    console.print("* throughput extrapolated (no measurement of this GPU)")

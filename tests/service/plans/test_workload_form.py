@@ -1,0 +1,139 @@
+"""The workload form of a plan profile end to end through POST /v1/plans (issue 14).
+
+Expectations are derived by hand from the compiler's documented coefficients (solvers/workload/README.md):
+16 bytes per parameter for BF16 Adam (ZeRO), activations 34 s b h L bytes (Korthikanti et al.), 6 N D FLOPs,
+46% MFU on the A100 80GB (PaLM) whose dense BF16 peak is 312 TFLOPS (NVIDIA A100 whitepaper), data-parallel
+speed-up 1.9 / 2.8 / 3.5 on 2 / 3 / 4 GPUs (DOMAIN.md section 3), usable memory 90%.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.core.settings import Settings
+from service.plans.examples import WORKLOAD_EXAMPLE
+from solvers.profile import Profile
+from solvers.sensitivity import _with_demand
+
+# LLaMA-7B's shape (Touvron et al. 2023, table 2), rounded to 7e9 parameters
+SEVEN_B = {"params_b": 7, "layers": 32, "hidden": 4096}
+TOKENS = 1e9
+USABLE = 0.9
+ACTIVATIONS_GB = 34 * 4096 * 1 * 4096 * 32 / 1e9  # one micro-batch of 4096 tokens, selective recomputation
+STATES_GB = 16 * 7e9 / 1e9  # 112 GB before activations
+
+
+def fewest_gpus(memory_gb: float) -> int:
+    """ZeRO-3: 112 GB / n + activations <= usable memory."""
+    return math.ceil(STATES_GB / (memory_gb * USABLE - ACTIVATIONS_GB))
+
+
+def a100_hours(width: int) -> float:
+    speedup = {1: 1.0, 2: 1.9, 3: 2.8, 4: 3.5}[width]
+    return 6 * 7e9 * TOKENS / (0.46 * 312e12 * speedup) / 3600
+
+
+def profile(**workload: Any) -> dict[str, Any]:
+    return {
+        "workload": {"kind": "train", "model": SEVEN_B, "tokens": TOKENS, **workload},
+        "horizon_months": 12,
+        "electricity_usd_per_kwh": 0.15,
+        "prices": {"mode": "replace", "cloud": [
+            {"provider": "testcloud", "name": "8x a100", "gpu": "A100 80GB", "gpu_count": 8, "usd_per_hour": 16.0},
+            {"provider": "testcloud", "name": "1x 4090", "gpu": "RTX 4090", "gpu_count": 1, "usd_per_hour": 0.5},
+        ]},
+    }
+
+
+@pytest.fixture
+def client(database_url: str) -> TestClient:
+    return TestClient(create_app(Settings(database_url=database_url)), raise_server_exceptions=False)
+
+
+def test_seven_b_full_training_is_sharded_on_80gb_and_wider_on_24gb(client: TestClient) -> None:
+    assert fewest_gpus(80) == 3  # 112/2 + 18.3 = 74.3 GB > 72 usable; 112/3 + 18.3 = 55.6 fits
+    response = client.post("/v1/plans", json=profile())
+    assert response.status_code == 201, response.text
+    body = response.json()
+    rows = {r["gpu"]: r for r in body["workload"]["gpus"]}
+    a100 = rows["A100 80GB"]
+    assert a100["in_plan"] and a100["gpus_per_job"] == fewest_gpus(80) >= 2
+    assert a100["sharding"].startswith("ZeRO-3")
+    assert a100["memory_per_gpu_gb"] == pytest.approx(STATES_GB / 3 + ACTIVATIONS_GB, rel=1e-6)
+    assert a100["hours_per_job"] == pytest.approx(a100_hours(3), rel=1e-3)
+    rtx = rows["RTX 4090"]  # 24 GB: 21.6 usable - 18.3 activations leaves 3.3 GB for 112 GB of states
+    assert rtx["gpus_per_job"] == fewest_gpus(24) > 8
+    assert not rtx["in_plan"] and f"needs {fewest_gpus(24)} GPUs per job" in rtx["excluded_reason"]
+    assert "no price" in rows["H100 SXM"]["excluded_reason"]
+    assert "does not fit" in rows["RTX 3080"]["excluded_reason"]  # 10 GB: not even the activations
+    assert body["workload"]["plan_gpus_per_job"] == 3
+    # one job a month on 3 A100s, 12 months of 730 h on average: the rented hours are the job's hours
+    assert [c["gpu"] for c in body["cloud"]] == ["A100 80GB"]
+    months = body["horizon"]["days"] * 24 / 730
+    assert sum(c["hours"] for c in body["cloud"]) == pytest.approx(a100_hours(3) * months, rel=1e-3)
+
+
+def test_deadline_widens_the_job(client: TestClient) -> None:
+    deadline = a100_hours(4) + 0.5  # three GPUs are too slow, four meet it
+    body = client.post("/v1/plans", json=profile(deadline_hours=deadline)).json()
+    a100 = {r["gpu"]: r for r in body["workload"]["gpus"]}["A100 80GB"]
+    assert a100["gpus_per_job"] == 4 and a100["hours_per_job"] == pytest.approx(a100_hours(4), rel=1e-3)
+    too_fast = client.post("/v1/plans", json=profile(deadline_hours=1, max_gpus_per_job=8))
+    assert too_fast.status_code == 422
+    assert too_fast.json()["errors"][0]["field"] == "workload" and "too slow" in too_fast.text
+
+
+def test_serve_is_demand_every_hour_of_the_month(client: TestClient) -> None:
+    body = client.post("/v1/plans", json={
+        "workload": {"kind": "serve", "model": {"params_b": 7}, "requests_per_second": 2},
+        "horizon_months": 2, "prices": profile()["prices"]}).json()
+    work = body["workload"]
+    reference = {r["gpu"]: r for r in work["gpus"]}[work["reference_gpu"]]
+    assert work["reference_gpu_hours_per_month"] == pytest.approx(reference["gpu_hours"])
+    assert body["periods"]
+    for period in body["periods"]:  # replica-hours a month of 730 h, spread over the calendar month's hours
+        days = calendar.monthrange(int(period["month"][:4]), int(period["month"][5:]))[1]
+        assert period["demand_reference_gpu_hours"] == pytest.approx(reference["gpu_hours"] / 730 * 24 * days,
+                                                                    rel=1e-3)
+
+
+def test_bad_workload_input_is_422_naming_the_field(client: TestClient) -> None:
+    cases = [
+        ({"kind": "train", "model": SEVEN_B}, "workload.tokens"),
+        ({"kind": "train", "model": SEVEN_B, "tokens": 1e9, "precision": "int8"}, "workload.precision"),
+        ({"kind": "train", "model": {"params_b": -1}, "tokens": 1e9}, "workload.model.params_b"),
+        ({"kind": "serve", "model": SEVEN_B, "tokens": 1e9, "jobs_per_month": 2}, "workload.jobs_per_month"),
+    ]
+    for workload, field in cases:
+        response = client.post("/v1/plans", json={**profile(), "workload": workload})
+        assert response.status_code == 422, workload
+        assert field in [e["field"] for e in response.json()["errors"]], response.text
+        assert "Traceback" not in response.text
+    with_demand = client.post("/v1/plans", json={**profile(), "demand": {
+        "gpus": 1, "utilisation": 0.5, "reference_gpu": "RTX 3090"}})
+    assert with_demand.status_code == 422 and with_demand.json()["errors"][0]["field"] == "demand"
+    no_demand = client.post("/v1/plans", json={"workload": "transformer_training", "horizon_months": 12})
+    assert no_demand.status_code == 422 and no_demand.json()["errors"][0]["field"] == "demand"
+
+
+def test_the_example_plans_and_is_kept(client: TestClient) -> None:
+    created = client.post("/v1/plans", json=WORKLOAD_EXAMPLE)
+    assert created.status_code == 201, created.text
+    body = created.json()
+    assert body["workload"]["kind"] == "fine_tune" and any(r["in_plan"] for r in body["workload"]["gpus"])
+    assert client.get(f"/v1/plans/{body['id']}").json()["workload"] == body["workload"]
+    stored = client.get(f"/v1/plans/{body['id']}/profile")
+    assert stored.status_code == 200 and stored.json()["workload"]["kind"] == "fine_tune"
+
+
+def test_demand_sensitivity_scales_jobs_or_served_tokens() -> None:
+    train = Profile.model_validate(profile(jobs_per_month=2))
+    assert train.job is not None and _with_demand(train, 1.5).job.jobs == 3.0  # type: ignore[union-attr]
+    serve = Profile.model_validate({**profile(), "workload": {"kind": "serve", "model": SEVEN_B, "tokens": 4e9}})
+    assert _with_demand(serve, 0.5).job.tokens == 2e9  # type: ignore[union-attr]
