@@ -9,13 +9,18 @@ speed-up 1.9 / 2.8 / 3.5 on 2 / 3 / 4 GPUs (DOMAIN.md section 3), usable memory 
 from __future__ import annotations
 
 import calendar
+import json
 import math
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
 from service.app import create_app
+from service.cli import app as cli_app
 from service.core.settings import Settings
 from service.plans.examples import WORKLOAD_EXAMPLE
 from solvers.profile import Profile
@@ -137,3 +142,24 @@ def test_demand_sensitivity_scales_jobs_or_served_tokens() -> None:
     assert train.job is not None and _with_demand(train, 1.5).job.jobs == 3.0  # type: ignore[union-attr]
     serve = Profile.model_validate({**profile(), "workload": {"kind": "serve", "model": SEVEN_B, "tokens": 4e9}})
     assert _with_demand(serve, 0.5).job.tokens == 2e9  # type: ignore[union-attr]
+
+
+def test_saved_profile_in_the_workload_form_plans(client: TestClient) -> None:
+    saved = client.post("/v1/profiles", json={"name": "7b pretraining", "profile": profile()})
+    assert saved.status_code == 201, saved.text
+    assert saved.json()["plan"] is not None and saved.json()["profile"]["workload"]["kind"] == "train"
+
+
+def test_cli_plan_prints_the_gpu_table(tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUPLAN_DATABASE_URL", database_url)
+    monkeypatch.setenv("COLUMNS", "250")
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(profile()))
+    out = CliRunner().invoke(cli_app, ["plan", str(path)])
+    assert out.exit_code == 0, out.output
+    assert "GPU types considered" in out.output and "jobs of 3 GPU(s)" in out.output
+    line = next(row for row in out.output.splitlines() if re.search(r"A100 80GB\s+│", row))
+    assert f"{a100_hours(3):,.1f}" in line and f"{STATES_GB / 3 + ACTIVATIONS_GB:,.1f}" in line
+    assert f"needs {fewest_gpus(24)} GPUs per job" in out.output
+    as_json = CliRunner().invoke(cli_app, ["plan", str(path), "--json"])
+    assert json.loads(as_json.output)["workload"]["plan_gpus_per_job"] == 3
