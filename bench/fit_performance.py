@@ -1,6 +1,7 @@
 """Fit the throughput model's class parameters on the bundled measurements and print the errors.
 
-Run: `python bench/fit_performance.py`. It fits, per training class, the roofline intensity, the
+Run: `python bench/fit_performance.py` (`--by-benchmark`: the bundled model scored per benchmark family,
+no fitting). It fits, per training class, the roofline intensity, the
 large-cache gain, the corner sharpness and one efficiency per measured architecture family, on the
 measured GPUs minus `solvers.calibration.HELD_BACK`, with the guide's published ratios as hard-ish
 constraints (a steep penalty outside +-7%, inside the tests' 10%). It prints values to paste into
@@ -10,11 +11,13 @@ constraints (a steep penalty outside +-7%, inside the tests' 10%). It prints val
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy.optimize import minimize
 
 from pricing.gpus import bundled_gpus
+from pricing.measurements import bundled_measurements
 from solvers.calibration import HELD_BACK, class_errors
 from solvers.performance import TRAINING, ClassParameters, family, unit_time
 
@@ -82,7 +85,28 @@ def fit_class(workload: str) -> tuple[ClassParameters, dict[str, float], float]:
     return (*unpack(best), batch(best))
 
 
+def benchmark_breakdown() -> None:
+    """The bundled model's errors per class when scored on one benchmark family at a time.
+
+    Why: a class has one number per GPU, so when a class's benchmarks disagree about the GPUs' ratios (the
+    transformer class's BERT vs Transformer-XL rows) no parameter choice fits both; this shows how much of a
+    class's error is that disagreement rather than the model."""
+    rows = bundled_measurements()
+    for workload in TRAINING:
+        families = sorted({m.benchmark.rstrip("0123456789").removesuffix("base").removesuffix("large")
+                           .removesuffix("_squad") for m in rows if m.workload == workload})
+        for fam in families:
+            subset = [m for m in rows if m.workload == workload and m.benchmark.startswith(fam)]
+            err = class_errors(workload, measurements=subset)
+            worst = sorted(err.per_gpu.items(), key=lambda kv: -abs(kv[1]))[:3]
+            print(f"{workload} / {fam}*: median |error| fitted {err.fitted_median:.1%}  held back "
+                  f"{err.held_back_median:.1%}  worst {', '.join(f'{g} {e:+.0%}' for g, e in worst)}")
+
+
 def main() -> None:
+    if "--by-benchmark" in sys.argv[1:]:
+        benchmark_breakdown()
+        return
     gpus = bundled_gpus()
     for workload in TRAINING:
         params, eff, beta = fit_class(workload)
