@@ -61,7 +61,7 @@ class ClassParameters:
 PARAMETERS: dict[str, ClassParameters] = {
     "transformer_training": ClassParameters(intensity=74.9, cache_gain=0.318, sharpness=2.36),
     "cnn_training": ClassParameters(intensity=57.5, cache_gain=0.0, sharpness=2.26),
-    "rnn_training": ClassParameters(intensity=82.6, cache_gain=0.110, sharpness=1.91),
+    "rnn_training": ClassParameters(intensity=79.8, cache_gain=0.0, sharpness=2.42),
     "inference_16bit": ClassParameters(intensity=74.9, cache_gain=0.10, sharpness=2.36),
     "inference_8bit": ClassParameters(intensity=74.9, cache_gain=0.10, sharpness=2.36),
 }
@@ -74,8 +74,8 @@ FITTED_EFFICIENCY: dict[str, dict[str, float]] = {
     "transformer_training": _TRANSFORMER_EFFICIENCY,
     "cnn_training": {"turing": 1.0, "volta": 1.016, "ampere": 1.095, "ampere_dc": 0.863, "ada": 1.304,
                      "hopper": 0.846},
-    "rnn_training": {"turing": 1.0, "volta": 0.785, "ampere": 1.202, "ampere_dc": 0.806, "ada": 1.182,
-                     "hopper": 0.782},
+    "rnn_training": {"turing": 1.0, "volta": 0.711, "ampere": 1.032, "ampere_dc": 0.814, "ada": 1.241,
+                     "hopper": 0.775},
     "inference_16bit": _TRANSFORMER_EFFICIENCY,
     "inference_8bit": _TRANSFORMER_EFFICIENCY,
 }

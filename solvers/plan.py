@@ -19,6 +19,7 @@ from solvers.curves import crossing, cumulative_points, curve, day_grid
 from solvers.diagnose import explain, no_options
 from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
+from solvers.extrapolation import extrapolation_warnings
 from solvers.model import Limits, MipSolution, SolveStatus, solve
 from solvers.options import HostOption, Options, OwnedOption, build_options
 from solvers.periods import Period, build_periods, scaling_efficiency
@@ -231,7 +232,9 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
             notes=notes,
         ),
         prices_as_of=options.prices_as_of,
-        warnings=options.warnings + _warnings(profile, options, plan_acc) + _status_warnings(main),
+        warnings=options.warnings + _warnings(profile, options, plan_acc) + _status_warnings(main)
+        + extrapolation_warnings(profile.workload, profile.demand.reference_gpu, list(profile.throughput_overrides),
+                                 catalog.gpus, plan_acc.buy, plan_acc.cloud, plan_acc.costs.total_usd),
         solver=SolverInfo(backend=main.backend, status=main.status.value, solve_ms=round(main.solve_ms, 2),
                           build_ms=round(main.build_ms, 2), gap=main.gap, owned_options=len(core.owned_main),
                           cloud_options=len(options.cloud), candidates_before_pruning=options.candidates,

@@ -43,3 +43,15 @@ def test_desktop_psu_limits_follow_the_guide() -> None:
 
 def test_slot_count_is_respected() -> None:
     assert not host_accepts(host("2-GPU desktop"), bundled_gpus()["RTX 3090"], 3).ok
+
+
+def test_priced_pcie_server_takes_eight_passive_cards_but_no_modules() -> None:
+    gpus = bundled_gpus()
+    server = host("8-GPU 4U server for passive PCIe cards")
+    for gpu in ("L40S", "H100 PCIe", "A100 80GB PCIe"):
+        # 8 x 350 W + 150 W host, +10%: 3,245 W within the 5,400 W counted
+        assert host_accepts(server, gpus[gpu], 8).ok
+    assert not host_accepts(server, gpus["L40S"], 9).ok
+    assert not host_accepts(server, gpus["H100 SXM"], 8).ok  # SXM modules come only in HGX servers
+    for desktop in ("1-GPU desktop", "2-GPU desktop", "4-GPU rack workstation"):
+        assert not host_accepts(host(desktop), gpus["L40S"]).ok

@@ -5,8 +5,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
+
 from pricing.catalog import Catalog, Host, bundled_catalog
-from solvers.plan import make_plan
+from solvers.options import build_options
+from solvers.plan import fitting_host, make_plan
 from solvers.profile import Profile
 from solvers.result import PlanResult as Plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
@@ -33,8 +36,10 @@ def bought_gpus(plan: Plan, gpu: str) -> int:
 
 
 def test_passive_pcie_card_never_in_a_desktop() -> None:
-    # the bundled hosts with a documented price are desktops and workstations: no H100 PCIe at all
-    plan = plan_for([bare("H100 PCIe")], bundled_catalog())
+    # without the bundled server the priced hosts are desktops and workstations: no H100 PCIe at all
+    catalog = bundled_catalog()
+    catalog = dataclasses.replace(catalog, hosts=[h for h in catalog.hosts if h.kind != "server"])
+    plan = plan_for([bare("H100 PCIe")], catalog)
     assert bought_gpus(plan, "H100 PCIe") == 0
     assert plan.cloud
 
@@ -72,3 +77,44 @@ def test_two_gpu_jobs_on_server_cards_run_in_the_server() -> None:
     h100 = bought_gpus(plan, "H100 PCIe")
     assert h100 > 0
     assert h100 <= sum(h.count * h.slots for h in plan.hosts if h.name == SERVER.name)
+
+
+def lab_profile(**options: Any) -> dict[str, Any]:
+    """A lab serving 16-bit models on 48 GB cards around the clock, owned hardware only, on the bundled prices."""
+    return {"workload": "inference_16bit", "min_gpu_memory_gb": 48,
+            "demand": {"gpus": 8, "utilisation": 0.9, "reference_gpu": "RTX 3090"},
+            "horizon_months": 36, "electricity_usd_per_kwh": 0.12,
+            "options": {"allow_cloud": False, "resale": False, **options}}
+
+
+def bundled_server() -> Host:
+    servers = [h for h in bundled_catalog().hosts
+               if h.kind == "server" and h.passive_cooling and "pcie" in h.form_factors]
+    assert len(servers) == 1
+    return servers[0]
+
+
+@pytest.mark.parametrize("gpu", ["L40S", "H100 PCIe"])
+def test_bundled_server_makes_passive_cards_candidates_with_its_cost(gpu: str) -> None:
+    # the bundled prices now hold a priced server chassis: a bare L40S / H100 PCIe can be bought, into it only
+    profile = Profile.model_validate(lab_profile())
+    options = build_options(bundled_catalog(), profile, TODAY, 1095, None)
+    bare_cards = [o for o in options.owned if o.gpu == gpu and not o.includes_host]
+    assert bare_cards
+    server = bundled_server()
+    for option in bare_cards:
+        assert [options.hosts[k].host.name for k in option.accepting_hosts] == [server.name]
+        host = fitting_host(option, options.hosts, 0.0)
+        assert host is not None and host.host.base_cost_usd == server.base_cost_usd > 0
+
+
+def test_a_lab_quote_for_l40s_buys_cards_and_the_server() -> None:
+    # a lab's negotiated L40S price (2,000 USD) beats the bundled workstation cards; 8 cards need one 8-slot server,
+    # whose bundled price must be in the capital cost: capex = 8 x 2,000 + the server's base cost
+    profile = lab_profile()
+    profile["prices"] = {"mode": "extend", "owned": [{"name": "L40S lab quote", "gpu": "L40S", "unit_price_usd": 2000}]}
+    plan = make_plan(Profile.model_validate(profile), bundled_catalog(), TODAY)
+    assert bought_gpus(plan, "L40S") == 8
+    server = bundled_server()
+    assert [(h.name, h.count) for h in plan.hosts] == [(server.name, 1)]
+    assert plan.costs.capex_usd == pytest.approx(8 * 2000 + server.base_cost_usd)
