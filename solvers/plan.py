@@ -15,6 +15,7 @@ from functools import partial
 from pricing.catalog import Catalog
 from solvers.accounting import Accounts, Allocation, Ledger
 from solvers.blocks import Block, merge_periods
+from solvers.currency import format_money, usd_to
 from solvers.curves import crossing, cumulative_points, curve, day_grid
 from solvers.diagnose import explain, no_options
 from solvers.errors import ProfileError
@@ -22,8 +23,10 @@ from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.model import Limits, MipSolution, SolveStatus, solve
 from solvers.options import HostOption, Options, OwnedOption, build_options
 from solvers.periods import Period, build_periods, scaling_efficiency
+from solvers.place_inputs import prepare
 from solvers.profile import Profile, UtilisationDemand
 from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
+from solvers.readout_money import finish
 from solvers.result import (
     Alternatives,
     BreakEven,
@@ -116,7 +119,13 @@ class Core:
 
 
 def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
-    """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis)."""
+    """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis), in USD:
+    money inputs in other currencies, places, taxes and a carbon price are turned into USD inputs first."""
+    prep = prepare(profile, catalog)
+    return _solve_core(prep.profile, prep.catalog, today, prune=prune)
+
+
+def _solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
@@ -147,7 +156,9 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
 
 
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
-    core = solve_core(profile, catalog, today, prune=prune)
+    prep = prepare(profile, catalog)
+    profile, catalog = prep.profile, prep.catalog
+    core = _solve_core(profile, catalog, today, prune=prune)
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
@@ -182,7 +193,8 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                              buy_only_acc, plan_purchase, buy_only_sol, horizon_days)
     result = PlanResult(
         status=main.status.value,  # type: ignore[arg-type]
-        recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile),
+        recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
+                                       prep.currency, usd_to(prep.rates, prep.currency)),
         total_cost_usd=plan_acc.costs.total_usd,
         buy=plan_acc.buy,
         hosts=plan_acc.hosts,
@@ -204,7 +216,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         horizon={"start": periods[0].start.isoformat(), "end": periods[-1].end.isoformat(), "days": horizon_days,
                  "periods": len(periods)},
     )
-    return result
+    return finish(result, prep)
 
 
 def _status_warnings(sol: MipSolution) -> list[str]:
@@ -284,7 +296,7 @@ def _horizon_text(profile: Profile, horizon_days: int, periods: int) -> str:
 
 
 def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
-                    profile: Profile) -> str:
+                    profile: Profile, currency: str = "USD", factor: float = 1.0) -> str:
     parts = []
     if plan.buy:
         parts.append("Buy " + ", ".join(f"{b.count} x {b.name} ({b.condition})" for b in plan.buy))
@@ -298,7 +310,7 @@ def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, 
     horizon = _horizon_text(profile, horizon_days, len(plan.periods))
     if cloud_only is not None and plan.buy:
         saving = cloud_only.costs.total_usd - plan.costs.total_usd
-        sentence += f"; saves ${saving:,.0f} over {horizon} versus cloud only"
+        sentence += f"; saves {format_money(saving * factor, currency)} over {horizon} versus cloud only"
         if be.days is not None:
             sentence += f"; buying pays off after {math.ceil(be.days)} days"
     elif not plan.buy:
