@@ -33,6 +33,9 @@ MONEY_FIELDS: dict[str, dict[str, int]] = {
     "CarbonReport": {"carbon_price_per_tonne": AMOUNT, "carbon_cost": AMOUNT},
 }
 
+# fields named in USD that stay in USD whatever the plan's currency (they describe the conversion itself)
+STAYS_USD = frozenset({"RateUsed.usd_per_unit"})
+
 
 def convert_model(model: BaseModel, factor: float, fields: Mapping[str, Mapping[str, int]] = MONEY_FIELDS) -> None:
     """Multiply every listed money field of `model` and of the models it holds by `factor`, in place."""

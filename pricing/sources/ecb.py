@@ -58,7 +58,7 @@ def parse_reference_rates(text: str | bytes) -> tuple[dt.date, dict[str, float]]
             except ValueError:
                 raise SourceError(f"ECB reference rates of {stamp}: {currency} rate {rate!r} is not a number") from None
             if not math.isfinite(value) or value <= 0:
-                raise SourceError(f"ECB reference rates of {stamp}: {currency} rate {rate!r} is not positive")
+                raise SourceError(f"ECB reference rates of {stamp}: {currency} rate {rate!r} is non-positive")
             rates[currency.strip().upper()] = value
         days[date] = rates
     if not days:
