@@ -51,7 +51,10 @@ def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
         if kw is None:
             unknown_power += line.hours
             continue
-        kwh[key] += kw * line.gpu_count * line.hours * prep.cloud_pue
+        line_kwh = kw * line.gpu_count * line.hours * prep.cloud_pue
+        kwh[key] += line_kwh
+        grid = cloud_intensity(line.provider, line.region)
+        line.kg_co2e = None if grid is None else round(line_kwh * grid.value / 1000.0, 3)
     regions, rented_kg, unknown_hours = [], 0.0, unknown_power
     fallbacks: list[str] = []
     for (provider, region), h in sorted(hours.items()):

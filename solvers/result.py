@@ -50,6 +50,8 @@ class CloudLine(BaseModel):
     cost_usd: float
     source: str
     price_as_of: str
+    kg_co2e: float | None = Field(None, description="emissions of these hours (GPU power x hours x cloud PUE x the "
+                                  "region's grid intensity)")
 
 
 class Costs(BaseModel):
