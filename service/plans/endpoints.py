@@ -12,7 +12,7 @@ from service.core.errors import PROBLEM_JSON, InvalidField
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
 from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
-from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
+from service.plans.examples import CATALOG_EXAMPLE, PLACE_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
 from service.plans.exports import plan_csv, purchase_request
 from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.sensitivity import sensitivity_of
@@ -31,6 +31,7 @@ _EXAMPLES: dict[str, Any] = {
     "worked_example": {"summary": "The guide's worked example (break-even ~293 days)", "value": WORKED_EXAMPLE},
     "catalog": {"summary": "15% of one RTX 3090, bundled prices", "value": CATALOG_EXAMPLE},
     "series": {"summary": "Deadline bursts in March and November", "value": SERIES_EXAMPLE},
+    "place": {"summary": "In euros: electricity and carbon of Germany, VAT, carbon price", "value": PLACE_EXAMPLE},
 }
 
 
