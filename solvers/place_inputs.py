@@ -126,7 +126,9 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
     priced_rate = rate
     if carbon_usd_per_kg is not None and owned_intensity is not None:  # None only without the WORLD row
         priced_rate += carbon_usd_per_kg * owned_intensity.value / 1000.0
-    explicit = profile.electricity_usd_per_kwh is not None or profile.electricity is not None
+    given = profile.electricity
+    explicit = profile.electricity_usd_per_kwh is not None or (
+        given is not None and (given.price_per_kwh is not None or given.location is not None))
     used_profile = profile.model_copy(update={
         # None keeps the planner's own default and its warning when the profile says nothing about electricity
         "electricity_usd_per_kwh": priced_rate if explicit or priced_rate != rate else None,

@@ -87,3 +87,11 @@ def test_bundled_rates_are_one_dated_publication() -> None:
         assert rates.units_per_eur(currency) > 0
     # cross rate through the euro: 100 GBP in JPY = 100 / 0.84638 x 171.94
     assert rates.convert(100, "GBP", "JPY") == pytest.approx(100 / 0.84638 * 171.94)
+
+
+def test_ecb_is_a_keyless_source_refreshed_twice_a_day() -> None:
+    from pricing.sources import build_sources
+
+    (ecb,) = [s for s in build_sources() if s.key == "ecb"]
+    assert ecb.enabled and ecb.missing_credentials() == []
+    assert ecb.interval == dt.timedelta(hours=12) and ecb.stale_after == dt.timedelta(hours=48)
