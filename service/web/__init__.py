@@ -14,15 +14,15 @@ STATIC_DIR = Path(__file__).parent / "static"
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 
 
-_INCLUDE = re.compile(r"<!--\s*include\s+([\w.-]+\.html)\s*-->")
+_INCLUDE = re.compile(r'\{% include "([\w.-]+)" %\}')
 
 
 @cache
 def _template(name: str) -> str:
-    """A template with its `<!-- include partial.html -->` lines replaced by those partials (one level), so a form
-    section lives in a file of its own and the shared page needs one line for it."""
-    text = (TEMPLATES_DIR / name).read_text(encoding="utf-8")
-    return _INCLUDE.sub(lambda m: (TEMPLATES_DIR / m.group(1)).read_text(encoding="utf-8"), text)
+    """The template with its `{% include "partial.html" %}` lines replaced by the partials (one level): a form
+    section lives in its own file, so the shared page changes by one line when a section is added."""
+    html = (TEMPLATES_DIR / name).read_text(encoding="utf-8")
+    return _INCLUDE.sub(lambda m: (TEMPLATES_DIR / m.group(1)).read_text(encoding="utf-8"), html)
 
 
 _TEXT_SLOT = re.compile(r"\[\[([\w.-]+)\]\]")
