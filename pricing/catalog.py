@@ -15,6 +15,7 @@ from io import StringIO
 
 import pandas as pd
 
+from pricing.fx import ExchangeRates, bundled_rates
 from pricing.gpus import GpuTable, bundled_gpus
 
 CLOUD_COLUMNS = [
@@ -77,6 +78,8 @@ class Catalog:
     hardware: pd.DataFrame
     hosts: list[Host] = field(default_factory=list)
     commitments: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COMMITMENT_COLUMNS))
+    # the ECB reference rates in force: the bundled publication, or the newest good one of the `ecb` source
+    fx: ExchangeRates = field(default_factory=bundled_rates)
 
     def providers(self) -> list[str]:
         return sorted(self.cloud["provider"].unique().tolist())

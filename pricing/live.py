@@ -8,12 +8,14 @@ source happens not to cover it):
   with a new vendor simply add rows;
 - commitments: live rows of provider P with pricing model M (reserved/committed) replace every bundled
   commitment row of (P, M), like cloud rows; they go to `Catalog.commitments`, never to the planner's view;
+- exchange rates (kind `fx`, the `ecb` source): the live publication replaces the bundled one whole;
 - quarantined rows (held back by the refresh as far below every other offer) are left out altogether.
 The view is rebuilt only when some source's snapshot in force changes.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -30,6 +32,7 @@ from pricing.catalog import (
     Catalog,
     planner_offers,
 )
+from pricing.fx import ExchangeRates
 from pricing.storage import PriceObservationRow, PriceSnapshot, SourceStatus
 
 
@@ -105,7 +108,24 @@ def overlay(base: Catalog, obs: pd.DataFrame) -> Catalog:
         keep = [(v.lower(), c, g) not in replaced_hw
                 for v, c, g in zip(hardware["vendor"], hardware["condition"], hardware["gpu"], strict=True)]
         hardware = pd.concat([hardware[keep], hw_live], ignore_index=True)
-    return replace(base, cloud=cloud, hardware=hardware, commitments=commitments)
+    return replace(base, cloud=cloud, hardware=hardware, commitments=commitments, fx=live_fx(obs, base.fx))
+
+
+def live_fx(obs: pd.DataFrame, bundled: ExchangeRates) -> ExchangeRates:
+    """The stored ECB publication (rows of kind fx: `usd` per unit of currency `name`, the ECB date in the
+    reference's fragment) as rates per euro; the bundled set when none is stored or it lacks the euro row."""
+    rows = obs[obs["kind"] == "fx"]
+    usd = dict(zip(rows["name"], rows["usd"].astype(float), strict=True))
+    if rows.empty or "EUR" not in usd:
+        return bundled
+    reference = str(rows["reference"].iloc[0])
+    try:
+        as_of = dt.date.fromisoformat(reference.rpartition("#")[2])
+    except ValueError:
+        return bundled
+    per_eur = {currency: usd["EUR"] / value for currency, value in usd.items()}
+    return ExchangeRates(as_of=as_of, per_eur=per_eur, source=f"ECB euro reference rates of {as_of.isoformat()}, "
+                         f"{reference.partition('#')[0]}", origin="live")
 
 
 def _replace_by_provider(bundled: pd.DataFrame, live: pd.DataFrame) -> pd.DataFrame:

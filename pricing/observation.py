@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
-Kind = Literal["cloud", "new", "used"]
+Kind = Literal["cloud", "new", "used", "fx"]  # fx: an exchange rate, `usd` per unit of currency `name`
 CLOUD_PRICING = ("on_demand", "spot")
 # prices for a term: kept in the catalog and served, but not planned on yet (the finance issue makes them
 # decision variables); `term_months` and `payment` say which commitment a row prices

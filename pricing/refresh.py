@@ -82,7 +82,7 @@ def dedupe(observations: Iterable[PriceObservation]) -> list[PriceObservation]:
     """
     best: dict[str, PriceObservation] = {}
     for obs in observations:
-        if obs.kind != "cloud" and obs.pricing != "list":
+        if obs.kind in ("new", "used") and obs.pricing != "list":
             obs = dataclasses.replace(obs, pricing="list")
         key = obs.key()
         kept = best.get(key)

@@ -15,6 +15,7 @@ from functools import partial
 from pricing.catalog import Catalog
 from solvers.accounting import Accounts, Allocation, Ledger
 from solvers.blocks import Block, merge_periods
+from solvers.currency import format_money, usd_to
 from solvers.curves import crossing, cumulative_points, curve, day_grid
 from solvers.diagnose import explain, no_options
 from solvers.errors import InfeasibleProfile, ProfileError
@@ -23,8 +24,10 @@ from solvers.extrapolation import extrapolation_warnings
 from solvers.model import Limits, MipSolution, SolveStatus, solve
 from solvers.options import HostOption, Options, OwnedOption, build_options
 from solvers.periods import Period, build_periods, scaling_efficiency
+from solvers.place_inputs import prepare
 from solvers.profile import Profile, UtilisationDemand
 from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
+from solvers.readout_money import finish
 from solvers.result import (
     Alternatives,
     BreakEven,
@@ -120,11 +123,17 @@ class Core:
 
 
 def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
-    """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis).
+    """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis), in USD:
+    money inputs in other currencies, places, taxes and a carbon price are turned into USD inputs first.
 
     A workload-form profile is compiled per candidate job width (solvers/workload/demand.py) and the cheapest
     width's core is returned, its `profile` the compiled class-form profile and `workload` the per-GPU table.
     """
+    prep = prepare(profile, catalog)
+    return _solve_prepared(prep.profile, prep.catalog, today, prune)
+
+
+def _solve_prepared(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
     if profile.job is not None:
         return _solve_job(profile, catalog, today, prune)
     return _solve_class(profile, catalog, today, prune)
@@ -181,7 +190,9 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
 
 
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
-    core = solve_core(profile, catalog, today, prune=prune)
+    prep = prepare(profile, catalog)
+    catalog = prep.catalog
+    core = _solve_prepared(prep.profile, catalog, today, prune)
     profile = core.profile  # the compiled class form when the profile is in the workload form
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
@@ -218,6 +229,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     result = PlanResult(
         status=main.status.value,  # type: ignore[arg-type]
         recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
+                                       prep.currency, usd_to(prep.rates, prep.currency),
                                        jobs=core.workload is not None),
         total_cost_usd=plan_acc.costs.total_usd,
         buy=plan_acc.buy,
@@ -233,8 +245,9 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         ),
         prices_as_of=options.prices_as_of,
         warnings=options.warnings + _warnings(profile, options, plan_acc) + _status_warnings(main)
-        + extrapolation_warnings(profile.workload, profile.demand.reference_gpu, list(profile.throughput_overrides),
-                                 catalog.gpus, plan_acc.buy, plan_acc.cloud, plan_acc.costs.total_usd),
+        + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
+                                 list(profile.throughput_overrides), catalog.gpus, plan_acc.buy, plan_acc.cloud,
+                                 plan_acc.costs.total_usd),
         solver=SolverInfo(backend=main.backend, status=main.status.value, solve_ms=round(main.solve_ms, 2),
                           build_ms=round(main.build_ms, 2), gap=main.gap, owned_options=len(core.owned_main),
                           cloud_options=len(options.cloud), candidates_before_pruning=options.candidates,
@@ -245,7 +258,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     )
     if core.workload is not None:  # the compiled demand's utilisation is a device, not the user's figure
         result.break_even.utilisation_threshold = None
-    return result
+    return finish(result, prep)
 
 
 def _status_warnings(sol: MipSolution) -> list[str]:
@@ -325,7 +338,7 @@ def _horizon_text(profile: Profile, horizon_days: int, periods: int) -> str:
 
 
 def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
-                    profile: Profile, *, jobs: bool = False) -> str:
+                    profile: Profile, currency: str = "USD", factor: float = 1.0, *, jobs: bool = False) -> str:
     parts = []
     if plan.buy:
         parts.append("Buy " + ", ".join(f"{b.count} x {b.name} ({b.condition})" for b in plan.buy))
@@ -339,7 +352,7 @@ def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, 
     horizon = _horizon_text(profile, horizon_days, len(plan.periods))
     if cloud_only is not None and plan.buy:
         saving = cloud_only.costs.total_usd - plan.costs.total_usd
-        sentence += f"; saves ${saving:,.0f} over {horizon} versus cloud only"
+        sentence += f"; saves {format_money(saving * factor, currency)} over {horizon} versus cloud only"
         if be.days is not None:
             sentence += f"; buying pays off after {math.ceil(be.days)} days"
     elif not plan.buy:

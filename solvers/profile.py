@@ -7,6 +7,7 @@ and feasibility are checked by the planner against the catalog it is given.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -36,6 +37,11 @@ from solvers.bounds import (
     Timestamp,
 )
 from solvers.workload.schema import PlanWorkload
+
+# ISO 4217 code of a money input; any currency the ECB rates in force quote (checked when the plan is made)
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Za-z]{3}$", description="ISO 4217 code, e.g. USD, EUR, GBP; "
+                                    "any currency of the ECB reference rates; default USD")]
+PlanCurrency = Literal["USD", "EUR", "GBP", "CNY", "JPY", "INR", "CHF", "CAD", "AUD"]
 
 Workload = Literal["cnn_training", "transformer_training", "rnn_training", "inference_16bit", "inference_8bit"]
 WORKLOADS: tuple[str, ...] = Workload.__args__  # type: ignore[attr-defined]
@@ -184,6 +190,19 @@ class PlanOptions(_Strict):
     allow_marketplace: bool = Field(True, description="False: no marketplace listings (e.g. Vast hosts)")
     allow_unverified_hosts: bool = Field(
         True, description="False: no marketplace hosts that are not marked verified (unknown counts as unverified)")
+    max_capex_currency: CurrencyCode = Field("USD", description="currency of max_capex_usd (default USD)")
+    vat_percent: float = Field(0.0, ge=0, le=100, allow_inf_nan=False, description="VAT or sales tax on purchases, "
+                               "percent of the price (purchases only: GPUs, machines, hosts; default 0: prices as "
+                               "quoted, e.g. a lab that reclaims VAT)")
+    import_duty_percent: float = Field(0.0, ge=0, le=100, allow_inf_nan=False, description="import duty on "
+                                       "purchases, percent of the price (default 0)")
+    carbon_price_per_tonne: float | None = Field(
+        None, ge=0, le=100_000, allow_inf_nan=False, description="price of one tonne of CO2e; enters the objective as "
+        "a cost per kWh of owned energy and per cloud instance-hour (default none: carbon is reported, not priced)")
+    carbon_price_currency: CurrencyCode = Field("USD", description="currency of carbon_price_per_tonne")
+    cloud_pue: float = Field(defaults.CLOUD_PUE, ge=1.0, le=3.0, allow_inf_nan=False,
+                             description="power usage effectiveness assumed for cloud data centres (carbon of rented "
+                                         "hours only)")
 
     @field_validator("providers")
     @classmethod
@@ -204,6 +223,7 @@ class OwnedPriceItem(_Strict):
     includes_host: bool = False
     source: str = "request"
     as_of: PlanDate | None = None
+    currency: CurrencyCode = Field("USD", description="currency of unit_price_usd (default USD)")
 
     @model_validator(mode="after")
     def _idle_below_working(self) -> OwnedPriceItem:
@@ -225,6 +245,7 @@ class CloudPriceItem(_Strict):
     max_instances: Count | None = Field(None, description="quota: instances at once")
     source: str = "request"
     as_of: PlanDate | None = None
+    currency: CurrencyCode = Field("USD", description="currency of usd_per_hour (default USD)")
 
     @field_validator("provider")
     @classmethod
@@ -236,6 +257,27 @@ class PriceInput(_Strict):
     mode: Literal["extend", "replace"] = "extend"
     owned: list[OwnedPriceItem] = Field(default_factory=list, max_length=1000)
     cloud: list[CloudPriceItem] = Field(default_factory=list, max_length=10_000)
+
+
+class ElectricityInput(_Strict):
+    """Where the owned GPUs draw power: a location fills the rate (and the grid's carbon intensity) from the bundled
+    tables; a price given here wins over the location's, and `electricity_usd_per_kwh` wins over both."""
+
+    location: str | None = Field(None, min_length=2, max_length=8, description="ISO 3166 country code (DE), a US "
+                                 "state as US-CA, or EU (average); see the README for the table and its sources")
+    price_per_kwh: float | None = Field(None, ge=0, le=1_000, allow_inf_nan=False,
+                                        description="price of one kWh in `currency`")
+    currency: CurrencyCode = Field("USD", description="currency of price_per_kwh (default USD)")
+
+    @field_validator("location")
+    @classmethod
+    def _location_shape(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip().upper().replace("_", "-")
+        if not re.fullmatch(r"[A-Z]{2}(-[A-Z0-9]{1,3})?", value):
+            raise ValueError("a location is an ISO country code (DE) or a US state as US-CA")
+        return value
 
 
 def _demand_kind(value: object) -> str:
@@ -280,6 +322,11 @@ class Profile(_Strict):
     horizon_months: int | None = Field(None, ge=1, le=defaults.MAX_HORIZON_MONTHS)
     horizon_days: int | None = Field(None, ge=1, le=defaults.MAX_HORIZON_DAYS)
     electricity_usd_per_kwh: float | None = Field(None, ge=0, le=10, allow_inf_nan=False)
+    electricity: ElectricityInput | None = Field(
+        None, description="electricity by place ({location: 'DE'}) or a price in another currency; "
+        "electricity_usd_per_kwh wins when both are given")
+    currency: PlanCurrency = Field("USD", description="currency every money figure of the plan is given in "
+                                   "(default USD); inputs carry their own currency")
     options: PlanOptions = Field(default_factory=PlanOptions)
     prices: PriceInput = Field(default_factory=PriceInput)
     throughput_overrides: dict[str, Ratio] = Field(

@@ -1,6 +1,8 @@
 """The plan the planner returns: the `POST /v1/plans` response body (a public contract).
 
-Money is USD throughout (`currency`); dates are ISO 8601.
+Money is in the plan's `currency` (USD unless the profile asks for another; the `*_usd` field names are kept for
+backward compatibility and mean "in `currency`"), converted at readout with the rates in `exchange_rates`;
+`solvers/currency.py` lists which fields are money. Dates are ISO 8601.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ class CloudLine(BaseModel):
     cost_usd: float
     source: str
     price_as_of: str
+    kg_co2e: float | None = Field(None, description="emissions of these hours (GPU power x hours x cloud PUE x the "
+                                  "region's grid intensity)")
 
 
 class Costs(BaseModel):
@@ -155,6 +159,67 @@ class SolverInfo(BaseModel):
     integer_instances: bool = Field(True, description="rented instances whole at every level (work cannot wait)")
 
 
+class RateUsed(BaseModel):
+    currency: str
+    units_per_eur: float = Field(description="the ECB reference rate: units of this currency per euro")
+    usd_per_unit: float = Field(description="US dollars one unit buys (the planner works in USD)")
+
+
+class ExchangeRatesUsed(BaseModel):
+    """The ECB publication a plan converted its money with (inputs to USD, USD to the plan's currency)."""
+
+    as_of: str = Field(description="the ECB's date of the reference rates")
+    source: str
+    origin: Literal["bundled", "live"]
+    rates: list[RateUsed] = Field(description="the plan's currency, USD and every input currency")
+
+
+class ElectricityUsed(BaseModel):
+    """The electricity rate the plan priced owned energy at, and where it came from."""
+
+    price_per_kwh: float = Field(description="in the plan's currency, before any carbon price")
+    location: str | None
+    source: str = Field(description="'profile' for a rate the profile gave, else the table row's source")
+    as_of: str | None
+    period: str | None = None
+
+
+class RegionCarbon(BaseModel):
+    provider: str
+    region: str
+    location: str | None
+    g_co2e_per_kwh: float | None
+    instance_hours: float
+    kwh: float = Field(description="GPU board power x GPUs x hours x cloud PUE")
+    kg_co2e: float | None
+    source: str | None
+
+
+class CarbonReport(BaseModel):
+    """Emissions of the plan: owned energy at the profile's location, rented hours at each region's grid."""
+
+    owned_kwh: float | None = Field(description="energy of the owned GPUs and hosts over the horizon (PUE applied)")
+    owned_g_co2e_per_kwh: float | None
+    owned_location: str | None
+    owned_source: str | None
+    owned_kg_co2e: float | None = Field(description="null when the location or its intensity is not known")
+    rented_kg_co2e: float = Field(description="sum over the regions whose intensity is known")
+    rented_unknown_instance_hours: float = Field(description="rented instance-hours in regions with no known "
+                                                 "intensity (not counted in rented_kg_co2e)")
+    cloud_pue: float
+    regions: list[RegionCarbon]
+    carbon_price_per_tonne: float | None = Field(description="in the plan's currency")
+    carbon_cost: float | None = Field(description="carbon price x counted emissions, in the plan's currency; "
+                                      "already inside the electricity and cloud figures")
+    notes: list[str] = Field(default_factory=list)
+
+
+class PurchaseTax(BaseModel):
+    vat_percent: float
+    import_duty_percent: float
+    note: str
+
+
 class PlanResult(BaseModel):
     id: str | None = None
     created_at: str | None = None
@@ -164,7 +229,7 @@ class PlanResult(BaseModel):
         None, description="price snapshot id per live source the plan was made with ({}: bundled prices only); "
         "with the profile, what POST /v1/plans/{id}/recompute makes the plan again from")
     status: Status
-    currency: Literal["USD"] = "USD"
+    currency: Literal["USD", "EUR", "GBP", "CNY", "JPY", "INR", "CHF", "CAD", "AUD"] = "USD"
     recommendation: str
     total_cost_usd: float
     buy: list[BuyLine]
@@ -181,3 +246,7 @@ class PlanResult(BaseModel):
     workload: WorkloadPlan | None = Field(
         None, description="the workload form behind the plan: per GPU type GPUs per job, hours per job, memory per "
         "GPU, sharding, or why the type was left out (absent for a workload class)")
+    exchange_rates: ExchangeRatesUsed | None = Field(None, description="the rates money was converted with")
+    electricity: ElectricityUsed | None = Field(None, description="the electricity rate used and its source")
+    carbon: CarbonReport | None = Field(None, description="kgCO2e of the owned and the rented part")
+    purchase_tax: PurchaseTax | None = Field(None, description="VAT and import duty added to purchases")

@@ -22,6 +22,7 @@ SOURCE_CLASSES: dict[str, str] = {
     "lambda": "pricing.sources.lambda_cloud:LambdaSource",
     "ebay": "pricing.sources.ebay:EbaySource",
     "feed": "pricing.sources.feed:FeedSource",
+    "ecb": "pricing.sources.ecb:EcbSource",
     "gpuhunt": "pricing.sources.gpuhunt:GpuHuntSource",
     "skypilot_cudo": "pricing.sources.skypilot:SkyPilotCudo",
     "skypilot_hyperbolic": "pricing.sources.skypilot:SkyPilotHyperbolic",

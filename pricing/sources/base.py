@@ -42,7 +42,7 @@ class Source(ABC):
     """One provider. Subclasses set the class attributes and implement `fetch`."""
 
     key: ClassVar[str]  # short name used in the database, the API and prices_as_of, e.g. "azure"
-    kind: ClassVar[Literal["cloud", "hardware"]]
+    kind: ClassVar[Literal["cloud", "hardware", "fx"]]  # fx: exchange rates (pricing.fx), not GPU prices
     default_base_url: ClassVar[str]
     default_interval_hours: ClassVar[float] = 6.0
     credentials: ClassVar[tuple[str, ...]] = ()  # SourceConfig fields that must be set for the source to run

@@ -12,7 +12,13 @@ from service.core.errors import PROBLEM_JSON, InvalidField
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
 from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
-from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE, WORKLOAD_EXAMPLE
+from service.plans.examples import (
+    CATALOG_EXAMPLE,
+    PLACE_EXAMPLE,
+    SERIES_EXAMPLE,
+    WORKED_EXAMPLE,
+    WORKLOAD_EXAMPLE,
+)
 from service.plans.exports import plan_csv, purchase_request
 from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.sensitivity import sensitivity_of
@@ -33,6 +39,7 @@ _EXAMPLES: dict[str, Any] = {
     "series": {"summary": "Deadline bursts in March and November", "value": SERIES_EXAMPLE},
     "workload": {"summary": "The workload form: fine-tune a 13B model with LoRA on 2B tokens a month",
                  "value": WORKLOAD_EXAMPLE},
+    "place": {"summary": "In euros: electricity and carbon of Germany, VAT, carbon price", "value": PLACE_EXAMPLE},
 }
 
 

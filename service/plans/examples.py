@@ -54,3 +54,18 @@ WORKLOAD_EXAMPLE: dict[str, Any] = {
     "horizon_months": 24,
     "electricity_usd_per_kwh": 0.15,
 }
+
+# Issue 16 (currency and place): a lab in Germany that pays in euros with 19% VAT, a vendor quote in euros,
+# electricity and grid carbon from the location (Eurostat 2024, OWID/Ember 2023), a carbon price of 80 EUR/t.
+PLACE_EXAMPLE: dict[str, Any] = {
+    "workload": "transformer_training",
+    "min_gpu_memory_gb": 24,
+    "demand": {"gpus": 2, "utilisation": 0.4, "reference_gpu": "RTX 4090"},
+    "horizon_months": 36,
+    "currency": "EUR",
+    "electricity": {"location": "DE"},
+    "options": {"vat_percent": 19, "carbon_price_per_tonne": 80, "carbon_price_currency": "EUR"},
+    "prices": {"owned": [{"name": "RTX 4090 workstation (vendor quote)", "gpu": "RTX 4090", "unit_price_usd": 3900,
+                          "currency": "EUR", "watts": 650, "idle_watts": 80, "includes_host": True}]},
+}
+

@@ -3,6 +3,14 @@
 The line items add up to the plan's total cost to the cent: purchases, hosts, cloud commitments, the
 expected electricity and (negative) the expected resale credit; a `rounding` line takes the cents that
 rounding each line on its own leaves over, so the column sums exactly.
+
+Money is in the plan's currency. After the original columns come columns named as in the FinOps FOCUS
+specification (https://focus.finops.org/, FOCUS 1.0-1.2 column library) where it has a name: ChargeCategory
+(Purchase, Usage, Tax, Credit, Adjustment), ChargeDescription, PricingQuantity, PricingUnit, ListUnitPrice,
+ContractedUnitPrice, BilledCost, EffectiveCost (no amortisation here, so equal to BilledCost), PricingCurrency,
+BillingCurrency, ProviderName, RegionId; and custom columns with FOCUS's `x_` prefix for what it has no name for:
+x_ExchangeRate (plan currency per USD), x_ExchangeRatesAsOf (the ECB date), x_TaxPercent, x_KgCO2e.
+With purchase taxes, purchases are listed at their net price and the taxes on one `tax` line (ChargeCategory Tax).
 """
 
 from __future__ import annotations
@@ -13,38 +21,75 @@ import math
 from typing import Any
 
 from service.core.spreadsheet import neutralise_row
+from solvers.currency import format_money
 from solvers.result import PlanResult
 
 CSV_COLUMNS = ["line", "item", "type", "gpu", "condition", "quantity", "unit", "unit_price", "currency",
                "vendor_source", "price_as_of", "line_total"]
+FOCUS_COLUMNS = ["ChargeCategory", "ChargeDescription", "PricingQuantity", "PricingUnit", "ListUnitPrice",
+                 "ContractedUnitPrice", "BilledCost", "EffectiveCost", "PricingCurrency", "BillingCurrency",
+                 "ProviderName", "RegionId", "x_ExchangeRate", "x_ExchangeRatesAsOf", "x_TaxPercent", "x_KgCO2e"]
+CHARGE_CATEGORY = {"gpu": "Purchase", "host": "Purchase", "cloud": "Usage", "electricity": "Usage", "tax": "Tax",
+                   "resale": "Credit", "rounding": "Adjustment"}
 
 
 def _cents(value: float) -> float:
     return round(value + 0.0, 2)
 
 
+def _tax_percent(plan: PlanResult) -> float:
+    tax = plan.purchase_tax
+    return 0.0 if tax is None else tax.vat_percent + tax.import_duty_percent
+
+
 def line_items(plan: PlanResult) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
+    currency = plan.currency
+    rates = plan.exchange_rates
+    per_usd = next((r.usd_per_unit for r in rates.rates if r.currency == currency), 1.0) if rates else 1.0
+    tax_percent = _tax_percent(plan)
+    net = 1.0 / (1.0 + tax_percent / 100.0)  # purchases are listed net, their taxes on a line of their own
 
     def add(item: str, kind: str, gpu: str, condition: str, quantity: float, unit: str, unit_price: float,
-            vendor_source: str, as_of: str, total: float) -> None:
+            vendor_source: str, as_of: str, total: float, provider: str = "", region: str = "",
+            kg: float | None = None) -> None:
+        line_total = _cents(total)
         items.append({"line": len(items) + 1, "item": item, "type": kind, "gpu": gpu, "condition": condition,
-                      "quantity": quantity, "unit": unit, "unit_price": round(unit_price, 6), "currency": "USD",
-                      "vendor_source": vendor_source, "price_as_of": as_of, "line_total": _cents(total)})
+                      "quantity": quantity, "unit": unit, "unit_price": round(unit_price, 6), "currency": currency,
+                      "vendor_source": vendor_source, "price_as_of": as_of, "line_total": line_total,
+                      "ChargeCategory": CHARGE_CATEGORY[kind], "ChargeDescription": item,
+                      "PricingQuantity": quantity, "PricingUnit": unit, "ListUnitPrice": round(unit_price, 6),
+                      "ContractedUnitPrice": round(unit_price, 6), "BilledCost": line_total,
+                      "EffectiveCost": line_total, "PricingCurrency": currency, "BillingCurrency": currency,
+                      "ProviderName": provider, "RegionId": region,
+                      "x_ExchangeRate": round(1.0 / per_usd, 8), "x_ExchangeRatesAsOf": rates.as_of if rates else "",
+                      "x_TaxPercent": tax_percent if kind in ("gpu", "host", "tax") else 0.0,
+                      "x_KgCO2e": None if kg is None else round(kg, 3)})
 
+    taxed = 0.0
     for b in plan.buy:
-        add(b.name, "gpu", b.gpu, b.condition, b.count, f"unit of {b.gpus_per_unit} GPU(s)", b.unit_price_usd,
-            b.source, b.price_as_of, b.count * b.unit_price_usd)
+        price = b.unit_price_usd * net
+        taxed += b.count * (b.unit_price_usd - price)
+        add(b.name, "gpu", b.gpu, b.condition, b.count, f"unit of {b.gpus_per_unit} GPU(s)", price,
+            b.source, b.price_as_of, b.count * price, provider=b.source)
     for h in plan.hosts:
-        add(h.name, "host", "", "new", h.count, f"host with {h.slots} GPU slot(s)", h.unit_price_usd, h.source,
-            h.price_as_of, h.count * h.unit_price_usd)
+        price = h.unit_price_usd * net
+        taxed += h.count * (h.unit_price_usd - price)
+        add(h.name, "host", "", "new", h.count, f"host with {h.slots} GPU slot(s)", price, h.source,
+            h.price_as_of, h.count * price, provider=h.source)
+    if tax_percent and taxed:
+        add(f"VAT and import duty on the purchases ({tax_percent:g}%)", "tax", "", "", 1, "estimate", taxed,
+            "profile options vat_percent, import_duty_percent", "", taxed)
     for c in plan.cloud:
         add(f"{c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')})", "cloud", c.gpu, "cloud", c.hours,
-            "instance-hour", c.usd_per_hour, f"{c.provider}: {c.source}", c.price_as_of, c.cost_usd)
+            "instance-hour", c.usd_per_hour, f"{c.provider}: {c.source}", c.price_as_of, c.cost_usd,
+            provider=c.provider, region=c.region, kg=c.kg_co2e)
     costs = plan.costs
     if costs.electricity_usd:
         add("Expected electricity for the owned GPUs and hosts", "electricity", "", "", 1, "estimate",
-            costs.electricity_usd, "profile electricity rate", "", costs.electricity_usd)
+            costs.electricity_usd, "profile electricity rate", "", costs.electricity_usd,
+            region=(plan.electricity.location or "") if plan.electricity else "",
+            kg=plan.carbon.owned_kg_co2e if plan.carbon else None)
     if costs.resale_credit_usd:
         add("Expected resale of the owned GPUs at the horizon's end", "resale", "", "used", 1, "estimate",
             -costs.resale_credit_usd, "used market value, depreciated", "", -costs.resale_credit_usd)
@@ -56,19 +101,19 @@ def line_items(plan: PlanResult) -> list[dict[str, Any]]:
 
 def plan_csv(plan: PlanResult) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS + FOCUS_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(neutralise_row(item) for item in line_items(plan))  # names come from feeds and requests
     return out.getvalue()
 
 
-def _money(value: float) -> str:
-    return f"${value:,.0f}"
-
-
 def justification(plan: PlanResult, horizon: str) -> str:
-    """The break-even numbers in sentences a budget holder reads."""
+    """The break-even numbers in sentences a budget holder reads, money in the plan's currency."""
     be, alts = plan.break_even, plan.alternatives
+
+    def _money(value: float) -> str:
+        return format_money(value, plan.currency)
+
     cloud_only = alts.cloud_only.total_cost_usd if alts.cloud_only else None
     parts = []
     if plan.buy:
@@ -85,9 +130,10 @@ def justification(plan: PlanResult, horizon: str) -> str:
         if be.utilisation_threshold is not None:
             limits.append(f"utilisation stays above {100 * be.utilisation_threshold:.1f}%")
         if be.electricity_threshold_usd_per_kwh is not None:
-            limits.append(f"electricity stays below ${be.electricity_threshold_usd_per_kwh:.2f}/kWh")
+            limits.append(f"electricity stays below {_rate(be.electricity_threshold_usd_per_kwh, plan.currency)}/kWh")
         if be.cloud_price_threshold_usd_per_hour is not None:
-            limits.append(f"the reference cloud price stays above ${be.cloud_price_threshold_usd_per_hour:.2f}/h")
+            limits.append(f"the reference cloud price stays above "
+                          f"{_rate(be.cloud_price_threshold_usd_per_hour, plan.currency)}/h")
         if limits:
             parts.append("Buying remains the cheaper choice while " + ", ".join(limits) + ".")
     else:
@@ -100,18 +146,22 @@ def justification(plan: PlanResult, horizon: str) -> str:
     return " ".join(parts)
 
 
+def _rate(value: float, currency: str) -> str:
+    return f"${value:.2f}" if currency == "USD" else f"{value:.2f} {currency}"
+
+
 def purchase_request(plan: PlanResult, profile_name: str | None) -> dict[str, Any]:
     horizon_days = int(plan.horizon.get("days", 0))
     horizon = f"{horizon_days} days ({plan.horizon.get('start')} to {plan.horizon.get('end')})"
-    alternatives = [{"option": "this plan", "total_cost_usd": plan.total_cost_usd, "currency": "USD",
+    alternatives = [{"option": "this plan", "total_cost_usd": plan.total_cost_usd, "currency": plan.currency,
                      "costs": plan.costs.model_dump()}]
     for label, alt in (("cloud only", plan.alternatives.cloud_only), ("buy only", plan.alternatives.buy_only)):
         if alt is not None:
-            alternatives.append({"option": label, "total_cost_usd": alt.total_cost_usd, "currency": "USD",
+            alternatives.append({"option": label, "total_cost_usd": alt.total_cost_usd, "currency": plan.currency,
                                  "costs": alt.costs.model_dump()})
     return {
         "title": f"GPU purchase request: {profile_name or 'workload plan'}",
-        "plan_id": plan.id, "created_at": plan.created_at, "currency": "USD",
+        "plan_id": plan.id, "created_at": plan.created_at, "currency": plan.currency,
         "profile": {"id": plan.profile_id, "version": plan.profile_version, "name": profile_name},
         "recommendation": plan.recommendation,
         "justification": justification(plan, horizon),
@@ -128,4 +178,6 @@ def purchase_request(plan: PlanResult, profile_name: str | None) -> dict[str, An
         "prices_as_of": plan.prices_as_of,
         "prices_in_force": plan.prices_in_force,
         "warnings": plan.warnings,
+        "exchange_rates": plan.exchange_rates, "electricity": plan.electricity, "carbon": plan.carbon,
+        "purchase_tax": plan.purchase_tax,
     }

@@ -9,8 +9,15 @@ from solvers.result import PlanResult
 from solvers.workload.schema import WorkloadPlan
 
 
-def _money(value: float | None) -> str:
-    return "-" if value is None else f"${value:,.2f}"
+def _money(value: float | None, currency: str) -> str:
+    """An amount in the plan's currency: "$1,234.56" for USD, "1,234.56 EUR" otherwise."""
+    if value is None:
+        return "-"
+    return f"${value:,.2f}" if currency == "USD" else f"{value:,.2f} {currency}"
+
+
+def _rate(value: float, currency: str) -> str:
+    return f"${value:.4f}" if currency == "USD" else f"{value:.4f} {currency}"
 
 
 def render_plan(plan: PlanResult, console: Console) -> None:
@@ -27,13 +34,14 @@ def render_plan(plan: PlanResult, console: Console) -> None:
                 b.gpu,
                 b.condition,
                 str(b.count),
-                _money(b.unit_price_usd),
-                _money(b.resale_usd_per_unit),
+                _money(b.unit_price_usd, plan.currency),
+                _money(b.resale_usd_per_unit, plan.currency),
                 b.source[:60],
                 b.price_as_of,
             )
         for h in plan.hosts:
-            t.add_row(h.name, "-", "new", str(h.count), _money(h.unit_price_usd), "-", h.source[:60], h.price_as_of)
+            t.add_row(h.name, "-", "new", str(h.count), _money(h.unit_price_usd, plan.currency), "-", h.source[:60],
+                      h.price_as_of)
         console.print(t)
     if plan.cloud:
         t = Table(title="Cloud hours")
@@ -48,7 +56,7 @@ def render_plan(plan: PlanResult, console: Console) -> None:
                 c.pricing,
                 f"{c.usd_per_hour:g}",
                 f"{c.hours:,.1f}",
-                _money(c.cost_usd),
+                _money(c.cost_usd, plan.currency),
             )
         console.print(t)
     t = Table(title="Costs over the horizon")
@@ -66,9 +74,9 @@ def render_plan(plan: PlanResult, console: Console) -> None:
     ):
         t.add_row(
             label,
-            _money(getattr(plan.costs, field)),
-            _money(getattr(alts.cloud_only.costs, field)) if alts.cloud_only else "-",
-            _money(getattr(alts.buy_only.costs, field)) if alts.buy_only else "-",
+            _money(getattr(plan.costs, field), plan.currency),
+            _money(getattr(alts.cloud_only.costs, field), plan.currency) if alts.cloud_only else "-",
+            _money(getattr(alts.buy_only.costs, field), plan.currency) if alts.buy_only else "-",
         )
     console.print(t)
     be = plan.break_even
@@ -84,13 +92,15 @@ def render_plan(plan: PlanResult, console: Console) -> None:
     )
     t.add_row(
         "electricity threshold",
-        "-" if be.electricity_threshold_usd_per_kwh is None else f"${be.electricity_threshold_usd_per_kwh:.4f}/kWh",
+        "-"
+        if be.electricity_threshold_usd_per_kwh is None
+        else _rate(be.electricity_threshold_usd_per_kwh, plan.currency) + "/kWh",
     )
     t.add_row(
         "cloud price threshold",
         "-"
         if be.cloud_price_threshold_usd_per_hour is None
-        else f"${be.cloud_price_threshold_usd_per_hour:.4f}/h for {be.cloud_price_threshold_offer}",
+        else _rate(be.cloud_price_threshold_usd_per_hour, plan.currency) + f"/h for {be.cloud_price_threshold_offer}",
     )
     if be.simple is not None:
         t.add_row(

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from solvers.result import Costs
+from solvers.profile import PlanCurrency
+from solvers.result import CarbonReport, Costs, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
 
 
 class PlanListItem(BaseModel):
@@ -25,16 +26,33 @@ class LineItem(BaseModel):
 
     line: int
     item: str
-    type: Literal["gpu", "host", "cloud", "electricity", "resale", "rounding"]
+    type: Literal["gpu", "host", "cloud", "electricity", "tax", "resale", "rounding"]
     gpu: str
     condition: str = Field(description="new, used, cloud, or empty for estimates")
     quantity: float
     unit: str
     unit_price: float
-    currency: Literal["USD"] = "USD"
+    currency: PlanCurrency = "USD"
     vendor_source: str
     price_as_of: str
     line_total: float
+    # FinOps FOCUS column names (https://focus.finops.org/); x_ marks columns FOCUS has no name for
+    ChargeCategory: Literal["Purchase", "Usage", "Tax", "Credit", "Adjustment"]
+    ChargeDescription: str
+    PricingQuantity: float
+    PricingUnit: str
+    ListUnitPrice: float
+    ContractedUnitPrice: float
+    BilledCost: float
+    EffectiveCost: float
+    PricingCurrency: PlanCurrency
+    BillingCurrency: PlanCurrency
+    ProviderName: str
+    RegionId: str
+    x_ExchangeRate: float = Field(description="units of the plan's currency per USD")
+    x_ExchangeRatesAsOf: str = Field(description="the ECB date of the rates")
+    x_TaxPercent: float
+    x_KgCO2e: float | None = Field(description="emissions of the line (cloud lines, electricity)")
 
 
 class RequestProfile(BaseModel):
@@ -53,7 +71,7 @@ class DecisionThresholds(BaseModel):
 class ConsideredOption(BaseModel):
     option: Literal["this plan", "cloud only", "buy only"]
     total_cost_usd: float
-    currency: Literal["USD"] = "USD"
+    currency: PlanCurrency = "USD"
     costs: Costs
 
 
@@ -63,7 +81,7 @@ class PurchaseRequest(BaseModel):
     title: str
     plan_id: str | None
     created_at: str | None
-    currency: Literal["USD"] = "USD"
+    currency: PlanCurrency = "USD"
     profile: RequestProfile
     recommendation: str
     justification: str
@@ -75,3 +93,7 @@ class PurchaseRequest(BaseModel):
     prices_as_of: dict[str, str]
     prices_in_force: dict[str, int] | None
     warnings: list[str]
+    exchange_rates: ExchangeRatesUsed | None = None
+    electricity: ElectricityUsed | None = None
+    carbon: CarbonReport | None = None
+    purchase_tax: PurchaseTax | None = None

@@ -29,9 +29,16 @@ const gp = (() => {
     return text.replace(/\{(\w+)\}/g, (slot, name) => (values && name in values ? String(values[name]) : slot));
   }
 
-  const usdFormat = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", maximumFractionDigits: 0 });
-  const centsFormat = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", minimumFractionDigits: 2,
+  let usdFormat = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", maximumFractionDigits: 0 });
+  let centsFormat = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", minimumFractionDigits: 2,
     maximumFractionDigits: 2 });
+  /** Money from now on in `code` (a plan's `currency`): the plan's figures are already converted by the API. */
+  function setCurrency(code) {
+    const currency = code || "USD";
+    usdFormat = new Intl.NumberFormat(locale, { style: "currency", currency, maximumFractionDigits: 0 });
+    centsFormat = new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: 2,
+      maximumFractionDigits: 2 });
+  }
   const numberFormat = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
   const dateFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 
@@ -119,5 +126,5 @@ const gp = (() => {
   }
   languageSwitch();
 
-  return { h, t, locale, usd, num, pct, date, addDays, ageDays, call, table };
+  return { h, t, locale, usd, num, pct, date, addDays, ageDays, call, table, setCurrency };
 })();

@@ -47,6 +47,11 @@ const gpForm = (() => {
 
   const setValue = (id, value) => { $(id).value = value === undefined || value === null ? "" : String(value); };
 
+  /** Form sections in modules of their own (e.g. plan-place.js): `fill(rest, take)` takes their fields out of the
+   *  profile before the rest goes to the JSON box; `read(profile)` puts them back. */
+  const sections = [];
+  const addSection = (section) => sections.push(section);
+
   /** Fields the form has go into it; everything else goes into the JSON box, so nothing is lost. */
   function fillForm(profile) {
     const rest = structuredClone(profile);
@@ -63,6 +68,7 @@ const gpForm = (() => {
     setValue("max_capex_usd", take(rest, "options.max_capex_usd"));
     $("allow_used").checked = take(rest, "options.allow_used") ?? true;
     $("allow_spot").checked = take(rest, "options.allow_spot") ?? false;
+    for (const section of sections) section.fill(rest, take);
     prune(rest);
     $("advanced").value = Object.keys(rest).length ? JSON.stringify(rest, null, 2) : "";
     showDemandKind();
@@ -111,6 +117,7 @@ const gpForm = (() => {
     const options = { allow_used: $("allow_used").checked, allow_spot: $("allow_spot").checked };
     put(options, "max_capex_usd", readNumber("max_capex_usd", "options.max_capex_usd"));
     profile.options = options;
+    for (const section of sections) section.read(profile, readNumber);
     return deepMerge(profile, readAdvanced());
   }
 
@@ -217,5 +224,5 @@ const gpForm = (() => {
   for (const radio of form.elements.demand_kind) radio.addEventListener("change", showDemandKind);
   $("advanced").addEventListener("input", countAdvanced);
 
-  return { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem };
+  return { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem, addSection };
 })();

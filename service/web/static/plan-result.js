@@ -115,7 +115,7 @@ const gpResult = (() => {
     }
     if (plan.cloud.length) {
       parts.push(h("h4", {}, t("r.cloud_offers")), table(t("r.cloud_offers"), [{ label: t("r.offer"), wrap: true },
-        { label: "GPUs" }, { label: t("r.pricing") }, { label: "USD/h", num: true }, { label: t("r.hours"), num: true },
+        { label: "GPUs" }, { label: t("r.pricing") }, { label: `${plan.currency || "USD"}/h`, num: true }, { label: t("r.hours"), num: true },
         { label: t("r.cost"), num: true }],
       plan.cloud.map((c) => [`${c.provider}/${c.name} (${c.region})`, `${c.gpu_count} × ${c.gpu}`,
         c.pricing.replace("_", "-"), usd(c.usd_per_hour), num(c.hours, 1), usd(c.cost_usd)])));
@@ -209,11 +209,23 @@ const gpResult = (() => {
     return section;
   }
 
+  /** kgCO2e of the owned and the rented part, and the exchange rates' date (issue 16). */
+  function carbon(plan) {
+    if (!plan.carbon) return null;
+    const kg = (value) => (value === null || value === undefined ? t("fin_place.unknown") : num(value, 0));
+    const lines = [t("fin_place.owned_kg", { kg: kg(plan.carbon.owned_kg_co2e) }),
+      t("fin_place.rented_kg", { kg: kg(plan.carbon.rented_kg_co2e) })];
+    if (plan.exchange_rates) lines.push(t("fin_place.rates", { date: date(plan.exchange_rates.as_of) }));
+    return card(t("fin_place.carbon_title"), "carbon", h("ul", {}, lines.map((line) => h("li", {}, line))),
+      plan.carbon.notes.length ? h("p", { class: "muted small" }, plan.carbon.notes.join(" ")) : null);
+  }
+
   async function render(plan) {
     const result = $("result");
+    gp.setCurrency(plan.currency);
     const sources = await call("/v1/sources");
     result.replaceChildren(headline(plan), chart(plan), thresholds(plan), gpWhatIf.card(plan, lastProfile),
-      sensitivity(plan), costs(plan), purchases(plan),
+      sensitivity(plan), costs(plan), purchases(plan), carbon(plan) || "",
       months(plan),
       freshness(plan, sources.ok ? sources.body : null));
     $("placeholder").hidden = true;

@@ -213,8 +213,11 @@ def test_csv_export_adds_up_to_the_plan_and_the_purchase_request_explains_it(cli
     exported = client.get(f"/v1/plans/{plan['id']}.csv", headers=a.headers())
     assert exported.status_code == 200 and exported.headers["content-type"].startswith("text/csv")
     table = pd.read_csv(io.StringIO(exported.text))
-    assert list(table.columns) == ["line", "item", "type", "gpu", "condition", "quantity", "unit", "unit_price",
-                                   "currency", "vendor_source", "price_as_of", "line_total"]
+    assert list(table.columns)[:12] == ["line", "item", "type", "gpu", "condition", "quantity", "unit",
+                                        "unit_price", "currency", "vendor_source", "price_as_of", "line_total"]
+    assert {"ChargeCategory", "ListUnitPrice", "ContractedUnitPrice", "PricingCurrency", "BilledCost",
+            "EffectiveCost", "x_KgCO2e"} <= set(table.columns)  # FOCUS names after the original columns
+    assert (table["BilledCost"] == table["line_total"]).all()
     assert round(table["line_total"].sum(), 2) == round(plan["total_cost_usd"], 2)
     assert set(table["currency"]) == {"USD"}
     bought = table[table["type"] == "gpu"]

@@ -1,0 +1,111 @@
+"""Place: electricity price and grid carbon intensity by location, and the location of cloud regions.
+
+A location is an ISO 3166-1 alpha-2 country code (`DE`), a US state as `US-CA` (ISO 3166-2), or `EU` (the
+European Union average, prices only). The tables are bundled, one sourced and dated row per location
+(`pricing/data/electricity_prices.csv`, `grid_carbon.csv`, `cloud_regions.csv`, described in
+`pricing/data/README.md`); no figure is invented, so a location may have a price and no intensity or the reverse.
+
+Look-ups fall back from a US state to the United States (`US-CA` -> `US`) for carbon intensity only, and say so:
+the EIA state price table covers every state, the carbon table only some. Where no location is known at all (a
+cloud offer listed as "global", a profile without a location) `world_carbon_intensity` gives the world average
+(row `WORLD`), again marked as a fallback, so a carbon price weighs every option and never favours the unknown.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from io import StringIO
+
+LOCATION = re.compile(r"^[A-Z]{2}(-[A-Z0-9]{1,3})?$")
+
+
+@dataclass(frozen=True)
+class PlaceFigure:
+    """One row of a place table: the value, its unit's currency (prices) and where it comes from."""
+
+    location: str
+    name: str
+    value: float
+    currency: str  # prices: the table's currency; carbon: ""
+    period: str
+    source: str
+    as_of: str
+    fallback_from: str | None = None  # set when a US state fell back to the US figure
+
+
+def normalise(location: str) -> str:
+    return location.strip().upper().replace("_", "-")
+
+
+def valid_location(location: str) -> bool:
+    return bool(LOCATION.match(normalise(location)))
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    text = resources.files("pricing").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(StringIO(text)))
+    missing = [r.get("location") or r.get("region") for r in rows if not (r.get("source") or "").strip()]
+    if missing:
+        raise ValueError(f"{name}: rows without a source: {missing}")
+    return rows
+
+
+@lru_cache(maxsize=1)
+def electricity_prices() -> dict[str, PlaceFigure]:
+    return {
+        r["location"]: PlaceFigure(r["location"], r["name"], float(r["price_per_kwh"]), r["currency"], r["period"],
+                                   r["source"], r["as_of"])
+        for r in _rows("electricity_prices.csv")
+    }
+
+
+@lru_cache(maxsize=1)
+def grid_carbon() -> dict[str, PlaceFigure]:
+    return {
+        r["location"]: PlaceFigure(r["location"], r["name"], float(r["g_co2e_per_kwh"]), "", r["year"], r["source"],
+                                   r["as_of"])
+        for r in _rows("grid_carbon.csv")
+    }
+
+
+@lru_cache(maxsize=1)
+def cloud_regions() -> dict[tuple[str, str], str]:
+    """(provider, region) -> location."""
+    return {(r["provider"].strip().lower(), r["region"].strip()): r["location"].strip()
+            for r in _rows("cloud_regions.csv")}
+
+
+def electricity_price(location: str) -> PlaceFigure | None:
+    return electricity_prices().get(normalise(location))
+
+
+def carbon_intensity(location: str) -> PlaceFigure | None:
+    """gCO2e per kWh at a location; a US state without its own row takes the US figure (marked `fallback_from`)."""
+    key = normalise(location)
+    found = grid_carbon().get(key)
+    if found is None and key.startswith("US-") and "US" in grid_carbon():
+        us = grid_carbon()["US"]
+        return replace(us, fallback_from=key)
+    return found
+
+
+def world_carbon_intensity(instead_of: str) -> PlaceFigure | None:
+    world = grid_carbon().get("WORLD")
+    return None if world is None else replace(world, fallback_from=instead_of)
+
+
+def region_location(provider: str, region: str) -> str | None:
+    """The location of a cloud region; a marketplace's country code (`US`, `CA`) is taken as it stands."""
+    found = cloud_regions().get((provider.strip().lower(), region.strip()))
+    if found is not None:
+        return found
+    candidate = normalise(region)
+    return candidate if LOCATION.match(candidate) and len(candidate) == 2 and candidate != "EU" else None
+
+
+def known_locations() -> list[str]:
+    return sorted((set(electricity_prices()) | set(grid_carbon())) - {"WORLD"})

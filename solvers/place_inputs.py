@@ -1,0 +1,178 @@
+"""Before the model: money inputs to USD, electricity by place, purchase taxes, and a carbon price folded into costs.
+
+Why here and not in the model: the mixed-integer program (`solvers/model.py`) prices owned energy per kWh and cloud
+hours per instance-hour; every option of this issue changes those inputs and nothing else, so the model keeps its
+structure. The steps, each on a copy (the caller's profile and catalog are not touched):
+
+1. every money input is converted to USD with the ECB rates in force (`catalog.fx`): owned and cloud quotes, the
+   electricity price, the capex budget, the carbon price;
+2. `electricity.location` fills the rate from the bundled table (`pricing.place`) unless a rate is given
+   (`electricity_usd_per_kwh` wins over `electricity.price_per_kwh`, which wins over the location);
+3. VAT and import duty multiply every purchase price (catalog hardware, hosts, owned quotes): the model's resale
+   credit is a share of the purchase price, so the resale value is of the gross (tax-inclusive) price, as second-hand
+   buyers pay tax-inclusive market prices; a lab that reclaims VAT leaves `vat_percent` at 0;
+4. a carbon price adds price x intensity to the electricity rate (owned energy, at the profile's location) and
+   price x (GPU board power x GPUs x cloud PUE) x region intensity to each cloud offer's hourly price.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+from pricing.catalog import Catalog
+from pricing.fx import ExchangeRates, UnknownCurrency
+from pricing.place import (
+    PlaceFigure,
+    carbon_intensity,
+    electricity_price,
+    known_locations,
+    region_location,
+    world_carbon_intensity,
+)
+from solvers import defaults
+from solvers.errors import ProfileError
+from solvers.profile import CloudPriceItem, OwnedPriceItem, Profile
+
+
+@dataclass
+class Prepared:
+    """The USD profile and catalog the planner solves, and what the readout needs to report."""
+
+    profile: Profile
+    catalog: Catalog
+    rates: ExchangeRates
+    currency: str
+    input_currencies: list[str]
+    electricity_usd_per_kwh: float  # before the carbon price
+    electricity_location: str | None
+    electricity_source: PlaceFigure | None  # None: the profile gave the rate (or the default was used)
+    owned_intensity: PlaceFigure | None
+    carbon_usd_per_kg: float | None
+    cloud_pue: float
+    tax_factor: float
+    notes: list[str] = field(default_factory=list)
+
+
+def _usd(rates: ExchangeRates, amount: float, currency: str, where: str) -> float:
+    try:
+        return rates.convert(amount, currency, "USD")
+    except UnknownCurrency:
+        raise ProfileError(where, "known_currency", f"{currency!r} is not a currency of the ECB reference rates of "
+                           f"{rates.as_of.isoformat()}; known: {', '.join(rates.currencies())}") from None
+
+
+def gpu_kw(catalog: Catalog, gpu: str) -> float | None:
+    """Board power of one GPU in kW (gpus.csv `tdp_w`), None for a GPU the table does not know."""
+    return catalog.gpus[gpu].tdp_w / 1000.0 if gpu in catalog.gpus else None
+
+
+def cloud_intensity(provider: str, region: str) -> PlaceFigure | None:
+    """The grid intensity at a region's location; the world average (marked as a fallback) where none is known."""
+    location = region_location(provider, region)
+    found = carbon_intensity(location) if location else None
+    return found or world_carbon_intensity(f"{provider} {region}".strip())
+
+
+def _electricity(profile: Profile, rates: ExchangeRates) -> tuple[float, str | None, PlaceFigure | None]:
+    given = profile.electricity
+    location = given.location if given else None
+    if location is not None and electricity_price(location) is None and carbon_intensity(location) is None:
+        raise ProfileError("electricity.location", "known_location",
+                           f"no electricity price or carbon intensity for {location!r}; known: "
+                           f"{', '.join(known_locations())}")
+    if profile.electricity_usd_per_kwh is not None:
+        return profile.electricity_usd_per_kwh, location, None
+    if given is not None and given.price_per_kwh is not None:
+        return _usd(rates, given.price_per_kwh, given.currency, "electricity.currency"), location, None
+    if location is not None:
+        row = electricity_price(location)
+        if row is None:
+            raise ProfileError("electricity.location", "known_location",
+                               f"no electricity price for {location!r} in the bundled table (its carbon intensity "
+                               f"is known): give electricity.price_per_kwh")
+        return _usd(rates, row.value, row.currency, "electricity.location"), location, row
+    return defaults.ELECTRICITY_USD_PER_KWH, None, None
+
+
+def prepare(profile: Profile, catalog: Catalog) -> Prepared:
+    rates = catalog.fx
+    opts = profile.options
+    notes: list[str] = []
+    _usd(rates, 1.0, profile.currency, "currency")
+    rate, location, row = _electricity(profile, rates)
+    tax_factor = 1.0 + (opts.vat_percent + opts.import_duty_percent) / 100.0
+    owned_intensity = (carbon_intensity(location) if location else None) or world_carbon_intensity(
+        location or "no electricity.location")
+    carbon_usd_per_kg = None
+    if opts.carbon_price_per_tonne is not None:
+        carbon_usd_per_kg = _usd(rates, opts.carbon_price_per_tonne, opts.carbon_price_currency,
+                                 "options.carbon_price_currency") / 1000.0
+    # 1-3: money inputs in USD, purchases with their taxes
+    owned = [item.model_copy(update={
+        "unit_price_usd": _usd(rates, item.unit_price_usd, item.currency, f"prices.owned[{i}].currency") * tax_factor,
+        "currency": "USD"}) for i, item in enumerate(profile.prices.owned)]
+    cloud = []
+    for i, quote in enumerate(profile.prices.cloud):
+        usd = _usd(rates, quote.usd_per_hour, quote.currency, f"prices.cloud[{i}].currency")
+        cloud.append(quote.model_copy(update={"usd_per_hour": usd + _carbon_per_hour(
+            carbon_usd_per_kg, catalog, quote.provider, quote.region, quote.gpu, quote.gpu_count, opts.cloud_pue),
+            "currency": "USD"}))
+    max_capex = opts.max_capex_usd
+    if max_capex is not None:
+        max_capex = _usd(rates, max_capex, opts.max_capex_currency, "options.max_capex_currency")
+    # 4: the carbon price on owned energy
+    priced_rate = rate
+    if carbon_usd_per_kg is not None and owned_intensity is not None:  # None only without the WORLD row
+        priced_rate += carbon_usd_per_kg * owned_intensity.value / 1000.0
+    given = profile.electricity
+    explicit = profile.electricity_usd_per_kwh is not None or (
+        given is not None and (given.price_per_kwh is not None or given.location is not None))
+    used_profile = profile.model_copy(update={
+        # None keeps the planner's own default and its warning when the profile says nothing about electricity
+        "electricity_usd_per_kwh": priced_rate if explicit or priced_rate != rate else None,
+        "prices": profile.prices.model_copy(update={"owned": owned, "cloud": cloud}),
+        "options": opts.model_copy(update={"max_capex_usd": max_capex, "max_capex_currency": "USD",
+                                           "carbon_price_currency": "USD"}),
+    })
+    used_catalog = _catalog(catalog, tax_factor, carbon_usd_per_kg, opts.cloud_pue)
+    quotes: list[OwnedPriceItem | CloudPriceItem] = [*profile.prices.owned, *profile.prices.cloud]
+    inputs = sorted({q.currency.upper() for q in quotes}
+                    | ({profile.electricity.currency.upper()} if profile.electricity else set())
+                    | ({row.currency} if row else set()) | {opts.max_capex_currency.upper(),
+                                                            opts.carbon_price_currency.upper()})
+    return Prepared(used_profile, used_catalog, rates, profile.currency, inputs, rate, location, row, owned_intensity,
+                    carbon_usd_per_kg, opts.cloud_pue, tax_factor, notes)
+
+
+def _carbon_per_hour(usd_per_kg: float | None, catalog: Catalog, provider: str, region: str, gpu: str, count: int,
+                     pue: float) -> float:
+    if usd_per_kg is None:
+        return 0.0
+    kw, intensity = gpu_kw(catalog, gpu), cloud_intensity(provider, region)
+    if kw is None or intensity is None:
+        return 0.0
+    return usd_per_kg * kw * count * pue * intensity.value / 1000.0
+
+
+def _catalog(catalog: Catalog, tax_factor: float, usd_per_kg: float | None, pue: float) -> Catalog:
+    if tax_factor == 1.0 and usd_per_kg is None:
+        return catalog
+    hardware = catalog.hardware.assign(unit_price_usd=catalog.hardware["unit_price_usd"] * tax_factor)
+    hosts = [replace(h, base_cost_usd=h.base_cost_usd * tax_factor) for h in catalog.hosts]
+    cloud = catalog.cloud
+    if usd_per_kg is not None and not cloud.empty:
+        adders = [_carbon_per_hour(usd_per_kg, catalog, p, r, g, int(n), pue)
+                  for p, r, g, n in zip(cloud["provider"], cloud["region"], cloud["gpu"], cloud["gpu_count"],
+                                        strict=True)]
+        cloud = cloud.assign(usd_per_hour=cloud["usd_per_hour"] + pd.Series(adders, index=cloud.index))
+    return replace(catalog, hardware=hardware, hosts=hosts, cloud=cloud)
+
+
+def carbon_adder_usd_per_kwh(prep: Prepared) -> float:
+    """What the carbon price added to each kWh of owned energy (0 without a price or a known intensity)."""
+    if prep.carbon_usd_per_kg is None or prep.owned_intensity is None:
+        return 0.0
+    return prep.carbon_usd_per_kg * prep.owned_intensity.value / 1000.0
+

@@ -1,0 +1,115 @@
+"""After the model: the plan's carbon, the rates, electricity and taxes it used, and its money in its currency.
+
+Carbon (issue 16): owned kgCO2e = owned energy (kWh, PUE applied, as billed) x the grid intensity at the profile's
+location; rented kgCO2e = per cloud line, GPU board power (gpus.csv `tdp_w`) x GPUs x instance-hours x cloud PUE x
+the intensity of the region's location. A figure whose intensity is unknown is left out and said so, never guessed.
+The owned energy is read back from the plan's electricity cost at the rate it was priced at (the rate with any
+carbon price folded in), so it is exactly the energy the objective paid for.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pricing.place import region_location
+from solvers.currency import convert_model, usd_to
+from solvers.place_inputs import Prepared, carbon_adder_usd_per_kwh, cloud_intensity, gpu_kw
+from solvers.result import (
+    CarbonReport,
+    ElectricityUsed,
+    ExchangeRatesUsed,
+    PlanResult,
+    PurchaseTax,
+    RateUsed,
+    RegionCarbon,
+)
+
+RESALE_NOTE = ("taxes are added to every purchase price; the resale credit is a share of that gross price (used "
+               "buyers pay tax-inclusive prices)")
+
+
+def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
+    notes: list[str] = []
+    priced_rate = prep.electricity_usd_per_kwh + carbon_adder_usd_per_kwh(prep)
+    owned_kwh = plan.costs.electricity_usd / priced_rate if priced_rate > 0 else None
+    if owned_kwh is None and plan.costs.electricity_usd == 0 and not plan.buy:
+        owned_kwh = 0.0
+    elif owned_kwh is None:
+        notes.append("owned energy unknown: the electricity rate is 0")
+    intensity = prep.owned_intensity
+    owned_kg = owned_kwh * intensity.value / 1000.0 if owned_kwh is not None and intensity is not None else None
+    if intensity is not None and intensity.fallback_from:
+        notes.append(f"owned energy ({intensity.fallback_from}): no figure of its own, the {intensity.name} "
+                     "intensity is used")
+    hours: dict[tuple[str, str], float] = defaultdict(float)
+    kwh: dict[tuple[str, str], float] = defaultdict(float)
+    unknown_power = 0.0
+    for line in plan.cloud:
+        key = (line.provider, line.region)
+        hours[key] += line.hours
+        kw = gpu_kw(prep.catalog, line.gpu)
+        if kw is None:
+            unknown_power += line.hours
+            continue
+        line_kwh = kw * line.gpu_count * line.hours * prep.cloud_pue
+        kwh[key] += line_kwh
+        grid = cloud_intensity(line.provider, line.region)
+        line.kg_co2e = None if grid is None else round(line_kwh * grid.value / 1000.0, 3)
+    regions, rented_kg, unknown_hours = [], 0.0, unknown_power
+    fallbacks: list[str] = []
+    for (provider, region), h in sorted(hours.items()):
+        grid = cloud_intensity(provider, region)
+        energy = kwh[(provider, region)]
+        kg = energy * grid.value / 1000.0 if grid is not None else None
+        if kg is None:
+            unknown_hours += h
+        else:
+            rented_kg += kg
+        if grid is not None and grid.fallback_from:
+            fallbacks.append(f"{provider} {region}")
+        regions.append(RegionCarbon(provider=provider, region=region, location=region_location(provider, region),
+                                    g_co2e_per_kwh=grid.value if grid else None, instance_hours=round(h, 3),
+                                    kwh=round(energy, 3), kg_co2e=None if kg is None else round(kg, 3),
+                                    source=grid.source if grid else None))
+    if fallbacks:
+        notes.append("regions without a location or an intensity of their own take the world or national average: "
+                     + ", ".join(fallbacks[:5]) + (" ..." if len(fallbacks) > 5 else ""))
+    if unknown_hours:
+        notes.append(f"{unknown_hours:,.0f} rented instance-hours are on GPUs whose power is not known and are "
+                     "not counted")
+    cost = None
+    if prep.carbon_usd_per_kg is not None:
+        owned_priced = owned_kg if owned_kg is not None and carbon_adder_usd_per_kwh(prep) > 0 else 0.0
+        cost = prep.carbon_usd_per_kg * (rented_kg + owned_priced)
+    return CarbonReport(
+        owned_kwh=None if owned_kwh is None else round(owned_kwh, 3),
+        owned_g_co2e_per_kwh=intensity.value if intensity else None,
+        owned_location=prep.electricity_location, owned_source=intensity.source if intensity else None,
+        owned_kg_co2e=None if owned_kg is None else round(owned_kg, 3), rented_kg_co2e=round(rented_kg, 3),
+        rented_unknown_instance_hours=round(unknown_hours, 3), cloud_pue=prep.cloud_pue, regions=regions,
+        carbon_price_per_tonne=None if prep.carbon_usd_per_kg is None else prep.carbon_usd_per_kg * 1000.0,
+        carbon_cost=cost, notes=notes + prep.notes)
+
+
+def finish(plan: PlanResult, prep: Prepared) -> PlanResult:
+    """The USD plan with its carbon, rates, electricity and taxes reported, then converted to the plan's currency."""
+    rates = prep.rates
+    shown = sorted({prep.currency, "USD", *prep.input_currencies})
+    plan.exchange_rates = ExchangeRatesUsed(
+        as_of=rates.as_of.isoformat(), source=rates.source, origin=rates.origin,
+        rates=[RateUsed(currency=c, units_per_eur=rates.units_per_eur(c), usd_per_unit=round(rates.usd_per_unit(c), 8))
+               for c in shown])
+    row = prep.electricity_source
+    plan.electricity = ElectricityUsed(
+        price_per_kwh=prep.electricity_usd_per_kwh, location=prep.electricity_location,
+        source=row.source if row else "profile" if prep.profile.electricity_usd_per_kwh is not None else
+        "default: the guide's 2023 figure", as_of=row.as_of if row else None, period=row.period if row else None)
+    plan.carbon = carbon_report(plan, prep)
+    if prep.tax_factor != 1.0:
+        opts = prep.profile.options
+        plan.purchase_tax = PurchaseTax(vat_percent=opts.vat_percent, import_duty_percent=opts.import_duty_percent,
+                                        note=RESALE_NOTE)
+    plan.currency = prep.currency  # type: ignore[assignment]  # a PlanCurrency, validated on the profile
+    if prep.currency != "USD":
+        convert_model(plan, usd_to(rates, prep.currency))
+    return plan
