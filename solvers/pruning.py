@@ -90,6 +90,7 @@ def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
     return (
         a.gpus_per_unit == b.gpus_per_unit
         and a.includes_host == b.includes_host
+        and set(b.accepting_hosts) <= set(a.accepting_hosts)  # a bare card only dominates where it fits too
         and a.throughput >= b.throughput
         and a.unit_price_usd <= b.unit_price_usd
         and a.net_price_usd <= b.net_price_usd

@@ -89,3 +89,22 @@ def test_cloud_only_cost_is_linear_in_utilisation(prices: dict[str, Any], u: flo
     two = make_plan(profile_with(prices, 2 * u), bundled_catalog(), TODAY).alternatives.cloud_only
     assert one is not None and two is not None
     assert two.total_cost_usd == pytest.approx(2 * one.total_cost_usd, rel=1e-6, abs=0.02)
+
+
+def test_a_bare_card_that_fits_only_a_server_does_not_prune_a_desktop_card() -> None:
+    """A $200 passive A100 PCIe is faster and no dearer than a $200 RTX 3090, but only a $23,599 server takes it:
+    it must not prune the RTX 3090, which a $1,000-ish desktop takes (hypothesis found this once the server host
+    was priced: the pruned plan bought the server, 7x the cost)."""
+    profile = profile_with({
+        "owned": [
+            {"name": "3090", "gpu": "RTX 3090", "unit_price_usd": 200.0, "watts": 100.0, "idle_watts": 0.0,
+             "condition": "used"},
+            {"name": "a100", "gpu": "A100 80GB PCIe", "unit_price_usd": 200.0, "watts": 100.0, "idle_watts": 10.0,
+             "condition": "used"},
+        ],
+        "cloud": [{"provider": "p1", "name": "fallback", "gpu": "RTX 3090", "usd_per_hour": 5.0, "region": "r"}],
+    }, utilisation=1.0, gpus=3)
+    pruned = make_plan(profile, bundled_catalog(), TODAY, prune=True)
+    full = make_plan(profile, bundled_catalog(), TODAY, prune=False)
+    assert pruned.total_cost_usd == pytest.approx(full.total_cost_usd, abs=0.02)
+    assert [b.name for b in pruned.buy] == ["3090"]
