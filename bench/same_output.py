@@ -1,5 +1,5 @@
 """Same output before and after a speed change: plans for a fixed set of profiles, made by this tree and by a git
-ref (default `main`), must be identical in every field but the solver's own timings.
+ref (default: where this branch left `main`), must be identical in every field but the solver's own timings.
 
 The ref's code is exported with `git archive` into a temporary directory and run in a subprocess, so the
 "before" is the real old code, not figures copied from it. The profiles cover what the planner's speed paths
@@ -7,7 +7,9 @@ touch: the bundled catalog with filters (spot, used, providers), a monthly serie
 quote items, wide jobs, availability below one (maintenance to packed cloud hours), a capex budget, patience,
 request cloud prices (replace and extend) and the guide's worked example.
 
-Run: python bench/same_output.py [--ref main]   (exit status 1 when any plan differs)
+Run: python bench/same_output.py [--ref REF]   (exit status 1 when any plan differs)
+The default ref is where this branch left `main` (`git merge-base main HEAD`): `main` itself may have moved on
+with changes that are meant to change plans.
 """
 
 from __future__ import annotations
@@ -118,8 +120,11 @@ def differences(before: Any, after: Any, where: str = "") -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--ref", default="main")
+    parser.add_argument("--ref", default=None, help="git ref of the 'before' code (default: merge-base of main, HEAD)")
     args = parser.parse_args()
+    if args.ref is None:
+        args.ref = subprocess.run(["git", "merge-base", "main", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                                  check=True).stdout.strip()
     inputs = profiles()
     archive = subprocess.run(["git", "archive", args.ref], cwd=ROOT, capture_output=True, check=True).stdout
     with tempfile.TemporaryDirectory() as tmp:
