@@ -95,7 +95,7 @@ def median_ms(run: object, repeat: int, clock: object = time.perf_counter) -> fl
 def plan_and_bare(profile_data: dict[str, object], catalog: Catalog,
                   repeat: int) -> tuple[float, float, int, float, float]:
     """Median plan latency and median bare HiGHS solve of the same plan's main model, same run; then the same two
-    as CPU time (the plan's CPU counts both of its threads: the alternatives solve beside the main model)."""
+    as CPU time (less disturbed by other processes on a shared machine)."""
     profile = Profile.model_validate(profile_data)
     core = solve_core(profile, catalog, TODAY)
     built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
@@ -175,8 +175,7 @@ def main() -> None:
     median_bundled, share_bundled = measure(bundled, args.repeat)
     median_big, share_big = measure(big, args.repeat)
     print(f"bundled catalog ({len(bundled.cloud)} cloud offers), 36-month series: "
-          f"median {1000 * median_bundled:.1f} ms, time in model solves {100 * share_bundled:.0f}% of it "
-          "(the alternatives' solves overlap the main one)")
+          f"median {1000 * median_bundled:.1f} ms, time in model solves {100 * share_bundled:.0f}% of it")
     print(f"synthetic catalog ({len(big.cloud)} cloud offers), 36-month series: "
           f"median {1000 * median_big:.1f} ms, time in model solves {100 * share_big:.0f}% of it")
     print(f"ratio 10,000-offer / bundled: {median_big / median_bundled:.2f}x (target <= 2x)")

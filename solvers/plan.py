@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
@@ -100,8 +99,8 @@ def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[str]:
 
 
 @dataclass
-class Prepared:
-    """Everything a solve needs, before any solve: periods, options, blocks, limits and the pruned owned lists."""
+class Core:
+    """The cheapest mix itself, before any alternative or break-even analysis: what alerts re-plan with."""
 
     profile: Profile
     periods: list[Period]
@@ -111,19 +110,13 @@ class Prepared:
     limits: Limits
     owned: list[OwnedOption]
     owned_main: list[OwnedOption]
-
-
-@dataclass
-class Core(Prepared):
-    """The cheapest mix itself, before any alternative or break-even analysis: what alerts re-plan with."""
-
     main: MipSolution
     ledger: Ledger
     plan: Accounts
 
 
-def prepare(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Prepared:
-    """Periods and demand -> options -> pruning: the inputs of the main model and of the alternatives."""
+def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
+    """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis)."""
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
@@ -139,59 +132,22 @@ def prepare(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool =
                     profile.jobs.gpus_per_job, profile.jobs.patience == "none")
     owned = prune_dominated(options.owned) if prune else options.owned
     owned_main = prune_unprofitable(owned, options.cloud, blocks, rate, limits.width) if prune else owned
-    return Prepared(profile, periods, horizon_days, options, blocks, limits, owned, owned_main)
 
-
-def solve_main(prepared: Prepared) -> Core:
-    """The MIP on the prepared options -> the plan's accounts (or the infeasible constraint, named)."""
-    p = prepared
-    main = solve(p.owned_main, p.options.cloud, p.options.hosts, p.blocks, p.limits)
+    main = solve(owned_main, options.cloud, options.hosts, blocks, limits)
     if main.status == SolveStatus.INFEASIBLE:
-        raise explain(p.owned, p.options.cloud, p.options.hosts, p.blocks, p.periods, p.limits)
+        raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
     if main.status == SolveStatus.ERROR:
         raise SolverFailure("the solver returned no solution and no proof of infeasibility")
 
-    ledger = Ledger({o.key: o for o in p.owned}, {c.key: c for c in p.options.cloud},
-                    {h.host.name: h for h in p.options.hosts}, p.blocks, p.periods, p.options.electricity_usd_per_kwh,
-                    p.limits.width, scaling_efficiency(p.profile))
-    return Core(p.profile, p.periods, p.horizon_days, p.options, p.blocks, p.limits, p.owned, p.owned_main, main,
-                ledger, ledger.account(_allocation(main)))
-
-
-def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
-    """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis)."""
-    return solve_main(prepare(profile, catalog, today, prune=prune))
-
-
-@dataclass
-class _AlternativeSolutions:
-    cloud_only: MipSolution | None  # None: no cloud offer allowed
-    buy_only: MipSolution | None    # None: nothing can be bought
-
-
-def _solve_alternatives(prepared: Prepared) -> _AlternativeSolutions:
-    """Cloud only and buy only: the same model without the owned options, and without the cloud offers."""
-    options, blocks, limits = prepared.options, prepared.blocks, prepared.limits
-    cloud_only = solve([], options.cloud, options.hosts, blocks, limits) if options.cloud else None
-    buy_only = solve(prepared.owned, [], options.hosts, blocks, limits) if prepared.owned else None
-    return _AlternativeSolutions(cloud_only, buy_only)
-
-
-def _solve_with_alternatives(prepared: Prepared) -> tuple[Core, _AlternativeSolutions]:
-    """The main model and the alternatives' models solved at once: HiGHS releases the GIL while it runs
-    (highspy's `run`), so on a machine with a spare core the alternatives cost the plan's latency next to nothing,
-    and each model is built and solved exactly as on its own (same model, same options: same solutions)."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpuplan-alternatives") as pool:
-        alternatives = pool.submit(_solve_alternatives, prepared)
-        try:
-            core = solve_main(prepared)
-        finally:
-            solved = alternatives.result()  # never leave a solve running behind an error
-    return core, solved
+    ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
+                    {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
+                    scaling_efficiency(profile))
+    return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
+                ledger.account(_allocation(main)))
 
 
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
-    core, solved = _solve_with_alternatives(prepare(profile, catalog, today, prune=prune))
+    core = solve_core(profile, catalog, today, prune=prune)
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
@@ -202,16 +158,18 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                           limits.integer_instances, hours_scale)
     notes: list[str] = []
     cloud_only_acc: Accounts | None = None
-    if solved.cloud_only is not None:
-        if solved.cloud_only.status.has_solution:
-            cloud_only_acc = ledger.account(_allocation(solved.cloud_only))
+    if options.cloud:
+        cloud_only_sol = solve([], options.cloud, options.hosts, blocks, limits)
+        if cloud_only_sol.status.has_solution:
+            cloud_only_acc = ledger.account(_allocation(cloud_only_sol))
         else:
             notes.append("cloud_only: the cloud offers' quotas cannot meet the demand alone")
     else:
         notes.append("cloud_only: no cloud offer is allowed by this profile")
-    buy_only_sol = solved.buy_only
+    buy_only_sol: MipSolution | None = None
     buy_only_acc: Accounts | None = None
-    if buy_only_sol is not None:
+    if owned:
+        buy_only_sol = solve(owned, [], options.hosts, blocks, limits)
         if buy_only_sol.status.has_solution:
             buy_only_acc = ledger.account(_allocation(buy_only_sol))
         else:
@@ -350,4 +308,4 @@ def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, 
     return sentence + "."
 
 
-__all__ = ["Core", "Prepared", "SolverFailure", "make_plan", "prepare", "solve_core", "solve_main"]
+__all__ = ["Core", "SolverFailure", "make_plan", "solve_core"]
