@@ -181,18 +181,60 @@ class Ledger:
             resale_credit_usd=round(resale, 2),
             total_usd=round(capex + sum(electricity) + sum(cloud_cost) - resale, 2),
         )
+        n = len(self.periods)
+        owned_kept = [{k: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
+        cloud_kept = [{k: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
+        owned_rounded = _unflatten(owned_kept, rounded([v for d in owned_kept for v in d.values()], 3))
+        cloud_rounded = _unflatten(cloud_kept, rounded([v for d in cloud_kept for v in d.values()], 3))
+        demand_r = rounded([period.demand for period in self.periods], 3)
+        delivered_r = rounded(delivered, 3)
+        electricity_r = rounded(electricity, 2)
+        cloud_r = rounded(cloud_cost, 2)
+        peak_owned_r = rounded([peak[0] for peak in peaks], 3)
+        peak_rented_r = rounded([peak[1] for peak in peaks], 3)
+        unused_r = rounded(unused, 3)
+        waited_r = rounded([period.waited_gpu_hours for period in self.periods], 3)
         lines = [
             PeriodLine(month=period.label, start=period.start.isoformat(), days=period.days,
-                       demand_reference_gpu_hours=round(period.demand, 3),
-                       delivered_reference_gpu_hours=round(delivered[p], 3),
-                       owned_gpu_hours={k: round(v, 3) for k, v in owned_gpu_hours[p].items() if v > 1e-9},
-                       cloud_hours={k: round(v, 3) for k, v in cloud_hours[p].items() if v > 1e-9},
-                       electricity_usd=round(electricity[p], 2), cloud_usd=round(cloud_cost[p], 2),
-                       peak_owned_gpus=round(peaks[p][0], 3), peak_rented_gpus=round(peaks[p][1], 3),
-                       unused_rented_gpu_hours=round(unused[p], 3),
-                       waited_gpu_hours=round(period.waited_gpu_hours, 3), max_wait_hours=period.max_wait_hours)
+                       demand_reference_gpu_hours=demand_r[p],
+                       delivered_reference_gpu_hours=delivered_r[p],
+                       owned_gpu_hours=owned_rounded[p],
+                       cloud_hours=cloud_rounded[p],
+                       electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
+                       peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
+                       unused_rented_gpu_hours=unused_r[p],
+                       waited_gpu_hours=waited_r[p], max_wait_hours=period.max_wait_hours)
             for p, period in enumerate(self.periods)
         ]
         listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})
         return Accounts(buy, hosts, cloud, costs, lines, [e + c for e, c in zip(electricity, cloud_cost, strict=True)],
                         listings)
+
+
+def rounded(values: list[float], digits: int) -> list[float]:
+    """`round(v, digits)` of each value, the numpy scalars among them in one `np.round` call.
+
+    Why: the figures mix Python floats and numpy float64 scalars, and `round` of a numpy scalar costs about ten
+    times a Python one (a plan rounds some thousand of them). `np.round` of an array rounds each element exactly
+    as `round` of that element's numpy scalar does (both scale, round half to even and unscale), while Python's
+    `round` of a float rounds its exact decimal value, which can differ in the last digit: so the numpy scalars
+    go through `np.round` and the rest through `round`, and every figure is the one `round` gave before.
+    """
+    out = list(values)
+    numpy_at = []
+    for i, v in enumerate(values):
+        if type(v) is float or type(v) is int:
+            out[i] = round(v, digits)
+        else:
+            numpy_at.append(i)
+    if numpy_at:
+        scaled = np.round(np.array([values[i] for i in numpy_at], dtype=np.float64), digits).tolist()
+        for i, v in zip(numpy_at, scaled, strict=True):
+            out[i] = v
+    return out
+
+
+def _unflatten(shape: list[dict[str, float]], values: list[float]) -> list[dict[str, float]]:
+    """Dicts with the keys of `shape` and, in order, the flat `values`."""
+    it = iter(values)
+    return [{k: next(it) for k in d} for d in shape]

@@ -51,6 +51,20 @@ class Evaluation:
         return math.isfinite(self.cost)
 
 
+@dataclass(frozen=True)
+class _Operation:
+    """Fixed units at one demand scale: rent at the listed prices, owned reference hours each unit type takes (in
+    energy order), hours each moves to packed cloud hours, and whether demand is left uncovered."""
+
+    rent: float
+    taken: list[float]
+    moved: list[float]
+    short: bool
+
+
+_MISSING = object()
+
+
 class Evaluator:
     """`scale_hours`: a demand multiple lengthens the busy hours (N GPUs at once for u of the hours) instead of
     raising the number of jobs at once."""
@@ -72,6 +86,7 @@ class Evaluator:
         self._renting: Renting | None = None
         self._screens: dict[tuple[float, int], Layers] = {}
         self._scaled: dict[float, tuple[Cells, int]] = {}
+        self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
 
@@ -108,38 +123,58 @@ class Evaluator:
             self._scaled[scale] = found
         return found
 
+    def _operation(self, units: tuple[tuple[str, int], ...], demand: float) -> _Operation | None:
+        """What running these units (cheapest energy first) leaves to rent and to packed hours at one demand
+        scale: the same for every electricity rate and cloud price that keeps the energy order, so the thresholds'
+        bisections (hundreds of evaluations a plan) compute it once per purchase and demand. None: the rent is
+        infinite (the quotas cannot cover the demand)."""
+        found = self._operations.get((units, demand), _MISSING)
+        if found is not _MISSING:
+            return found  # type: ignore[return-value]
+        slots = {k: _slots(self.owned[k], n, self.width) for k, n in units}
+        cells, peak = self._cells_at(demand)
+        max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
+        screen_key = (demand, max_slots)
+        layers = self._screens.get(screen_key)
+        if layers is None:
+            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots))
+            self._screens[screen_key] = layers
+        rent = float(layers.rent[-1])
+        operation: _Operation | None = None
+        if math.isfinite(rent):
+            work = layers.owned_hours[:, -1]
+            taken = []
+            for key, _ in units:  # cheapest energy first, up to each option's available hours
+                o = self.owned[key]
+                take = np.minimum(work, self.availability * self._block_hours * slots[key] * o.throughput)
+                taken.append(float(take.sum()))
+                work = work - take
+            moved = []
+            for key, _ in units:  # maintenance hours beyond idle hours: packed cloud hours
+                o = self.owned[key]
+                take = np.minimum(work, (1 - self.availability) * self._block_hours * slots[key] * o.throughput)
+                moved.append(float(take.sum()))
+                work = work - take
+            operation = _Operation(rent, taken, moved, float(work.max(initial=0.0)) > 1e-6)
+        self._operations[(units, demand)] = operation
+        return operation
+
     def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""
         rate = scenario.usd_per_kwh
         cost = self.fixed_cost(purchase, scenario)
         owned = sorted(((self.owned[k].usd_per_job_hour(rate, self.width), k, n)
                         for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
-        slots = {k: _slots(self.owned[k], n, self.width) for _, k, n in owned}
-        cells, peak = self._cells_at(scenario.demand)
-        max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
-        screen_key = (scenario.demand, max_slots)
-        layers = self._screens.get(screen_key)
-        if layers is None:
-            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots))
-            self._screens[screen_key] = layers
-        rent = float(layers.rent[-1])
-        if not math.isfinite(rent):
+        operation = self._operation(tuple((k, n) for _, k, n in owned), scenario.demand)
+        if operation is None:
             return Evaluation(math.inf)
-        cost += scenario.cloud_price * rent
-        work = layers.owned_hours[:, -1]
-        for energy, key, _ in owned:  # cheapest energy first, up to each option's available hours
-            o = self.owned[key]
-            take = np.minimum(work, self.availability * self._block_hours * slots[key] * o.throughput)
-            cost += energy * float(take.sum())
-            work = work - take
-        for _energy, key, _ in owned:  # maintenance hours beyond idle hours: packed cloud hours
-            o = self.owned[key]
-            take = np.minimum(work, (1 - self.availability) * self._block_hours * slots[key] * o.throughput)
-            moved = float(take.sum())
+        cost += scenario.cloud_price * operation.rent
+        for (energy, _, _), taken in zip(owned, operation.taken, strict=True):
+            cost += energy * taken
+        for moved in operation.moved:
             if moved > 1e-9:
                 cost += self._packed * scenario.cloud_price * moved
-            work = work - take
-        if float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(cost):
+        if operation.short or not math.isfinite(cost):
             return Evaluation(math.inf)
         return Evaluation(cost)
 

@@ -18,6 +18,7 @@ from pricing.catalog import Catalog, Host, normalise_cloud
 from pricing.gpus import GpuSpec, GpuTable
 from pricing.hardware_fit import MODULE_FORM_FACTORS, MODULE_SERVER_SLOTS, host_accepts
 from solvers import defaults
+from solvers.cloud_table import CloudTable, cloud_table
 from solvers.errors import ProfileError
 from solvers.performance import relative_throughput
 from solvers.profile import OwnedPriceItem, Profile
@@ -166,69 +167,59 @@ def _request_cloud_frame(profile: Profile, gpus: GpuTable, today: dt.date) -> pd
     return normalise_cloud(frame, gpus, "request", "prices.cloud") if items else frame
 
 
-def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date) -> pd.DataFrame:
-    """All cloud offers the profile allows, with `ref_hours_per_hour` and `usd_per_ref_hour` columns."""
+def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date) -> CloudTable:
+    """All cloud offers the profile allows, priced: `ref_hours_per_hour`, `usd_per_ref_hour`, `slots`, `speed`,
+    `usd_per_job_hour` (numpy columns of the catalog's offers, converted once per catalog: solvers.cloud_table)."""
     opts = profile.options
-    frames = [] if profile.prices.mode == "replace" else [catalog.cloud]
+    tables = [] if profile.prices.mode == "replace" else [cloud_table(catalog.cloud)]
     if profile.prices.cloud:
-        frames.append(_request_cloud_frame(profile, catalog.gpus, today))
-    if not frames or not opts.allow_cloud:
-        return catalog.cloud.iloc[0:0].assign(ref_hours_per_hour=[], usd_per_ref_hour=[], slots=[], speed=[],
-                                              listing=[], usd_per_job_hour=[])
-    cloud = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        tables.append(CloudTable.of(_request_cloud_frame(profile, catalog.gpus, today)))
+    if not tables or not opts.allow_cloud:
+        return cloud_table(catalog.cloud).take(np.zeros(0, dtype=np.int64))
+    cloud = CloudTable.concat(tables) if len(tables) > 1 else tables[0]
     mask = np.ones(len(cloud), dtype=bool)
     if not opts.allow_spot:
-        mask &= (cloud["pricing"] != "spot").to_numpy()
+        mask &= cloud.pricing != "spot"
     if opts.providers is not None:
-        mask &= cloud["provider"].isin(opts.providers).to_numpy()
+        mask &= np.isin(cloud.provider, list(opts.providers))
     if opts.regions is not None:
-        mask &= cloud["region"].isin(opts.regions).to_numpy()
-    memory = cloud["gpu"].map({g.name: g.memory_gb for g in catalog.gpus})
-    mask &= (memory >= profile.min_gpu_memory_gb).to_numpy()
-    listing = cloud["provider"].isin(defaults.MARKETPLACE_PROVIDERS).to_numpy()
+        mask &= np.isin(cloud.region, list(opts.regions))
+    memory = {g.name: g.memory_gb for g in catalog.gpus}
+    mask &= np.array([memory.get(g, np.nan) >= profile.min_gpu_memory_gb for g in cloud.gpu], dtype=bool)
     if not opts.allow_marketplace:
-        mask &= ~listing
+        mask &= ~cloud.listing
     if not opts.allow_unverified_hosts:
-        verified = (cloud["verified"].astype(str).str.lower().isin(["true", "1", "yes"]).to_numpy()
-                    if "verified" in cloud else np.zeros(len(cloud), dtype=bool))
-        mask &= ~listing | verified
-    slots = cloud["gpu_count"].to_numpy() // profile.jobs.gpus_per_job
+        mask &= ~cloud.listing | cloud.verified
+    slots = cloud.gpu_count // profile.jobs.gpus_per_job
     mask &= slots > 0  # a job needs all its GPUs on one instance
-    cloud = cloud[mask]
-    listing, slots = listing[mask], slots[mask]
-    if listing.any():  # a marketplace listing is one machine: at most one instance of it at a time
-        cloud = cloud.assign(max_instances=np.where(listing & cloud["max_instances"].isna().to_numpy(), 1.0,
-                                                    cloud["max_instances"].to_numpy()))
-    per_gpu = cloud["gpu"].map({g: throughput(g) for g in cloud["gpu"].unique()}).astype(float)
-    spot_factor = np.where(cloud["pricing"] == "spot", 1.0 - opts.spot_interruption_overhead, 1.0)
-    speed = per_gpu.to_numpy() * spot_factor
-    ref = cloud["gpu_count"].to_numpy() * speed
-    price = cloud["usd_per_hour"].to_numpy()
-    return cloud.assign(ref_hours_per_hour=ref, usd_per_ref_hour=price / ref, slots=slots, speed=speed,
-                        listing=listing, usd_per_job_hour=price / speed)
+    cloud = cloud.take(mask)
+    slots = slots[mask]
+    max_instances = cloud.max_instances
+    if cloud.listing.any():  # a marketplace listing is one machine: at most one instance of it at a time
+        max_instances = np.where(cloud.listing & np.isnan(max_instances), 1.0, max_instances)
+    per_gpu = {g: float(throughput(g)) for g in dict.fromkeys(cloud.gpu.tolist())}
+    spot_factor = np.where(cloud.pricing == "spot", 1.0 - opts.spot_interruption_overhead, 1.0)
+    speed = np.array([per_gpu[g] for g in cloud.gpu], dtype=float) * spot_factor
+    ref = cloud.gpu_count * speed
+    price = cloud.usd_per_hour
+    return cloud.priced(max_instances=max_instances, ref_hours_per_hour=ref, usd_per_ref_hour=price / ref,
+                        slots=slots, speed=speed, usd_per_job_hour=price / speed)
 
 
-def cloud_options(frame: pd.DataFrame) -> list[CloudOption]:
+def cloud_options(table: CloudTable) -> list[CloudOption]:
+    columns = zip(table.label.tolist(), table.provider.tolist(), table.name.tolist(), table.gpu.tolist(),
+                  table.gpu_count.tolist(), table.usd_per_hour.tolist(), table.region.tolist(),
+                  table.pricing.tolist(), table.ref_hours_per_hour.tolist(), table.max_instances.tolist(),
+                  table.source.tolist(), table.as_of.tolist(), table.feed.tolist(), table.slots.tolist(),
+                  table.speed.tolist(), table.listing.tolist(), strict=True)
     return [
-        CloudOption(
-            key=f"cloud:{i}",
-            provider=r.provider,
-            name=r.name,
-            gpu=r.gpu,
-            gpu_count=int(r.gpu_count),
-            usd_per_hour=float(r.usd_per_hour),
-            region=r.region,
-            pricing=r.pricing,
-            ref_hours_per_hour=float(r.ref_hours_per_hour),
-            max_instances=None if pd.isna(r.max_instances) else float(r.max_instances),
-            source=r.source,
-            as_of=r.as_of,
-            feed=r.feed,
-            slots=int(r.slots),
-            speed=float(r.speed),
-            listing=bool(r.listing),
-        )
-        for i, r in zip(frame.index, frame.itertuples(index=False), strict=True)
+        CloudOption(key=f"cloud:{label}", provider=provider, name=name, gpu=gpu, gpu_count=int(gpu_count),
+                    usd_per_hour=float(usd), region=region, pricing=pricing, ref_hours_per_hour=float(ref),
+                    max_instances=None if quota != quota else float(quota),  # NaN: no quota
+                    source=source, as_of=as_of, feed=feed, slots=int(slots), speed=float(speed),
+                    listing=bool(listing))
+        for (label, provider, name, gpu, gpu_count, usd, region, pricing, ref, quota, source, as_of, feed, slots,
+             speed, listing) in columns
     ]
 
 
@@ -311,11 +302,11 @@ def used_market_value(catalog: Catalog) -> dict[str, float]:
     return used.groupby("gpu")["unit_price_usd"].min().to_dict() if not used.empty else {}
 
 
-def _oldest_per_feed(cloud: pd.DataFrame) -> dict[str, str]:
+def _oldest_per_feed(cloud: CloudTable) -> dict[str, str]:
     """Oldest price date per feed. A loop over the two columns as plain lists: a pandas groupby costs about
     3 ms of fixed overhead for a few hundred rows, more than the rest of building the options."""
     oldest: dict[str, str] = {}
-    for feed, as_of in zip(cloud["feed"].to_numpy().tolist(), cloud["as_of"].to_numpy().tolist(), strict=True):
+    for feed, as_of in zip(cloud.feed.tolist(), cloud.as_of.tolist(), strict=True):
         feed, as_of = str(feed), str(as_of)
         if feed not in oldest or as_of < oldest[feed]:
             oldest[feed] = as_of
@@ -327,7 +318,7 @@ def build_options(
     profile: Profile,
     today: dt.date,
     horizon_days: int,
-    cloud_filter: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    cloud_filter: Callable[[CloudTable], CloudTable] | None = None,
 ) -> Options:
     """Candidate options for this profile; `cloud_filter` may prune the cloud offers before they
     become objects (10,000 offers stay a vectorised table until then)."""

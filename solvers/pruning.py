@@ -21,24 +21,25 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 from solvers.blocks import Block
+from solvers.cloud_table import CloudTable
 from solvers.options import CloudOption, OwnedOption
 
 
-def prune_cloud_frame(frame: pd.DataFrame, peak_jobs: float | None = None) -> pd.DataFrame:
+def prune_cloud_frame(frame: CloudTable, peak_jobs: float | None = None) -> CloudTable:
     """Rule 1, vectorised: the unlimited offers on the front of (price per job-hour, jobs per instance), plus the
     quota-limited offers that no unlimited offer beats on both.
 
     Ties (same price and slots) go to the first by provider, name and region; only the few kept rows are sorted
-    by text (sorting thousands of offers by text per plan cost more than the solve).
+    by text (sorting thousands of offers by text per plan cost more than the solve). The kept rows come in order
+    of price per job-hour, then provider, name and region.
     """
     if frame.empty:
         return frame
-    price = frame["usd_per_job_hour"].to_numpy(dtype=float)
-    slots = frame["slots"].to_numpy(dtype=float)
-    unlimited = frame["max_instances"].isna().to_numpy()
+    price = frame.usd_per_job_hour.astype(float)
+    slots = frame.slots.astype(float)
+    unlimited = np.isnan(frame.max_instances)
     keep = np.zeros(len(frame), dtype=bool)
     front_price = np.zeros(0)
     front_slots = np.zeros(0)
@@ -48,19 +49,19 @@ def prune_cloud_frame(frame: pd.DataFrame, peak_jobs: float | None = None) -> pd
         best_before = np.concatenate([[0.0], np.maximum.accumulate(slots[order])[:-1]])
         front = order[slots[order] > best_before]
         front_price, front_slots = price[front], slots[front]
-        text = frame[["provider", "name", "region"]].to_numpy()
         for p, q in zip(front_price, front_slots, strict=True):
             tied = np.flatnonzero(unlimited & (price == p) & (slots == q))
-            keep[min(tied, key=lambda i: tuple(text[i]))] = True
+            keep[min(tied, key=lambda i: (frame.provider[i], frame.name[i], frame.region[i]))] = True
     limited = np.flatnonzero(~unlimited)
     if len(limited):
         # most slots among unlimited front offers no dearer than each limited offer
         pos = np.searchsorted(front_price, price[limited], side="right")
         beaten = np.where(pos > 0, np.concatenate([[0.0], np.maximum.accumulate(front_slots)])[pos], 0.0)
         limited = limited[slots[limited] > beaten]
-        keep[_enough_quota(limited, price, slots, frame["max_instances"].to_numpy(dtype=float), peak_jobs)] = True
-    kept = frame[keep]
-    return kept.sort_values(["usd_per_job_hour", "provider", "name", "region"], kind="stable")
+        keep[_enough_quota(limited, price, slots, frame.max_instances.astype(float), peak_jobs)] = True
+    kept = np.flatnonzero(keep)
+    ordered = sorted(kept.tolist(), key=lambda i: (price[i], frame.provider[i], frame.name[i], frame.region[i]))
+    return frame.take(np.array(ordered, dtype=np.int64))
 
 
 def _enough_quota(rows: np.ndarray, price: np.ndarray, slots: np.ndarray, quota: np.ndarray,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pricing.catalog import Catalog
 from pricing.live import LiveCatalog, catalog_at
 from service.core import metrics
+from service.core.catalog_shipping import make_plan_shipped, ship
 from service.core.dependencies import Runtime
 from service.core.errors import Conflict
 from service.labs.auth import Caller
@@ -35,7 +36,11 @@ def plan_for(runtime: Runtime, caller: Caller, profile: Profile, now: dt.datetim
              profile_version: int | None = None, client_address: str | None = None) -> PlanResult:
     """Solved in the plan pool (a worker process, or inline), within its bounds; stored here."""
     catalog, snapshots = prices_now(runtime.catalog)
-    solved = runtime.plan_pool.run(admission_key(caller, client_address), make_plan, profile, catalog, now.date())
+    key = admission_key(caller, client_address)
+    if runtime.plan_pool.mode == "process":  # the catalog in force crosses to the workers once, not per plan
+        solved = runtime.plan_pool.run(key, make_plan_shipped, profile, ship(catalog), now.date())
+    else:
+        solved = runtime.plan_pool.run(key, make_plan, profile, catalog, now.date())
     result = with_stale_warnings(solved, runtime.engine, runtime.sources, now,
                                  dt.timedelta(days=runtime.settings.snapshot_max_age_days))
     metrics.observe_plan(result)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeDep
@@ -61,10 +61,14 @@ def list_versions(engine: EngineDep, caller: CallerDep, profile_id: str) -> list
 
 
 @router.post("/{profile_id}/plans", status_code=201, response_model=PlanResult)
-def plan_profile(runtime: RuntimeDep, response: Response, caller: CallerDep, profile_id: str) -> PlanResult:
-    """Plan the profile's current version; the plan records the version and the prices it used."""
+def plan_profile(runtime: RuntimeDep, request: Request, response: Response, caller: CallerDep,
+                 profile_id: str) -> PlanResult:
+    """Plan the profile's current version; the plan records the version and the prices it used. Bounded as
+    POST /v1/plans is: with auth off, the per-caller limit on plans in flight counts the client address."""
     saved = found(repository.get_profile(runtime.engine, caller, profile_id), WHAT, profile_id)
-    stored = plan_for(runtime, caller, Profile.model_validate(saved.profile), utcnow(), saved.id, saved.version)
+    address = request.client.host if request.client else None
+    stored = plan_for(runtime, caller, Profile.model_validate(saved.profile), utcnow(), saved.id, saved.version,
+                      client_address=address)
     response.headers["Location"] = f"/v1/plans/{stored.id}"
     return stored
 

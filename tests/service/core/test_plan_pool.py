@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from service.app import create_app
+from service.core.dependencies import runtime_of
 from service.core.errors import InvalidField, ServiceUnavailable, TooManyRequests
 from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
@@ -101,3 +102,25 @@ def test_app_with_the_pool_plans_and_stores(database_url: str) -> None:
         assert 285 <= created.json()["break_even"]["days"] <= 300
         assert client.get(created.headers["location"]).json() == created.json()
         assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/v1/plans", "/v1/profiles/{id}/plans"])
+def test_plans_of_one_address_share_its_limit(database_url: str, path: str) -> None:
+    """With auth off, the per-caller limit counts the client address on every plan route: a plan in flight for
+    TestClient's address ("testclient") leaves no slot for another when the limit is one."""
+    settings = Settings(database_url=database_url, plan_concurrency_per_caller=1, scheduler=False)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        saved = client.post("/v1/profiles", json={"name": "limited", "profile": WORKED_EXAMPLE})
+        assert saved.status_code == 201, saved.text
+        url = path.format(id=saved.json()["id"])
+        holding = threading.Thread(target=runtime_of(client.app).plan_pool.run,  # type: ignore[arg-type]
+                                   args=("address:testclient", sleep_then, 1.0))
+        holding.start()
+        time.sleep(0.1)
+        try:
+            busy = client.post(url, json=WORKED_EXAMPLE)
+        finally:
+            holding.join()
+        assert busy.status_code == 429, busy.text
+        assert busy.headers["retry-after"] == "1"
+        assert client.post(url, json=WORKED_EXAMPLE).status_code == 201  # the slot is free again
