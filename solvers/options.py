@@ -8,8 +8,9 @@ Filters (memory, used, spot, providers, regions) are applied here, vectorised ov
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,12 @@ class OwnedOption:
     as_of: str
     feed: str
     accepting_hosts: tuple[int, ...] = ()  # bare cards: indices into Options.hosts that can take them
+    load_per_gpu: float = 1.0  # always-on divisible load: reference load units one of its GPUs carries
+
+    @property
+    def gpus_per_slot_hour(self) -> float:
+        """GPU-hours one job slot-hour keeps busy, per GPU of a job (1, or 1 / load per GPU for divisible load)."""
+        return 1.0 / self.load_per_gpu
 
     @property
     def net_price_usd(self) -> float:
@@ -56,7 +63,7 @@ class OwnedOption:
 
     def usd_per_job_hour(self, usd_per_kwh: float, width: int) -> float:
         """Energy of one job-hour at reference pace: `width` GPUs working 1 / throughput hours."""
-        return usd_per_kwh * self.marginal_kwh_per_gpu_hour * width / self.throughput
+        return usd_per_kwh * self.marginal_kwh_per_gpu_hour * width / self.throughput / self.load_per_gpu
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,7 @@ class CloudOption:
     slots: int = 1  # jobs one instance runs at once: gpu_count // gpus_per_job
     speed: float = 1.0  # reference GPU-hours of one job's work per job-hour (throughput x spot overhead)
     listing: bool = False  # a marketplace listing: one host machine
+    load_per_gpu: float = 1.0  # always-on divisible load: reference load units one of its GPUs carries
 
     @property
     def usd_per_ref_hour(self) -> float:
@@ -174,7 +182,7 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
         frames.append(_request_cloud_frame(profile, catalog.gpus, today))
     if not frames or not opts.allow_cloud:
         return catalog.cloud.iloc[0:0].assign(ref_hours_per_hour=[], usd_per_ref_hour=[], slots=[], speed=[],
-                                              listing=[], usd_per_job_hour=[])
+                                              listing=[], usd_per_job_hour=[], load_per_gpu=[])
     cloud = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     mask = np.ones(len(cloud), dtype=bool)
     if not opts.allow_spot:
@@ -192,20 +200,50 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
         verified = (cloud["verified"].astype(str).str.lower().isin(["true", "1", "yes"]).to_numpy()
                     if "verified" in cloud else np.zeros(len(cloud), dtype=bool))
         mask &= ~listing | verified
-    slots = cloud["gpu_count"].to_numpy() // profile.jobs.gpus_per_job
+    jobs = profile.jobs
+    per_gpu = cloud["gpu"].map({g: throughput(g) for g in cloud["gpu"][mask].unique()}).astype(float).to_numpy()
+    if jobs.runs == "continuously":  # load units one instance carries in every hour it is rented
+        counts = cloud["gpu_count"].to_numpy()
+        slots = np.array([serving_slots(int(n), r, jobs.gpus_per_job, jobs.load, pooled=False) if m else 0.0
+                          for n, r, m in zip(counts, per_gpu, mask, strict=True)]).astype(np.int64)
+    else:
+        slots = cloud["gpu_count"].to_numpy() // jobs.gpus_per_job
     mask &= slots > 0  # a job needs all its GPUs on one instance
     cloud = cloud[mask]
-    listing, slots = listing[mask], slots[mask]
+    listing, slots, per_gpu = listing[mask], slots[mask], per_gpu[mask]
     if listing.any():  # a marketplace listing is one machine: at most one instance of it at a time
         cloud = cloud.assign(max_instances=np.where(listing & cloud["max_instances"].isna().to_numpy(), 1.0,
                                                     cloud["max_instances"].to_numpy()))
-    per_gpu = cloud["gpu"].map({g: throughput(g) for g in cloud["gpu"].unique()}).astype(float)
     spot_factor = np.where(cloud["pricing"] == "spot", 1.0 - opts.spot_interruption_overhead, 1.0)
-    speed = per_gpu.to_numpy() * spot_factor
-    ref = cloud["gpu_count"].to_numpy() * speed
+    if jobs.runs == "continuously":
+        # rented every hour the load is there whatever the GPU's speed: a faster GPU never needs fewer hours
+        # (spot loses its share of hours to pre-emption, rented again); its capacity is in `slots`
+        speed = spot_factor.astype(float)
+        ref = slots * jobs.gpus_per_job * speed
+        load_per_gpu = (per_gpu if jobs.load == "divisible" else np.ones(len(cloud)))
+    else:
+        speed = per_gpu * spot_factor
+        ref = cloud["gpu_count"].to_numpy() * speed
+        load_per_gpu = np.ones(len(cloud))
     price = cloud["usd_per_hour"].to_numpy()
     return cloud.assign(ref_hours_per_hour=ref, usd_per_ref_hour=price / ref, slots=slots, speed=speed,
-                        listing=listing, usd_per_job_hour=price / speed)
+                        listing=listing, usd_per_job_hour=price / speed, load_per_gpu=load_per_gpu)
+
+
+def serving_slots(gpus: int, throughput: float, width: int, load: str, pooled: bool) -> float:
+    """Load units (replicas of `width` reference GPUs) that `gpus` GPUs of relative `throughput` carry every hour.
+
+    replicas: one replica per `width` GPUs of a type at least as fast as the reference, none on a slower type
+    (a replica sized on the reference would fall behind; a faster GPU does not carry 1.56 replicas);
+    divisible: gpus x throughput / width, rounded down to whole replicas per machine or instance unless the
+    cards are `pooled` (bare cards sharing the plan's hosts, counted like today's slots of bare cards).
+    """
+    if load == "replicas":
+        if throughput < 1.0 - 1e-9:
+            return 0.0
+        return float(gpus // width) if not pooled else gpus / width
+    capacity = gpus * throughput / width
+    return capacity if pooled else float(math.floor(capacity + 1e-9))
 
 
 def cloud_options(frame: pd.DataFrame) -> list[CloudOption]:
@@ -227,6 +265,7 @@ def cloud_options(frame: pd.DataFrame) -> list[CloudOption]:
             slots=int(r.slots),
             speed=float(r.speed),
             listing=bool(r.listing),
+            load_per_gpu=float(r.load_per_gpu),
         )
         for i, r in zip(frame.index, frame.itertuples(index=False), strict=True)
     ]
@@ -340,7 +379,8 @@ def build_options(
     throughput = ThroughputModel(catalog.gpus, profile)
     kwh_per_watt_hour = opts.pue / 1000.0  # energy billed for drawing 1 W for one hour
     idle_share = idle_hours_share(opts.machine_on)
-    width = profile.jobs.gpus_per_job
+    jobs = profile.jobs
+    width = jobs.gpus_per_job
     years = horizon_days / 365.25
     used_value = _hardware_table(catalog).used_value
 
@@ -364,20 +404,23 @@ def build_options(
                 accepting = tuple(k for k, h in enumerate(catalog.hosts) if host_accepts(h, spec).ok)
                 if not accepting:
                     continue  # no host on offer can take this card (module, passive cooling or power)
-            owned.append(
-                _owned_option(
-                    i,
-                    row,
-                    spec,
-                    throughput(row.gpu),
-                    kwh_per_watt_hour,
-                    opts.host_watts_per_working_gpu,
-                    _resale(row, used_value, years, profile),
-                    idle_share,
-                    width,
-                    accepting,
-                )
+            option = _owned_option(
+                i,
+                row,
+                spec,
+                throughput(row.gpu),
+                kwh_per_watt_hour,
+                opts.host_watts_per_working_gpu,
+                _resale(row, used_value, years, profile),
+                idle_share,
+                width,
+                accepting,
             )
+            if jobs.runs == "continuously":
+                option = _serving(option, jobs.gpus_per_job, jobs.load)
+                if option.slots_per_unit <= 0:
+                    continue  # slower than the reference: cannot carry a replica
+            owned.append(option)
     hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts * idle_share) for h in catalog.hosts]
     as_of = _oldest_per_feed(cloud_frame)
     for o in owned:
@@ -455,6 +498,15 @@ def _owned_option(
         as_of=row.as_of,
         feed=row.feed,
     )
+
+
+def _serving(option: OwnedOption, width: int, load: str) -> OwnedOption:
+    """The option for always-on load: capacity in load units per unit (`serving_slots`), busy every hour it
+    holds load (throughput 1: a faster GPU does not finish sooner), energy per unit of load it carries."""
+    r = option.throughput
+    return replace(option, throughput=1.0, load_per_gpu=r if load == "divisible" else 1.0,
+                   slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load,
+                                                pooled=not option.includes_host))
 
 
 def _resale(row: _OwnedRow, used_value: dict[str, float], years: float, profile: Profile) -> float:

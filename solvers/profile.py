@@ -150,6 +150,22 @@ class JobShape(_Strict):
     patience: Patience = Field(
         "none", description="none: work runs when it arrives; day, week, month: work may move anywhere within its "
         "calendar day, ISO week or month")
+    runs: Literal["until_done", "continuously"] = Field(
+        "until_done", description="until_done (default): the demand is work in reference GPU-hours and a faster GPU "
+        "finishes it in fewer hours (training); continuously: an always-on service, the demand is load that must "
+        "be served every hour it is there: whole GPUs (whole instances for cloud) present in every such hour")
+    load: Literal["replicas", "divisible"] = Field(
+        "replicas", description="with runs = continuously: replicas (default): the load is whole replicas of "
+        "gpus_per_job reference GPUs, each needs its own job slot on a GPU at least as fast as the reference "
+        "(a faster GPU does not carry more than one replica); divisible: the load splits freely (e.g. "
+        "requests/s), a GPU of relative throughput r carries r reference GPUs of load, counted in whole "
+        "reference replicas per machine or instance")
+
+    @model_validator(mode="after")
+    def _always_on_cannot_wait(self) -> JobShape:
+        if self.runs == "continuously" and self.patience != "none":
+            raise ValueError("patience: an always-on load (runs = continuously) cannot wait; use patience = none")
+        return self
 
 
 class PlanOptions(_Strict):
