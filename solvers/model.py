@@ -258,7 +258,8 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
                      False).reshape(len(owned), n_blocks)
     d = y = np.zeros((0, n_blocks), dtype=np.int64)
     if owned and cloud and limits.availability < 1.0:
-        d_cost = -np.array([o.marginal_kwh_per_gpu_hour * rate * width / o.load_per_gpu for o in owned]) if cost_on else None
+        d_cost = (-np.array([o.marginal_kwh_per_gpu_hour * rate * width / o.load_per_gpu for o in owned])
+                  if cost_on else None)
         d = bld.add_cols(np.repeat(d_cost if d_cost is not None else np.zeros(len(owned)), n_blocks), INF,
                          False).reshape(len(owned), n_blocks)
         y_cost = np.array([c.usd_per_hour for c in cloud]) if cost_on else np.zeros(len(cloud))
