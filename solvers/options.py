@@ -202,13 +202,22 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
         mask &= ~listing | verified
     jobs = profile.jobs
     per_gpu = cloud["gpu"].map({g: throughput(g) for g in cloud["gpu"][mask].unique()}).astype(float).to_numpy()
+    nodes = linked_instances(cloud, profile)
+    if (nodes > 1).any():  # a job wider than one instance: `nodes` linked instances of the offer rented together
+        per_gpu = per_gpu * np.array([cross_machine_efficiency(profile, int(k)) for k in nodes])
+        names = cloud["name"].astype(str).to_numpy()
+        cloud = cloud.assign(
+            gpu_count=cloud["gpu_count"].to_numpy() * nodes,
+            usd_per_hour=cloud["usd_per_hour"].to_numpy() * nodes,
+            max_instances=np.floor(cloud["max_instances"].to_numpy(dtype=float) / nodes),
+            name=np.where(nodes > 1, [f"{n} x{k} linked" for n, k in zip(names, nodes, strict=True)], names))
+    counts = cloud["gpu_count"].to_numpy()
     if jobs.runs == "continuously":  # load units one instance carries in every hour it is rented
-        counts = cloud["gpu_count"].to_numpy()
         slots = np.array([serving_slots(int(n), r, jobs.gpus_per_job, jobs.load, pooled=False) if m else 0.0
                           for n, r, m in zip(counts, per_gpu, mask, strict=True)]).astype(np.int64)
     else:
-        slots = cloud["gpu_count"].to_numpy() // jobs.gpus_per_job
-    mask &= slots > 0  # a job needs all its GPUs on one instance
+        slots = counts // jobs.gpus_per_job
+    mask &= slots > 0  # a job needs all its GPUs on one instance (or on linked instances of one offer)
     cloud = cloud[mask]
     listing, slots, per_gpu = listing[mask], slots[mask], per_gpu[mask]
     if listing.any():  # a marketplace listing is one machine: at most one instance of it at a time
@@ -228,6 +237,32 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
     price = cloud["usd_per_hour"].to_numpy()
     return cloud.assign(ref_hours_per_hour=ref, usd_per_ref_hour=price / ref, slots=slots, speed=speed,
                         listing=listing, usd_per_job_hour=price / speed, load_per_gpu=load_per_gpu)
+
+
+def linked_instances(cloud: pd.DataFrame, profile: Profile) -> np.ndarray:
+    """Instances of each offer one job needs: 1, or ceil(width / GPUs) when the job is wider than an instance, the
+    profile allows jobs across machines and the offer has an RDMA fabric (defaults.MULTI_NODE_OFFERS or a request
+    item marked `multi_node`); an offer without one keeps 1 (and cannot run the job)."""
+    jobs = profile.jobs
+    counts = cloud["gpu_count"].to_numpy(dtype=float)
+    if jobs.interconnect == "same_machine" or cloud.empty:
+        return np.ones(len(cloud), dtype=np.int64)
+    marked = {(c.provider, c.name) for c in profile.prices.cloud if c.multi_node}
+    fabric = np.array([(p, n) in defaults.MULTI_NODE_OFFERS or (p, n) in marked
+                       for p, n in zip(cloud["provider"].astype(str), cloud["name"].astype(str), strict=True)])
+    wide = (counts < jobs.gpus_per_job) & fabric
+    return np.where(wide, np.ceil(jobs.gpus_per_job / np.maximum(counts, 1)), 1).astype(np.int64)
+
+
+def cross_machine_efficiency(profile: Profile, machines: int) -> float:
+    """Speed of one job on `machines` linked machines relative to one machine: measured, or MosaicML's figures."""
+    if machines <= 1:
+        return 1.0
+    measured = profile.jobs.cross_machine_efficiency
+    if measured is not None:
+        return measured
+    points = sorted(defaults.CROSS_MACHINE_EFFICIENCY.items())
+    return float(np.interp(machines, [k for k, _ in points], [e for _, e in points]))
 
 
 def serving_slots(gpus: int, throughput: float, width: int, load: str, pooled: bool) -> float:
@@ -394,7 +429,8 @@ def build_options(
                 continue
             if row.condition == "used" and not opts.allow_used:
                 continue
-            if row.includes_host and row.gpus_per_unit < width:
+            linked = row.includes_host and row.gpus_per_unit < width
+            if linked and jobs.interconnect == "same_machine":
                 continue  # a job runs on one machine
             accepting: tuple[int, ...] = ()
             if row.includes_host:
@@ -416,6 +452,8 @@ def build_options(
                 width,
                 accepting,
             )
+            if linked:
+                option = _linked(option, profile)
             if jobs.runs == "continuously":
                 option = _serving(option, jobs.gpus_per_job, jobs.load)
                 if option.slots_per_unit <= 0:
@@ -498,6 +536,17 @@ def _owned_option(
         as_of=row.as_of,
         feed=row.feed,
     )
+
+
+def _linked(option: OwnedOption, profile: Profile) -> OwnedOption:
+    """A machine smaller than a job, linked to others of its kind: each machine carries gpus / width of a job at
+    the cross-machine efficiency, and (InfiniBand) pays its share of the network, `NETWORK_USD_PER_MACHINE`."""
+    jobs = profile.jobs
+    machines = math.ceil(jobs.gpus_per_job / option.gpus_per_unit)
+    network = defaults.NETWORK_USD_PER_MACHINE if jobs.interconnect == "infiniband" else 0.0
+    return replace(option, slots_per_unit=option.gpus_per_unit / jobs.gpus_per_job,
+                   throughput=option.throughput * cross_machine_efficiency(profile, machines),
+                   unit_price_usd=option.unit_price_usd + network)
 
 
 def _serving(option: OwnedOption, width: int, load: str) -> OwnedOption:
