@@ -94,8 +94,10 @@ NETWORK_USD_PER_MACHINE = 250.0
 # `multi_node` in the request) is not used for a job wider than one instance (unknown = not allowed).
 # AWS: the EC2 User Guide, "Elastic Fabric Adapter", supported instance types
 # (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types).
-# Azure: ND-family size pages, "InfiniBand: Supported" (e.g. ND MI300X v5: 8x400 Gigabit NDR,
-# https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nd-family).
+# Azure: the ND-family size pages (https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nd-family),
+# e.g. ND H100 v5: "Each GPU ... its own dedicated ... 400 Gb/s NVIDIA Quantum-2 CX7 InfiniBand connection"
+# (ndh100v5-series), ND MI300X v5: "Infiniband: Supported, GPUDirect RDMA, 8x400 Gigabit NDR" (nd-mi300x-v5-series).
+# GCP A3 (GPUDirect-TCPX, not RDMA), CoreWeave and the rest are unknown here: not linked.
 MULTI_NODE_OFFERS = frozenset({
     ("aws", "p3dn.24xlarge"), ("aws", "p4d.24xlarge"), ("aws", "p4de.24xlarge"), ("aws", "p5.48xlarge"),
     ("aws", "p5en.48xlarge"),
