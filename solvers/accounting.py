@@ -59,6 +59,7 @@ class _BlockFigures:
     unused_rented: float = 0.0
     peak_owned: float = 0.0
     peak_rented: float = 0.0
+    served: bool = True  # every hour's jobs at once had an owned or rented slot
 
 
 @dataclass
@@ -73,12 +74,14 @@ class Ledger:
     usd_per_kwh: float
     width: int = 1
     efficiency: float = 1.0
+    always_on: bool = False  # jobs.runs = continuously: report whether every hour was served
 
     def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
         cells = cells_of(self.blocks)
         w = self.width
         figures = [_BlockFigures() for _ in self.blocks]
         owned_at_once = np.zeros(len(cells.jobs))
+        owned_gpus = np.zeros(len(cells.jobs))
         job_hours = np.zeros(len(self.blocks))
         for key, jobs in alloc.owned_jobs.items():
             o = self.owned[key]
@@ -86,17 +89,20 @@ class Ledger:
             displaced = alloc.displaced.get(key, np.zeros(len(self.blocks)))
             job_hours += busy - o.throughput * displaced
             for b, f in enumerate(figures):
-                f.owned_gpu_hours[key] = w * (busy[b] / o.throughput - displaced[b])
+                f.owned_gpu_hours[key] = w * (busy[b] / o.throughput - displaced[b]) / o.load_per_gpu
             owned_at_once += jobs
+            owned_gpus += w * jobs / o.load_per_gpu
         remaining = np.maximum(cells.jobs - owned_at_once, 0.0)
         rented_at_once = np.zeros(len(cells.jobs))
+        rented_gpus = np.zeros(len(cells.jobs))
         for key, inst in sorted(alloc.instances.items(), key=lambda kv: self.cloud[kv[0]].usd_per_job_hour):
             c = self.cloud[key]
             used = np.minimum(c.slots * inst, remaining)
             remaining = remaining - used
             rented_at_once += used
+            rented_gpus += w * used / c.load_per_gpu
             run_hours = inst * cells.hours / c.speed
-            unused = (c.gpu_count * inst - w * used) * cells.hours / c.speed
+            unused = (c.gpu_count * inst - w * used / c.load_per_gpu) * cells.hours / c.speed
             hours = np.bincount(cells.block, weights=run_hours, minlength=len(self.blocks))
             idle = np.bincount(cells.block, weights=unused, minlength=len(self.blocks))
             for b, f in enumerate(figures):
@@ -112,8 +118,9 @@ class Ledger:
         for b, f in enumerate(figures):
             mine = active & (cells.block == b)
             f.delivered = job_hours[b] * w * self.efficiency
-            f.peak_owned = w * float(owned_at_once[mine].max(initial=0.0))
-            f.peak_rented = w * float(rented_at_once[mine].max(initial=0.0))
+            f.peak_owned = float(owned_gpus[mine].max(initial=0.0))
+            f.peak_rented = float(rented_gpus[mine].max(initial=0.0))
+            f.served = bool((remaining[mine] <= 1e-6).all())
         return figures
 
     def account(self, alloc: Allocation) -> Accounts:
@@ -126,6 +133,7 @@ class Ledger:
         delivered = [0.0] * n_periods
         unused = [0.0] * n_periods
         peaks = [(0.0, 0.0)] * n_periods
+        served = [True] * n_periods
         idle_kwh_per_hour = sum(n * self.owned[k].idle_kwh_per_unit_hour for k, n in alloc.purchase.units.items())
         idle_kwh_per_hour += sum(n * self.hosts[s].idle_kwh_per_hour for s, n in alloc.purchase.hosts.items())
         for p, period in enumerate(self.periods):
@@ -147,6 +155,7 @@ class Ledger:
                 delivered[p] += fig.delivered * share
                 unused[p] += fig.unused_rented * share
                 peaks[p] = (fig.peak_owned, fig.peak_rented)
+                served[p] = fig.served
             for key, hours in fig.cloud_hours.items():
                 c = self.cloud[key]
                 h, cost = cloud_totals.get(key, (0.0, 0.0))
@@ -203,7 +212,8 @@ class Ledger:
                        electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
                        peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
                        unused_rented_gpu_hours=unused_r[p],
-                       waited_gpu_hours=waited_r[p], max_wait_hours=period.max_wait_hours)
+                       waited_gpu_hours=waited_r[p], max_wait_hours=period.max_wait_hours,
+                       served_every_hour=served[p] if self.always_on else None)
             for p, period in enumerate(self.periods)
         ]
         listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})

@@ -45,6 +45,7 @@ class CloudTable:
     slots: np.ndarray
     speed: np.ndarray
     usd_per_job_hour: np.ndarray
+    load_per_gpu: np.ndarray  # float: load one GPU carries (always-on divisible load: its throughput; else 1)
 
     def __len__(self) -> int:
         return len(self.label)
@@ -83,7 +84,7 @@ class CloudTable:
             listing=listing,
             verified=verified,
             ref_hours_per_hour=nan, usd_per_ref_hour=nan, slots=np.zeros(n, dtype=np.int64), speed=nan,
-            usd_per_job_hour=nan,
+            usd_per_job_hour=nan, load_per_gpu=np.ones(n),
         )
 
     @staticmethod

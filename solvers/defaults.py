@@ -81,3 +81,32 @@ MAX_LEVELS_PER_PERIOD = 12
 # MAX_COVER_TABLE jobs at once, larger counts taking whole instances of the cheapest offer per job slot first.
 MAX_SLOT_STEPS = 256
 MAX_COVER_TABLE = 2048
+
+# Jobs across machines (`jobs.interconnect`). Efficiency of one job on k machines relative to the same GPUs in one
+# machine, over an RDMA fabric (InfiniBand, or AWS EFA): MosaicML's measured strong scaling of a 1.3B-parameter
+# model on cloud clusters with 400-1600 Gbps fabrics, 3.9x on 4 nodes and 14.4x on 16 (Linden Li, MosaicML, 2022,
+# "Running training jobs across multiple nodes scales really well", quoted at
+# https://simonwillison.net/2022/Sep/24/linden-li/): 0.975 and 0.90, linear between, 0.90 beyond 16.
+# Ethernet has no default: DOMAIN §3 asks for at least 50 Gbit/s (EDR InfiniBand) across machines, so a profile
+# on ethernet gives its measured `jobs.cross_machine_efficiency`.
+CROSS_MACHINE_EFFICIENCY = {1: 1.0, 4: 0.975, 16: 0.90}
+
+# Owned machines linked for one job: DOMAIN §3 (2020), two EDR InfiniBand cards plus a cable about $500 used, i.e.
+# $250 per machine; a switch for three or more machines is not priced (the plan says so).
+NETWORK_USD_PER_MACHINE = 250.0
+
+# Cloud offers whose instances can be linked for one job over an RDMA fabric; an offer not listed (and not marked
+# `multi_node` in the request) is not used for a job wider than one instance (unknown = not allowed).
+# AWS: the EC2 User Guide, "Elastic Fabric Adapter", supported instance types
+# (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types).
+# Azure: the ND-family size pages (https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nd-family),
+# e.g. ND H100 v5: "Each GPU ... its own dedicated ... 400 Gb/s NVIDIA Quantum-2 CX7 InfiniBand connection"
+# (ndh100v5-series), ND MI300X v5: "Infiniband: Supported, GPUDirect RDMA, 8x400 Gigabit NDR" (nd-mi300x-v5-series).
+# GCP A3 (GPUDirect-TCPX, not RDMA), CoreWeave and the rest are unknown here: not linked.
+MULTI_NODE_OFFERS = frozenset({
+    ("aws", "p3dn.24xlarge"), ("aws", "p4d.24xlarge"), ("aws", "p4de.24xlarge"), ("aws", "p5.48xlarge"),
+    ("aws", "p5en.48xlarge"),
+    ("azure", "Standard_ND40rs_v2"), ("azure", "Standard_ND96asr_v4"), ("azure", "Standard_ND96amsr_A100_v4"),
+    ("azure", "Standard_ND96isr_H100_v5"), ("azure", "Standard_ND96isr_H200_v5"),
+    ("azure", "Standard_ND96isr_MI300X_v5"),
+})

@@ -34,6 +34,9 @@ def no_options(profile: Profile, catalog: Catalog) -> InfeasibleProfile:
         "(min_gpu_memory_gb, allow_used, allow_spot, allow_buy, allow_cloud, allow_marketplace, "
         "allow_unverified_hosts, providers, regions"
         + (f"; jobs.gpus_per_job {profile.jobs.gpus_per_job}: a job needs that many GPUs on one machine"
+           + ("" if profile.jobs.interconnect == "same_machine" else
+              f", or on linked machines of one GPU type over {profile.jobs.interconnect} (cloud offers with a "
+              "known RDMA fabric only)")
            if profile.jobs.gpus_per_job > 1 else "") + ")",
     )
 

@@ -258,7 +258,8 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
                      False).reshape(len(owned), n_blocks)
     d = y = np.zeros((0, n_blocks), dtype=np.int64)
     if owned and cloud and limits.availability < 1.0:
-        d_cost = -np.array([o.marginal_kwh_per_gpu_hour * rate * width for o in owned]) if cost_on else None
+        d_cost = (-np.array([o.marginal_kwh_per_gpu_hour * rate * width / o.load_per_gpu for o in owned])
+                  if cost_on else None)
         d = bld.add_cols(np.repeat(d_cost if d_cost is not None else np.zeros(len(owned)), n_blocks), INF,
                          False).reshape(len(owned), n_blocks)
         y_cost = np.array([c.usd_per_hour for c in cloud]) if cost_on else np.zeros(len(cloud))
@@ -288,7 +289,7 @@ def _slot_columns(bld: _Builder, owned: list[OwnedOption], bare: list[int], u: n
     for i, o in enumerate(owned):
         slots[i] = (np.array([u[i]]), np.array([o.slots_per_unit]))
     for k, i in enumerate(wide_bare):
-        slots[i] = (np.array([q[k]]), np.array([1.0]))
+        slots[i] = (np.array([q[k]]), np.array([owned[i].load_per_gpu]))  # load a job slot carries
         o = owned[i]
         bld.add_rows(np.zeros(2), np.array([q[k], u[i]]), np.array([float(width), -float(o.gpus_per_unit)]),
                      np.array([-INF]), np.array([0.0]))

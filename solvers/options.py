@@ -8,8 +8,9 @@ Filters (memory, used, spot, providers, regions) are applied here, vectorised ov
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -47,6 +48,12 @@ class OwnedOption:
     as_of: str
     feed: str
     accepting_hosts: tuple[int, ...] = ()  # bare cards: indices into Options.hosts that can take them
+    load_per_gpu: float = 1.0  # always-on divisible load: reference load units one of its GPUs carries
+
+    @property
+    def gpus_per_slot_hour(self) -> float:
+        """GPU-hours one job slot-hour keeps busy, per GPU of a job (1, or 1 / load per GPU for divisible load)."""
+        return 1.0 / self.load_per_gpu
 
     @property
     def net_price_usd(self) -> float:
@@ -57,7 +64,7 @@ class OwnedOption:
 
     def usd_per_job_hour(self, usd_per_kwh: float, width: int) -> float:
         """Energy of one job-hour at reference pace: `width` GPUs working 1 / throughput hours."""
-        return usd_per_kwh * self.marginal_kwh_per_gpu_hour * width / self.throughput
+        return usd_per_kwh * self.marginal_kwh_per_gpu_hour * width / self.throughput / self.load_per_gpu
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,7 @@ class CloudOption:
     slots: int = 1  # jobs one instance runs at once: gpu_count // gpus_per_job
     speed: float = 1.0  # reference GPU-hours of one job's work per job-hour (throughput x spot overhead)
     listing: bool = False  # a marketplace listing: one host machine
+    load_per_gpu: float = 1.0  # always-on divisible load: reference load units one of its GPUs carries
 
     @property
     def usd_per_ref_hour(self) -> float:
@@ -190,20 +198,86 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
         mask &= ~cloud.listing
     if not opts.allow_unverified_hosts:
         mask &= ~cloud.listing | cloud.verified
-    slots = cloud.gpu_count // profile.jobs.gpus_per_job
-    mask &= slots > 0  # a job needs all its GPUs on one instance
+    jobs = profile.jobs
+    per_gpu_of = {g: float(throughput(g)) for g in dict.fromkeys(cloud.gpu[mask].tolist())}
+    per_gpu = np.array([per_gpu_of.get(g, np.nan) for g in cloud.gpu], dtype=float)
+    nodes = linked_instances(cloud, profile)
+    if (nodes > 1).any():  # a job wider than one instance: `nodes` linked instances of the offer rented together
+        per_gpu = per_gpu * np.array([cross_machine_efficiency(profile, int(k)) for k in nodes])
+        cloud = cloud.priced(
+            gpu_count=cloud.gpu_count * nodes,
+            usd_per_hour=cloud.usd_per_hour * nodes,
+            max_instances=np.floor(cloud.max_instances / nodes),
+            name=np.array([f"{n} x{k} linked" if k > 1 else n for n, k in zip(cloud.name, nodes, strict=True)],
+                          dtype=object))
+    counts = cloud.gpu_count
+    if jobs.runs == "continuously":  # load units one instance carries in every hour it is rented
+        slots = np.array([serving_slots(int(n), r, jobs.gpus_per_job, jobs.load, pooled=False) if m else 0.0
+                          for n, r, m in zip(counts, per_gpu, mask, strict=True)]).astype(np.int64)
+    else:
+        slots = counts // jobs.gpus_per_job
+    mask &= slots > 0  # a job needs all its GPUs on one instance (or on linked instances of one offer)
     cloud = cloud.take(mask)
-    slots = slots[mask]
+    slots, per_gpu = slots[mask], per_gpu[mask]
     max_instances = cloud.max_instances
     if cloud.listing.any():  # a marketplace listing is one machine: at most one instance of it at a time
         max_instances = np.where(cloud.listing & np.isnan(max_instances), 1.0, max_instances)
-    per_gpu = {g: float(throughput(g)) for g in dict.fromkeys(cloud.gpu.tolist())}
     spot_factor = np.where(cloud.pricing == "spot", 1.0 - opts.spot_interruption_overhead, 1.0)
-    speed = np.array([per_gpu[g] for g in cloud.gpu], dtype=float) * spot_factor
-    ref = cloud.gpu_count * speed
+    if jobs.runs == "continuously":
+        # rented every hour the load is there whatever the GPU's speed: a faster GPU never needs fewer hours
+        # (spot loses its share of hours to pre-emption, rented again); its capacity is in `slots`
+        speed = spot_factor.astype(float)
+        ref = slots * jobs.gpus_per_job * speed
+        load_per_gpu = per_gpu if jobs.load == "divisible" else np.ones(len(cloud))
+    else:
+        speed = per_gpu * spot_factor
+        ref = cloud.gpu_count * speed
+        load_per_gpu = np.ones(len(cloud))
     price = cloud.usd_per_hour
     return cloud.priced(max_instances=max_instances, ref_hours_per_hour=ref, usd_per_ref_hour=price / ref,
-                        slots=slots, speed=speed, usd_per_job_hour=price / speed)
+                        slots=slots, speed=speed, usd_per_job_hour=price / speed, load_per_gpu=load_per_gpu)
+
+
+def linked_instances(cloud: CloudTable, profile: Profile) -> np.ndarray:
+    """Instances of each offer one job needs: 1, or ceil(width / GPUs) when the job is wider than an instance, the
+    profile allows jobs across machines and the offer has an RDMA fabric (defaults.MULTI_NODE_OFFERS or a request
+    item marked `multi_node`); an offer without one keeps 1 (and cannot run the job)."""
+    jobs = profile.jobs
+    counts = cloud.gpu_count.astype(float)
+    if jobs.interconnect == "same_machine" or cloud.empty:
+        return np.ones(len(cloud), dtype=np.int64)
+    marked = {(c.provider, c.name) for c in profile.prices.cloud if c.multi_node}
+    fabric = np.array([(p, n) in defaults.MULTI_NODE_OFFERS or (p, n) in marked
+                       for p, n in zip(cloud.provider.tolist(), cloud.name.tolist(), strict=True)], dtype=bool)
+    wide = (counts < jobs.gpus_per_job) & fabric
+    return np.where(wide, np.ceil(jobs.gpus_per_job / np.maximum(counts, 1)), 1).astype(np.int64)
+
+
+def cross_machine_efficiency(profile: Profile, machines: int) -> float:
+    """Speed of one job on `machines` linked machines relative to one machine: measured, or MosaicML's figures."""
+    if machines <= 1:
+        return 1.0
+    measured = profile.jobs.cross_machine_efficiency
+    if measured is not None:
+        return measured
+    points = sorted(defaults.CROSS_MACHINE_EFFICIENCY.items())
+    return float(np.interp(machines, [k for k, _ in points], [e for _, e in points]))
+
+
+def serving_slots(gpus: int, throughput: float, width: int, load: str, pooled: bool) -> float:
+    """Load units (replicas of `width` reference GPUs) that `gpus` GPUs of relative `throughput` carry every hour.
+
+    replicas: one replica per `width` GPUs of a type at least as fast as the reference, none on a slower type
+    (a replica sized on the reference would fall behind; a faster GPU does not carry 1.56 replicas);
+    divisible: gpus x throughput / width, rounded down to whole replicas per machine or instance unless the
+    cards are `pooled` (bare cards sharing the plan's hosts, counted like today's slots of bare cards).
+    """
+    if load == "replicas":
+        if throughput < 1.0 - 1e-9:
+            return 0.0
+        return float(gpus // width) if not pooled else gpus / width
+    capacity = gpus * throughput / width
+    return capacity if pooled else float(math.floor(capacity + 1e-9))
 
 
 def cloud_options(table: CloudTable) -> list[CloudOption]:
@@ -211,15 +285,15 @@ def cloud_options(table: CloudTable) -> list[CloudOption]:
                   table.gpu_count.tolist(), table.usd_per_hour.tolist(), table.region.tolist(),
                   table.pricing.tolist(), table.ref_hours_per_hour.tolist(), table.max_instances.tolist(),
                   table.source.tolist(), table.as_of.tolist(), table.feed.tolist(), table.slots.tolist(),
-                  table.speed.tolist(), table.listing.tolist(), strict=True)
+                  table.speed.tolist(), table.listing.tolist(), table.load_per_gpu.tolist(), strict=True)
     return [
         CloudOption(key=f"cloud:{label}", provider=provider, name=name, gpu=gpu, gpu_count=int(gpu_count),
                     usd_per_hour=float(usd), region=region, pricing=pricing, ref_hours_per_hour=float(ref),
                     max_instances=None if quota != quota else float(quota),  # NaN: no quota
                     source=source, as_of=as_of, feed=feed, slots=int(slots), speed=float(speed),
-                    listing=bool(listing))
+                    listing=bool(listing), load_per_gpu=float(load))
         for (label, provider, name, gpu, gpu_count, usd, region, pricing, ref, quota, source, as_of, feed, slots,
-             speed, listing) in columns
+             speed, listing, load) in columns
     ]
 
 
@@ -331,7 +405,8 @@ def build_options(
     throughput = ThroughputModel(catalog.gpus, profile)
     kwh_per_watt_hour = opts.pue / 1000.0  # energy billed for drawing 1 W for one hour
     idle_share = idle_hours_share(opts.machine_on)
-    width = profile.jobs.gpus_per_job
+    jobs = profile.jobs
+    width = jobs.gpus_per_job
     years = horizon_days / 365.25
     used_value = _hardware_table(catalog).used_value
 
@@ -345,7 +420,8 @@ def build_options(
                 continue
             if row.condition == "used" and not opts.allow_used:
                 continue
-            if row.includes_host and row.gpus_per_unit < width:
+            linked = row.includes_host and row.gpus_per_unit < width
+            if linked and jobs.interconnect == "same_machine":
                 continue  # a job runs on one machine
             accepting: tuple[int, ...] = ()
             if row.includes_host:
@@ -355,20 +431,25 @@ def build_options(
                 accepting = tuple(k for k, h in enumerate(catalog.hosts) if host_accepts(h, spec).ok)
                 if not accepting:
                     continue  # no host on offer can take this card (module, passive cooling or power)
-            owned.append(
-                _owned_option(
-                    i,
-                    row,
-                    spec,
-                    throughput(row.gpu),
-                    kwh_per_watt_hour,
-                    opts.host_watts_per_working_gpu,
-                    _resale(row, used_value, years, profile),
-                    idle_share,
-                    width,
-                    accepting,
-                )
+            option = _owned_option(
+                i,
+                row,
+                spec,
+                throughput(row.gpu),
+                kwh_per_watt_hour,
+                opts.host_watts_per_working_gpu,
+                _resale(row, used_value, years, profile),
+                idle_share,
+                width,
+                accepting,
             )
+            if linked:
+                option = _linked(option, profile)
+            if jobs.runs == "continuously":
+                option = _serving(option, jobs.gpus_per_job, jobs.load)
+                if option.slots_per_unit <= 0:
+                    continue  # slower than the reference: cannot carry a replica
+            owned.append(option)
     hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts * idle_share) for h in catalog.hosts]
     as_of = _oldest_per_feed(cloud_frame)
     for o in owned:
@@ -446,6 +527,26 @@ def _owned_option(
         as_of=row.as_of,
         feed=row.feed,
     )
+
+
+def _linked(option: OwnedOption, profile: Profile) -> OwnedOption:
+    """A machine smaller than a job, linked to others of its kind: each machine carries gpus / width of a job at
+    the cross-machine efficiency, and (InfiniBand) pays its share of the network, `NETWORK_USD_PER_MACHINE`."""
+    jobs = profile.jobs
+    machines = math.ceil(jobs.gpus_per_job / option.gpus_per_unit)
+    network = defaults.NETWORK_USD_PER_MACHINE if jobs.interconnect == "infiniband" else 0.0
+    return replace(option, slots_per_unit=option.gpus_per_unit / jobs.gpus_per_job,
+                   throughput=option.throughput * cross_machine_efficiency(profile, machines),
+                   unit_price_usd=option.unit_price_usd + network)
+
+
+def _serving(option: OwnedOption, width: int, load: str) -> OwnedOption:
+    """The option for always-on load: capacity in load units per unit (`serving_slots`), busy every hour it
+    holds load (throughput 1: a faster GPU does not finish sooner), energy per unit of load it carries."""
+    r = option.throughput
+    return replace(option, throughput=1.0, load_per_gpu=r if load == "divisible" else 1.0,
+                   slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load,
+                                                pooled=not option.includes_host))
 
 
 def _resale(row: _OwnedRow, used_value: dict[str, float], years: float, profile: Profile) -> float:

@@ -117,10 +117,13 @@ def levels(jobs_per_hour: np.ndarray, hours: np.ndarray | float = 1.0) -> tuple[
     return n.astype(float), at[n]
 
 
-def compress(jobs: np.ndarray, hours: np.ndarray, max_levels: int) -> tuple[np.ndarray, np.ndarray]:
+def compress(jobs: np.ndarray, hours: np.ndarray, max_levels: int,
+             conservative: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """At most `max_levels` levels: neighbouring levels merged into their hour-weighted mean (same work).
 
     The peak level is kept as it is (it sizes the rented instances); only levels below it are merged.
+    `conservative` (always-on load) merges into the group's highest level instead: every hour stays covered,
+    at the price of planning a little more than the load.
     """
     if len(jobs) <= max_levels:
         return jobs, hours
@@ -128,7 +131,10 @@ def compress(jobs: np.ndarray, hours: np.ndarray, max_levels: int) -> tuple[np.n
     jobs, hours = jobs[order], hours[order]
     groups = np.array_split(np.arange(len(jobs) - 1), max_levels - 1)
     merged_h = np.array([hours[g].sum() for g in groups] + [hours[-1]])
-    merged_n = np.array([float(np.dot(jobs[g], hours[g]) / hours[g].sum()) for g in groups] + [jobs[-1]])
+    if conservative:
+        merged_n = np.array([float(jobs[g].max()) for g in groups] + [jobs[-1]])
+    else:
+        merged_n = np.array([float(np.dot(jobs[g], hours[g]) / hours[g].sum()) for g in groups] + [jobs[-1]])
     return merged_n, merged_h
 
 
@@ -170,7 +176,10 @@ def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.
     busy = demand.gpus * demand.utilisation  # GPUs busy on average
     smooth = not (at_once and profile.jobs.patience == "none")
     # the same curve every hour of every period: levels per hour, scaled by each period's hours
-    if smooth:
+    if always_on(profile):  # whole replicas present in every hour with load, for that whole hour
+        jobs, share = levels(np.ceil(np.array([(demand.gpus if at_once else busy) / width - 1e-9])),
+                             demand.utilisation if at_once else 1.0)
+    elif smooth:
         jobs, share = levels(np.array([busy / width]), 1.0)
     else:
         jobs, share = levels(np.array([demand.gpus / width]), demand.utilisation)
@@ -181,6 +190,11 @@ def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.
         wait = _window_hours(profile, hours) if waited > 0 else 0.0
         periods.append(Period(label, a, b, busy * hours * eff, jobs, share * hours, waited, wait))
     return periods
+
+
+def always_on(profile: Profile) -> bool:
+    """An always-on service (`jobs.runs = continuously`): load served every hour, never sooner on a faster GPU."""
+    return profile.jobs.runs == "continuously"
 
 
 def _window_hours(profile: Profile, period_hours: float) -> float:
@@ -255,9 +269,12 @@ def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.n
     for label, a, b in slices:
         lo, hi = 24 * (a - start).days, 24 * (b - start).days
         chunk = busy[lo:hi]
-        jobs, h = levels(chunk / width)
+        if always_on(profile):  # each hour needs whole replicas for the whole hour: its load rounded up
+            jobs, h = levels(np.ceil(chunk / width - 1e-9))
+            curve = compress(jobs, h, defaults.MAX_LEVELS_PER_PERIOD, conservative=True)
+        else:
+            curve = compress(*levels(chunk / width), defaults.MAX_LEVELS_PER_PERIOD)
         moved_hours = float(waited[lo:hi].sum())
-        periods.append(Period(label, a, b, float(chunk.sum()) * eff,
-                              *compress(jobs, h, defaults.MAX_LEVELS_PER_PERIOD), moved_hours,
+        periods.append(Period(label, a, b, float(chunk.sum()) * eff, *curve, moved_hours,
                               _window_hours(profile, 24.0 * (b - a).days) if moved_hours > 1e-9 else 0.0))
     return periods

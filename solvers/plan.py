@@ -23,7 +23,7 @@ from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
 from solvers.model import Limits, MipSolution, SolveStatus, solve
 from solvers.options import HostOption, Options, OwnedOption, build_options
-from solvers.periods import Period, build_periods, scaling_efficiency
+from solvers.periods import Period, always_on, build_periods, scaling_efficiency
 from solvers.place_inputs import prepare
 from solvers.profile import Profile, UtilisationDemand
 from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
@@ -184,7 +184,7 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
 
     ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
                     {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
-                    scaling_efficiency(profile))
+                    scaling_efficiency(profile), always_on(profile))
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
                 ledger.account(_allocation(main)))
 

@@ -157,7 +157,16 @@ Patience = Literal["none", "day", "week", "month"]
 class JobShape(_Strict):
     """How the work runs: GPUs one job needs together, how well it scales, and how long it may wait."""
 
-    gpus_per_job: int = Field(1, ge=1, le=64, description="GPUs one job needs together, on one machine")
+    gpus_per_job: int = Field(1, ge=1, le=64, description="GPUs one job needs together, on one machine unless "
+                              "interconnect links machines")
+    interconnect: Literal["same_machine", "infiniband", "ethernet"] = Field(
+        "same_machine", description="same_machine (default): a job runs on one machine or instance; infiniband: "
+        "a job may span machines of one GPU type linked by an RDMA fabric (InfiniBand, or AWS EFA: cloud offers "
+        "known to have one); ethernet: owned machines linked by ethernet, with jobs.cross_machine_efficiency")
+    cross_machine_efficiency: float | None = Field(
+        None, ge=0.01, le=1, allow_inf_nan=False,
+        description="measured speed of a job across machines relative to the same GPUs in one machine; "
+        "default for infiniband: 0.975 on 4 machines, 0.90 on 16 (MosaicML 2022), required for ethernet")
     scaling_efficiency: float | None = Field(
         None, ge=0.01, le=1, allow_inf_nan=False,
         description="measured speed-up on gpus_per_job GPUs divided by gpus_per_job, 0.01 to 1 (below 0.01 the job "
@@ -166,6 +175,25 @@ class JobShape(_Strict):
     patience: Patience = Field(
         "none", description="none: work runs when it arrives; day, week, month: work may move anywhere within its "
         "calendar day, ISO week or month")
+    runs: Literal["until_done", "continuously"] = Field(
+        "until_done", description="until_done (default): the demand is work in reference GPU-hours and a faster GPU "
+        "finishes it in fewer hours (training); continuously: an always-on service, the demand is load that must "
+        "be served every hour it is there: whole GPUs (whole instances for cloud) present in every such hour")
+    load: Literal["replicas", "divisible"] = Field(
+        "replicas", description="with runs = continuously: replicas (default): the load is whole replicas of "
+        "gpus_per_job reference GPUs, each needs its own job slot on a GPU at least as fast as the reference "
+        "(a faster GPU does not carry more than one replica); divisible: the load splits freely (e.g. "
+        "requests/s), a GPU of relative throughput r carries r reference GPUs of load, counted in whole "
+        "reference replicas per machine or instance")
+
+    @model_validator(mode="after")
+    def _always_on_cannot_wait(self) -> JobShape:
+        if self.runs == "continuously" and self.patience != "none":
+            raise ValueError("patience: an always-on load (runs = continuously) cannot wait; use patience = none")
+        if self.interconnect == "ethernet" and self.cross_machine_efficiency is None:
+            raise ValueError("cross_machine_efficiency: jobs across machines on ethernet need a measured efficiency "
+                             "(the guide asks for at least 50 Gbit/s InfiniBand across machines)")
+        return self
 
 
 class PlanOptions(_Strict):
@@ -243,6 +271,8 @@ class CloudPriceItem(_Strict):
     region: str = "any"
     pricing: Literal["on_demand", "spot"] = "on_demand"
     max_instances: Count | None = Field(None, description="quota: instances at once")
+    multi_node: bool = Field(False, description="instances can be linked for one job over an RDMA fabric "
+                             "(InfiniBand or AWS EFA); used only with jobs.interconnect")
     source: str = "request"
     as_of: PlanDate | None = None
     currency: CurrencyCode = Field("USD", description="currency of usd_per_hour (default USD)")

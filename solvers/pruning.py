@@ -96,7 +96,9 @@ def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
         and a.unit_price_usd <= b.unit_price_usd
         and a.net_price_usd <= b.net_price_usd
         and a.idle_kwh_per_unit_hour <= b.idle_kwh_per_unit_hour
-        and a.marginal_kwh_per_gpu_hour / a.throughput <= b.marginal_kwh_per_gpu_hour / b.throughput
+        and a.usd_per_job_hour(1.0, 1) <= b.usd_per_job_hour(1.0, 1)
+        and a.slots_per_unit >= b.slots_per_unit
+        and a.load_per_gpu >= b.load_per_gpu
         and a.card_watts <= b.card_watts
     )
 

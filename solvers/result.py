@@ -81,6 +81,9 @@ class PeriodLine(BaseModel):
                                            "(paid: instances are rented whole)")
     waited_gpu_hours: float = Field(0.0, description="busy GPU-hours of work moved within its patience window")
     max_wait_hours: float = Field(0.0, description="the longest that work may have waited: the window's length")
+    served_every_hour: bool | None = Field(
+        None, description="always-on load (jobs.runs = continuously): true when owned and rented GPUs present cover "
+        "the load in every hour of the period; null for work that runs until done")
 
 
 class Alternative(BaseModel):

@@ -129,21 +129,27 @@ const gpResult = (() => {
     const most = (key) => plan.periods.reduce((a, p) => Math.max(a, p[key] ?? 0), 0);
     // waiting columns only where the profile lets work wait and some did; peaks and idle rented GPUs always
     const waited = plan.periods.some((p) => (p.waited_gpu_hours ?? 0) > 0);
+    // always-on load (jobs.runs = continuously): whether owned and rented GPUs covered every hour of the period
+    const served = plan.periods.some((p) => p.served_every_hour != null);
+    const yesNo = (ok) => (ok ? t("serve_demand.yes") : t("serve_demand.no"));
     const rows = plan.periods.map((p) => [p.month, num(p.demand_reference_gpu_hours, 1), num(sum(p.owned_gpu_hours), 1),
       num(sum(p.cloud_hours), 1), num(p.peak_owned_gpus ?? 0, 1), num(p.peak_rented_gpus ?? 0, 1),
       num(p.unused_rented_gpu_hours ?? 0, 1),
       ...(waited ? [num(p.waited_gpu_hours ?? 0, 1), num(p.max_wait_hours ?? 0, 0)] : []),
+      ...(served ? [yesNo(p.served_every_hour)] : []),
       usd(p.electricity_usd), usd(p.cloud_usd)]);
     const max = (value) => t("r.max", { n: value });
     const footer = [t("r.total"), num(total("demand_reference_gpu_hours"), 1), num(total((p) => sum(p.owned_gpu_hours)), 1),
       num(total((p) => sum(p.cloud_hours)), 1), max(num(most("peak_owned_gpus"), 1)),
       max(num(most("peak_rented_gpus"), 1)), num(total((p) => p.unused_rented_gpu_hours ?? 0), 1),
       ...(waited ? [num(total((p) => p.waited_gpu_hours ?? 0), 1), max(num(most("max_wait_hours"), 0))] : []),
+      ...(served ? [yesNo(plan.periods.every((p) => p.served_every_hour !== false))] : []),
       usd(total("electricity_usd")), usd(total("cloud_usd"))];
     const columns = [{ label: t("r.month") }, { label: t("r.demand_h"), num: true }, { label: t("r.owned_h"), num: true },
       { label: t("r.cloud_h"), num: true }, { label: t("r.peak_owned"), num: true },
       { label: t("r.peak_rented"), num: true }, { label: t("r.unused_rented_h"), num: true },
       ...(waited ? [{ label: t("r.waited_h"), num: true }, { label: t("r.max_wait_h"), num: true }] : []),
+      ...(served ? [{ label: t("serve_demand.served") }] : []),
       { label: t("r.electricity"), num: true }, { label: t("r.cloud"), num: true }];
     return card(t("r.months"), "months", h("details", { open: true },
       h("summary", {}, t("r.months_summary", { n: plan.periods.length })),

@@ -1,0 +1,200 @@
+"""Always-on load (`jobs.runs = continuously`, issue 13): a service needs capacity present every hour; a faster GPU
+may carry more divisible load, never fewer hours. Hand-derived cases and a brute-force oracle."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from pricing.catalog import bundled_catalog
+from solvers.plan import make_plan
+from solvers.profile import Profile
+from solvers.result import PlanResult
+from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
+
+HOURS_24_MONTHS = 731 * 24  # 2027-01-01 .. 2029-01-01 (2028 is a leap year): 17,544 h
+FAST = 2.0  # RTX 4090 relative to the RTX 3090 reference, set by throughput_overrides so the cases are hand-checkable
+RATE = 0.1
+
+
+def service(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int = 2, months: int = 24,
+            **jobs: Any) -> dict[str, Any]:
+    """`gpus` reference GPUs needed every hour for `months` months on the caller's prices."""
+    profile = simple_profile(owned, cloud, utilisation=1.0, months=months)
+    profile["demand"]["gpus"] = gpus
+    profile["jobs"] = {"runs": "continuously", **jobs}
+    profile["throughput_overrides"] = {"RTX 4090": FAST, "RTX 3080": 0.5}
+    return profile
+
+
+def plan_for(profile: dict[str, Any]) -> PlanResult:
+    return make_plan(Profile.model_validate(profile), bundled_catalog(), TODAY)
+
+
+def rented_hours(plan: PlanResult, gpu: str) -> float:
+    return sum(c.hours for c in plan.cloud if c.gpu == gpu)
+
+
+def test_two_gpus_every_hour_rent_two_gpus_every_hour_not_fewer_hours_on_a_faster_gpu() -> None:
+    # 3090 at $1.00/h, a 2x-faster 4090 at $1.50/h. Work that runs until done: the 4090 does 2 reference hours
+    # per hour at $0.75 each, so 2 x 17,520 reference GPU-hours take 17,520 h x 1.50 = 26,280 (the bug's shape).
+    cloud = [cloud_item(1.00, name="3090"), cloud_item(1.50, gpu="RTX 4090", name="4090")]
+    until_done = service([], cloud)
+    until_done["jobs"] = {}
+    training = plan_for(until_done)
+    assert training.total_cost_usd == pytest.approx(HOURS_24_MONTHS * 1.50, abs=0.05)
+    assert rented_hours(training, "RTX 4090") == pytest.approx(HOURS_24_MONTHS, abs=1e-3)
+    # A service: two replicas present in every hour; a 4090 carries one replica as a 3090 does, so the cheaper
+    # per hour wins: 2 x 17,520 h x 1.00 = 35,040.
+    plan = plan_for(service([], cloud))
+    assert plan.total_cost_usd == pytest.approx(2 * HOURS_24_MONTHS * 1.00, abs=0.05)
+    assert rented_hours(plan, "RTX 3090") == pytest.approx(2 * HOURS_24_MONTHS, abs=1e-3)
+    assert all(p.served_every_hour is True and p.peak_rented_gpus == pytest.approx(2) for p in plan.periods)
+    assert all(p.served_every_hour is None for p in training.periods)
+
+
+def test_divisible_load_on_a_2x_faster_gpu_needs_half_the_gpus_but_all_the_hours() -> None:
+    cloud = [cloud_item(1.00, name="3090"), cloud_item(1.50, gpu="RTX 4090", name="4090")]
+    plan = plan_for(service([], cloud, load="divisible"))
+    # one 4090 carries both reference GPUs of load: 17,520 h x 1.50 = 26,280 < 2 x 17,520 x 1.00
+    assert rented_hours(plan, "RTX 4090") == pytest.approx(HOURS_24_MONTHS, abs=1e-3)
+    assert plan.total_cost_usd == pytest.approx(HOURS_24_MONTHS * 1.50, abs=0.05)
+    assert all(p.peak_rented_gpus == pytest.approx(1.0) and p.served_every_hour for p in plan.periods)
+    assert sum(p.unused_rented_gpu_hours for p in plan.periods) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_owned_replicas_need_one_gpu_each_even_on_a_faster_gpu() -> None:
+    # An owned 4090 box at $500 (450 W, $0.10/kWh: $0.045 per hour it works) against a 3090 cloud at $1/h.
+    owned = [owned_item(500, gpu="RTX 4090")]
+    cloud = [cloud_item(1.00, name="3090")]
+    replicas = plan_for(service(owned, cloud))
+    assert sum(b.count for b in replicas.buy) == 2
+    assert replicas.total_cost_usd == pytest.approx(2 * 500 + 2 * HOURS_24_MONTHS * 0.045, abs=0.05)
+    divisible = plan_for(service(owned, cloud, load="divisible"))
+    # one 4090 carries the 2 reference GPUs of load, working every hour at full power
+    assert sum(b.count for b in divisible.buy) == 1
+    assert divisible.total_cost_usd == pytest.approx(500 + HOURS_24_MONTHS * 0.045, abs=0.05)
+    assert all(p.served_every_hour and p.peak_owned_gpus == pytest.approx(1.0) for p in divisible.periods)
+
+
+def test_fewer_owned_than_needed_rent_the_rest_every_hour() -> None:
+    owned = [owned_item(500)]
+    profile = service(owned, [cloud_item(1.00, name="3090")])
+    profile["options"]["max_owned_gpus"] = 1
+    plan = plan_for(profile)
+    assert sum(b.count for b in plan.buy) == 1
+    assert rented_hours(plan, "RTX 3090") == pytest.approx(HOURS_24_MONTHS, abs=1e-3)
+    assert all(p.served_every_hour and p.peak_owned_gpus + p.peak_rented_gpus == pytest.approx(2)
+               for p in plan.periods)
+
+
+def test_a_slower_gpu_cannot_carry_a_replica_but_carries_its_share_of_divisible_load() -> None:
+    # RTX 3080 at half the reference's speed: a 4-GPU instance at $1.00/h and a 3090 at $0.60/h.
+    cloud = [cloud_item(0.60, name="3090"), cloud_item(1.00, gpu="RTX 3080", name="slow4x", gpu_count=4)]
+    replicas = plan_for(service([], cloud))
+    assert rented_hours(replicas, "RTX 3080") == 0.0
+    assert replicas.total_cost_usd == pytest.approx(2 * HOURS_24_MONTHS * 0.60, abs=0.05)
+    # divisible: 4 x 0.5 = 2 reference GPUs of load per instance at $1.00/h < 2 x 0.60
+    divisible = plan_for(service([], cloud, load="divisible"))
+    assert rented_hours(divisible, "RTX 3080") == pytest.approx(HOURS_24_MONTHS, abs=1e-3)
+    assert divisible.total_cost_usd == pytest.approx(HOURS_24_MONTHS * 1.00, abs=0.05)
+
+
+def test_patience_cannot_move_always_on_load() -> None:
+    profile = service([], [cloud_item(1.00)], patience="week")
+    with pytest.raises(ValidationError, match="cannot wait"):
+        Profile.model_validate(profile)
+
+
+def test_hourly_load_is_served_whole_hours_rounded_up() -> None:
+    # 1.5 reference GPUs in an hour of a service: two replicas that whole hour (work until done would pay 1.5 h)
+    profile = simple_profile([], [cloud_item(1.00)])
+    profile["demand"] = {"start": "2027-01-04T00:00:00Z", "busy_gpus": [1.5, 0.0, 0.2],
+                         "reference_gpu": "RTX 3090"}
+    del profile["horizon_months"]
+    assert plan_for(profile).total_cost_usd == pytest.approx(1.7, abs=1e-3)
+    profile["jobs"] = {"runs": "continuously"}
+    plan = plan_for(profile)
+    assert plan.total_cost_usd == pytest.approx(3.0, abs=1e-3)
+    assert plan.periods[0].served_every_hour is True
+
+
+# --- brute force over small random hourly services ---------------------------------------------------------------
+
+SPEED = {"RTX 3090": 1.0, "RTX 4090": 1.5, "RTX 3080": 0.5}
+
+
+def units_per_machine(gpus: int, gpu: str, width: int, load: str) -> int:
+    """Replicas of `width` reference GPUs one machine carries, straight from the documented rule."""
+    r = SPEED[gpu]
+    if load == "replicas":
+        return gpus // width if r >= 1 else 0
+    return math.floor(gpus * r / width + 1e-9)
+
+
+def brute_force(units: list[int], owned: dict[str, Any] | None, cloud: list[dict[str, Any]], width: int,
+                load: str) -> float:
+    """Every owned count, and in every hour every split between owned units and whole instances for the hour."""
+    cap = [units_per_machine(c["gpu_count"], c["gpu"], width, load) for c in cloud]
+    peak = max(units)
+
+    def cover(n: int) -> float:
+        if n <= 0:
+            return 0.0
+        ranges = [range(0, (min(c.get("max_instances") or 99, math.ceil(n / k)) if k else 0) + 1)
+                  for c, k in zip(cloud, cap, strict=True)]
+        return min((sum(x * c["usd_per_hour"] for x, c in zip(xs, cloud, strict=True))
+                    for xs in itertools.product(*ranges) if sum(x * k for x, k in zip(xs, cap, strict=True)) >= n),
+                   default=math.inf)
+
+    covers = {n: cover(n) for n in range(peak + 1)}
+    per_unit = units_per_machine(owned["gpus_per_unit"], owned["gpu"], width, load) if owned else 0
+    best = math.inf
+    for bought in range(0, (math.ceil(peak / per_unit) if per_unit else 0) + 1):
+        assert owned is not None or bought == 0
+        slots = bought * per_unit
+        # energy of one unit-hour: `width` GPUs of load, on GPUs that carry r of it each (divisible) or one each
+        r = SPEED[owned["gpu"]] if owned and load == "divisible" else 1.0
+        energy = RATE * owned["watts"] / owned["gpus_per_unit"] / 1000 * width / r if owned else 0.0
+        running = sum(min(k * energy + covers[n - k] for k in range(min(n, slots) + 1)) for n in units)
+        best = min(best, bought * (owned["unit_price_usd"] if owned else 0.0) + running)
+    return best
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), width=st.sampled_from([1, 2]), load=st.sampled_from(["replicas", "divisible"]),
+       busy=st.lists(st.sampled_from([0.0, 0.4, 1.0, 2.0, 2.5, 3.0]), min_size=6, max_size=30).filter(any))
+def test_always_on_cost_equals_enumeration(data: Any, width: int, load: str, busy: list[float]) -> None:
+    gpus = list(SPEED)
+    owned = None
+    if data.draw(st.booleans()):
+        owned = {"name": "box", "gpu": data.draw(st.sampled_from(gpus)), "gpus_per_unit": data.draw(
+            st.sampled_from([2, 4])), "unit_price_usd": data.draw(st.floats(1, 40)),
+            "watts": data.draw(st.floats(100, 1500)), "idle_watts": 0, "includes_host": True}
+    cloud = [{"provider": "p", "name": f"vm{i}", "gpu": data.draw(st.sampled_from(gpus)),
+              "gpu_count": data.draw(st.sampled_from([1, 2, 4])), "usd_per_hour": data.draw(st.floats(0.1, 5)),
+              "region": "r", "max_instances": data.draw(st.one_of(st.none(), st.integers(1, 2)))}
+             for i in range(data.draw(st.integers(0, 2)))]
+    cloud.append({"provider": "p", "name": "fallback", "gpu": "RTX 3090", "gpu_count": width,
+                  "usd_per_hour": data.draw(st.floats(0.5, 5)), "region": "r", "max_instances": None})
+    units = [math.ceil(b - 1e-9) for b in busy]  # whole replicas each hour
+    profile = Profile.model_validate({
+        "workload": "transformer_training",
+        "demand": {"start": "2027-01-01T00:00:00Z", "busy_gpus": [b * width for b in busy],
+                   "reference_gpu": "RTX 3090"},
+        "electricity_usd_per_kwh": RATE,
+        "jobs": {"gpus_per_job": width, "runs": "continuously", "load": load},
+        "options": {"resale": False, "availability": 1.0},
+        "throughput_overrides": SPEED,
+        "prices": {"mode": "replace", "owned": [owned] if owned else [],
+                   "cloud": [{k: v for k, v in c.items() if v is not None} for c in cloud]},
+    })
+    plan = make_plan(profile, bundled_catalog(), TODAY)
+    assert plan.total_cost_usd == pytest.approx(brute_force(units, owned, cloud, width, load), rel=1e-6, abs=0.02)
+    assert all(p.served_every_hour for p in plan.periods)
