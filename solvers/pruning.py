@@ -90,6 +90,9 @@ def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
     return (
         a.gpus_per_unit == b.gpus_per_unit
         and a.includes_host == b.includes_host
+        and a.kind == b.kind  # a commitment is neither capex nor an owned GPU under the profile's limits
+        and a.opex_usd_per_unit_hour <= b.opex_usd_per_unit_hour
+        and a.paid_hours == b.paid_hours
         and a.throughput >= b.throughput
         and a.unit_price_usd <= b.unit_price_usd
         and a.net_price_usd <= b.net_price_usd
@@ -128,7 +131,7 @@ def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], block
             continue
         per_hour = min(np.ceil(o.slots_per_unit / c.slots - 1e-9) * c.usd_per_job_hour for c in unlimited)
         max_saving = busy_hours * float(per_hour)
-        fixed = o.net_price_usd + usd_per_kwh * o.idle_kwh_per_unit_hour * total_hours
+        fixed = o.net_price_usd + (usd_per_kwh * o.idle_kwh_per_unit_hour + o.opex_usd_per_unit_hour) * total_hours
         if fixed < max_saving:
             kept.append(o)
     return kept
