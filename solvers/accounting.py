@@ -200,7 +200,7 @@ class Ledger:
         commitments = [
             CommitmentLine(provider=o.provider, name=o.name, gpu=o.gpu, gpu_count=o.gpus_per_unit, region=o.region,
                            count=n, term_months=o.term_months,
-                           terms=round(o.paid_hours / (o.term_months * 365.25 * 24 / 12)),
+                           terms=o.terms,
                            usd_per_hour=o.usd_per_hour, paid_hours=round(o.paid_hours, 3),
                            cost_usd=round(n * o.usd_per_hour * o.paid_hours, 2), source=o.source, price_as_of=o.as_of)
             for k, n in sorted(committed.items()) for o in [self.owned[k]]

@@ -8,7 +8,6 @@ Filters (memory, used, spot, providers, regions) are applied here, vectorised ov
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -21,6 +20,7 @@ from pricing.hardware_fit import MODULE_FORM_FACTORS, MODULE_SERVER_SLOTS, host_
 from solvers import defaults
 from solvers.errors import ProfileError
 from solvers.performance import relative_throughput
+from solvers.periods import add_months
 from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
 
 
@@ -54,6 +54,7 @@ class OwnedOption:
     usd_per_hour: float = 0.0  # commitment: price per instance-hour
     term_months: int = 0  # commitment: the term
     paid_hours: float = 0.0  # commitment: hours paid over the horizon (whole terms, so may pass its end)
+    terms: int = 0  # commitment: terms held back to back from the plan's start
     provider: str = ""
     region: str = ""
     availability: float | None = None  # None: the profile's; a commitment is the provider's to keep up (1.0)
@@ -344,6 +345,7 @@ def build_options(
     today: dt.date,
     horizon_days: int,
     cloud_filter: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    start: dt.date | None = None,
 ) -> Options:
     """Candidate options for this profile; `cloud_filter` may prune the cloud offers before they
     become objects (10,000 offers stay a vectorised table until then)."""
@@ -396,7 +398,7 @@ def build_options(
             )
     if _opex_per_gpu_hour(opts.opex, 1.0) > 0:
         owned = [_with_opex(o, opts.opex) for o in owned]
-    owned += commitment_options(catalog, profile, throughput, today, horizon_days)
+    owned += commitment_options(catalog, profile, throughput, today, horizon_days, start)
     hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts * idle_share) for h in catalog.hosts]
     as_of = _oldest_per_feed(cloud_frame)
     for o in owned:
@@ -540,8 +542,18 @@ def _commitment_frame(catalog: Catalog, profile: Profile, today: dt.date) -> pd.
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
+def _paid_hours(start: dt.date, term_months: int, horizon_hours: float) -> tuple[float, int]:
+    """Hours of whole calendar terms from `start` (a term of m months ends on the same day m months later) until
+    the horizon is covered."""
+    end = start + dt.timedelta(hours=horizon_hours)
+    terms = 1
+    while add_months(start, terms * term_months) < end:
+        terms += 1
+    return 24.0 * (add_months(start, terms * term_months) - start).days, terms
+
+
 def commitment_options(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date,
-                       horizon_days: int) -> list[OwnedOption]:
+                       horizon_days: int, start: dt.date | None = None) -> list[OwnedOption]:
     """Reserved / committed-use offers the profile allows, as owned options with an hourly price for every hour of
     their terms: held from the plan's start and renewed term after term until the horizon is covered; the last
     term is paid in full even when it ends after the horizon (a commitment is owed whether used or not)."""
@@ -554,6 +566,7 @@ def commitment_options(catalog: Catalog, profile: Profile, throughput: Throughpu
     width = profile.jobs.gpus_per_job
     memory = {g.name: g.memory_gb for g in catalog.gpus}
     horizon_hours = 24.0 * horizon_days
+    first = start or today
     out: list[OwnedOption] = []
     for i, r in enumerate(frame.itertuples(index=False)):
         if opts.providers is not None and r.provider not in opts.providers:
@@ -562,8 +575,7 @@ def commitment_options(catalog: Catalog, profile: Profile, throughput: Throughpu
             continue
         if memory.get(r.gpu, 0.0) < profile.min_gpu_memory_gb or int(r.gpu_count) < width:
             continue
-        term_hours = 24.0 * 365.25 / 12 * int(r.term_months)
-        paid = math.ceil(horizon_hours / term_hours - 1e-9) * term_hours
+        paid, terms = _paid_hours(first, int(r.term_months), horizon_hours)
         quota = getattr(r, "max_instances", None)
         out.append(OwnedOption(
             key=f"commit:{i}", name=str(r.name), gpu=str(r.gpu), condition="new", gpus_per_unit=int(r.gpu_count),
@@ -572,6 +584,6 @@ def commitment_options(catalog: Catalog, profile: Profile, throughput: Throughpu
             memory_gb=memory.get(r.gpu, 0.0), slots_per_unit=float(int(r.gpu_count) // width),
             vendor=str(r.provider), source=str(r.source), as_of=str(r.as_of), feed=str(r.feed),
             kind="commitment", usd_per_hour=float(r.usd_per_hour), term_months=int(r.term_months),
-            paid_hours=paid, provider=str(r.provider), region=str(r.region), availability=1.0,
+            paid_hours=paid, terms=terms, provider=str(r.provider), region=str(r.region), availability=1.0,
             max_units=None if quota is None or pd.isna(quota) else int(quota)))
     return out

@@ -159,7 +159,7 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
     _check_providers(profile, catalog)
     peak_jobs = max((float(p.jobs.max(initial=0.0)) for p in periods), default=0.0)
     options = build_options(catalog, profile, today, horizon_days,
-                            partial(prune_cloud_frame, peak_jobs=peak_jobs) if prune else None)
+                            partial(prune_cloud_frame, peak_jobs=peak_jobs) if prune else None, periods[0].start)
     if not options.owned and not options.cloud:
         raise no_options(profile, catalog)
     blocks = merge_periods(periods)
@@ -169,9 +169,8 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
     limits = Limits(rate, opts.availability, opts.host_watts_per_working_gpu, opts.max_capex_usd, opts.max_owned_gpus,
                     profile.jobs.gpus_per_job, profile.jobs.patience == "none", model_weights(terms, periods, blocks))
     owned = prune_dominated(options.owned) if prune else options.owned
-    # the unprofitable rule compares nominal sums: only sound on the nominal basis
-    owned_main = (prune_unprofitable(owned, options.cloud, blocks, rate, limits.width)
-                  if prune and limits.weights is None else owned)
+    owned_main = (prune_unprofitable(owned, options.cloud, blocks, rate, limits.width, limits.weights)
+                  if prune else owned)
 
     main = solve(owned_main, options.cloud, options.hosts, blocks, limits)
     if main.status == SolveStatus.INFEASIBLE:

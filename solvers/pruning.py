@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 
 from solvers.blocks import Block
+from solvers.finance import Weights
+from solvers.model import unit_cost_of
 from solvers.options import CloudOption, OwnedOption
 
 
@@ -114,7 +116,7 @@ def prune_dominated(owned: list[OwnedOption]) -> list[OwnedOption]:
 
 
 def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], blocks: list[Block],
-                       usd_per_kwh: float, width: int = 1) -> list[OwnedOption]:
+                       usd_per_kwh: float, width: int = 1, weights: Weights | None = None) -> list[OwnedOption]:
     """Rule 3; a no-op when no cloud offer is unlimited.
 
     One unit runs `slots_per_unit` jobs at once; renting instead costs at most ceil(slots / instance slots)
@@ -131,7 +133,9 @@ def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], block
             continue
         per_hour = min(np.ceil(o.slots_per_unit / c.slots - 1e-9) * c.usd_per_job_hour for c in unlimited)
         max_saving = busy_hours * float(per_hour)
-        fixed = o.net_price_usd + (usd_per_kwh * o.idle_kwh_per_unit_hour + o.opex_usd_per_unit_hour) * total_hours
+        # on a discounted basis the unit's cost is its present value and the nominal saving bounds the discounted
+        # one from above (every discount factor <= 1), so the rule stays sound
+        fixed = unit_cost_of(o, usd_per_kwh, total_hours, weights)
         if fixed < max_saving:
             kept.append(o)
     return kept

@@ -12,7 +12,7 @@ from service.core.errors import PROBLEM_JSON, InvalidField
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
 from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
-from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
+from service.plans.examples import CATALOG_EXAMPLE, FINANCE_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
 from service.plans.exports import (
     DEFAULT_DEPRECIATION_YEARS,
     DepreciationMethod,
@@ -37,6 +37,8 @@ _EXAMPLES: dict[str, Any] = {
     "worked_example": {"summary": "The guide's worked example (break-even ~293 days)", "value": WORKED_EXAMPLE},
     "catalog": {"summary": "15% of one RTX 3090, bundled prices", "value": CATALOG_EXAMPLE},
     "series": {"summary": "Deadline bursts in March and November", "value": SERIES_EXAMPLE},
+    "finance": {"summary": "Reserve, finance, discount at 8%, rack and support costs (issue 16)",
+                "value": FINANCE_EXAMPLE},
 }
 
 

@@ -1,6 +1,6 @@
 """Issue 16 (solver side): present values, loans, depreciation, commitments, opex, each checked by hand.
 
-Hand figures: 2027 has 8,760 hours (365 days); a 12-month term is 12 x 730.5 = 8,766 hours (365.25-day year);
+Hand figures: 2027 has 8,760 hours (365 days), and a 12-month term from 2027-01-01 runs the calendar year;
 the discount convention is (1 + r/12)^-t with t in calendar months (solvers/finance.py).
 """
 
@@ -30,7 +30,7 @@ from solvers.profile import Profile
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_2027 = 8760.0
-TERM_12 = 8766.0
+TERM_12 = 8760.0  # 2027-01-01 to 2028-01-01
 MONTH_HOURS_2027 = [24.0 * d for d in (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)]
 
 
@@ -110,7 +110,7 @@ def test_double_declining_balance_by_hand() -> None:
 
 
 def _reserved_profile(utilisation: float, **options: Any) -> dict[str, Any]:
-    """On-demand at $10/h or a 1-year commitment at $6/h (60%): reserving pays above 0.6 x 8766 / 8760 busy."""
+    """On-demand at $10/h or a 1-year commitment at $6/h (60%): reserving pays above 60% busy."""
     profile = simple_profile([], [cloud_item(10.0, gpu="H100 SXM", name="h1")], utilisation=utilisation,
                              allow_buy=False, **options)
     profile["demand"]["reference_gpu"] = "H100 SXM"
@@ -119,10 +119,10 @@ def _reserved_profile(utilisation: float, **options: Any) -> dict[str, Any]:
     return profile
 
 
-@pytest.mark.parametrize(("utilisation", "reserves"), [(0.7, True), (0.61, True), (0.5, False), (0.6, False)])
+@pytest.mark.parametrize(("utilisation", "reserves"), [(0.7, True), (0.61, True), (0.5, False), (0.59, False)])
 def test_commitment_pays_only_above_its_utilisation(catalog: Catalog, utilisation: float, reserves: bool) -> None:
-    # reserved: 6 x 8766 = 52,596 a year, used or not; on demand: 10 x 8760 x u. Even at u* = 0.6 x 8766 / 8760
-    # = 0.60041: 0.6 stays on demand (52,560 < 52,596), 0.61 reserves (53,436 > 52,596)
+    # reserved: 6 x 8760 = 52,560 a year, used or not; on demand: 10 x 8760 x u, so u* = 0.6:
+    # 0.59 stays on demand (51,684 < 52,560), 0.61 reserves (53,436 > 52,560)
     plan = _plan(_reserved_profile(utilisation), catalog)
     on_demand = 10.0 * HOURS_2027 * utilisation
     if reserves:
@@ -151,10 +151,10 @@ def test_a_term_longer_than_the_horizon_is_paid_in_full(catalog: Catalog) -> Non
     profile["horizon_months"] = 6
     profile["prices"]["commitments"][0]["term_months"] = 12
     plan = _plan(profile, catalog)
-    # six months of on-demand (4,344 h x $10 = 43,440) against a whole year reserved (52,596): on demand
+    # six months of on-demand (4,344 h x $10 = 43,440) against a whole year reserved (52,560): on demand
     six_months = sum(MONTH_HOURS_2027[:6])
     assert plan.commitments == [] and plan.total_cost_usd == pytest.approx(10.0 * six_months)
-    profile["prices"]["commitments"][0]["usd_per_hour"] = 4.0  # 35,064 for the whole term: now it pays
+    profile["prices"]["commitments"][0]["usd_per_hour"] = 4.0  # 35,040 for the whole term: now it pays
     plan = _plan(profile, catalog)
     assert plan.commitments[0].cost_usd == pytest.approx(4.0 * TERM_12)
     assert plan.total_cost_usd == pytest.approx(4.0 * TERM_12)
@@ -168,10 +168,11 @@ def _bursty_concurrency() -> dict[str, Any]:
 
 
 def test_own_the_base_reserve_the_middle_rent_the_peak(catalog: Catalog) -> None:
-    """Per GPU slot a year: own $8,000 (one GPU allowed), reserve 1.2 x 8766 = $10,519.20, rent $2 x busy hours.
+    """Per GPU slot a year: own $8,000 (one GPU allowed), reserve 1.2 x 8760 = $10,512, rent $2 x busy hours.
     Level 2 (6,570 h): reserve < rent 13,140; level 3 (1,095 h): rent 2,190 < reserve."""
-    profile = simple_profile([owned_item(8000.0, gpu="A100 80GB PCIe")], [cloud_item(2.0, gpu="A100 80GB PCIe", name="h1")],
-                             rate=0.0, max_owned_gpus=1)
+    a100 = "A100 80GB PCIe"
+    profile = simple_profile([owned_item(8000.0, gpu=a100)], [cloud_item(2.0, gpu=a100, name="h1")], rate=0.0,
+                             max_owned_gpus=1)
     profile.pop("horizon_months")
     profile["demand"] = _bursty_concurrency()
     profile["prices"]["commitments"] = [{"provider": "testcloud", "name": "h1", "gpu": "A100 80GB PCIe",
@@ -189,9 +190,8 @@ def test_own_the_base_reserve_the_middle_rent_the_peak(catalog: Catalog) -> None
 
 def test_present_value_of_a_plan_by_hand(catalog: Catalog) -> None:
     plan = _plan(_reserved_profile(0.9, discount_rate=0.12), catalog)
-    # $6/h every hour of each 2027 month, paid at the month's end; the term's last 6 hours with December
+    # $6/h every hour of each 2027 month, paid at the month's end (the term is the calendar year)
     paid = [6.0 * h for h in MONTH_HOURS_2027]
-    paid[-1] += 6.0 * (TERM_12 - HOURS_2027)
     by_hand = sum(v * 1.01 ** -(m + 1) for m, v in enumerate(paid))
     assert plan.costs.present_value_usd == pytest.approx(by_hand, abs=0.02)
     assert plan.total_cost_usd == pytest.approx(sum(paid))  # nominal stays nominal
