@@ -196,7 +196,8 @@ class Ledger:
         ]
         capex = sum(line.count * line.unit_price_usd for line in buy) + sum(h.count * h.unit_price_usd for h in hosts)
         resale = sum(n * self.owned[k].resale_usd for k, n in purchases.items())
-        flows = self._flows(capex, resale, purchases, committed)
+        uses_cloud = bool(committed) or any(float(np.max(v, initial=0.0)) > 1e-9 for v in alloc.instances.values())
+        flows = self._flows(capex, resale, purchases, committed, uses_cloud)
         commitments = [
             CommitmentLine(provider=o.provider, name=o.name, gpu=o.gpu, gpu_count=o.gpus_per_unit, region=o.region,
                            count=n, term_months=o.term_months,
@@ -205,7 +206,7 @@ class Ledger:
                            cost_usd=round(n * o.usd_per_hour * o.paid_hours, 2), source=o.source, price_as_of=o.as_of)
             for k, n in sorted(committed.items()) for o in [self.owned[k]]
         ]
-        extra = flows.commitments_total + flows.opex_total + flows.interest
+        extra = flows.commitments_total + flows.opex_total + flows.interest + flows.cloud_data_total
         total = capex + sum(electricity) + sum(cloud_cost) - resale
         if extra:
             total += extra
@@ -218,6 +219,7 @@ class Ledger:
             commitments_usd=round(flows.commitments_total, 2),
             opex_usd=round(flows.opex_total, 2),
             financing_interest_usd=round(flows.interest, 2),
+            cloud_data_usd=round(flows.cloud_data_total, 2),
         )
         lines = [
             PeriodLine(month=period.label, start=period.start.isoformat(), days=period.days,
@@ -239,7 +241,8 @@ class Ledger:
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
                         start_basis, resale_basis)
 
-    def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int]) -> _Flows:
+    def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
+               uses_cloud: bool) -> _Flows:
         hours = np.array([p.hours for p in self.periods])
         cal = calendar([p.start for p in self.periods], [p.end for p in self.periods])
         n = len(self.periods)
@@ -259,8 +262,10 @@ class Ledger:
             opex = opex + self.terms.fixed_owned_usd_per_month * cal.months
         schedule = capex_schedule(self.terms.financing, cal.horizon_months)
         interest = capex * (schedule.nominal - 1.0) if self.terms.financing is not None and capex else 0.0
+        cloud_data = (self.terms.fixed_cloud_usd_per_month * cal.months if uses_cloud
+                      else np.zeros(len(self.periods)))
         return _Flows(cal, commitments, commitments_total, opex, float(opex.sum()), capex, resale,
-                      schedule.months, schedule.flows, interest)
+                      schedule.months, schedule.flows, interest, cloud_data, float(cloud_data.sum()))
 
 
 @dataclass
@@ -277,6 +282,8 @@ class _Flows:
     capex_months: np.ndarray
     capex_flows: np.ndarray  # per dollar of capex
     interest: float
+    cloud_data: np.ndarray  # cloud storage and egress per period (options.cloud_data)
+    cloud_data_total: float
 
     def table(self, ledger: Ledger, electricity: list[float], cloud: list[float],
               running: list[float]) -> tuple[list[CashFlowLine], float, list[float], float]:
@@ -293,7 +300,7 @@ class _Flows:
         resale = np.zeros(n)
         if n:
             resale[-1] = -self.resale
-        elec, cl = np.array(electricity), np.array(cloud)
+        elec, cl = np.array(electricity), np.array(cloud) + self.cloud_data
         net = capex_by_period + elec + self.opex + cl + self.commitments + resale
         df = discount(rate, t_end)
         net_pv = net * df
@@ -315,7 +322,7 @@ class _Flows:
                 cumulative_usd=round(cumulative, 2), discount_factor=round(float(df[p]), 8),
                 net_present_value_usd=round(float(net_pv[p]), 2),
                 cumulative_present_value_usd=round(cumulative_pv, 2)))
-        if ledger.terms.plain and not self.commitments.any() and not self.opex.any():
+        if ledger.terms.plain and not self.commitments.any() and not self.opex.any() and not self.cloud_data.any():
             return rows, self.capex, running, self.resale  # today's curves, to the bit
         basis = df if rate > 0 else np.ones(n)
         per_period = (net - resale) * basis

@@ -182,6 +182,7 @@ class Weights:
     end: float                 # discount factor at the horizon's end (resale, a commitment's last term)
     capex: float               # cost of one dollar of purchase price (financing, discounting)
     fixed_owned_usd: float = 0.0  # OwnedOpex paid every month whenever anything is owned, over the horizon
+    fixed_cloud_usd: float = 0.0  # CloudData paid every month whenever the cloud is used, over the horizon
 
     @property
     def nominal(self) -> bool:
@@ -195,11 +196,13 @@ class Terms:
     discount_rate: float = 0.0
     financing: Financing | None = None
     fixed_owned_usd_per_month: float = 0.0
+    fixed_cloud_usd_per_month: float = 0.0
 
     @property
     def plain(self) -> bool:
-        """Today's behaviour: undiscounted, cash purchases, no fixed monthly opex."""
-        return self.discount_rate == 0 and self.financing is None and self.fixed_owned_usd_per_month == 0
+        """Today's behaviour: undiscounted, cash purchases, no fixed monthly costs."""
+        return (self.discount_rate == 0 and self.financing is None and self.fixed_owned_usd_per_month == 0
+                and self.fixed_cloud_usd_per_month == 0)
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,6 @@ def weights_for(terms: Terms, cal: Calendar, period_hours: np.ndarray, block_of:
     block_pv = np.bincount(block_of[active], weights=weighted[active], minlength=n_blocks)
     block = np.divide(block_pv, block_hours, out=np.ones(n_blocks), where=block_hours > 0)
     capex = capex_schedule(terms.financing, cal.horizon_months).present_value(terms.discount_rate)
-    fixed = terms.fixed_owned_usd_per_month * float(np.dot(df, cal.months))
+    month_weight = float(np.dot(df, cal.months))
     return Weights(block, float(weighted.sum()), float(discount(terms.discount_rate, cal.horizon_months)), capex,
-                   fixed)
+                   terms.fixed_owned_usd_per_month * month_weight, terms.fixed_cloud_usd_per_month * month_weight)

@@ -290,7 +290,33 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     _limits(model, limits)
     if cost_on and weights is not None and weights.fixed_owned_usd > 0:
         _owns_anything(model, bounds, weights.fixed_owned_usd)
+    if cost_on and weights is not None and weights.fixed_cloud_usd > 0:
+        _uses_cloud(model, bounds, weights.fixed_cloud_usd)
     return model
+
+
+def _uses_cloud(model: Model, bounds: dict[str, int], fixed_usd: float) -> None:
+    """A binary r, on whenever anything is rented (fewer owned slots than the first K whose rent is 0:
+    r + mu_K0 >= 1) or committed (u_c <= bound_c r), paying the cloud's data costs. Maintenance hours moved to
+    packed cloud hours (y) do not count: they are a fallback, not where the data lives."""
+    layers, mu, bld = model.layers, model.mu, model.builder
+    free = np.flatnonzero(layers.rent <= 1e-9)
+    k0 = int(free[0]) if len(free) else None
+    commits = [g for g, o in enumerate(model.owned) if o.is_commitment]
+    if k0 == 0 and not commits:
+        return  # no demand to rent
+    if k0 is None or k0 > len(mu):  # always rents: a constant
+        model.offset += fixed_usd
+        return
+    r = bld.add_cols(np.array([fixed_usd]), 1.0, True)
+    if k0 > 0:
+        bld.add_rows(np.zeros(2), np.array([r[0], mu[k0 - 1]]), np.ones(2), np.array([1.0]), np.array([INF]))
+    if commits:
+        rows = np.arange(len(commits))
+        bld.add_rows(np.concatenate([rows, rows]), np.concatenate([model.u[commits], np.repeat(r, len(commits))]),
+                     np.concatenate([np.ones(len(commits)),
+                                     -np.array([float(bounds[model.owned[g].key]) for g in commits])]),
+                     np.full(len(commits), -INF), np.zeros(len(commits)))
 
 
 def unit_cost_of(o: OwnedOption, usd_per_kwh: float, total_hours: float, weights: Weights | None) -> float:

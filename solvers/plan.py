@@ -86,7 +86,7 @@ def terms_of(profile: Profile) -> Terms:
     opts = profile.options
     f = opts.financing
     return Terms(opts.discount_rate, None if f is None else Financing(f.annual_rate, f.term_months, f.down_payment),
-                 opts.opex.fixed_usd_per_month)
+                 opts.opex.fixed_usd_per_month, 0.0 if opts.cloud_data is None else opts.cloud_data.usd_per_month)
 
 
 def model_weights(terms: Terms, periods: list[Period], blocks: list[Block]) -> Weights | None:

@@ -181,6 +181,29 @@ class OwnedOpex(_Strict):
         return self.staff_hours_per_month * self.staff_usd_per_hour + self.storage_networking_usd_per_month
 
 
+class CloudData(_Strict):
+    """Hidden cloud costs: data kept in cloud storage and sent out, paid every month the plan uses the cloud (rents
+    or commits). No default prices: give your provider's storage and egress rates."""
+
+    dataset_gb: float = Field(0.0, ge=0, le=1e9, allow_inf_nan=False, description="training data kept in the cloud")
+    checkpoints_gb: float = Field(0.0, ge=0, le=1e9, allow_inf_nan=False, description="checkpoints kept in the cloud")
+    storage_usd_per_gb_month: Money = Field(description="storage price per GB-month (e.g. your object store's)")
+    egress_gb_per_month: float = Field(0.0, ge=0, le=1e9, allow_inf_nan=False,
+                                       description="data sent out of the cloud each month")
+    egress_usd_per_gb: Money = Field(0.0, description="price of one GB sent out (required with egress_gb_per_month)")
+
+    @model_validator(mode="after")
+    def _egress_priced(self) -> CloudData:
+        if self.egress_gb_per_month > 0 and self.egress_usd_per_gb == 0:
+            raise ValueError("egress_gb_per_month needs egress_usd_per_gb: gpuplan has no default egress price")
+        return self
+
+    @property
+    def usd_per_month(self) -> float:
+        return ((self.dataset_gb + self.checkpoints_gb) * self.storage_usd_per_gb_month
+                + self.egress_gb_per_month * self.egress_usd_per_gb)
+
+
 class PlanOptions(_Strict):
     allow_used: bool = True
     allow_spot: bool = False
@@ -211,6 +234,8 @@ class PlanOptions(_Strict):
         "cash flow is taken at its present value and the plan minimises the present value; default 0 (undiscounted)")
     financing: FinancingInput | None = Field(None, description="pay purchases over time; default: cash at the start")
     opex: OwnedOpex = Field(default_factory=OwnedOpex, description="running costs of owned hardware beyond power")
+    cloud_data: CloudData | None = Field(
+        None, description="cloud storage and egress paid each month the plan uses the cloud; default: not counted")
 
     @field_validator("providers")
     @classmethod

@@ -132,7 +132,7 @@ def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], block
         if o.slots_per_unit <= 0:
             continue
         per_hour = min(np.ceil(o.slots_per_unit / c.slots - 1e-9) * c.usd_per_job_hour for c in unlimited)
-        max_saving = busy_hours * float(per_hour)
+        max_saving = busy_hours * float(per_hour) + (0.0 if weights is None else weights.fixed_cloud_usd)
         # on a discounted basis the unit's cost is its present value and the nominal saving bounds the discounted
         # one from above (every discount factor <= 1), so the rule stays sound
         fixed = unit_cost_of(o, usd_per_kwh, total_hours, weights)

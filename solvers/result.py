@@ -77,6 +77,7 @@ class Costs(BaseModel):
     commitments_usd: float = Field(0.0, description="reserved / committed instances, whole terms")
     opex_usd: float = Field(0.0, description="owned hardware's running costs beyond power (options.opex)")
     financing_interest_usd: float = Field(0.0, description="interest paid on financed purchases (options.financing)")
+    cloud_data_usd: float = Field(0.0, description="cloud storage and egress (options.cloud_data)")
     present_value_usd: float | None = Field(
         None, description="total at present value, discounted at options.discount_rate (equal to total_usd at 0)")
 
@@ -89,7 +90,7 @@ class CashFlowLine(BaseModel):
     capex_usd: float = Field(description="purchases paid: cash at the start, or down payment and loan payments")
     electricity_usd: float
     opex_usd: float
-    cloud_usd: float
+    cloud_usd: float = Field(description="cloud hours, with the cloud's storage and egress (options.cloud_data)")
     commitments_usd: float
     resale_usd: float = Field(description="resale proceeds (negative: money in)")
     net_usd: float

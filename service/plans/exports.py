@@ -51,6 +51,9 @@ def line_items(plan: PlanResult) -> list[dict[str, Any]]:
     if costs.opex_usd:
         add("Expected running costs of the owned hardware beyond power (colocation, maintenance, staff, storage)",
             "opex", "", "", 1, "estimate", costs.opex_usd, "profile options.opex", "", costs.opex_usd)
+    if costs.cloud_data_usd:
+        add("Cloud storage and egress while the plan uses the cloud", "cloud_data", "", "cloud", 1, "estimate",
+            costs.cloud_data_usd, "profile options.cloud_data", "", costs.cloud_data_usd)
     if costs.financing_interest_usd:
         add("Interest on the financed purchases", "financing", "", "", 1, "estimate", costs.financing_interest_usd,
             "profile options.financing", "", costs.financing_interest_usd)

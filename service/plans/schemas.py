@@ -25,7 +25,8 @@ class LineItem(BaseModel):
 
     line: int
     item: str
-    type: Literal["gpu", "host", "cloud", "commitment", "electricity", "opex", "financing", "resale", "rounding"]
+    type: Literal["gpu", "host", "cloud", "commitment", "cloud_data", "electricity", "opex", "financing", "resale",
+                  "rounding"]
     gpu: str
     condition: str = Field(description="new, used, cloud, or empty for estimates")
     quantity: float

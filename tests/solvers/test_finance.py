@@ -314,3 +314,23 @@ def test_the_guides_rtx_4090_electricity_still_about_100_a_year(catalog: Catalog
         plan = _plan(profile, catalog)
         assert plan.costs.electricity_usd == pytest.approx(0.45 * 0.15 * HOURS_2027 * 0.175, abs=0.01)
         assert 95 <= plan.costs.electricity_usd <= 110
+
+
+def test_cloud_data_costs_only_while_the_cloud_is_used(catalog: Catalog) -> None:
+    """Rent at $0.2/h for 50% of 2027 ($876) or buy a $1,000 box: rent. 1,000 GB kept in the cloud at $0.02 per
+    GB-month adds $20 a month while renting ($240): renting now costs $1,116 and buying wins, paying no data cost."""
+    profile = simple_profile([owned_item(1000.0, watts=1)], [cloud_item(0.2)], utilisation=0.5, rate=0.0)
+    rented = _plan(profile, catalog)
+    assert rented.buy == [] and rented.total_cost_usd == pytest.approx(876.0)
+    profile["options"]["cloud_data"] = {"dataset_gb": 600, "checkpoints_gb": 400, "storage_usd_per_gb_month": 0.02}
+    bought = _plan(profile, catalog)
+    assert [b.count for b in bought.buy] == [1] and bought.costs.cloud_data_usd == 0.0
+    assert bought.alternatives.cloud_only is not None
+    assert bought.alternatives.cloud_only.costs.cloud_data_usd == pytest.approx(240.0)
+    assert bought.alternatives.cloud_only.total_cost_usd == pytest.approx(876.0 + 240.0)
+
+
+def test_cloud_egress_needs_a_price() -> None:
+    with pytest.raises(ValueError, match="egress_usd_per_gb"):
+        Profile.model_validate(simple_profile([], [cloud_item(1.0)], cloud_data={
+            "storage_usd_per_gb_month": 0.02, "egress_gb_per_month": 100}))
