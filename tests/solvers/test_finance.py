@@ -334,3 +334,35 @@ def test_cloud_egress_needs_a_price() -> None:
     with pytest.raises(ValueError, match="egress_usd_per_gb"):
         Profile.model_validate(simple_profile([], [cloud_item(1.0)], cloud_data={
             "storage_usd_per_gb_month": 0.02, "egress_gb_per_month": 100}))
+
+
+def test_catalog_commitments_reserve_the_three_year_term(catalog: Catalog) -> None:
+    """Eight H100 busy all the time for 2027-2029 (1,096 days = 26,304 h) at AWS us-east-1 (commitments.csv):
+    p5.48xlarge on demand $55.04/h, 1-year reserved $40.4545/h (three terms), 3-year $20.6951/h: the 3-year.
+    80 GB of memory leaves out the L40S (its 3-year g6e.xlarge, 27 of them at $0.6997/h, would be cheaper)."""
+    profile = simple_profile([], [], utilisation=1.0, months=36, allow_buy=False, allow_commitments=True,
+                             providers=["aws"], regions=["us-east-1"])
+    profile["prices"] = {}
+    profile["demand"].update(gpus=8, reference_gpu="H100 SXM")
+    profile["min_gpu_memory_gb"] = 80
+    plan = _plan(profile, catalog)
+    assert [(c.name, c.count, c.term_months, c.terms) for c in plan.commitments] == [("p5.48xlarge", 1, 36, 1)]
+    assert plan.total_cost_usd == pytest.approx(20.6951 * 26_304, abs=0.01)
+    assert plan.cloud == []
+
+
+def test_a_commitment_narrower_than_a_job_is_not_offered(catalog: Catalog) -> None:
+    profile = simple_profile([], [cloud_item(2.0, gpu="L40S", gpu_count=2)], utilisation=1.0, allow_buy=False,
+                             allow_commitments=True)
+    profile["demand"].update(gpus=2, reference_gpu="L40S")  # one 2-GPU job all the time
+    profile["jobs"] = {"gpus_per_job": 2}
+    profile["prices"]["commitments"] = [
+        {"provider": "testcloud", "name": "one", "gpu": "L40S", "gpu_count": 1, "usd_per_hour": 0.1,
+         "term_months": 12},
+        {"provider": "testcloud", "name": "two", "gpu": "L40S", "gpu_count": 2, "usd_per_hour": 1.0,
+         "term_months": 12}]
+    core = solve_core(Profile.model_validate(profile), catalog, TODAY)
+    assert [o.name for o in core.options.owned if o.is_commitment] == ["two"]
+    plan = _plan(profile, catalog)  # $1 x 8,760 h committed against $2 x 8,760 h on demand
+    assert [(c.name, c.count) for c in plan.commitments] == [("two", 1)]
+    assert plan.total_cost_usd == pytest.approx(8760.0)
