@@ -25,7 +25,7 @@ CLOUD_COLUMNS = [
 # marketplace detail, optional in a cloud file (blank = not a marketplace aggregate): the 10th percentile,
 # how many listings the median summarises and their median host reliability (0..1)
 MARKET_COLUMNS = ["p10_usd_per_hour", "listings", "reliability"]
-# commitment prices (reserved instances, committed use): kept and served, not planned on (see `Catalog`)
+# commitment prices (reserved instances, committed use): planned on when a profile allows commitments (issue 16)
 COMMITMENT_COLUMNS = [
     "provider", "name", "gpu", "gpu_count", "usd_per_hour", "region", "pricing", "term_months", "payment",
     "source", "as_of", "feed",
@@ -70,7 +70,7 @@ class Catalog:
     `max_instances` is the quota of an offer (instances at once; NaN = not known): for a marketplace
     aggregate it is the number of listings the median summarises, since no more machines of that kind are
     for rent. `commitments` holds reserved and committed-use prices with `term_months` and `payment`;
-    the planner does not read it yet (commitments become decision variables with the finance issue).
+    the planner reads it as decision variables when a profile allows commitments (solvers.options).
     """
 
     gpus: GpuTable

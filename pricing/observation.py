@@ -13,8 +13,8 @@ from typing import Literal
 
 Kind = Literal["cloud", "new", "used", "fx"]  # fx: an exchange rate, `usd` per unit of currency `name`
 CLOUD_PRICING = ("on_demand", "spot")
-# prices for a term: kept in the catalog and served, but not planned on yet (the finance issue makes them
-# decision variables); `term_months` and `payment` say which commitment a row prices
+# prices for a term: kept in the catalog, served, and planned on as decision variables when a profile allows
+# commitments (issue 16); `term_months` and `payment` say which commitment a row prices
 COMMITMENT_PRICING = ("reserved", "committed")
 PAYMENTS = ("no_upfront", "partial_upfront", "all_upfront", "")  # "" = the source does not say
 

@@ -12,10 +12,20 @@ import numpy as np
 
 from solvers.blocks import Block
 from solvers.evaluate import Purchase
+from solvers.finance import Calendar, Terms, calendar, capex_schedule, discount
 from solvers.model import cells_of
 from solvers.options import CloudOption, HostOption, OwnedOption
 from solvers.periods import Period
-from solvers.result import Alternative, BuyLine, CloudLine, Costs, HostLine, PeriodLine
+from solvers.result import (
+    Alternative,
+    BuyLine,
+    CashFlowLine,
+    CloudLine,
+    CommitmentLine,
+    Costs,
+    HostLine,
+    PeriodLine,
+)
 
 
 @dataclass
@@ -37,12 +47,16 @@ class Accounts:
     cloud: list[CloudLine]
     costs: Costs
     periods: list[PeriodLine]
-    period_running_usd: list[float]   # electricity + cloud per period, for the cumulative curves
+    period_running_usd: list[float]   # every flow after the start per period, on the profile's basis (curves)
     listings: list[str] = field(default_factory=list)  # marketplace listings the plan rents
+    commitments: list[CommitmentLine] = field(default_factory=list)
+    cash_flows: list[CashFlowLine] = field(default_factory=list)
+    start_usd: float = 0.0   # paid at the start on the profile's basis (cumulative curves)
+    resale_basis_usd: float = 0.0  # resale on the profile's basis
 
     def alternative(self) -> Alternative:
         return Alternative(total_cost_usd=self.costs.total_usd, costs=self.costs, buy=self.buy,
-                           hosts=self.hosts, cloud=self.cloud)
+                           hosts=self.hosts, cloud=self.cloud, commitments=self.commitments)
 
 
 def cloud_label(c: CloudOption) -> str:
@@ -75,6 +89,7 @@ class Ledger:
     width: int = 1
     efficiency: float = 1.0
     always_on: bool = False  # jobs.runs = continuously: report whether every hour was served
+    terms: Terms = field(default_factory=Terms)
 
     def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
         cells = cells_of(self.blocks)
@@ -145,6 +160,11 @@ class Ledger:
                 share = self.periods[p].hours / block.hours
                 for key, gpu_hours in fig.owned_gpu_hours.items():
                     o = self.owned[key]
+                    if o.is_commitment:  # committed instance-hours worked, shown with the cloud's
+                        label = f"{o.provider}/{o.name}/{o.region}/committed"
+                        cloud_hours[p][label] = (cloud_hours[p].get(label, 0.0)
+                                                 + gpu_hours * share / o.gpus_per_unit)
+                        continue
                     electricity[p] += rate * o.marginal_kwh_per_gpu_hour * gpu_hours * share
                     owned_gpu_hours[p][o.name] = owned_gpu_hours[p].get(o.name, 0.0) + gpu_hours * share
                 for key, hours in fig.cloud_hours.items():
@@ -162,11 +182,13 @@ class Ledger:
                 cloud_totals[key] = (h + hours, cost + hours * c.usd_per_hour)
         cloud_totals = {k: v for k, v in cloud_totals.items() if v[0] > 1e-9}
 
+        purchases = {k: n for k, n in alloc.purchase.units.items() if not self.owned[k].is_commitment}
+        committed = {k: n for k, n in alloc.purchase.units.items() if self.owned[k].is_commitment and n > 0}
         buy = [
             BuyLine(name=o.name, gpu=o.gpu, condition=o.condition, count=n, gpus_per_unit=o.gpus_per_unit,  # type: ignore[arg-type]
                     includes_host=o.includes_host, unit_price_usd=o.unit_price_usd,
                     resale_usd_per_unit=round(o.resale_usd, 2), source=o.source, price_as_of=o.as_of)
-            for k, n in sorted(alloc.purchase.units.items()) if n > 0 for o in [self.owned[k]]
+            for k, n in sorted(purchases.items()) if n > 0 for o in [self.owned[k]]
         ]
         hosts = [
             HostLine(name=h.host.name, slots=h.host.slots, count=n, unit_price_usd=h.host.base_cost_usd,
@@ -182,13 +204,31 @@ class Ledger:
             for k, (h, cost) in sorted(cloud_totals.items(), key=lambda kv: -kv[1][1]) for c in [self.cloud[k]]
         ]
         capex = sum(line.count * line.unit_price_usd for line in buy) + sum(h.count * h.unit_price_usd for h in hosts)
-        resale = sum(n * self.owned[k].resale_usd for k, n in alloc.purchase.units.items())
+        resale = sum(n * self.owned[k].resale_usd for k, n in purchases.items())
+        uses_cloud = bool(committed) or any(float(np.max(v, initial=0.0)) > 1e-9 for v in alloc.instances.values())
+        flows = self._flows(capex, resale, purchases, committed, uses_cloud)
+        commitments = [
+            CommitmentLine(provider=o.provider, name=o.name, gpu=o.gpu, gpu_count=o.gpus_per_unit, region=o.region,
+                           count=n, term_months=o.term_months,
+                           terms=o.terms,
+                           usd_per_hour=o.usd_per_hour, paid_hours=round(o.paid_hours, 3),
+                           cost_usd=round(n * o.usd_per_hour * o.paid_hours, 2), source=o.source, price_as_of=o.as_of)
+            for k, n in sorted(committed.items()) for o in [self.owned[k]]
+        ]
+        extra = flows.commitments_total + flows.opex_total + flows.interest + flows.cloud_data_total
+        total = capex + sum(electricity) + sum(cloud_cost) - resale
+        if extra:
+            total += extra
         costs = Costs(
             capex_usd=round(capex, 2),
             electricity_usd=round(sum(electricity), 2),
             cloud_usd=round(sum(cloud_cost), 2),
             resale_credit_usd=round(resale, 2),
-            total_usd=round(capex + sum(electricity) + sum(cloud_cost) - resale, 2),
+            total_usd=round(total, 2),
+            commitments_usd=round(flows.commitments_total, 2),
+            opex_usd=round(flows.opex_total, 2),
+            financing_interest_usd=round(flows.interest, 2),
+            cloud_data_usd=round(flows.cloud_data_total, 2),
         )
         n = len(self.periods)
         owned_kept = [{k: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
@@ -203,6 +243,8 @@ class Ledger:
         peak_rented_r = rounded([peak[1] for peak in peaks], 3)
         unused_r = rounded(unused, 3)
         waited_r = rounded([period.waited_gpu_hours for period in self.periods], 3)
+        commitments_r = rounded([float(v) for v in flows.commitments], 2)
+        opex_r = rounded([float(v) for v in flows.opex], 2)
         lines = [
             PeriodLine(month=period.label, start=period.start.isoformat(), days=period.days,
                        demand_reference_gpu_hours=demand_r[p],
@@ -210,6 +252,7 @@ class Ledger:
                        owned_gpu_hours=owned_rounded[p],
                        cloud_hours=cloud_rounded[p],
                        electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
+                       commitments_usd=commitments_r[p], opex_usd=opex_r[p],
                        peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
                        unused_rented_gpu_hours=unused_r[p],
                        waited_gpu_hours=waited_r[p], max_wait_hours=period.max_wait_hours,
@@ -217,8 +260,99 @@ class Ledger:
             for p, period in enumerate(self.periods)
         ]
         listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})
-        return Accounts(buy, hosts, cloud, costs, lines, [e + c for e, c in zip(electricity, cloud_cost, strict=True)],
-                        listings)
+        running = [e + c for e, c in zip(electricity, cloud_cost, strict=True)]
+        table, start_basis, running_basis, resale_basis = flows.table(self, electricity, cloud_cost, running)
+        costs.present_value_usd = round(table[-1].cumulative_present_value_usd, 2) if table else costs.total_usd
+        return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
+                        start_basis, resale_basis)
+
+    def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
+               uses_cloud: bool) -> _Flows:
+        hours = np.array([p.hours for p in self.periods])
+        cal = calendar([p.start for p in self.periods], [p.end for p in self.periods])
+        n = len(self.periods)
+        commitments = np.zeros(n)
+        total_hours = float(hours.sum())
+        commitments_total = 0.0
+        for k, count in committed.items():
+            o = self.owned[k]
+            commitments += count * o.usd_per_hour * hours
+            tail = max(o.paid_hours - total_hours, 0.0)  # the last term's hours past the horizon, paid at its end
+            if n:
+                commitments[-1] += count * o.usd_per_hour * tail
+            commitments_total += count * o.usd_per_hour * o.paid_hours
+        per_unit_hour = sum(count * self.owned[k].opex_usd_per_unit_hour for k, count in purchases.items())
+        opex = per_unit_hour * hours
+        if any(count > 0 for count in purchases.values()):
+            opex = opex + self.terms.fixed_owned_usd_per_month * cal.months
+        schedule = capex_schedule(self.terms.financing, cal.horizon_months)
+        interest = capex * (schedule.nominal - 1.0) if self.terms.financing is not None and capex else 0.0
+        cloud_data = (self.terms.fixed_cloud_usd_per_month * cal.months if uses_cloud
+                      else np.zeros(len(self.periods)))
+        return _Flows(cal, commitments, commitments_total, opex, float(opex.sum()), capex, resale,
+                      schedule.months, schedule.flows, interest, cloud_data, float(cloud_data.sum()))
+
+
+@dataclass
+class _Flows:
+    """An allocation's cash flows by period (commitments, opex) and the purchase's dated payments."""
+
+    cal: Calendar
+    commitments: np.ndarray
+    commitments_total: float
+    opex: np.ndarray
+    opex_total: float
+    capex: float
+    resale: float
+    capex_months: np.ndarray
+    capex_flows: np.ndarray  # per dollar of capex
+    interest: float
+    cloud_data: np.ndarray  # cloud storage and egress per period (options.cloud_data)
+    cloud_data_total: float
+
+    def table(self, ledger: Ledger, electricity: list[float], cloud: list[float],
+              running: list[float]) -> tuple[list[CashFlowLine], float, list[float], float]:
+        """The monthly cash-flow table, and the curve's start, per-period and resale figures on the basis."""
+        t_end = self.cal.t_end
+        rate = ledger.terms.discount_rate
+        n = len(t_end)
+        at_start = float(self.capex * self.capex_flows[self.capex_months <= 0].sum())
+        later = self.capex_months > 0
+        capex_by_period: np.ndarray = np.zeros(n)
+        if later.any() and n:
+            index = np.minimum(np.searchsorted(t_end, self.capex_months[later] - 1e-9), n - 1)
+            capex_by_period = np.bincount(index, weights=self.capex * self.capex_flows[later], minlength=n)
+        resale = np.zeros(n)
+        if n:
+            resale[-1] = -self.resale
+        elec, cl = np.array(electricity), np.array(cloud) + self.cloud_data
+        net = capex_by_period + elec + self.opex + cl + self.commitments + resale
+        df = discount(rate, t_end)
+        net_pv = net * df
+        rows = [CashFlowLine(month="start", date=ledger.periods[0].start.isoformat() if n else "",
+                             capex_usd=round(at_start, 2), electricity_usd=0.0, opex_usd=0.0, cloud_usd=0.0,
+                             commitments_usd=0.0, resale_usd=0.0, net_usd=round(at_start, 2),
+                             cumulative_usd=round(at_start, 2), discount_factor=1.0,
+                             net_present_value_usd=round(at_start, 2),
+                             cumulative_present_value_usd=round(at_start, 2))]
+        cumulative, cumulative_pv = at_start, at_start
+        for p, period in enumerate(ledger.periods):
+            cumulative += float(net[p])
+            cumulative_pv += float(net_pv[p])
+            rows.append(CashFlowLine(
+                month=period.label, date=period.end.isoformat(), capex_usd=round(float(capex_by_period[p]), 2),
+                electricity_usd=round(float(elec[p]), 2), opex_usd=round(float(self.opex[p]), 2),
+                cloud_usd=round(float(cl[p]), 2), commitments_usd=round(float(self.commitments[p]), 2),
+                resale_usd=round(float(resale[p]), 2), net_usd=round(float(net[p]), 2),
+                cumulative_usd=round(cumulative, 2), discount_factor=round(float(df[p]), 8),
+                net_present_value_usd=round(float(net_pv[p]), 2),
+                cumulative_present_value_usd=round(cumulative_pv, 2)))
+        if ledger.terms.plain and not self.commitments.any() and not self.opex.any() and not self.cloud_data.any():
+            return rows, self.capex, running, self.resale  # today's curves, to the bit
+        basis = df if rate > 0 else np.ones(n)
+        per_period = (net - resale) * basis
+        resale_basis = self.resale * (float(df[-1]) if rate > 0 and n else 1.0)
+        return rows, at_start, [float(v) for v in per_period], resale_basis
 
 
 def rounded(values: list[float], digits: int) -> list[float]:

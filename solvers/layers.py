@@ -113,8 +113,12 @@ def slot_grid(upto: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, upto, defaults.MAX_SLOT_STEPS + 1)).astype(np.int64))
 
 
-def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float, ks: np.ndarray) -> Layers:
-    """R(K), W_b(K) and the owned jobs per cell for the owned slot counts K in `ks` (increasing, from 0)."""
+def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float, ks: np.ndarray,
+              block_weight: np.ndarray | None = None) -> Layers:
+    """R(K), W_b(K) and the owned jobs per cell for the owned slot counts K in `ks` (increasing, from 0).
+
+    `block_weight` (issue 16): each block's discount factor; R(K) is then the rent's present value. A cell's
+    choice k*(K) does not change with it (rent and owned energy of a cell scale together)."""
     n = cells.jobs
     top = np.ceil(n - 1e-9)
     index = np.arange(len(ks))
@@ -131,6 +135,8 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
     chosen = np.maximum.accumulate(np.where(improves, index[None, :], 0), axis=1)
     owned_jobs = np.minimum(np.minimum(ks[chosen], top[:, None]), n[:, None])
     cell_rent = np.take_along_axis(rent, chosen, axis=1)
+    if block_weight is not None:
+        cell_rent = cell_rent * block_weight[cells.block][:, None]
     total_rent = cell_rent.sum(axis=0)
     hours = owned_jobs * cells.hours[:, None]
     owned_hours = np.zeros((n_blocks, len(ks)))

@@ -32,6 +32,7 @@ import numpy as np
 
 from solvers import defaults
 from solvers.blocks import Block
+from solvers.finance import Weights
 from solvers.layers import Cells, Layers, Renting, screening, slot_grid
 from solvers.options import CloudOption, HostOption, OwnedOption
 
@@ -45,6 +46,7 @@ class Limits:
     max_owned_gpus: int | None = None
     width: int = 1                 # GPUs per job
     integer_instances: bool = True  # False when work may wait (patience): instances can be packed
+    weights: Weights | None = field(default=None, compare=False)  # basis of the costs (None: nominal, issue 16)
 
 
 class SolveStatus(StrEnum):
@@ -89,10 +91,15 @@ def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits) -> int:
     if option.slots_per_unit <= 0:
         return 0
     need = max((b.peak_jobs for b in blocks), default=0.0)
+    availability = limits.availability if option.availability is None else option.availability
     for b in blocks:
         busy = float(np.dot(b.jobs, b.level_hours)) / option.throughput
-        need = max(need, busy / (limits.availability * b.hours))
+        need = max(need, busy / (availability * b.hours))
     bound = math.ceil(need / option.slots_per_unit - 1e-9)
+    if option.max_units is not None:
+        bound = min(bound, option.max_units)
+    if option.is_commitment:
+        return max(bound, 0)
     if limits.max_capex_usd is not None and option.unit_price_usd > 0:
         bound = min(bound, math.floor(limits.max_capex_usd / option.unit_price_usd + 1e-9))
     if limits.max_owned_gpus is not None:
@@ -190,6 +197,7 @@ class Model:
     y: np.ndarray   # (cloud, blocks) or empty
     slots: dict[int, tuple[np.ndarray, np.ndarray]]  # owned index -> (columns, coefficients) of its job slots
     offset: float = 0.0
+    owns: np.ndarray | None = None  # the binary "anything bought" when fixed monthly opex applies
 
     @property
     def n_blocks(self) -> int:
@@ -216,22 +224,27 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     peak = math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9)
     renting = Renting(cloud, peak, limits.integer_instances)
     owned_slots = math.floor(sum(bounds[o.key] * o.slots_per_unit for o in owned) + 1e-9)
-    layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), slot_grid(peak))
+    weights = limits.weights
+    block_weight = None if weights is None or (weights.nominal and (weights.block == 1.0).all()) else weights.block
+    layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), slot_grid(peak),
+                       block_weight)
     ks = layers.ks
     max_step = int(np.searchsorted(ks, owned_slots, side="right")) - 1  # most grid steps the owned slots reach
 
-    unit_cost = np.array([o.net_price_usd + rate * o.idle_kwh_per_unit_hour * total_hours for o in owned])
-    if objective == "capex":
-        unit_cost = np.array([o.unit_price_usd for o in owned])
+    unit_cost = np.array([unit_cost_of(o, rate, total_hours, weights) for o in owned])
+    if objective == "capex":  # commitments are not capex
+        unit_cost = np.array([0.0 if o.is_commitment else o.unit_price_usd for o in owned])
     elif objective == "gpus":
-        unit_cost = np.array([float(o.gpus_per_unit) for o in owned])
+        unit_cost = np.array([0.0 if o.is_commitment else float(o.gpus_per_unit) for o in owned])
     u = bld.add_cols(unit_cost, np.array([bounds[o.key] for o in owned], dtype=float), True)
     bare = [i for i, o in enumerate(owned) if not o.includes_host]
     m = np.zeros(0, dtype=np.int64)
     if bare:
         max_gpus = sum(owned[i].gpus_per_unit * bounds[owned[i].key] for i in bare)
+        host_hours = total_hours if weights is None else weights.hours
+        host_capex = 1.0 if weights is None else weights.capex
         host_cost = np.array([
-            (h.host.base_cost_usd + rate * h.idle_kwh_per_hour * total_hours) if cost_on
+            (h.host.base_cost_usd * host_capex + rate * h.idle_kwh_per_hour * host_hours) if cost_on
             else (h.host.base_cost_usd if objective == "capex" else 0.0) for h in hosts])
         m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / h.host.slots) for h in hosts], dtype=float), True)
     slots = _slot_columns(bld, owned, bare, u, bounds, width)
@@ -254,18 +267,19 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
 
     energy = np.array([o.usd_per_job_hour(rate, width) for o in owned])
     n_blocks = len(blocks)
-    w = bld.add_cols(np.repeat(energy, n_blocks) if cost_on else np.zeros(len(owned) * n_blocks), INF,
+    per_block = np.ones(n_blocks) if block_weight is None else block_weight
+    w = bld.add_cols(np.outer(energy, per_block).reshape(-1) if cost_on else np.zeros(len(owned) * n_blocks), INF,
                      False).reshape(len(owned), n_blocks)
     d = y = np.zeros((0, n_blocks), dtype=np.int64)
     if owned and cloud and limits.availability < 1.0:
         d_cost = (-np.array([o.marginal_kwh_per_gpu_hour * rate * width / o.load_per_gpu for o in owned])
                   if cost_on else None)
-        d = bld.add_cols(np.repeat(d_cost if d_cost is not None else np.zeros(len(owned)), n_blocks), INF,
-                         False).reshape(len(owned), n_blocks)
+        d = bld.add_cols(np.outer(d_cost if d_cost is not None else np.zeros(len(owned)), per_block).reshape(-1),
+                         INF, False).reshape(len(owned), n_blocks)
         y_cost = np.array([c.usd_per_hour for c in cloud]) if cost_on else np.zeros(len(cloud))
         y_upper = np.array([[INF if c.max_instances is None else c.max_instances * b.hours for b in blocks]
                             for c in cloud]).reshape(-1)
-        y = bld.add_cols(np.repeat(y_cost, n_blocks), y_upper, False).reshape(len(cloud), n_blocks)
+        y = bld.add_cols(np.outer(y_cost, per_block).reshape(-1), y_upper, False).reshape(len(cloud), n_blocks)
 
     model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0)
     _owned_slots(model)
@@ -275,7 +289,61 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     _hosts(model, bare, limits)
     _wide_jobs_in_hosts(model, bare, width)
     _limits(model, limits)
+    if cost_on and weights is not None and weights.fixed_owned_usd > 0:
+        _owns_anything(model, bounds, weights.fixed_owned_usd)
+    if cost_on and weights is not None and weights.fixed_cloud_usd > 0:
+        _uses_cloud(model, bounds, weights.fixed_cloud_usd)
     return model
+
+
+def _uses_cloud(model: Model, bounds: dict[str, int], fixed_usd: float) -> None:
+    """A binary r, on whenever anything is rented (fewer owned slots than the first K whose rent is 0:
+    r + mu_K0 >= 1) or committed (u_c <= bound_c r), paying the cloud's data costs. Maintenance hours moved to
+    packed cloud hours (y) do not count: they are a fallback, not where the data lives."""
+    layers, mu, bld = model.layers, model.mu, model.builder
+    free = np.flatnonzero(layers.rent <= 1e-9)
+    k0 = int(free[0]) if len(free) else None
+    commits = [g for g, o in enumerate(model.owned) if o.is_commitment]
+    if k0 == 0 and not commits:
+        return  # no demand to rent
+    if k0 is None or k0 > len(mu):  # always rents: a constant
+        model.offset += fixed_usd
+        return
+    r = bld.add_cols(np.array([fixed_usd]), 1.0, True)
+    if k0 > 0:
+        bld.add_rows(np.zeros(2), np.array([r[0], mu[k0 - 1]]), np.ones(2), np.array([1.0]), np.array([INF]))
+    if commits:
+        rows = np.arange(len(commits))
+        bld.add_rows(np.concatenate([rows, rows]), np.concatenate([model.u[commits], np.repeat(r, len(commits))]),
+                     np.concatenate([np.ones(len(commits)),
+                                     -np.array([float(bounds[model.owned[g].key]) for g in commits])]),
+                     np.full(len(commits), -INF), np.zeros(len(commits)))
+
+
+def unit_cost_of(o: OwnedOption, usd_per_kwh: float, total_hours: float, weights: Weights | None) -> float:
+    """One unit over the horizon on the profile's basis: price (financed, at present value) net of the resale
+    (discounted from the horizon's end), idle energy and per-unit opex every hour; a commitment its paid hours."""
+    if weights is None:
+        return o.net_price_usd + (usd_per_kwh * o.idle_kwh_per_unit_hour + o.opex_usd_per_unit_hour) * total_hours
+    if o.is_commitment:
+        tail = max(o.paid_hours - total_hours, 0.0)
+        return o.usd_per_hour * (weights.hours + tail * weights.end)
+    return (o.unit_price_usd * weights.capex - o.resale_usd * weights.end
+            + (usd_per_kwh * o.idle_kwh_per_unit_hour + o.opex_usd_per_unit_hour) * weights.hours)
+
+
+def _owns_anything(model: Model, bounds: dict[str, int], fixed_usd: float) -> None:
+    """A binary z that any purchase switches on, paying the fixed monthly opex: u_g <= bound_g z."""
+    buys = [g for g, o in enumerate(model.owned) if not o.is_commitment]
+    if not buys:
+        return
+    z = model.builder.add_cols(np.array([fixed_usd]), 1.0, True)
+    r = np.arange(len(buys))
+    model.builder.add_rows(np.concatenate([r, r]), np.concatenate([model.u[buys], np.repeat(z, len(buys))]),
+                           np.concatenate([np.ones(len(buys)),
+                                           -np.array([float(bounds[model.owned[g].key]) for g in buys])]),
+                           np.full(len(buys), -INF), np.zeros(len(buys)))
+    model.owns = z
 
 
 def _slot_columns(bld: _Builder, owned: list[OwnedOption], bare: list[int], u: np.ndarray, bounds: dict[str, int],
@@ -345,7 +413,8 @@ def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
         cols, coef = model.slots[g]
         rows = [np.arange(n_blocks), np.repeat(np.arange(n_blocks), len(cols))]
         cc = [model.w[g], np.tile(cols, n_blocks)]
-        vals = [np.full(n_blocks, 1.0 / o.throughput), -limits.availability * np.outer(block_hours, coef).reshape(-1)]
+        availability = limits.availability if o.availability is None else o.availability
+        vals = [np.full(n_blocks, 1.0 / o.throughput), -availability * np.outer(block_hours, coef).reshape(-1)]
         if model.d.size:
             rows.append(np.arange(n_blocks))
             cc.append(model.d[g])
@@ -357,7 +426,7 @@ def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
                 np.concatenate([np.arange(n_blocks), np.repeat(np.arange(n_blocks), len(cols))]),
                 np.concatenate([model.d[g], np.tile(cols, n_blocks)]),
                 np.concatenate([np.ones(n_blocks),
-                                -(1 - limits.availability) * np.outer(block_hours, coef).reshape(-1)]),
+                                -(1 - availability) * np.outer(block_hours, coef).reshape(-1)]),
                 np.full(n_blocks, -INF), np.zeros(n_blocks))
 
 
@@ -431,13 +500,17 @@ def _limits(model: Model, limits: Limits) -> None:
     """The profile's capex budget (units and hosts) and its maximum number of owned GPUs."""
     if not model.owned:
         return
+    buys = [g for g, o in enumerate(model.owned) if not o.is_commitment]  # commitments are neither capex nor owned
+    if not buys:
+        return
+    u = model.u[buys]
     if limits.max_capex_usd is not None:
-        cols = np.concatenate([model.u, model.m])
-        vals = np.concatenate([[o.unit_price_usd for o in model.owned],
+        cols = np.concatenate([u, model.m])
+        vals = np.concatenate([[model.owned[g].unit_price_usd for g in buys],
                                [h.host.base_cost_usd for h in model.hosts][: len(model.m)]])
         model.builder.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([limits.max_capex_usd]))
     if limits.max_owned_gpus is not None:
-        model.builder.add_rows(np.zeros(len(model.u)), model.u, np.array([o.gpus_per_unit for o in model.owned]),
+        model.builder.add_rows(np.zeros(len(u)), u, np.array([model.owned[g].gpus_per_unit for g in buys]),
                                np.array([-INF]), np.array([float(limits.max_owned_gpus)]))
 
 

@@ -22,7 +22,8 @@ from solvers import defaults
 from solvers.cloud_table import CloudTable, cloud_table
 from solvers.errors import ProfileError
 from solvers.performance import relative_throughput
-from solvers.profile import OwnedPriceItem, Profile
+from solvers.periods import add_months
+from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,22 @@ class OwnedOption:
     def gpus_per_slot_hour(self) -> float:
         """GPU-hours one job slot-hour keeps busy, per GPU of a job (1, or 1 / load per GPU for divisible load)."""
         return 1.0 / self.load_per_gpu
+    # issue 16: running costs beyond power, and commitments (reserved instances) that the model treats as
+    # owned slots paid by the hour for every hour of their terms (renewed term after term over the horizon)
+    opex_usd_per_unit_hour: float = 0.0  # colocation, maintenance, staff per GPU (OwnedOpex), per unit-hour
+    kind: str = "purchase"  # "purchase" or "commitment"
+    usd_per_hour: float = 0.0  # commitment: price per instance-hour
+    term_months: int = 0  # commitment: the term
+    paid_hours: float = 0.0  # commitment: hours paid over the horizon (whole terms, so may pass its end)
+    terms: int = 0  # commitment: terms held back to back from the plan's start
+    provider: str = ""
+    region: str = ""
+    availability: float | None = None  # None: the profile's; a commitment is the provider's to keep up (1.0)
+    max_units: int | None = None  # a commitment's quota
+
+    @property
+    def is_commitment(self) -> bool:
+        return self.kind == "commitment"
 
     @property
     def net_price_usd(self) -> float:
@@ -393,6 +410,7 @@ def build_options(
     today: dt.date,
     horizon_days: int,
     cloud_filter: Callable[[CloudTable], CloudTable] | None = None,
+    start: dt.date | None = None,
 ) -> Options:
     """Candidate options for this profile; `cloud_filter` may prune the cloud offers before they
     become objects (10,000 offers stay a vectorised table until then)."""
@@ -450,6 +468,12 @@ def build_options(
                 if option.slots_per_unit <= 0:
                     continue  # slower than the reference: cannot carry a replica
             owned.append(option)
+    if _opex_per_gpu_hour(opts.opex, 1.0) > 0:
+        owned = [_with_opex(o, opts.opex) for o in owned]
+    committed = commitment_options(catalog, profile, throughput, today, horizon_days, start)
+    if jobs.runs == "continuously":  # a reserved instance carries always-on load like a rented one
+        committed = [c for c in (_serving(c, jobs.gpus_per_job, jobs.load) for c in committed) if c.slots_per_unit > 0]
+    owned += committed
     hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts * idle_share) for h in catalog.hosts]
     as_of = _oldest_per_feed(cloud_frame)
     for o in owned:
@@ -565,3 +589,96 @@ def _resale(row: _OwnedRow, used_value: dict[str, float], years: float, profile:
         today_value = defaults.USED_TO_NEW_RATIO * row.unit_price_usd
     value = today_value * (1.0 - opts.resale_decline_per_year) ** years * (1.0 - opts.resale_fee)
     return float(min(value, row.unit_price_usd))
+
+
+HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5: an average calendar month
+HOURS_PER_YEAR = 365.25 * 24
+
+
+def _opex_per_gpu_hour(opex: OwnedOpex, kw_per_gpu: float) -> float:
+    """Per-GPU running costs beyond power, per hour: colocation by kW, maintenance per GPU-year, staff per GPU."""
+    return (opex.colocation_usd_per_kw_month * kw_per_gpu / HOURS_PER_MONTH
+            + opex.maintenance_usd_per_gpu_year / HOURS_PER_YEAR
+            + opex.staff_usd_per_gpu_month / HOURS_PER_MONTH)
+
+
+def _with_opex(o: OwnedOption, opex: OwnedOpex) -> OwnedOption:
+    """A unit's colocation counts its GPUs' working power (with the host share a bare card adds to its host)."""
+    kw = o.card_watts / 1000.0
+    return replace(o, opex_usd_per_unit_hour=o.gpus_per_unit * _opex_per_gpu_hour(opex, kw))
+
+
+def _commitments_allowed(profile: Profile) -> bool:
+    opts = profile.options
+    if not opts.allow_cloud:
+        return False
+    if opts.allow_commitments is None:
+        return bool(profile.prices.commitments)
+    return opts.allow_commitments
+
+
+def _commitment_frame(catalog: Catalog, profile: Profile, today: dt.date) -> pd.DataFrame:
+    frames = [] if profile.prices.mode == "replace" else [catalog.commitments]
+    items = profile.prices.commitments
+    if items:
+        for i, item in enumerate(items):
+            canonical_gpu(catalog.gpus, item.gpu, f"prices.commitments[{i}].gpu")
+        frames.append(pd.DataFrame({
+            "provider": [c.provider for c in items], "name": [c.name for c in items],
+            "gpu": [catalog.gpus.canonical(c.gpu) for c in items], "gpu_count": [c.gpu_count for c in items],
+            "usd_per_hour": [c.usd_per_hour for c in items], "region": [c.region for c in items],
+            "pricing": ["committed"] * len(items), "term_months": [c.term_months for c in items],
+            "payment": [""] * len(items), "source": [c.source or "request" for c in items],
+            "as_of": [(c.as_of or today).isoformat() for c in items], "feed": ["request"] * len(items),
+            "max_instances": [c.max_instances for c in items]}))
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame()
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def _paid_hours(start: dt.date, term_months: int, horizon_hours: float) -> tuple[float, int]:
+    """Hours of whole calendar terms from `start` (a term of m months ends on the same day m months later) until
+    the horizon is covered."""
+    end = start + dt.timedelta(hours=horizon_hours)
+    terms = 1
+    while add_months(start, terms * term_months) < end:
+        terms += 1
+    return 24.0 * (add_months(start, terms * term_months) - start).days, terms
+
+
+def commitment_options(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date,
+                       horizon_days: int, start: dt.date | None = None) -> list[OwnedOption]:
+    """Reserved / committed-use offers the profile allows, as owned options with an hourly price for every hour of
+    their terms: held from the plan's start and renewed term after term until the horizon is covered; the last
+    term is paid in full even when it ends after the horizon (a commitment is owed whether used or not)."""
+    if not _commitments_allowed(profile):
+        return []
+    frame = _commitment_frame(catalog, profile, today)
+    if frame.empty:
+        return []
+    opts = profile.options
+    width = profile.jobs.gpus_per_job
+    memory = {g.name: g.memory_gb for g in catalog.gpus}
+    horizon_hours = 24.0 * horizon_days
+    first = start or today
+    out: list[OwnedOption] = []
+    for i, r in enumerate(frame.itertuples(index=False)):
+        if opts.providers is not None and r.provider not in opts.providers:
+            continue
+        if opts.regions is not None and r.region not in opts.regions:
+            continue
+        if memory.get(r.gpu, 0.0) < profile.min_gpu_memory_gb or int(r.gpu_count) < width:
+            continue
+        paid, terms = _paid_hours(first, int(r.term_months), horizon_hours)
+        quota = getattr(r, "max_instances", None)
+        out.append(OwnedOption(
+            key=f"commit:{i}", name=str(r.name), gpu=str(r.gpu), condition="new", gpus_per_unit=int(r.gpu_count),
+            unit_price_usd=float(r.usd_per_hour) * paid, includes_host=True, throughput=throughput(str(r.gpu)),
+            marginal_kwh_per_gpu_hour=0.0, idle_kwh_per_unit_hour=0.0, card_watts=0.0, resale_usd=0.0,
+            memory_gb=memory.get(r.gpu, 0.0), slots_per_unit=float(int(r.gpu_count) // width),
+            vendor=str(r.provider), source=str(r.source), as_of=str(r.as_of), feed=str(r.feed),
+            kind="commitment", usd_per_hour=float(r.usd_per_hour), term_months=int(r.term_months),
+            paid_hours=paid, terms=terms, provider=str(r.provider), region=str(r.region), availability=1.0,
+            max_units=None if quota is None or pd.isna(quota) else int(quota)))
+    return out

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from functools import partial
 
+import numpy as np
+
 from pricing.catalog import Catalog
 from solvers.accounting import Accounts, Allocation, Ledger
 from solvers.blocks import Block, merge_periods
@@ -21,6 +23,7 @@ from solvers.diagnose import explain, no_options
 from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
+from solvers.finance import Financing, Terms, Weights, calendar, weights_for
 from solvers.model import Limits, MipSolution, SolveStatus, solve
 from solvers.options import HostOption, Options, OwnedOption, build_options
 from solvers.periods import Period, always_on, build_periods, scaling_efficiency
@@ -71,6 +74,8 @@ def fitting_host(option: OwnedOption, hosts: list[HostOption], reserve: float) -
 def _single_units(owned: list[OwnedOption], hosts: list[HostOption], limits: Limits) -> list[Purchase]:
     singles = []
     for o in owned:
+        if o.is_commitment:
+            continue
         host = None if o.includes_host else fitting_host(o, hosts, limits.host_watts_reserve)
         if not o.includes_host and host is None:
             continue
@@ -81,6 +86,38 @@ def _single_units(owned: list[OwnedOption], hosts: list[HostOption], limits: Lim
             continue
         singles.append(Purchase({o.key: 1}, {host.host.name: 1} if host else {}))
     return singles
+
+
+def terms_of(profile: Profile) -> Terms:
+    opts = profile.options
+    f = opts.financing
+    return Terms(opts.discount_rate, None if f is None else Financing(f.annual_rate, f.term_months, f.down_payment),
+                 opts.opex.fixed_usd_per_month, 0.0 if opts.cloud_data is None else opts.cloud_data.usd_per_month)
+
+
+def model_weights(terms: Terms, periods: list[Period], blocks: list[Block]) -> Weights | None:
+    """The objective's basis (solvers.finance): None keeps today's nominal model to the bit."""
+    if terms.plain:
+        return None
+    block_of = np.full(len(periods), -1, dtype=np.int64)
+    for b, block in enumerate(blocks):
+        block_of[list(block.periods)] = b
+    cal = calendar([p.start for p in periods], [p.end for p in periods])
+    return weights_for(terms, cal, np.array([p.hours for p in periods]), block_of, len(blocks))
+
+
+def purchases_only(owned: list[OwnedOption]) -> list[OwnedOption]:
+    return [o for o in owned if not o.is_commitment]
+
+
+def commitments_only(owned: list[OwnedOption]) -> list[OwnedOption]:
+    return [o for o in owned if o.is_commitment]
+
+
+def _bought(purchase: Purchase, owned: list[OwnedOption]) -> Purchase:
+    """The purchase without its commitments: what the break-even thresholds weigh against renting."""
+    keys = {o.key for o in owned if o.is_commitment}
+    return Purchase({k: n for k, n in purchase.units.items() if k not in keys}, purchase.hosts)
 
 
 def _allocation(sol: MipSolution) -> Allocation:
@@ -165,16 +202,18 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     _check_providers(profile, catalog)
     peak_jobs = max((float(p.jobs.max(initial=0.0)) for p in periods), default=0.0)
     options = build_options(catalog, profile, today, horizon_days,
-                            partial(prune_cloud_frame, peak_jobs=peak_jobs) if prune else None)
+                            partial(prune_cloud_frame, peak_jobs=peak_jobs) if prune else None, periods[0].start)
     if not options.owned and not options.cloud:
         raise no_options(profile, catalog)
     blocks = merge_periods(periods)
     rate = options.electricity_usd_per_kwh
     opts = profile.options
+    terms = terms_of(profile)
     limits = Limits(rate, opts.availability, opts.host_watts_per_working_gpu, opts.max_capex_usd, opts.max_owned_gpus,
-                    profile.jobs.gpus_per_job, profile.jobs.patience == "none")
+                    profile.jobs.gpus_per_job, profile.jobs.patience == "none", model_weights(terms, periods, blocks))
     owned = prune_dominated(options.owned) if prune else options.owned
-    owned_main = prune_unprofitable(owned, options.cloud, blocks, rate, limits.width) if prune else owned
+    owned_main = (prune_unprofitable(owned, options.cloud, blocks, rate, limits.width, limits.weights)
+                  if prune else owned)
 
     main = solve(owned_main, options.cloud, options.hosts, blocks, limits)
     if main.status == SolveStatus.INFEASIBLE:
@@ -184,7 +223,7 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
 
     ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
                     {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
-                    scaling_efficiency(profile), always_on(profile))
+                    scaling_efficiency(profile), always_on=always_on(profile), terms=terms)
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
                 ledger.account(_allocation(main)))
 
@@ -204,8 +243,8 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                           limits.integer_instances, hours_scale)
     notes: list[str] = []
     cloud_only_acc: Accounts | None = None
-    if options.cloud:
-        cloud_only_sol = solve([], options.cloud, options.hosts, blocks, limits)
+    if options.cloud or commitments_only(owned):  # cloud only: on-demand, spot and commitments, nothing bought
+        cloud_only_sol = solve(commitments_only(owned), options.cloud, options.hosts, blocks, limits)
         if cloud_only_sol.status.has_solution:
             cloud_only_acc = ledger.account(_allocation(cloud_only_sol))
         else:
@@ -214,8 +253,8 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         notes.append("cloud_only: no cloud offer is allowed by this profile")
     buy_only_sol: MipSolution | None = None
     buy_only_acc: Accounts | None = None
-    if owned:
-        buy_only_sol = solve(owned, [], options.hosts, blocks, limits)
+    if purchases_only(owned):
+        buy_only_sol = solve(purchases_only(owned), [], options.hosts, blocks, limits)
         if buy_only_sol.status.has_solution:
             buy_only_acc = ledger.account(_allocation(buy_only_sol))
         else:
@@ -223,7 +262,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     else:
         notes.append("buy_only: no GPU can be bought under this profile")
 
-    plan_purchase = Purchase(main.units, main.hosts)
+    plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
     break_even = _break_even(profile, periods, blocks, options, owned, evaluator, limits, plan_acc, cloud_only_acc,
                              buy_only_acc, plan_purchase, buy_only_sol, horizon_days)
     result = PlanResult(
@@ -237,6 +276,9 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         cloud=plan_acc.cloud,
         costs=plan_acc.costs,
         periods=plan_acc.periods,
+        commitments=plan_acc.commitments,
+        discount_rate=opts.discount_rate,
+        cash_flows=plan_acc.cash_flows,
         break_even=break_even,
         alternatives=Alternatives(
             cloud_only=cloud_only_acc.alternative() if cloud_only_acc else None,
@@ -272,9 +314,10 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
                 cloud_only: Accounts | None, buy_only: Accounts | None, plan_purchase: Purchase,
                 buy_only_sol: MipSolution | None, horizon_days: int) -> BreakEven:
     days, dates = day_grid(periods)
-    plan_curve = curve(plan.costs.capex_usd, plan.period_running_usd, plan.costs.resale_credit_usd)
-    cloud_curve = curve(0.0, cloud_only.period_running_usd, 0.0) if cloud_only else None
-    buy_curve = (curve(buy_only.costs.capex_usd, buy_only.period_running_usd, buy_only.costs.resale_credit_usd)
+    plan_curve = curve(plan.start_usd, plan.period_running_usd, plan.resale_basis_usd)
+    cloud_curve = (curve(cloud_only.start_usd, cloud_only.period_running_usd, cloud_only.resale_basis_usd)
+                   if cloud_only else None)
+    buy_curve = (curve(buy_only.start_usd, buy_only.period_running_usd, buy_only.resale_basis_usd)
                  if buy_only else None)
     crossings = Crossings(
         plan_vs_cloud_only=crossing(days, plan_curve, cloud_curve) if cloud_curve else None,
@@ -322,7 +365,7 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
 def _simple_owned(plan_purchase: Purchase, owned: list[OwnedOption], singles: list[Purchase]) -> OwnedOption | None:
     by_key = {o.key: o for o in owned}
     if not plan_purchase.empty:
-        key = max(plan_purchase.units.items(), key=lambda kv: (kv[1], kv[0]))[0]
+        key = max(((k, n) for k, n in plan_purchase.units.items() if n > 0), key=lambda kv: (kv[1], kv[0]))[0]
         return by_key.get(key)
     if singles:
         return by_key[next(iter(singles[0].units))]
@@ -344,6 +387,9 @@ def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, 
         parts.append("Buy " + ", ".join(f"{b.count} x {b.name} ({b.condition})" for b in plan.buy))
         if plan.hosts:
             parts[-1] += " in " + ", ".join(f"{h.count} x {h.name}" for h in plan.hosts)
+    if plan.commitments:
+        reserve = ", ".join(f"{c.count} x {c.provider} {c.name} for {c.term_months} months" for c in plan.commitments)
+        parts.append(("reserve " if parts else "Reserve ") + reserve)
     if plan.cloud:
         rent = ", ".join(f"{c.hours:,.0f} h of {c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')})"
                          for c in plan.cloud[:3])

@@ -196,6 +196,58 @@ class JobShape(_Strict):
         return self
 
 
+class FinancingInput(_Strict):
+    """Purchases (GPUs and hosts) paid over time: a loan or lease at an annual rate (APR) over a term."""
+
+    annual_rate: float = Field(ge=0, le=1, allow_inf_nan=False, description="annual rate (APR), 0 to 1, "
+                               "compounded monthly (rate / 12 a month), e.g. 0.07")
+    term_months: int = Field(ge=1, le=defaults.MAX_HORIZON_MONTHS, description="months of level payments")
+    down_payment: float = Field(0.0, ge=0, le=1, allow_inf_nan=False,
+                                description="share of the price paid at the start, 0 to 1; default 0")
+
+
+class OwnedOpex(_Strict):
+    """Running costs of owned hardware beyond electricity (all default 0: not counted unless given)."""
+
+    colocation_usd_per_kw_month: Money = Field(
+        0.0, description="rack/colocation price per kW of the owned GPUs' working power, per month")
+    maintenance_usd_per_gpu_year: Money = Field(0.0, description="maintenance or support contract per owned GPU-year")
+    staff_usd_per_gpu_month: Money = Field(0.0, description="staff time per owned GPU-month")
+    staff_hours_per_month: float = Field(0.0, ge=0, le=10_000, allow_inf_nan=False,
+                                         description="staff hours a month for the owned machines (any number)")
+    staff_usd_per_hour: Money = Field(0.0, description="cost of one staff hour")
+    storage_networking_usd_per_month: Money = Field(
+        0.0, description="storage and networking for the owned machines, per month (paid if any GPU is owned)")
+
+    @property
+    def fixed_usd_per_month(self) -> float:
+        """Paid each month whenever anything is owned, whatever its size."""
+        return self.staff_hours_per_month * self.staff_usd_per_hour + self.storage_networking_usd_per_month
+
+
+class CloudData(_Strict):
+    """Hidden cloud costs: data kept in cloud storage and sent out, paid every month the plan uses the cloud (rents
+    or commits). No default prices: give your provider's storage and egress rates."""
+
+    dataset_gb: float = Field(0.0, ge=0, le=1e9, allow_inf_nan=False, description="training data kept in the cloud")
+    checkpoints_gb: float = Field(0.0, ge=0, le=1e9, allow_inf_nan=False, description="checkpoints kept in the cloud")
+    storage_usd_per_gb_month: Money = Field(description="storage price per GB-month (e.g. your object store's)")
+    egress_gb_per_month: float = Field(0.0, ge=0, le=1e9, allow_inf_nan=False,
+                                       description="data sent out of the cloud each month")
+    egress_usd_per_gb: Money = Field(0.0, description="price of one GB sent out (required with egress_gb_per_month)")
+
+    @model_validator(mode="after")
+    def _egress_priced(self) -> CloudData:
+        if self.egress_gb_per_month > 0 and self.egress_usd_per_gb == 0:
+            raise ValueError("egress_gb_per_month needs egress_usd_per_gb: gpuplan has no default egress price")
+        return self
+
+    @property
+    def usd_per_month(self) -> float:
+        return ((self.dataset_gb + self.checkpoints_gb) * self.storage_usd_per_gb_month
+                + self.egress_gb_per_month * self.egress_usd_per_gb)
+
+
 class PlanOptions(_Strict):
     allow_used: bool = True
     allow_spot: bool = False
@@ -231,6 +283,16 @@ class PlanOptions(_Strict):
     cloud_pue: float = Field(defaults.CLOUD_PUE, ge=1.0, le=3.0, allow_inf_nan=False,
                              description="power usage effectiveness assumed for cloud data centres (carbon of rented "
                                          "hours only)")
+    allow_commitments: bool | None = Field(
+        None, description="reserved / committed-use instances as decision variables; default (null): only when "
+        "the profile brings its own prices.commitments quotes, so today's plans do not change")
+    discount_rate: float = Field(
+        0.0, ge=0, le=1, allow_inf_nan=False, description="cost of capital, annual, compounded monthly: every "
+        "cash flow is taken at its present value and the plan minimises the present value; default 0 (undiscounted)")
+    financing: FinancingInput | None = Field(None, description="pay purchases over time; default: cash at the start")
+    opex: OwnedOpex = Field(default_factory=OwnedOpex, description="running costs of owned hardware beyond power")
+    cloud_data: CloudData | None = Field(
+        None, description="cloud storage and egress paid each month the plan uses the cloud; default: not counted")
 
     @field_validator("providers")
     @classmethod
@@ -283,10 +345,31 @@ class CloudPriceItem(_Strict):
         return value.lower()
 
 
+class CommitmentPriceItem(_Strict):
+    """A reserved or committed-use quote: `usd_per_hour` paid every hour of `term_months`, used or not."""
+
+    provider: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    gpu: str = Field(min_length=1)
+    gpu_count: int = Field(1, ge=1, le=64)
+    usd_per_hour: HourlyRate = Field(description="effective price per instance-hour over the term")
+    term_months: int = Field(ge=1, le=defaults.MAX_HORIZON_MONTHS, description="e.g. 12 or 36")
+    region: str = "any"
+    max_instances: Count | None = Field(None, description="most instances that can be committed")
+    source: str = "request"
+    as_of: PlanDate | None = None
+
+    @field_validator("provider")
+    @classmethod
+    def _lower(cls, value: str) -> str:
+        return value.lower()
+
+
 class PriceInput(_Strict):
     mode: Literal["extend", "replace"] = "extend"
     owned: list[OwnedPriceItem] = Field(default_factory=list, max_length=1000)
     cloud: list[CloudPriceItem] = Field(default_factory=list, max_length=10_000)
+    commitments: list[CommitmentPriceItem] = Field(default_factory=list, max_length=1000)
 
 
 class ElectricityInput(_Strict):

@@ -24,6 +24,8 @@ import numpy as np
 
 from solvers.blocks import Block
 from solvers.cloud_table import CloudTable
+from solvers.finance import Weights
+from solvers.model import unit_cost_of
 from solvers.options import CloudOption, OwnedOption
 
 
@@ -92,6 +94,9 @@ def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
         a.gpus_per_unit == b.gpus_per_unit
         and a.includes_host == b.includes_host
         and set(b.accepting_hosts) <= set(a.accepting_hosts)  # a bare card only dominates where it fits too
+        and a.kind == b.kind  # a commitment is neither capex nor an owned GPU under the profile's limits
+        and a.opex_usd_per_unit_hour <= b.opex_usd_per_unit_hour
+        and a.paid_hours == b.paid_hours
         and a.throughput >= b.throughput
         and a.unit_price_usd <= b.unit_price_usd
         and a.net_price_usd <= b.net_price_usd
@@ -115,7 +120,7 @@ def prune_dominated(owned: list[OwnedOption]) -> list[OwnedOption]:
 
 
 def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], blocks: list[Block],
-                       usd_per_kwh: float, width: int = 1) -> list[OwnedOption]:
+                       usd_per_kwh: float, width: int = 1, weights: Weights | None = None) -> list[OwnedOption]:
     """Rule 3; a no-op when no cloud offer is unlimited.
 
     One unit runs `slots_per_unit` jobs at once; renting instead costs at most ceil(slots / instance slots)
@@ -131,8 +136,10 @@ def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], block
         if o.slots_per_unit <= 0:
             continue
         per_hour = min(np.ceil(o.slots_per_unit / c.slots - 1e-9) * c.usd_per_job_hour for c in unlimited)
-        max_saving = busy_hours * float(per_hour)
-        fixed = o.net_price_usd + usd_per_kwh * o.idle_kwh_per_unit_hour * total_hours
+        max_saving = busy_hours * float(per_hour) + (0.0 if weights is None else weights.fixed_cloud_usd)
+        # on a discounted basis the unit's cost is its present value and the nominal saving bounds the discounted
+        # one from above (every discount factor <= 1), so the rule stays sound
+        fixed = unit_cost_of(o, usd_per_kwh, total_hours, weights)
         if fixed < max_saving:
             kept.append(o)
     return kept

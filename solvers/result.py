@@ -56,12 +56,54 @@ class CloudLine(BaseModel):
                                   "region's grid intensity)")
 
 
+class CommitmentLine(BaseModel):
+    """Reserved / committed instances held from the plan's start, renewed term after term over the horizon."""
+
+    provider: str
+    name: str
+    gpu: str
+    gpu_count: int
+    region: str
+    count: int = Field(description="instances committed")
+    term_months: int
+    terms: int = Field(description="terms paid back to back to cover the horizon (the last one in full)")
+    usd_per_hour: float = Field(description="price per instance-hour, paid every hour of the term")
+    paid_hours: float = Field(description="hours paid per instance (whole terms)")
+    cost_usd: float = Field(description="count x usd_per_hour x paid_hours")
+    source: str
+    price_as_of: str
+
+
 class Costs(BaseModel):
     capex_usd: float
     electricity_usd: float
     cloud_usd: float
     resale_credit_usd: float
     total_usd: float
+    commitments_usd: float = Field(0.0, description="reserved / committed instances, whole terms")
+    opex_usd: float = Field(0.0, description="owned hardware's running costs beyond power (options.opex)")
+    financing_interest_usd: float = Field(0.0, description="interest paid on financed purchases (options.financing)")
+    cloud_data_usd: float = Field(0.0, description="cloud storage and egress (options.cloud_data)")
+    present_value_usd: float | None = Field(
+        None, description="total at present value, discounted at options.discount_rate (equal to total_usd at 0)")
+
+
+class CashFlowLine(BaseModel):
+    """One period's cash flows (the 'start' row: t = 0), nominal and at present value; costs positive."""
+
+    month: str = Field(description="the period's label; 'start' for payments at the plan's start")
+    date: str = Field(description="when the flows are counted: the start, or the period's end")
+    capex_usd: float = Field(description="purchases paid: cash at the start, or down payment and loan payments")
+    electricity_usd: float
+    opex_usd: float
+    cloud_usd: float = Field(description="cloud hours, with the cloud's storage and egress (options.cloud_data)")
+    commitments_usd: float
+    resale_usd: float = Field(description="resale proceeds (negative: money in)")
+    net_usd: float
+    cumulative_usd: float
+    discount_factor: float
+    net_present_value_usd: float
+    cumulative_present_value_usd: float
 
 
 class PeriodLine(BaseModel):
@@ -79,6 +121,8 @@ class PeriodLine(BaseModel):
                                     "may hold more, see unused_rented_gpu_hours)")
     unused_rented_gpu_hours: float = Field(0.0, description="GPU-hours of rented instances that no job used "
                                            "(paid: instances are rented whole)")
+    commitments_usd: float = Field(0.0, description="reserved / committed instances paid in the period")
+    opex_usd: float = Field(0.0, description="owned hardware's running costs beyond power in the period")
     waited_gpu_hours: float = Field(0.0, description="busy GPU-hours of work moved within its patience window")
     max_wait_hours: float = Field(0.0, description="the longest that work may have waited: the window's length")
     served_every_hour: bool | None = Field(
@@ -92,6 +136,7 @@ class Alternative(BaseModel):
     buy: list[BuyLine]
     hosts: list[HostLine]
     cloud: list[CloudLine]
+    commitments: list[CommitmentLine] = Field(default_factory=list)
 
 
 class CumulativePoint(BaseModel):
@@ -253,3 +298,8 @@ class PlanResult(BaseModel):
     electricity: ElectricityUsed | None = Field(None, description="the electricity rate used and its source")
     carbon: CarbonReport | None = Field(None, description="kgCO2e of the owned and the rented part")
     purchase_tax: PurchaseTax | None = Field(None, description="VAT and import duty added to purchases")
+    commitments: list[CommitmentLine] = Field(default_factory=list,
+                                              description="reserved / committed instances the plan holds")
+    discount_rate: float = Field(0.0, description="the profile's options.discount_rate: the basis of the "
+                                 "objective and of the break-even (present value; nominal at 0)")
+    cash_flows: list[CashFlowLine] = Field(default_factory=list, description="monthly cash-flow table")

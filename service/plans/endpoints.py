@@ -14,12 +14,19 @@ from service.plans import repository
 from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
 from service.plans.examples import (
     CATALOG_EXAMPLE,
+    FINANCE_EXAMPLE,
     PLACE_EXAMPLE,
     SERIES_EXAMPLE,
     WORKED_EXAMPLE,
     WORKLOAD_EXAMPLE,
 )
-from service.plans.exports import plan_csv, purchase_request
+from service.plans.exports import (
+    DEFAULT_DEPRECIATION_YEARS,
+    DepreciationMethod,
+    depreciation,
+    plan_csv,
+    purchase_request,
+)
 from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.sensitivity import sensitivity_of
 from service.plans.service import plan_for, recompute
@@ -40,6 +47,8 @@ _EXAMPLES: dict[str, Any] = {
     "workload": {"summary": "The workload form: fine-tune a 13B model with LoRA on 2B tokens a month",
                  "value": WORKLOAD_EXAMPLE},
     "place": {"summary": "In euros: electricity and carbon of Germany, VAT, carbon price", "value": PLACE_EXAMPLE},
+    "finance": {"summary": "Reserve, finance, discount at 8%, rack and support costs (issue 16)",
+                "value": FINANCE_EXAMPLE},
 }
 
 
@@ -132,11 +141,23 @@ def plan_as_csv(engine: EngineDep, caller: CallerDep, plan_id: str) -> Response:
 
 
 @router.get("/{plan_id}/purchase-request", response_model=PurchaseRequest)
-def plan_purchase_request(engine: EngineDep, caller: CallerDep, plan_id: str) -> dict[str, Any]:
-    """A purchase request: line items, the justification in plain sentences, the alternatives and their costs."""
+def plan_purchase_request(
+    engine: EngineDep, caller: CallerDep, plan_id: str,
+    depreciation_method: Annotated[DepreciationMethod, Query(
+        description="straight_line (default) or declining_balance")] = "straight_line",
+    depreciation_years: Annotated[int, Query(ge=1, le=50, description=(
+        "years written off; default 5 (IRS Publication 946: computers are 5-year MACRS property)"))]
+        = DEFAULT_DEPRECIATION_YEARS,
+    declining_rate: Annotated[float | None, Query(gt=0, le=1, description=(
+        "declining balance: share of the book value a year; default 2 / years (double-declining)"))] = None,
+    salvage_usd: Annotated[float, Query(ge=0, le=1e12, description="book value left at the end; default 0")] = 0.0,
+) -> dict[str, Any]:
+    """A purchase request: line items, the justification in plain sentences, the alternatives and their costs,
+    and the purchases' depreciation schedule (straight line or declining balance, per year, book value)."""
     plan = PlanResult.model_validate(repository.get_plan(engine, caller, plan_id).result)
     profile = get_profile(engine, caller, plan.profile_id) if plan.profile_id else None
-    return purchase_request(plan, profile.name if profile else None)
+    schedule = depreciation(plan, depreciation_method, depreciation_years, declining_rate, salvage_usd)
+    return purchase_request(plan, profile.name if profile else None, schedule)
 
 
 @router.post("/{plan_id}/recompute", response_model=PlanResult, responses=_BOUNDED)

@@ -69,3 +69,20 @@ PLACE_EXAMPLE: dict[str, Any] = {
                           "currency": "EUR", "watts": 650, "idle_watts": 80, "includes_host": True}]},
 }
 
+# Issue 16: a lab that may reserve (the catalog's commitment prices), pays for capital (8% a year), finances its
+# purchases over 36 months and runs them in a rack at $200 per kW-month (the issue's own figure) with a support
+# contract and a few staff hours a month. All of these are the lab's inputs, not defaults.
+FINANCE_EXAMPLE: dict[str, Any] = {
+    "workload": "transformer_training",
+    "min_gpu_memory_gb": 80,
+    "demand": {"gpus": 8, "utilisation": 0.7, "reading": "average", "reference_gpu": "H100 SXM"},
+    "horizon_months": 36,
+    "electricity_usd_per_kwh": 0.12,
+    "options": {
+        "allow_commitments": True,
+        "discount_rate": 0.08,
+        "financing": {"annual_rate": 0.07, "term_months": 36, "down_payment": 0.1},
+        "opex": {"colocation_usd_per_kw_month": 200, "maintenance_usd_per_gpu_year": 500,
+                 "staff_hours_per_month": 10, "staff_usd_per_hour": 80},
+    },
+}

@@ -1,7 +1,8 @@
 """Plans as documents a purchasing system ingests: CSV line items and a purchase request with its reasons.
 
-The line items add up to the plan's total cost to the cent: purchases, hosts, cloud commitments, the
-expected electricity and (negative) the expected resale credit; a `rounding` line takes the cents that
+The line items add up to the plan's total cost to the cent: purchases, hosts, cloud hours, reserved /
+committed instances, owned opex, financing interest, the expected electricity and (negative) the expected
+resale credit; a `rounding` line takes the cents that
 rounding each line on its own leaves over, so the column sums exactly.
 
 Money is in the plan's currency. After the original columns come columns named as in the FinOps FOCUS
@@ -18,10 +19,11 @@ from __future__ import annotations
 import csv
 import io
 import math
-from typing import Any
+from typing import Any, Literal
 
 from service.core.spreadsheet import neutralise_row
 from solvers.currency import format_money
+from solvers.finance import declining_balance, straight_line
 from solvers.result import PlanResult
 
 CSV_COLUMNS = ["line", "item", "type", "gpu", "condition", "quantity", "unit", "unit_price", "currency",
@@ -30,7 +32,10 @@ FOCUS_COLUMNS = ["ChargeCategory", "ChargeDescription", "PricingQuantity", "Pric
                  "ContractedUnitPrice", "BilledCost", "EffectiveCost", "PricingCurrency", "BillingCurrency",
                  "ProviderName", "RegionId", "x_ExchangeRate", "x_ExchangeRatesAsOf", "x_TaxPercent", "x_KgCO2e"]
 CHARGE_CATEGORY = {"gpu": "Purchase", "host": "Purchase", "cloud": "Usage", "electricity": "Usage", "tax": "Tax",
-                   "resale": "Credit", "rounding": "Adjustment"}
+                   "resale": "Credit", "rounding": "Adjustment",
+                   # issue 16's finance lines: a commitment's fee is a (recurring) purchase in FOCUS; running costs
+                   # and cloud data are usage; financing interest has no FOCUS category of its own
+                   "commitment": "Purchase", "opex": "Usage", "cloud_data": "Usage", "financing": "Adjustment"}
 
 
 def _cents(value: float) -> float:
@@ -84,7 +89,20 @@ def line_items(plan: PlanResult) -> list[dict[str, Any]]:
         add(f"{c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')})", "cloud", c.gpu, "cloud", c.hours,
             "instance-hour", c.usd_per_hour, f"{c.provider}: {c.source}", c.price_as_of, c.cost_usd,
             provider=c.provider, region=c.region, kg=c.kg_co2e)
+    for m in plan.commitments:
+        add(f"{m.provider} {m.name} ({m.region}, {m.term_months}-month commitment x {m.terms})", "commitment", m.gpu,
+            "cloud", m.count * m.paid_hours, "instance-hour committed", m.usd_per_hour, f"{m.provider}: {m.source}",
+            m.price_as_of, m.cost_usd, provider=m.provider, region=m.region)
     costs = plan.costs
+    if costs.opex_usd:
+        add("Expected running costs of the owned hardware beyond power (colocation, maintenance, staff, storage)",
+            "opex", "", "", 1, "estimate", costs.opex_usd, "profile options.opex", "", costs.opex_usd)
+    if costs.cloud_data_usd:
+        add("Cloud storage and egress while the plan uses the cloud", "cloud_data", "", "cloud", 1, "estimate",
+            costs.cloud_data_usd, "profile options.cloud_data", "", costs.cloud_data_usd)
+    if costs.financing_interest_usd:
+        add("Interest on the financed purchases", "financing", "", "", 1, "estimate", costs.financing_interest_usd,
+            "profile options.financing", "", costs.financing_interest_usd)
     if costs.electricity_usd:
         add("Expected electricity for the owned GPUs and hosts", "electricity", "", "", 1, "estimate",
             costs.electricity_usd, "profile electricity rate", "", costs.electricity_usd,
@@ -150,7 +168,31 @@ def _rate(value: float, currency: str) -> str:
     return f"${value:.2f}" if currency == "USD" else f"{value:.2f} {currency}"
 
 
-def purchase_request(plan: PlanResult, profile_name: str | None) -> dict[str, Any]:
+DepreciationMethod = Literal["straight_line", "declining_balance"]
+# IRS Publication 946 (How to Depreciate Property), MACRS GDS: computers are 5-year property.
+DEFAULT_DEPRECIATION_YEARS = 5
+
+
+def depreciation(plan: PlanResult, method: DepreciationMethod = "straight_line",
+                 years: int = DEFAULT_DEPRECIATION_YEARS, rate: float | None = None,
+                 salvage_usd: float = 0.0) -> dict[str, Any] | None:
+    """The purchases' book value year by year (solvers.finance); None when nothing is bought."""
+    cost = plan.costs.capex_usd
+    if cost <= 0:
+        return None
+    salvage = min(salvage_usd, cost)
+    rows = (straight_line(cost, years, salvage) if method == "straight_line"
+            else declining_balance(cost, years, rate, salvage))
+    return {"method": method, "years": years,
+            "rate": None if method == "straight_line" else (2.0 / years if rate is None else rate),
+            "cost_usd": round(cost, 2), "salvage_usd": round(salvage, 2),
+            "schedule": [{"year": r.year, "opening_book_value_usd": round(r.opening_book_value, 2),
+                          "depreciation_usd": round(r.depreciation, 2),
+                          "closing_book_value_usd": round(r.closing_book_value, 2)} for r in rows]}
+
+
+def purchase_request(plan: PlanResult, profile_name: str | None,
+                     schedule: dict[str, Any] | None = None) -> dict[str, Any]:
     horizon_days = int(plan.horizon.get("days", 0))
     horizon = f"{horizon_days} days ({plan.horizon.get('start')} to {plan.horizon.get('end')})"
     alternatives = [{"option": "this plan", "total_cost_usd": plan.total_cost_usd, "currency": plan.currency,
@@ -180,4 +222,5 @@ def purchase_request(plan: PlanResult, profile_name: str | None) -> dict[str, An
         "warnings": plan.warnings,
         "exchange_rates": plan.exchange_rates, "electricity": plan.electricity, "carbon": plan.carbon,
         "purchase_tax": plan.purchase_tax,
+        "depreciation": schedule if schedule is not None else depreciation(plan),
     }

@@ -59,6 +59,16 @@ def render_plan(plan: PlanResult, console: Console) -> None:
                 _money(c.cost_usd, plan.currency),
             )
         console.print(t)
+    if plan.commitments:
+        t = Table(title="Commitments (reserved / committed instances, whole terms)")
+        for col in ("provider", "instance", "GPU", "region", "count", "term", f"{plan.currency}/h", "paid hours",
+                    "cost"):
+            t.add_column(col)
+        for m in plan.commitments:
+            t.add_row(m.provider, m.name, f"{m.gpu_count} x {m.gpu}", m.region, str(m.count),
+                      f"{m.terms} x {m.term_months} months", f"{m.usd_per_hour:g}", f"{m.paid_hours:,.0f}",
+                      _money(m.cost_usd, plan.currency))
+        console.print(t)
     t = Table(title="Costs over the horizon")
     t.add_column("")
     t.add_column("plan")
@@ -69,6 +79,9 @@ def render_plan(plan: PlanResult, console: Console) -> None:
         ("capex", "capex_usd"),
         ("electricity", "electricity_usd"),
         ("cloud", "cloud_usd"),
+        *(row for row in (("commitments", "commitments_usd"), ("owned opex", "opex_usd"),
+                          ("cloud data", "cloud_data_usd"), ("financing interest", "financing_interest_usd"))
+          if getattr(plan.costs, row[1]) or (alts.cloud_only and getattr(alts.cloud_only.costs, row[1]))),
         ("resale credit", "resale_credit_usd"),
         ("total", "total_usd"),
     ):
@@ -78,6 +91,9 @@ def render_plan(plan: PlanResult, console: Console) -> None:
             _money(getattr(alts.cloud_only.costs, field), plan.currency) if alts.cloud_only else "-",
             _money(getattr(alts.buy_only.costs, field), plan.currency) if alts.buy_only else "-",
         )
+    if plan.discount_rate:
+        present_value = _money(plan.costs.present_value_usd, plan.currency)
+        console.print(f"present value at {100 * plan.discount_rate:g}% a year: {present_value}")
     console.print(t)
     be = plan.break_even
     t = Table(title="Break-even")

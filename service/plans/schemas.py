@@ -26,7 +26,8 @@ class LineItem(BaseModel):
 
     line: int
     item: str
-    type: Literal["gpu", "host", "cloud", "electricity", "tax", "resale", "rounding"]
+    type: Literal["gpu", "host", "cloud", "commitment", "cloud_data", "electricity", "opex", "financing", "tax",
+                  "resale", "rounding"]
     gpu: str
     condition: str = Field(description="new, used, cloud, or empty for estimates")
     quantity: float
@@ -75,6 +76,24 @@ class ConsideredOption(BaseModel):
     costs: Costs
 
 
+class DepreciationRow(BaseModel):
+    year: int
+    opening_book_value_usd: float
+    depreciation_usd: float
+    closing_book_value_usd: float
+
+
+class DepreciationSchedule(BaseModel):
+    """The purchases' (GPUs and hosts) depreciation, year by year, from the plan's capex."""
+
+    method: Literal["straight_line", "declining_balance"]
+    years: int
+    rate: float | None = Field(description="declining balance: share of the book value written off a year")
+    cost_usd: float
+    salvage_usd: float
+    schedule: list[DepreciationRow]
+
+
 class PurchaseRequest(BaseModel):
     """A plan as a purchase request: the lines, why (in sentences), and the alternatives with their costs."""
 
@@ -97,3 +116,5 @@ class PurchaseRequest(BaseModel):
     electricity: ElectricityUsed | None = None
     carbon: CarbonReport | None = None
     purchase_tax: PurchaseTax | None = None
+    depreciation: DepreciationSchedule | None = Field(
+        None, description="of the purchases; null when the plan buys nothing")

@@ -52,7 +52,7 @@ def list_prices(
     """Prices in force, each with source and date: cloud offers (USD per instance-hour; marketplace aggregates
     add p10_usd_per_hour, listings and reliability, and max_instances is the quota), hardware (USD per unit),
     and commitments (kind "commitment": reserved/committed prices per instance-hour over `term_months`, with
-    `payment`; served for comparison, not planned on)."""
+    `payment`; planned on when a profile sets options.allow_commitments)."""
     name = None
     if gpu is not None:
         name = catalog.gpus.canonical(gpu)

@@ -66,7 +66,7 @@ class CloudPriceOut(BaseModel):
 class CommitmentPriceOut(BaseModel):
     """A reserved or committed price: USD per instance-hour over `term_months`, paid whether used or not.
 
-    Served for comparison; the planner does not use commitments yet."""
+    The planner uses them as decision variables when a profile sets options.allow_commitments (issue 16)."""
 
     model_config = ConfigDict(extra="allow")
 
