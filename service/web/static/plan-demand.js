@@ -21,6 +21,7 @@
 
   function showKind() {
     $("log-fields").hidden = kind() !== "log";
+    $("horizon_months").disabled = kind() === "log"; // the log's span is the horizon
     $("reading-field").hidden = kind() !== "utilisation";
     $("resolution-field").hidden = kind() !== "series";
   }
