@@ -177,6 +177,7 @@ def test_a_usage_log_is_charted_and_planned_on_without_saving(
     page.goto(f"{service_url}/?plan={plan['id']}")
     expect(page.get_by_label("Usage log", exact=True)).to_be_checked()
     expect(page.locator("#log-summary")).to_contain_text("4 hours")
+    expect(page.locator("#resolution")).to_have_value("month")  # the hourly demand's "hour" leaves no blank choice
     spilled = page.locator("#advanced").input_value()
     assert '"busy_gpus"' not in spilled and '"start"' not in spilled and '"resolution"' not in spilled, spilled
     assert _plan(page)["demand"]["busy_gpus"] == [2.0, 4.0, 2.25, 5.75]  # planned again on the same hours

@@ -93,27 +93,31 @@
 
   /* ---------- form <-> profile ---------- */
 
+  /** Select `value` if the list offers it, else its first (default) choice; never a blank select. */
+  function choose(id, value) {
+    const select = $(id);
+    select.value = [...select.options].some((o) => o.value === value) ? value : select.options[0].value;
+  }
+
   function fill(rest, take) {
-    const reading = take(rest, "demand.reading");
-    $("reading").value = READINGS.includes(reading) ? reading : READINGS[0];
-    $("patience").value = take(rest, "jobs.patience") || "none";
+    choose("reading", take(rest, "demand.reading"));
+    choose("patience", take(rest, "jobs.patience"));
     const width = take(rest, "jobs.gpus_per_job");
     $("gpus_per_job").value = width === undefined || width === null ? "" : String(width);
     const scaling = take(rest, "jobs.scaling_efficiency");
     $("scaling_efficiency").value = scaling === undefined || scaling === null ? "" : String(scaling);
     const on = take(rest, "options.machine_on");
-    $("machine_on").value = typeof on === "number" ? "hours" : on || "when_working";
+    choose("machine_on", typeof on === "number" ? "hours" : on);
     $("machine_hours").value = typeof on === "number" ? String(on) : "";
     $("allow_marketplace").checked = take(rest, "options.allow_marketplace") ?? true;
     $("allow_unverified_hosts").checked = take(rest, "options.allow_unverified_hosts") ?? true;
-    $("resolution").value = take(rest, "demand.resolution") || "month";
+    choose("resolution", take(rest, "demand.resolution")); // an hourly demand's "hour" is not a series choice
     const busy = take(rest, "demand.busy_gpus");
     forget();
     $("log-file").value = "";
     if (Array.isArray(busy)) { // an hourly demand (a usage log) is kept whole and shown, not put in the JSON box
       const demand = { start: take(rest, "demand.start"), busy_gpus: busy,
         reference_gpu: $("reference_gpu").value.trim() };
-      take(rest, "demand.resolution");
       form.elements.demand_kind.value = "log";
       useDemand(demand, null);
     }
