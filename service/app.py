@@ -90,6 +90,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.include_router(sources.router)
     app.include_router(profiles.router)
     app.include_router(usage.router)
+    app.include_router(usage.unsaved_router)
     app.include_router(alerts_routes.router)
     app.include_router(health.router)
     app.include_router(chart_routes.router)

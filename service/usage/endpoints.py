@@ -16,12 +16,14 @@ from service.profiles import repository
 from service.profiles.endpoints import WHAT
 from service.profiles.schemas import ProfileIn
 from service.usage.chart import usage_chart_svg
-from service.usage.schemas import UsageImportIn, UsageImportOut, UsageSummaryOut
+from service.usage.schemas import UsageImportIn, UsageImportOut, UsageReadIn, UsageReadOut, UsageSummaryOut
 from service.web.charts import SVG_MEDIA_TYPE, SVG_RESPONSE, ChartSize
 from solvers.profile import ConcurrencyDemand, Profile
 from solvers.usage import UsageFormatError, UsageSeries, parse_usage, summarise
 
 router = APIRouter(prefix="/v1/profiles", tags=["profiles"])
+# the same reading without a saved profile: what the planning page's file input asks; nothing is stored
+unsaved_router = APIRouter(prefix="/v1/usage", tags=["usage"])
 _NO_HOURLY_DEMAND: dict[int | str, dict[str, Any]] = {409: {
     "description": "the profile's demand is not an hourly series (no usage log imported)",
     "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}}
@@ -78,8 +80,29 @@ def usage_chart(engine: EngineDep, caller: CallerDep, profile_id: str, size: Cha
     if not isinstance(demand, ConcurrencyDemand):
         raise Conflict(f"profile {profile_id!r} has no hourly demand to chart; import a usage log first "
                        f"(POST /v1/profiles/{profile_id}/usage)")
+    return _chart(demand, size)
+
+
+def _chart(demand: ConcurrencyDemand, size: ChartSize) -> Response:
     busy = np.asarray(demand.busy_gpus, dtype=np.float64)
     series = UsageSeries(start=demand.start, busy_gpus=busy, source_format="profile",
                          observed=np.ones(busy.size, dtype=bool))
     svg = usage_chart_svg(summarise(series), narrow=size == "narrow")
     return Response(svg, media_type=SVG_MEDIA_TYPE, headers={"Cache-Control": "private, no-cache"})
+
+
+@unsaved_router.post("", response_model=UsageReadOut)
+def read_usage(caller: CallerDep, body: UsageReadIn) -> UsageReadOut:
+    """Read a usage log into GPUs busy per UTC hour without storing anything: the `demand` to plan on (put it in
+    a profile's `demand` and POST /v1/plans) and the log's summary. The planning page uses this so a log can be
+    planned on before any profile is saved. Errors are those of the import: a 422 naming the line (or JSON
+    path) and the field."""
+    series = _read(body)
+    return UsageReadOut(demand=_demand(series, body.reference_gpu), usage=UsageSummaryOut.of(series, summarise(series)))
+
+
+@unsaved_router.post("/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+def read_usage_chart(caller: CallerDep, demand: ConcurrencyDemand, size: ChartSize = "wide") -> Response:
+    """The load-duration curves per month of an hourly demand sent in the body (the `demand` POST /v1/usage
+    answered), drawn as GET /v1/profiles/{id}/usage.svg draws a saved profile's."""
+    return _chart(demand, size)

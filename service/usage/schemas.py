@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.profiles.schemas import ProfileOut
+from solvers.profile import ConcurrencyDemand
 from solvers.usage import BUSY_THRESHOLD_PERCENT, UsageSeries, UsageSummary
 
 # about 1.5 years of nvidia-smi samples every 15 minutes for 8 GPUs; bigger logs are better cut by month first
@@ -89,4 +90,16 @@ class UsageSummaryOut(BaseModel):
 
 class UsageImportOut(BaseModel):
     profile: ProfileOut = Field(description="the new version, with its demand now the imported hourly series")
+    usage: UsageSummaryOut
+
+
+class UsageReadIn(UsageImportIn):
+    """A usage log to read without storing anything (the page's file input on an unsaved form): the import's
+    choices, with the reference GPU required since there is no saved profile to take it from."""
+
+    reference_gpu: str = Field(min_length=1, max_length=100, description="the GPU the logged hours ran on")
+
+
+class UsageReadOut(BaseModel):
+    demand: ConcurrencyDemand = Field(description="the log as a profile's `demand`: GPUs busy per UTC hour")
     usage: UsageSummaryOut

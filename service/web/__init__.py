@@ -14,27 +14,26 @@ STATIC_DIR = Path(__file__).parent / "static"
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 
 
-_INCLUDE = re.compile(r'\{% include "([\w.-]+)" %\}')
-
-
 @cache
 def _template(name: str) -> str:
-    """The template with its `{% include "partial.html" %}` lines replaced by the partials (one level): a form
-    section lives in its own file, so the shared page changes by one line when a section is added."""
-    html = (TEMPLATES_DIR / name).read_text(encoding="utf-8")
-    return _INCLUDE.sub(lambda m: (TEMPLATES_DIR / m.group(1)).read_text(encoding="utf-8"), html)
+    """A template file as it is (read once); `render` pastes its includes."""
+    return (TEMPLATES_DIR / name).read_text(encoding="utf-8")
 
 
 _TEXT_SLOT = re.compile(r"\[\[([\w.-]+)\]\]")
+# a partial (its own file in templates/, e.g. one section of the planning form) pasted in place, one level deep,
+# so a section of a page is one include line in the shared template
+_INCLUDE = re.compile(r'^[ \t]*\{% include "([\w.-]+\.html)" %\}[ \t]*\n?', re.MULTILINE)
 
 
 def render(name: str, text: Mapping[str, str] | None = None, **values: Any) -> str:
-    """Fill `[[key]]` slots with `text[key]`, HTML-escaped (the page's strings in its language), and `{{ key }}`
-    slots with JSON (safe inside a <script type="application/json"> element).
+    """Paste `{% include "part.html" %}` lines with that template, then fill `[[key]]` slots with `text[key]`,
+    HTML-escaped (the page's strings in its language), and `{{ key }}` slots with JSON (safe inside a
+    <script type="application/json"> element).
 
     A `[[key]]` the mapping lacks raises KeyError, so a template cannot ship a slot no catalogue fills.
     """
-    html = _template(name)
+    html = _INCLUDE.sub(lambda m: _template(m.group(1)), _template(name))
     if text is not None:
         html = _TEXT_SLOT.sub(lambda m: html_text.escape(text[m.group(1)]), html)
     for key, value in values.items():

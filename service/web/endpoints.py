@@ -1,6 +1,6 @@
 """GET / (the planning page), GET /compare and GET /prices: HTML shells; their scripts call the JSON API.
 
-The planning and compare pages speak the reader's language (`service/web/i18n.py`): `?lang=`, then the
+The planning, compare and price pages speak the reader's language (`service/web/i18n.py`): `?lang=`, then the
 language switch's cookie, then Accept-Language.
 """
 
@@ -47,8 +47,9 @@ def plan_page(lang: LangQuery = None, gpuplan_lang: LangCookie = None,
 
 
 @router.get("/prices", response_class=HTMLResponse)
-def prices_page() -> HTMLResponse:
-    return HTMLResponse(web.render("prices.html"))
+def prices_page(lang: LangQuery = None, gpuplan_lang: LangCookie = None,
+                accept_language: AcceptLanguage = None) -> HTMLResponse:
+    return _localised("prices.html", lang, gpuplan_lang, accept_language)
 
 
 @router.get("/compare", response_class=HTMLResponse)

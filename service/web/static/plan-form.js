@@ -45,12 +45,15 @@ const gpForm = (() => {
     return base;
   }
 
+  /* Sections of the form in their own modules (e.g. plan-demand.js) register {fill(rest), read(profile)}: fill
+     takes its fields out of the profile (what is left goes to the JSON box), read adds them to the request. */
+  const sections = [];
+  const extend = (section) => { sections.push(section); };
+
   const setValue = (id, value) => { $(id).value = value === undefined || value === null ? "" : String(value); };
 
-  /** Form sections in modules of their own (e.g. plan-place.js): `fill(rest, take)` takes their fields out of the
-   *  profile before the rest goes to the JSON box; `read(profile)` puts them back. */
-  const sections = [];
-  const addSection = (section) => sections.push(section);
+  /** The same for sections whose `read(profile, readNumber)` needs only the number reader (e.g. plan-place.js). */
+  const addSection = (section) => extend({ fill: section.fill, read: (profile, ctx) => section.read(profile, ctx.readNumber) });
 
   /** Fields the form has go into it; everything else goes into the JSON box, so nothing is lost. */
   function fillForm(profile) {
@@ -62,7 +65,8 @@ const gpForm = (() => {
     setValue("reference_gpu", take(rest, "demand.reference_gpu") || "RTX 3090");
     setValue("gpus", take(rest, "demand.gpus") ?? (Array.isArray(series) ? 1 : ""));
     setValue("utilisation", take(rest, "demand.utilisation"));
-    $("series").value = Array.isArray(series) ? series.map((p) => `${p.month} ${p.reference_gpu_hours}`).join("\n") : "";
+    $("series").value = Array.isArray(series) ? series.map((p) => `${p.month ?? p.start} ${p.reference_gpu_hours}`
+      + (p.gpus_at_once === undefined || p.gpus_at_once === null ? "" : ` ${p.gpus_at_once}`)).join("\n") : "";
     setValue("horizon_months", take(rest, "horizon_months"));
     setValue("electricity_usd_per_kwh", take(rest, "electricity_usd_per_kwh"));
     setValue("max_capex_usd", take(rest, "options.max_capex_usd"));
@@ -91,12 +95,16 @@ const gpForm = (() => {
     return raw === "" ? undefined : Number(raw);
   }
 
-  /** "2027-03 2000" per line (also "2027-03: 2000" or "2027-03,2000"); the API validates the values. */
+  /** "2027-03 2000" per line (also "2027-03: 2000" or "2027-03,2000"); a day "2027-03-01 500" (week and day
+   *  resolutions); an optional third number is the GPUs busy at once. The API validates the values. */
   function readSeries(text) {
+    const number = (raw) => (raw === undefined || Number.isNaN(Number(raw)) ? (raw ?? null) : Number(raw));
     return text.split("\n").map((line) => line.trim()).filter(Boolean).map((line) => {
-      const [month, hours] = line.split(/[\s,;:=]+/);
-      const value = Number(hours);
-      return { month, reference_gpu_hours: hours === undefined || Number.isNaN(value) ? (hours ?? null) : value };
+      const [period, hours, gpus] = line.split(/[\s,;:=]+/);
+      const point = { [/^\d{4}-\d{2}-\d{2}$/.test(period) ? "start" : "month"]: period,
+        reference_gpu_hours: number(hours) };
+      if (gpus !== undefined) point.gpus_at_once = number(gpus);
+      return point;
     });
   }
 
@@ -105,9 +113,10 @@ const gpForm = (() => {
     const put = (obj, key, value) => { if (value !== undefined) obj[key] = value; };
     put(profile, "min_gpu_memory_gb", readNumber("min_gpu_memory_gb", "min_gpu_memory_gb"));
     const demand = { reference_gpu: $("reference_gpu").value.trim() };
-    if (form.elements.demand_kind.value === "series") {
+    const kind = form.elements.demand_kind.value;
+    if (kind === "series") {
       demand.series = readSeries($("series").value);
-    } else {
+    } else if (kind === "utilisation") {
       put(demand, "gpus", readNumber("gpus", "demand.gpus"));
       put(demand, "utilisation", readNumber("utilisation", "demand.utilisation"));
     }
@@ -117,7 +126,7 @@ const gpForm = (() => {
     const options = { allow_used: $("allow_used").checked, allow_spot: $("allow_spot").checked };
     put(options, "max_capex_usd", readNumber("max_capex_usd", "options.max_capex_usd"));
     profile.options = options;
-    for (const section of sections) section.read(profile, readNumber);
+    for (const section of sections) section.read(profile, { readNumber, kind });
     return deepMerge(profile, readAdvanced());
   }
 
@@ -148,9 +157,9 @@ const gpForm = (() => {
   }
 
   function showDemandKind() {
-    const series = form.elements.demand_kind.value === "series";
-    $("utilisation-fields").hidden = series;
-    $("series-fields").hidden = !series;
+    const kind = form.elements.demand_kind.value;
+    $("utilisation-fields").hidden = kind !== "utilisation";
+    $("series-fields").hidden = kind !== "series";
   }
 
   /* ---------- errors at the fields they name ---------- */
@@ -224,5 +233,5 @@ const gpForm = (() => {
   for (const radio of form.elements.demand_kind) radio.addEventListener("change", showDemandKind);
   $("advanced").addEventListener("input", countAdvanced);
 
-  return { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem, addSection };
+  return { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem, extend, addSection };
 })();

@@ -2,7 +2,8 @@
 "use strict";
 
 (() => {
-  const { h, usd, num, call, table } = gp;
+  const { h, t, usd, num, date, call, table } = gp;
+  const perHour = (value) => t("ui_form.prices.per_hour", { price: usd(value) });
   const $ = (id) => document.getElementById(id);
 
   /** Per GPU: the cheapest cloud offer per GPU-hour, and the cheapest used and new unit per GPU. */
@@ -18,11 +19,13 @@
     return byGpu;
   }
 
-  function offerCell(best, unit) {
+  function offerCell(best) {
     if (!best) return "–";
     const o = best.offer;
-    const what = o.kind === "cloud" ? `${o.provider} ${o.name}${o.pricing === "spot" ? " (spot)" : ""}` : o.name;
-    return [h("span", {}, `${usd(best.perGpu)}${unit}`), h("span", { class: "offer" }, `${what}, ${o.as_of}`)];
+    const what = o.kind === "cloud" ? `${o.provider} ${o.name}${o.pricing === "spot" ? ` (${t("ui_form.prices.spot")})`
+      : ""}` : o.name;
+    return [h("span", {}, o.kind === "cloud" ? perHour(best.perGpu) : usd(best.perGpu)),
+      h("span", { class: "offer" }, `${what}, ${date(o.as_of)}`)];
   }
 
   /** Commitment prices (reserved, committed use): per GPU and term the cheapest per GPU-hour; shown for
@@ -37,22 +40,24 @@
     }
     const rows = [...best.values()]
       .sort((a, b) => a.offer.gpu.localeCompare(b.offer.gpu) || a.offer.term_months - b.offer.term_months)
-      .map(({ perGpu, offer: o }) => [o.gpu, `${o.term_months} months`, `${usd(perGpu)}/h`,
-        `${o.provider} ${o.name} (${o.pricing}${o.payment ? `, ${o.payment.replace("_", " ")}` : ""})`, o.as_of]);
-    const wrap = table("Commitment prices per GPU and term", [{ label: "GPU" }, { label: "Term" },
-      { label: "Per GPU-hour", num: true }, { label: "Offer", wrap: true }, { label: "As of" }], rows);
-    $("commitment-table").replaceChildren(rows.length ? wrap : h("p", { class: "muted" }, "No commitment prices."));
+      .map(({ perGpu, offer: o }) => [o.gpu, t("ui_form.prices.months", { n: num(o.term_months, 0) }), perHour(perGpu),
+        `${o.provider} ${o.name} (${o.pricing}${o.payment ? `, ${o.payment.replace("_", " ")}` : ""})`, date(o.as_of)]);
+    const wrap = table(t("ui_form.prices.commitment_caption"), [{ label: t("ui_form.prices.gpu") },
+      { label: t("ui_form.prices.term") }, { label: t("ui_form.prices.per_gpu_hour"), num: true },
+      { label: t("ui_form.prices.offer"), wrap: true }, { label: t("ui_form.prices.as_of") }], rows);
+    $("commitment-table").replaceChildren(rows.length ? wrap
+      : h("p", { class: "muted" }, t("ui_form.prices.none_commitment")));
   }
 
   function showChart(gpu, moveFocus) {
     const src = `/v1/prices/history.svg?gpu=${encodeURIComponent(gpu)}`;
     const img = $("history-chart");
-    $("status").textContent = `Loading the price history of ${gpu}…`;
-    img.onload = () => { $("status").textContent = `Price history of ${gpu}.`; };
-    img.onerror = () => { $("status").textContent = `No chart for ${gpu}.`; };
+    $("status").textContent = t("ui_form.prices.loading", { gpu });
+    img.onload = () => { $("status").textContent = t("ui_form.prices.loaded", { gpu }); };
+    img.onerror = () => { $("status").textContent = t("ui_form.prices.no_chart", { gpu }); };
     $("history-narrow").srcset = `${src}&size=narrow`;
     img.src = src;
-    img.alt = `Price history of ${gpu}: the cheapest cloud price per GPU-hour and hardware price per GPU over time`;
+    img.alt = t("ui_form.prices.chart_alt", { gpu });
     $("history-link").href = src;
     $("history-gpu").value = gpu;
     for (const row of document.querySelectorAll("#price-table tbody tr")) {
@@ -65,20 +70,20 @@
   async function init() {
     const [prices, gpus] = await Promise.all([call("/v1/prices"), call("/v1/gpus")]);
     if (!prices.ok) {
-      $("status").textContent = `Prices could not be loaded: ${prices.body?.detail || prices.status}`;
+      $("status").textContent = t("ui_form.prices.failed", { error: prices.body?.detail || prices.status });
       return;
     }
     const memory = new Map(gpus.ok ? gpus.body.map((g) => [g.name, g.memory_gb]) : []);
     const best = [...cheapest(prices.body).values()].sort((a, b) => a.gpu.localeCompare(b.gpu));
     const rows = best.map((e) => [
-      h("button", { type: "button", class: "link", "data-gpu": e.gpu, "aria-label": `Show the price history of ${e.gpu}` },
-        e.gpu),
-      memory.has(e.gpu) ? `${num(memory.get(e.gpu), 0)} GB` : "–",
-      offerCell(e.cloud, "/h"), offerCell(e.used, ""), offerCell(e.new, ""),
+      h("button", { type: "button", class: "link", "data-gpu": e.gpu,
+        "aria-label": t("ui_form.prices.show_history", { gpu: e.gpu }) }, e.gpu),
+      memory.has(e.gpu) ? t("ui_form.prices.gb", { n: num(memory.get(e.gpu), 0) }) : "–",
+      offerCell(e.cloud), offerCell(e.used), offerCell(e.new),
     ]);
-    const wrap = table("Cheapest offer per GPU", [{ label: "GPU" }, { label: "Memory", num: true },
-      { label: "Cloud, per GPU-hour", wrap: true }, { label: "Used, per GPU", wrap: true },
-      { label: "New, per GPU", wrap: true }], rows);
+    const wrap = table(t("ui_form.prices.cheapest"), [{ label: t("ui_form.prices.gpu") },
+      { label: t("ui_form.prices.memory"), num: true }, { label: t("ui_form.prices.cloud"), wrap: true },
+      { label: t("ui_form.prices.used"), wrap: true }, { label: t("ui_form.prices.new"), wrap: true }], rows);
     wrap.querySelector("table").classList.add("price-table");
     wrap.querySelectorAll("tbody tr").forEach((row, i) => { row.dataset.gpu = best[i].gpu; });
     $("price-table").replaceChildren(wrap);

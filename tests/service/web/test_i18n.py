@@ -46,6 +46,7 @@ def test_every_string_the_page_uses_is_in_the_catalogue() -> None:
     dynamic = {f"r.status_{s}" for s in ("off", "stale", "fresh")}  # built as t(`r.status_${...}`)
     dynamic |= {k for k in keys if k.startswith("sens.")}  # t(`sens.${row.input}`)
     dynamic |= {f"wi.{k}" for k in ("utilisation", "electricity", "horizon", "cloud")}  # t(`wi.${slider.key}`)
+    dynamic |= {k for k in keys if k.startswith("ui_form.reading.")}  # t(`ui_form.reading.${value}`)
     assert used - keys == set()
     assert keys - used - dynamic - {k for k in keys if k.startswith("ex.")} == set()
 
@@ -84,7 +85,7 @@ def test_the_locale_is_chosen_by_query_then_cookie_then_header(asked: str | None
 def test_the_page_speaks_the_chosen_language(client: TestClient, headers: dict[str, str], cookies: dict[str, str],
                                              query: str, locale: str, phrase: str) -> None:
     client.cookies.update(cookies)
-    for path in ("/", "/compare"):
+    for path in ("/", "/compare", "/prices"):
         page = client.get(f"{path}{query}", headers=headers)
         assert page.status_code == 200
         assert page.headers["content-language"] == locale
