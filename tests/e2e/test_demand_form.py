@@ -137,6 +137,37 @@ def test_every_demand_shape_control_reaches_the_request_and_comes_back(
     assert not problems, problems
 
 
+def test_an_always_on_service_and_jobs_across_machines_reach_the_request_and_come_back(
+        desktop: tuple[Page, list[str]], service_url: str, artifacts: Path) -> None:
+    """Issue 13's always-on reading and interconnect on the form: the request carries them, the plan answers
+    'served every hour' for each month, and /?plan= puts them back in their controls (not in the JSON box)."""
+    expect = _expect()
+    page, problems = desktop
+    page.goto(f"{service_url}/")
+    page.select_option("#example", "catalog")
+    page.get_by_label("GPUs", exact=True).fill("2")
+    page.get_by_label("Utilisation (0–1)").fill("1")
+    page.get_by_label("How the work runs").select_option("continuously")
+    page.locator("#demand-more > summary").click()
+    page.get_by_label("Always-on load").select_option("divisible")
+    page.get_by_label("Jobs across machines").select_option("infiniband")
+    body = _plan(page)
+    assert body["jobs"] == {"runs": "continuously", "load": "divisible", "interconnect": "infiniband"}
+    plan = _stored(page, service_url)
+    assert plan["periods"] and all(p["served_every_hour"] is True for p in plan["periods"])
+    page.screenshot(path=str(artifacts / "plan-always-on.png"), full_page=True)
+
+    page.goto(f"{service_url}/?plan={plan['id']}")
+    expect(page.locator("#status")).to_contain_text(plan["id"])
+    expect(page.locator("#runs")).to_have_value("continuously")
+    expect(page.locator("#load")).to_have_value("divisible")
+    expect(page.locator("#interconnect")).to_have_value("infiniband")
+    spilled = page.locator("#advanced").input_value()
+    for key in ("runs", "interconnect", "cross_machine_efficiency"):
+        assert f'"{key}"' not in spilled, (key, spilled)
+    assert not problems, problems
+
+
 def test_a_usage_log_is_charted_and_planned_on_without_saving(
         desktop: tuple[Page, list[str]], service_url: str, artifacts: Path, tmp_path: Path) -> None:
     expect = _expect()

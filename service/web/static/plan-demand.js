@@ -102,6 +102,11 @@
   function fill(rest, take) {
     choose("reading", take(rest, "demand.reading"));
     choose("patience", take(rest, "jobs.patience"));
+    choose("runs", take(rest, "jobs.runs"));
+    choose("load", take(rest, "jobs.load"));
+    choose("interconnect", take(rest, "jobs.interconnect"));
+    const across = take(rest, "jobs.cross_machine_efficiency");
+    $("cross_machine_efficiency").value = across === undefined || across === null ? "" : String(across);
     const width = take(rest, "jobs.gpus_per_job");
     $("gpus_per_job").value = width === undefined || width === null ? "" : String(width);
     const scaling = take(rest, "jobs.scaling_efficiency");
@@ -137,6 +142,10 @@
     }
     const jobs = {};
     if ($("patience").value !== "none") jobs.patience = $("patience").value;
+    if ($("runs").value !== "until_done") jobs.runs = $("runs").value;
+    if ($("load").value !== "replicas") jobs.load = $("load").value;
+    if ($("interconnect").value !== "same_machine") jobs.interconnect = $("interconnect").value;
+    put(jobs, "cross_machine_efficiency", readNumber("cross_machine_efficiency", "jobs.cross_machine_efficiency"));
     put(jobs, "gpus_per_job", readNumber("gpus_per_job", "jobs.gpus_per_job"));
     put(jobs, "scaling_efficiency", readNumber("scaling_efficiency", "jobs.scaling_efficiency"));
     if (Object.keys(jobs).length) profile.jobs = jobs;
