@@ -18,8 +18,8 @@ ordinary class-form profile:
 `solvers.plan.solve_core` solves every candidate and keeps the cheapest; plans mixing widths (buy 2 x 80 GB for
 width 2 and rent 8 x 24 GB at width 8 at once) are not considered.
 
-serve: a service is always-on; it is mapped to the same average-load form by `always_on_demand`, the single hook
-where the always-on demand reading (branch serve-demand) plugs in.
+serve: a service is always-on: its load is the average-load form (`always_on_demand`) run continuously
+(`_job_shape`: whole replicas present every hour, the load divisible across them).
 """
 
 from __future__ import annotations
@@ -130,12 +130,22 @@ def _priced_gpus(profile: Profile, catalog: Catalog) -> set[str]:
 
 
 def always_on_demand(reference_gpu: str, reference_gpu_hours_per_month: float) -> UtilisationDemand:
-    """SERVE HOOK: the always-on demand of a service, in reference GPU-hours per month.
-
-    Today an always-on service is the average-load form (the same load every hour), as training is; branch
-    serve-demand adds an always-on reading in solvers/profile.py and plugs it in here, in this one place.
-    """
+    """The always-on demand of a service: its load (GPUs of the fastest type busy at every hour) in the average-load
+    form; `_job_shape` makes it always-on (`jobs.runs = "continuously"`), so every hour has whole replicas present
+    and a faster GPU never serves it in fewer hours."""
     return average_load(reference_gpu, reference_gpu_hours_per_month)
+
+
+def _job_shape(profile: Profile, workload: PlanWorkload, width: int) -> JobShape:
+    """The compiled job: `width` GPUs at the compiler's own scaling (already in the GPU-hours, so efficiency 1).
+
+    A service runs continuously and cannot wait; its load is requests or tokens per second, which divide
+    across replicas (a replica on a faster type carries more of it), hence `load = "divisible"`.
+    """
+    if workload.kind == "serve":
+        return JobShape(gpus_per_job=width, scaling_efficiency=1.0, patience="none", runs="continuously",
+                        load="divisible")
+    return JobShape(gpus_per_job=width, scaling_efficiency=1.0, patience=profile.jobs.patience)
 
 
 def average_load(reference_gpu: str, reference_gpu_hours_per_month: float) -> UtilisationDemand:
@@ -174,7 +184,7 @@ def _candidate(profile: Profile, workload: PlanWorkload, catalog: Catalog, est: 
         "cloud": [c for c in profile.prices.cloud if canonical(c.gpu) in keep]})
     compiled = profile.model_copy(update={
         "workload": workload_class(workload), "demand": demand, "prices": prices,
-        "jobs": JobShape(gpus_per_job=width, scaling_efficiency=1.0, patience=profile.jobs.patience),
+        "jobs": _job_shape(profile, workload, width),
         "throughput_overrides": {g: per_job / h for g, h in hours.items()}})
     return Candidate(width, compiled, _only(catalog, keep), tuple(sorted(keep)))
 

@@ -106,6 +106,11 @@ def test_serve_is_demand_every_hour_of_the_month(client: TestClient) -> None:
         days = calendar.monthrange(int(period["month"][:4]), int(period["month"][5:]))[1]
         assert period["demand_reference_gpu_hours"] == pytest.approx(reference["gpu_hours"] / 730 * 24 * days,
                                                                     rel=1e-3)
+        # a service is always on: whole replicas present every hour, never fewer hours on a faster GPU
+        assert period["served_every_hour"] is True
+        rented = sum(period["cloud_hours"].values())
+        owned = sum(period["owned_gpu_hours"].values()) / work["plan_gpus_per_job"]
+        assert rented + owned >= 24 * days - 1e-6
 
 
 def test_bad_workload_input_is_422_naming_the_field(client: TestClient) -> None:
