@@ -32,7 +32,7 @@ class InputRange:
 
 
 # Each input's low and high end, as a factor of its value in the profile (resale: the yearly decline of the
-# used-market value; horizon: months). Planning assumptions, chosen to span what a lab plausibly sees:
+# used-market value; discount rate: the annual rate itself; horizon: months). Planning assumptions, chosen to span what a lab plausibly sees:
 RANGES: tuple[InputRange, ...] = (
     InputRange("demand_scale", "Demand", 0.5, 2.0,
                "half to double the work: the usual error of a year-ahead estimate of GPU-hours"),
@@ -45,11 +45,15 @@ RANGES: tuple[InputRange, ...] = (
     InputRange("resale", "Resale value decline per year", 0.10, 0.40,
                f"the used value falls 10% to 40% a year (default {defaults.RESALE_DECLINE_PER_YEAR:.0%})"),
     InputRange("horizon", "Horizon", 0.5, 2.0, "half to double the months planned for"),
+    InputRange("discount_rate", "Discount rate (cost of capital)", 0.0, 0.15,
+               "0 (cash, undiscounted) to 15% a year (a start-up's or an expensive loan's cost of capital): money "
+               "spent up front weighs more against later cloud bills the dearer capital is"),
 )
 
 
 class SensitivityRow(BaseModel):
-    input: str = Field(description="demand_scale, electricity, cloud_prices, hardware_prices, resale or horizon")
+    input: str = Field(description="demand_scale, electricity, cloud_prices, hardware_prices, resale, horizon or "
+                       "discount_rate")
     label: str
     why: str = Field(description="why this range")
     base_value: float = Field(description="the input's value in the plan (factor 1 for the price scales)")
@@ -143,6 +147,9 @@ def _variant(key: str, profile: Profile, catalog: Catalog, value: float,
     if key == "resale":
         options = profile.options.model_copy(update={"resale_decline_per_year": value})
         return profile.model_copy(update={"options": options}), catalog
+    if key == "discount_rate":
+        options = profile.options.model_copy(update={"discount_rate": value})
+        return profile.model_copy(update={"options": options}), catalog
     if key == "horizon":
         months = int(base.horizon.get("periods", len(base.periods)))
         moved = max(1, min(defaults.MAX_HORIZON_MONTHS, round(months * value)))
@@ -156,13 +163,15 @@ def _base_value(key: str, profile: Profile, base: PlanResult) -> tuple[float, st
         return (defaults.ELECTRICITY_USD_PER_KWH if rate is None else rate), "USD/kWh"
     if key == "resale":
         return profile.options.resale_decline_per_year, "per year"
+    if key == "discount_rate":
+        return profile.options.discount_rate, "per year"
     if key == "horizon":
         return float(base.horizon.get("periods", len(base.periods))), "months"
     return 1.0, "x"
 
 
 def _end_value(key: str, base_value: float, factor: float) -> float:
-    if key == "resale":
+    if key in ("resale", "discount_rate"):
         return factor
     if key == "horizon":
         return float(max(1, min(defaults.MAX_HORIZON_MONTHS, round(base_value * factor))))

@@ -81,3 +81,25 @@ def test_an_end_beyond_the_bounds_has_no_plan_rather_than_an_error(catalog: Cata
     demand = next(r for r in found.rows if r.input == "demand_scale")
     assert demand.high_total_usd is None and demand.high_decision == "no feasible plan"
     assert demand.low_total_usd == pytest.approx(found.base_total_usd / 2, rel=1e-3)
+
+
+def test_dearer_capital_turns_a_marginal_purchase_into_renting(catalog: Catalog) -> None:
+    """The discount-rate row (issue 16's cost of capital), by hand: one GPU busy every hour for 36 months, rented
+    at $1/h (26,304 h: $26,304 nominal) or bought for $23,000 (100 W at $0.10/kWh: $263; no resale). Undiscounted,
+    buying is cheaper; at 15% a year (1.25% a month) the 36 monthly cloud bills are worth about 0.80 of their
+    sum today (annuity factor 28.8 / 36), about $21,100 < $23,000, so renting wins."""
+    profile = Profile.model_validate({
+        "workload": "transformer_training",
+        "demand": {"gpus": 1, "utilisation": 1.0, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
+        "horizon_months": 36, "electricity_usd_per_kwh": 0.10, "options": {"resale": False},
+        "prices": {"mode": "replace",
+                   "owned": [{"name": "box", "gpu": "RTX 3090", "unit_price_usd": 23_000, "watts": 100,
+                              "idle_watts": 0, "includes_host": True}],
+                   "cloud": [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 1.0,
+                              "region": "r"}]}})
+    found = sensitivity(profile, catalog, TODAY)
+    row = next(r for r in found.rows if r.input == "discount_rate")
+    assert (row.low_value, row.high_value, row.unit) == (0.0, 0.15, "per year")
+    assert found.base_decision == row.low_decision == "buy 1 x box"
+    assert row.high_decision == "rent only" and row.decision_changes
+    assert row.high_total_usd == pytest.approx(26_304.0, abs=1.0)  # nominal: what renting pays
