@@ -32,7 +32,8 @@ class InputRange:
 
 
 # Each input's low and high end, as a factor of its value in the profile (resale: the yearly decline of the
-# used-market value; discount rate: the annual rate itself; horizon: months). Planning assumptions, chosen to span what a lab plausibly sees:
+# used-market value; discount rate: the annual rate itself; horizon: months). Planning assumptions, chosen to
+# span what a lab plausibly sees:
 RANGES: tuple[InputRange, ...] = (
     InputRange("demand_scale", "Demand", 0.5, 2.0,
                "half to double the work: the usual error of a year-ahead estimate of GPU-hours"),
