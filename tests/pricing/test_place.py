@@ -44,7 +44,7 @@ def test_carbon_intensity_and_its_fallbacks() -> None:
     tx = carbon_intensity("US-TX")  # no Texas row: the US average, 1,532 Mt / 4,183,271 GWh
     assert tx is not None and tx.value == pytest.approx(1532e12 / 4183271e9 * 1000, abs=0.1)
     assert tx.fallback_from == "US-TX"
-    assert carbon_intensity("JP") is None  # not found with a source: not bundled
+    assert carbon_intensity("XX") is None  # no row: nothing invented
     world = world_carbon_intensity("aws global")
     assert world is not None and world.value == 481 and world.fallback_from == "aws global"
 
@@ -56,3 +56,18 @@ def test_cloud_regions_map_to_locations() -> None:
     assert region_location("runpod", "CA") == "CA"  # a marketplace's country code as it stands
     assert region_location("tensorwave", "global") is None
     assert valid_location("US-CA") and not valid_location("California")
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        # owid/energy-data owid-energy-data.csv@e7897ae, column carbon_intensity_elec, year 2023, read by hand
+        ("GB", 235.63),
+        ("jp", 492.45),
+        ("NL", 268.17),
+    ],
+)
+def test_owid_2023_carbon_rows_as_published(location: str, expected: float) -> None:
+    found = carbon_intensity(location)
+    assert found is not None and found.value == expected and found.period == "2023" and found.fallback_from is None
+    assert "owid/energy-data" in found.source

@@ -24,7 +24,7 @@ from tests.conftest import cloud_item, owned_item, simple_profile
 TODAY = dt.date(2026, 11, 23)
 HOURS = 0.15 * 8760  # 1,314 GPU-hours in 2027
 KWH_4090 = HOURS * 0.450  # the RTX 4090's 450 W board power (gpus.csv), no host, PUE 1: 591.3 kWh
-EUR_USD, EUR_GBP = 1.0705, 0.84638  # ECB reference rates of 2024-06-28, the bundled publication
+EUR_USD, EUR_GBP = 1.1794, 0.86790  # ECB reference rates of 2026-02-06, the bundled publication
 
 
 def plan(body: dict[str, Any]) -> PlanResult:
@@ -114,7 +114,7 @@ def test_currency_round_trip() -> None:
     assert [(b.gpu, b.count) for b in in_gbp.buy] == [(b.gpu, b.count) for b in in_usd.buy] != []
     assert in_gbp.total_cost_usd / gbp == pytest.approx(in_usd.total_cost_usd, abs=0.05)
     assert in_gbp.costs.capex_usd == pytest.approx(2000 * gbp, abs=0.01)
-    assert in_gbp.exchange_rates is not None and in_gbp.exchange_rates.as_of == "2024-06-28"
+    assert in_gbp.exchange_rates is not None and in_gbp.exchange_rates.as_of == "2026-02-06"
     shown = {r.currency: r.units_per_eur for r in in_gbp.exchange_rates.rates}
     assert shown["GBP"] == EUR_GBP and shown["USD"] == EUR_USD
 

@@ -9,7 +9,7 @@ from pytest_httpserver import HTTPServer
 from sqlalchemy import Engine
 
 from pricing.catalog import bundled_catalog
-from pricing.fx import bundled_rates
+from pricing.fx import UnknownCurrency, bundled_rates
 from pricing.gpus import bundled_gpus
 from pricing.live import LiveCatalog
 from pricing.observation import SourceError
@@ -82,11 +82,16 @@ def test_live_rates_replace_the_bundled_ones_and_survive_a_bad_fetch(engine: Eng
 
 def test_bundled_rates_are_one_dated_publication() -> None:
     rates = bundled_rates()
-    assert rates.as_of == dt.date(2024, 6, 28) and rates.origin == "bundled"
+    # the ECB's eurofxref.csv of 06 February 2026 (read by hand): USD 1.1794, JPY 185.27, GBP 0.86790
+    assert rates.as_of == dt.date(2026, 2, 6) and rates.origin == "bundled"
+    assert [rates.units_per_eur(c) for c in ("USD", "JPY", "GBP")] == [1.1794, 185.27, 0.8679]
     for currency in ("USD", "EUR", "GBP", "CNY", "JPY", "INR", "CHF", "CAD", "AUD"):
         assert rates.units_per_eur(currency) > 0
-    # cross rate through the euro: 100 GBP in JPY = 100 / 0.84638 x 171.94
-    assert rates.convert(100, "GBP", "JPY") == pytest.approx(100 / 0.84638 * 171.94)
+    # cross rate through the euro: 100 GBP in JPY = 100 / 0.86790 x 185.27
+    assert rates.convert(100, "GBP", "JPY") == pytest.approx(100 / 0.86790 * 185.27)
+    # that publication no longer quotes the Bulgarian lev (no BGN column in the file)
+    with pytest.raises(UnknownCurrency):
+        rates.units_per_eur("BGN")
 
 
 def test_ecb_is_a_keyless_source_refreshed_twice_a_day() -> None:

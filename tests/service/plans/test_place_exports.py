@@ -47,7 +47,7 @@ def test_a_euro_plan_with_taxes_and_carbon_exports_to_the_cent(client: TestClien
     created = client.post("/v1/plans", json=profile())
     assert created.status_code == 201, created.text
     plan = created.json()
-    assert plan["currency"] == "EUR" and plan["exchange_rates"]["as_of"] == "2024-06-28"
+    assert plan["currency"] == "EUR" and plan["exchange_rates"]["as_of"] == "2026-02-06"
     assert plan["carbon"]["owned_g_co2e_per_kwh"] == 381 and plan["purchase_tax"]["vat_percent"] == 19
     table = pd.read_csv(io.StringIO(client.get(f"/v1/plans/{plan['id']}.csv").text))
     assert round(table["line_total"].sum(), 2) == round(plan["total_cost_usd"], 2)
