@@ -56,3 +56,56 @@
     },
   });
 })();
+
+/* Money over time in the result: the breakdown rows issue 16 adds, present value next to the nominal total,
+ * the commitments bought and the month-by-month cash flows (collapsed: 36+ rows). Money is already in the plan's
+ * currency (the API converts it); gp.usd formats it in that currency and the reader's locale. */
+(() => {
+  const { h, t, usd, pct, table } = gp;
+
+  function breakdown(plan) {
+    const c = plan.costs || {};
+    const lines = [["fin_form.r_commitments", "commitments_usd"], ["fin_form.r_opex", "opex_usd"],
+      ["fin_form.r_interest", "financing_interest_usd"], ["fin_form.r_cloud_data", "cloud_data_usd"]];
+    const rows = lines.filter(([, key]) => c[key]).map(([label, key]) => [t(label), usd(c[key])]);
+    rows.push([t("fin_form.r_total"), usd(plan.total_cost_usd)]);
+    if (plan.discount_rate > 0 && c.present_value_usd !== null && c.present_value_usd !== undefined) {
+      rows.push([t("fin_form.r_present_value", { rate: pct(plan.discount_rate) }), usd(c.present_value_usd)]);
+    }
+    return table(t("fin_form.result_title"), [{ label: "" }, { label: t("r.plan"), num: true }], rows);
+  }
+
+  function commitments(plan) {
+    const lines = plan.commitments || [];
+    if (!lines.length) return null;
+    const columns = [{ label: t("fin_form.c_offer"), wrap: true }, { label: t("fin_form.c_count"), num: true },
+      { label: t("fin_form.c_term"), num: true }, { label: t("fin_form.c_rate"), num: true },
+      { label: t("fin_form.c_cost"), num: true }];
+    const rows = lines.map((c) => [`${c.provider} ${c.name} (${c.gpu_count}× ${c.gpu}, ${c.region})`, String(c.count),
+      String(c.term_months), usd(c.usd_per_hour), usd(c.cost_usd)]);
+    return h("div", { id: "finance-commitments" }, h("h4", {}, t("fin_form.commitments_title")),
+      table(t("fin_form.commitments_title"), columns, rows));
+  }
+
+  function cashFlows(plan) {
+    const flows = plan.cash_flows || [];
+    if (!flows.length) return null;
+    const keys = ["capex_usd", "electricity_usd", "opex_usd", "cloud_usd", "commitments_usd", "resale_usd", "net_usd",
+      "cumulative_usd", "net_present_value_usd"];
+    const columns = [{ label: t("fin_form.f_month") }, ...keys.map((k) => ({ label: t(`fin_form.f_${k}`), num: true }))];
+    const rows = flows.map((f) => [f.month === "start" ? t("fin_form.f_start") : f.month, ...keys.map((k) => usd(f[k]))]);
+    return h("details", { id: "finance-cash-flows" }, h("summary", {}, t("fin_form.cash_flows_title")),
+      table(t("fin_form.cash_flows_title"), columns, rows));
+  }
+
+  function card(plan) {
+    const c = plan.costs || {};
+    const relevant = (plan.commitments || []).length || plan.discount_rate > 0 || c.commitments_usd || c.opex_usd
+      || c.financing_interest_usd || c.cloud_data_usd;
+    if (!relevant) return null;
+    return h("section", { class: "card", id: "finance", "aria-labelledby": "finance-title" },
+      h("h3", { id: "finance-title" }, t("fin_form.result_title")), breakdown(plan), commitments(plan), cashFlows(plan));
+  }
+
+  (globalThis.gpResultCards ||= []).push(card);
+})();
