@@ -25,12 +25,21 @@
 
   gpForm.addSection({
     fill(rest, take) {
-      $("allow_commitments").checked = take(rest, "options.allow_commitments") === true;
-      $("discount_rate_pct").value = percent(take(rest, "options.discount_rate"));
+      const commit = take(rest, "options.allow_commitments");
+      $("allow_commitments").checked = commit === true;
+      // false ("never, even with my own quotes") differs from the default null: the JSON box keeps it.
+      if (commit === false) rest.options.allow_commitments = false;
+      const discount = take(rest, "options.discount_rate");
+      $("discount_rate_pct").value = discount ? percent(discount) : "";  // 0 is the default: an empty box
       $("financing_rate_pct").value = percent(take(rest, "options.financing.annual_rate"));
       $("financing_term_months").value = plain(take(rest, "options.financing.term_months"));
       $("financing_down_pct").value = percent(take(rest, "options.financing.down_payment"));
       for (const [id, key] of OPEX) $(id).value = plain(take(rest, `options.opex.${key}`));
+      // The stored profile spells out every opex default (0); zeros add nothing, so keep them out of the JSON box.
+      const opex = rest.options && rest.options.opex;
+      if (opex && typeof opex === "object") {
+        for (const [key, value] of Object.entries(opex)) if (value === 0) delete opex[key];
+      }
       dropIfEmpty(rest.options, "financing");
       dropIfEmpty(rest.options, "opex");
     },
