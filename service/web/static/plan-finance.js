@@ -74,9 +74,9 @@
 
   function breakdown(plan) {
     const c = plan.costs || {};
-    const lines = [["fin_form.r_commitments", "commitments_usd"], ["fin_form.r_opex", "opex_usd"],
-      ["fin_form.r_interest", "financing_interest_usd"], ["fin_form.r_cloud_data", "cloud_data_usd"]];
-    const rows = lines.filter(([, key]) => c[key]).map(([label, key]) => [t(label), usd(c[key])]);
+    const lines = [[t("fin_form.r_commitments"), "commitments_usd"], [t("fin_form.r_opex"), "opex_usd"],
+      [t("fin_form.r_interest"), "financing_interest_usd"], [t("fin_form.r_cloud_data"), "cloud_data_usd"]];
+    const rows = lines.filter(([, key]) => c[key]).map(([label, key]) => [label, usd(c[key])]);
     rows.push([t("fin_form.r_total"), usd(plan.total_cost_usd)]);
     if (plan.discount_rate > 0 && c.present_value_usd !== null && c.present_value_usd !== undefined) {
       rows.push([t("fin_form.r_present_value", { rate: pct(plan.discount_rate) }), usd(c.present_value_usd)]);
@@ -99,9 +99,13 @@
   function cashFlows(plan) {
     const flows = plan.cash_flows || [];
     if (!flows.length) return null;
-    const keys = ["capex_usd", "electricity_usd", "opex_usd", "cloud_usd", "commitments_usd", "resale_usd", "net_usd",
-      "cumulative_usd", "net_present_value_usd"];
-    const columns = [{ label: t("fin_form.f_month") }, ...keys.map((k) => ({ label: t(`fin_form.f_${k}`), num: true }))];
+    const named = [["capex_usd", t("fin_form.f_capex_usd")], ["electricity_usd", t("fin_form.f_electricity_usd")],
+      ["opex_usd", t("fin_form.f_opex_usd")], ["cloud_usd", t("fin_form.f_cloud_usd")],
+      ["commitments_usd", t("fin_form.f_commitments_usd")], ["resale_usd", t("fin_form.f_resale_usd")],
+      ["net_usd", t("fin_form.f_net_usd")], ["cumulative_usd", t("fin_form.f_cumulative_usd")],
+      ["net_present_value_usd", t("fin_form.f_net_present_value_usd")]];
+    const keys = named.map(([key]) => key);
+    const columns = [{ label: t("fin_form.f_month") }, ...named.map(([, label]) => ({ label, num: true }))];
     const rows = flows.map((f) => [f.month === "start" ? t("fin_form.f_start") : f.month, ...keys.map((k) => usd(f[k]))]);
     return h("details", { id: "finance-cash-flows" }, h("summary", {}, t("fin_form.cash_flows_title")),
       table(t("fin_form.cash_flows_title"), columns, rows));
