@@ -232,6 +232,7 @@ const gpResult = (() => {
     const sources = await call("/v1/sources");
     result.replaceChildren(headline(plan), chart(plan), thresholds(plan), gpWhatIf.card(plan, lastProfile),
       sensitivity(plan), costs(plan), purchases(plan), carbon(plan) || "",
+      ...(globalThis.gpResultCards || []).map((extra) => extra(plan) || ""),  // cards of other modules
       months(plan),
       freshness(plan, sources.ok ? sources.body : null));
     $("placeholder").hidden = true;
