@@ -18,16 +18,10 @@ from service.web.i18n import catalogue
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Request
 
+from tests.e2e.helpers import TIMEOUT_MS, page_expect
+
 pytestmark = pytest.mark.e2e
-TIMEOUT_MS = 30_000
 SAMPLES = Path(__file__).parents[1] / "solvers" / "usage" / "data"
-
-
-def _expect() -> Any:
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=TIMEOUT_MS)
-    return expect
 
 
 def _is_plan_post(request: Request) -> bool:
@@ -58,7 +52,7 @@ def _stored(page: Page, service_url: str, what: str = "") -> Any:
 
 def test_every_demand_shape_control_reaches_the_request_and_comes_back(
         desktop: tuple[Page, list[str]], service_url: str, artifacts: Path) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")
     # the worked example as the page starts: nothing of the new section is sent (the API's defaults apply)
@@ -141,7 +135,7 @@ def test_an_always_on_service_and_jobs_across_machines_reach_the_request_and_com
         desktop: tuple[Page, list[str]], service_url: str, artifacts: Path) -> None:
     """Issue 13's always-on reading and interconnect on the form: the request carries them, the plan answers
     'served every hour' for each month, and /?plan= puts them back in their controls (not in the JSON box)."""
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")
     page.select_option("#example", "catalog")
@@ -170,7 +164,7 @@ def test_an_always_on_service_and_jobs_across_machines_reach_the_request_and_com
 
 def test_a_usage_log_is_charted_and_planned_on_without_saving(
         desktop: tuple[Page, list[str]], service_url: str, artifacts: Path, tmp_path: Path) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")
     page.get_by_label("Usage log", exact=True).check()
@@ -219,7 +213,7 @@ def test_a_usage_log_is_charted_and_planned_on_without_saving(
 @pytest.mark.parametrize("locale", ["en", "fr", "zh-Hans"])
 def test_the_per_period_report_reads_in_each_language(desktop: tuple[Page, list[str]], service_url: str,
                                                       artifacts: Path, locale: str) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     strings = catalogue(locale)
     page.goto(f"{service_url}/?lang={locale}")
@@ -248,7 +242,7 @@ def test_the_per_period_report_reads_in_each_language(desktop: tuple[Page, list[
 @pytest.mark.parametrize("locale", ["fr", "zh-Hans"])
 def test_the_price_page_speaks_french_and_chinese(desktop: tuple[Page, list[str]], service_url: str,
                                                   artifacts: Path, locale: str) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     strings = catalogue(locale)
     page.goto(f"{service_url}/prices?lang={locale}")

@@ -15,8 +15,9 @@ from service.plans.examples import FINANCE_EXAMPLE
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
+from tests.e2e.helpers import TIMEOUT_MS
+
 pytestmark = pytest.mark.e2e
-TIMEOUT_MS = 30_000
 FIN = FINANCE_EXAMPLE["options"]
 
 

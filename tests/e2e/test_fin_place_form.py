@@ -10,8 +10,9 @@ import pytest
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
+from tests.e2e.helpers import TIMEOUT_MS
+
 pytestmark = pytest.mark.e2e
-TIMEOUT_MS = 30_000
 
 
 def test_a_plan_in_euros_at_a_german_socket_with_a_carbon_price(desktop: tuple[Page, list[str]],

@@ -19,15 +19,9 @@ from service.web.i18n import catalogue
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
+from tests.e2e.helpers import TIMEOUT_MS, page_expect
+
 pytestmark = pytest.mark.e2e
-TIMEOUT_MS = 30_000
-
-
-def _expect() -> Any:
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=TIMEOUT_MS)
-    return expect
 
 
 def _made(page: Page, service_url: str, profile: dict[str, Any]) -> dict[str, Any]:
@@ -46,7 +40,7 @@ def _busier() -> dict[str, Any]:
 
 
 def test_a_permalink_fills_the_form_with_its_own_profile(desktop: tuple[Page, list[str]], service_url: str) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     plan = _made(page, service_url, _busier())
     page.goto(f"{service_url}/?plan={plan['id']}")
@@ -71,7 +65,7 @@ def _browser_in(browser: Browser, locale: str) -> tuple[Page, list[str]]:
                          [("zh-CN", "zh-Hans", "US$"), ("fr-FR", "fr", "$US")])
 def test_the_page_speaks_the_readers_language(browser: Browser, service_url: str, artifacts: Path,
                                               browser_locale: str, page_locale: str, money: str) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = _browser_in(browser, browser_locale)
     strings = catalogue(page_locale)
     try:
@@ -101,7 +95,7 @@ def test_the_page_speaks_the_readers_language(browser: Browser, service_url: str
 
 
 def test_the_switch_changes_the_language_and_is_remembered(desktop: tuple[Page, list[str]], service_url: str) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")
     expect(page.locator("#form-title")).to_have_text(catalogue("en")["page.title"])
@@ -116,7 +110,7 @@ def test_the_switch_changes_the_language_and_is_remembered(desktop: tuple[Page, 
 
 
 def test_two_plans_side_by_side(desktop: tuple[Page, list[str]], service_url: str, artifacts: Path) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     light, busy = _made(page, service_url, WORKED_EXAMPLE), _made(page, service_url, _busier())
     page.goto(f"{service_url}/compare")
@@ -150,7 +144,7 @@ def _slide(page: Page, selector: str, value: float) -> None:
 
 def test_moving_a_slider_changes_the_plan(desktop: tuple[Page, list[str]], service_url: str,
                                           artifacts: Path) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")
     page.get_by_role("button", name="Plan", exact=True).click()

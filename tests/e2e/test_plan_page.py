@@ -15,15 +15,9 @@ import pytest
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
+from tests.e2e.helpers import TIMEOUT_MS, page_expect
+
 pytestmark = pytest.mark.e2e
-TIMEOUT_MS = 30_000
-
-
-def _expect() -> Any:
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=TIMEOUT_MS)
-    return expect
 
 
 def _plan(page: Page) -> None:
@@ -51,7 +45,7 @@ def _stored_plan(page: Page, service_url: str) -> dict[str, Any]:
 
 
 def test_plan_the_worked_example(desktop: tuple[Page, list[str]], service_url: str, artifacts: Path) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")
     expect(page.get_by_label("Utilisation (0–1)", exact=True)).to_have_value("0.15")
@@ -107,7 +101,7 @@ def test_plan_the_worked_example(desktop: tuple[Page, list[str]], service_url: s
 )
 def test_a_bad_value_is_named_at_its_field(desktop: tuple[Page, list[str]], service_url: str, label: str,
                                            value: str, field: str, message: str) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")
     box = page.get_by_label(label, exact=True)
@@ -134,7 +128,7 @@ def test_a_bad_value_is_named_at_its_field(desktop: tuple[Page, list[str]], serv
 
 
 def test_deadline_bursts_from_the_monthly_form(desktop: tuple[Page, list[str]], service_url: str) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")
     page.get_by_label("Start from", exact=True).select_option("series")
@@ -153,7 +147,7 @@ def test_deadline_bursts_from_the_monthly_form(desktop: tuple[Page, list[str]], 
 
 
 def test_phone_width(phone: tuple[Page, list[str]], service_url: str, artifacts: Path) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = phone
     page.goto(f"{service_url}/")
     _no_horizontal_scroll(page)

@@ -11,8 +11,9 @@ import pytest
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
+from tests.e2e.helpers import TIMEOUT_MS
+
 pytestmark = pytest.mark.e2e
-TIMEOUT_MS = 30_000
 
 
 def _chart_loaded(page: Page) -> str:

@@ -8,27 +8,21 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
+from tests.e2e.helpers import page_expect
+
 pytestmark = pytest.mark.e2e
-TIMEOUT_MS = 30_000
-
-
-def _expect() -> Any:
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=TIMEOUT_MS)
-    return expect
 
 
 def test_fine_tune_13b_with_lora_on_2b_tokens_a_month(desktop: tuple[Page, list[str]], service_url: str,
                                                        artifacts: Path) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")
     page.select_option("#example", "catalog")  # no prices or overrides of its own in the JSON box
@@ -73,7 +67,7 @@ def test_fine_tune_13b_with_lora_on_2b_tokens_a_month(desktop: tuple[Page, list[
 
 
 def test_the_common_case_is_one_click(desktop: tuple[Page, list[str]], service_url: str) -> None:
-    expect = _expect()
+    expect = page_expect()
     page, problems = desktop
     page.goto(f"{service_url}/")  # the worked example: its own prices and overrides must not carry over
     page.get_by_label("Describe the job (model and tokens)").check()

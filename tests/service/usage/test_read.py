@@ -4,37 +4,13 @@ planning page's file input asks; nothing is stored, and the demand it answers pl
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app
-from service.core.settings import Settings
 from service.plans.examples import CATALOG_EXAMPLE
-from tests.service.labs.helpers import Lab, make_lab
-
-DATA = Path(__file__).parents[2] / "solvers" / "usage" / "data"
-
-
-@pytest.fixture
-def client(database_url: str) -> Iterator[TestClient]:
-    settings = Settings(database_url=database_url, scheduler=False, auth=True, rate_limit_per_minute=100_000,
-                        rate_limit_burst=10_000)
-    with TestClient(create_app(settings)) as c:
-        yield c
-
-
-@pytest.fixture
-def lab(client: TestClient) -> Lab:
-    return make_lab(client.app, "lab A")  # type: ignore[arg-type]
-
-
-def ok(response: Any, status: int = 200) -> Any:
-    assert response.status_code == status, response.text
-    return response.json()
+from tests.service.labs.helpers import Lab
+from tests.service.usage.helpers import DATA, ok
 
 
 def test_a_sacct_log_is_read_into_a_demand_without_storing_it(client: TestClient, lab: Lab) -> None:
