@@ -12,7 +12,14 @@ from fastapi import APIRouter, Cookie, Header, Query
 from fastapi.responses import HTMLResponse
 
 from service import web
-from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
+from service.plans.examples import (
+    CATALOG_EXAMPLE,
+    FINANCE_EXAMPLE,
+    PLACE_EXAMPLE,
+    SERIES_EXAMPLE,
+    WORKED_EXAMPLE,
+    WORKLOAD_EXAMPLE,
+)
 from service.web.i18n import LOCALE_COOKIE, LOCALE_NAMES, catalogue, choose_locale
 
 router = APIRouter(include_in_schema=False)
@@ -22,6 +29,9 @@ PAGE_EXAMPLES = [
     {"id": "worked_example", "profile": WORKED_EXAMPLE},
     {"id": "catalog", "profile": CATALOG_EXAMPLE},
     {"id": "series", "profile": SERIES_EXAMPLE},
+    {"id": "workload", "profile": WORKLOAD_EXAMPLE},
+    {"id": "place", "profile": PLACE_EXAMPLE},
+    {"id": "finance", "profile": FINANCE_EXAMPLE},
 ]
 
 LangQuery = Annotated[str | None, Query(max_length=35)]

@@ -159,3 +159,28 @@ def test_phone_width(phone: tuple[Page, list[str]], service_url: str, artifacts:
     assert box is not None and 300 <= box["width"] <= 390
     page.screenshot(path=str(artifacts / "plan-result-phone.png"), full_page=True)
     assert not problems, problems
+
+
+@pytest.mark.parametrize("example", ["workload", "place", "finance"])
+def test_each_feature_example_is_one_click_from_a_plan(desktop: tuple[Page, list[str]], service_url: str,
+                                                       example: str) -> None:
+    """The picker's workload, place and finance examples fill their own sections and plan as the API's examples
+    do: the request the page sends plans (201), the plan is shown, and the page logs no error."""
+    expect = page_expect()
+    page, problems = desktop
+    page.goto(f"{service_url}/")
+    page.select_option("#example", example)
+    with page.expect_response(lambda r: r.request.method == "POST" and r.request.url.endswith("/v1/plans")) as ans:
+        _plan(page)
+    response = ans.value
+    assert response.status == 201, response.text()
+    body = response.request.post_data_json
+    if example == "workload":
+        assert isinstance(body["workload"], dict) and body["workload"]["kind"] == "fine_tune"
+    elif example == "place":
+        assert body["currency"] == "EUR" and body["electricity"]["location"] == "DE"
+    else:
+        assert body["options"]["discount_rate"] == pytest.approx(0.08)
+    expect(page.locator("#result")).to_be_visible()
+    expect(page).to_have_url(re.compile(re.escape(response.json()["id"])))
+    assert not problems, problems

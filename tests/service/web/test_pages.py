@@ -34,6 +34,19 @@ def test_plan_page_is_prefilled_with_the_worked_example(client: TestClient) -> N
     assert 'id="plan-form"' in response.text and 'aria-live="assertive"' in response.text
 
 
+def test_every_example_the_page_offers_plans(client: TestClient) -> None:
+    """The picker puts each feature one click away (workload form, place and currency, finance): each must plan."""
+    page = client.get("/").text
+    found = re.search(r'<script type="application/json" id="examples">(.*?)</script>', page, re.S)
+    assert found is not None
+    examples = json.loads(found.group(1))
+    assert {"worked_example", "catalog", "series", "workload", "place", "finance"} <= {e["id"] for e in examples}
+    for example in examples:
+        answer = client.post("/v1/plans", json=example["profile"])
+        assert answer.status_code == 201, (example["id"], answer.text)
+        assert example["label"] and not example["label"].startswith("ex.")
+
+
 def test_price_page_and_static_files_are_served(client: TestClient) -> None:
     page = client.get("/prices").text
     assert "Cheapest offer per GPU" in page and 'id="commitment-table"' in page
