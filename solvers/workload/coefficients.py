@@ -8,11 +8,12 @@ from __future__ import annotations
 # FLOPs per parameter per token. Dense transformer training: forward 2, backward 4 (Kaplan et al. 2020,
 # "Scaling Laws for Neural Language Models", section 2.1; Hoffmann et al. 2022). Full activation
 # recomputation replays the forward pass: 8 (Korthikanti et al. 2022, "Reducing Activation Recomputation
-# in Large Transformer Models", section 4). LoRA/QLoRA skip the frozen weights' gradients: forward 2 +
-# activation gradients 2 = 4 (derived from Kaplan's split: the backward's 4 is half activation, half
-# weight gradients). Inference: forward only, 2 (Kaplan et al. 2020).
+# in Large Transformer Models", section 4), so it adds the forward's 2 to any job, adapters' included.
+# LoRA/QLoRA skip the frozen weights' gradients: forward 2 + activation gradients 2 = 4 (derived from
+# Kaplan's split: the backward's 4 is half activation, half weight gradients). Inference: forward only, 2
+# (Kaplan et al. 2020).
 TRAIN_FLOPS_PER_PARAM_TOKEN = 6.0
-TRAIN_FLOPS_FULL_RECOMPUTE = 8.0
+RECOMPUTE_FLOPS_PER_PARAM_TOKEN = 2.0
 ADAPTER_FLOPS_PER_PARAM_TOKEN = 4.0
 INFERENCE_FLOPS_PER_PARAM_TOKEN = 2.0
 

@@ -1,13 +1,16 @@
 """Compile a workload into GPUs per job and hours per job for every GPU type.
 
-Training and fine-tuning: FLOPs = k * N * D (k = 6, 8 with full recomputation, 4 for LoRA/QLoRA);
-a GPU type's achieved FLOP/s = the reference MFU (A100 80GB, 46%, PaLM) scaled by the throughput
+Training and fine-tuning: FLOPs = k * N * D (k = 6, 4 for LoRA/QLoRA; full recomputation adds one forward
+pass, 2 N D); a GPU type's achieved FLOP/s = the reference MFU (A100 80GB, 46%, PaLM) scaled by the throughput
 model's transformer ratio; the job takes the fewest GPUs whose memory holds the sharded states
 plus one micro-batch's activations (plain data parallel when one GPU suffices, else ZeRO-3 unless
-the user names a stage), widened until it meets the deadline. Serving: a replica is tensor-parallel
-over the fewest GPUs of one server that hold the weights and at least one sequence's KV cache;
-prefill is compute-bound (2N FLOPs per prompt token), decode bandwidth-bound (weights plus the
-batch's KV cache read once per step at 70% of peak bandwidth), and the batch is the largest that fits.
+the user names a stage), widened until it meets the deadline. With `recompute: auto` (the default) each type
+runs the job with selective or full recomputation, whichever needs fewer GPU-hours: a 24 GB card that cannot
+hold a 13B LoRA fine-tune's activations with selective recomputation holds it with gradient checkpointing,
+as fine-tuning practice does (QLoRA, Dettmers et al. 2023, trains with gradient checkpointing).
+Serving: a replica is tensor-parallel over the fewest GPUs of one server that hold the weights and at least one
+sequence's KV cache; prefill is compute-bound (2N FLOPs per prompt token), decode bandwidth-bound (weights plus
+the batch's KV cache read once per step at 70% of peak bandwidth), and the batch is the largest that fits.
 All coefficients and their sources: `coefficients.py` and README.md.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from pricing.gpus import GpuSpec, bundled_gpus
 from solvers.performance import is_extrapolated, precision_tflops, relative_throughput
@@ -56,12 +60,22 @@ def achieved_tflops(spec: GpuSpec, workload_class: str) -> float:
 
 
 def training_flops(workload: Workload, shape: Shape) -> float:
+    """FLOPs of one job with the workload's recomputation (`auto` counts none: each GPU type adds its own)."""
     assert workload.tokens is not None
     if workload.kind == "fine_tune" and workload.method in ("lora", "qlora"):
         per = c.ADAPTER_FLOPS_PER_PARAM_TOKEN
     else:
-        per = c.TRAIN_FLOPS_FULL_RECOMPUTE if workload.recompute == "full" else c.TRAIN_FLOPS_PER_PARAM_TOKEN
+        per = c.TRAIN_FLOPS_PER_PARAM_TOKEN
+    if workload.recompute == "full":
+        per += c.RECOMPUTE_FLOPS_PER_PARAM_TOKEN
     return per * shape.params * workload.tokens
+
+
+def _recompute_modes(workload: Workload) -> list[Workload]:
+    """The workload once per recomputation it may run with, least recomputation first."""
+    if workload.recompute != "auto":
+        return [workload]
+    return [workload.model_copy(update={"recompute": mode}) for mode in ("selective", "full")]
 
 
 def _stages(workload: Workload) -> list[str]:
@@ -83,24 +97,32 @@ def _fewest_gpus(workload: Workload, shape: Shape, stage: str, usable_gb: float)
     return n
 
 
-def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec, flops: float) -> GpuEstimate:
-    wclass = workload_class(workload)
-    per_gpu = achieved_tflops(spec, wclass)
-    common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
-    usable = spec.memory_gb * workload.usable_memory_fraction
+@dataclass(frozen=True)
+class _Fit:
+    """One way a GPU type runs the job: recomputation, ZeRO stage, GPUs and hours at that width."""
+
+    workload: Workload
+    stage: str
+    gpus: int
+    flops: float
+    hours: float
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.gpus * self.hours
+
+
+def _fit(workload: Workload, shape: Shape, usable: float, per_gpu: float) -> _Fit | str:
+    """The fewest GPUs that hold the job with this recomputation, widened for the deadline; else why not."""
     limit = workload.max_gpus_per_job
-    choice: tuple[str, int] | None = None
-    for stage in _stages(workload):
-        n = _fewest_gpus(workload, shape, stage, usable)
-        if n is not None and n <= limit:
-            choice = (stage, n)
-            break
+    choice = next(((stage, n) for stage in _stages(workload)
+                   if (n := _fewest_gpus(workload, shape, stage, usable)) is not None and n <= limit), None)
     if choice is None:
         worst = training_memory(workload, shape, _stages(workload)[-1], limit)
-        why = (f"does not fit: needs {worst.total:.1f} GB per GPU even on {limit} GPUs "
-               f"({worst.activations:.1f} GB of it activations), {spec.name} has {usable:.1f} GB usable")
-        return GpuEstimate(fits=False, excluded_reason=why, **common)
+        return (f"does not fit: needs {worst.total:.1f} GB per GPU even on {limit} GPUs "
+                f"({worst.activations:.1f} GB of it activations)")
     stage, n = choice
+    flops = training_flops(workload, shape)
 
     def hours(width: int) -> float:
         return flops / (per_gpu * 1e12 * scaling(width)) / 3600
@@ -109,19 +131,45 @@ def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec, flops: f
         # wider data parallelism: per-GPU memory stays (ddp) or shrinks (ZeRO), so it still fits
         fast = next((w for w in range(n, limit + 1) if hours(w) <= workload.deadline_hours), None)
         if fast is None:
-            why = (f"too slow for the deadline: {hours(limit):.0f} h on {limit} GPUs "
-                   f"> {workload.deadline_hours:g} h")
-            return GpuEstimate(fits=False, excluded_reason=why, **common)
+            return f"too slow for the deadline: {hours(limit):.0f} h on {limit} GPUs > {workload.deadline_hours:g} h"
         n = fast
-    memory = training_memory(workload, shape, stage, n)
+    return _Fit(workload, stage, n, flops, hours(n))
+
+
+def _preference(fit: _Fit) -> tuple[bool, int, float, int]:
+    """Within one server, the fewest GPU-hours; beyond it, the fewest GPUs. The data-parallel scaling (`scaling`)
+    knows nothing of the network between servers, so GPU-hours would favour sharding a job over 34 cards in five
+    machines over gradient checkpointing on 6 in one: no one who has run both would. Ties: fewer GPUs, then the
+    order of `_recompute_modes` (less recomputation)."""
+    beyond = fit.gpus > c.GPUS_PER_SERVER
+    return beyond, fit.gpus if beyond else 0, fit.gpu_hours, fit.gpus
+
+
+def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:
+    wclass = workload_class(workload)
+    per_gpu = achieved_tflops(spec, wclass)
+    common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
+    usable = spec.memory_gb * workload.usable_memory_fraction
+    tried = [_fit(mode, shape, usable, per_gpu) for mode in _recompute_modes(workload)]
+    fits = [f for f in tried if isinstance(f, _Fit)]
+    if not fits:  # the last mode recomputes most, so its reason is the closest miss
+        reason = tried[-1]
+        assert isinstance(reason, str)
+        if reason.startswith("does not fit"):
+            reason += f", {spec.name} has {usable:.1f} GB usable"
+        return GpuEstimate(fits=False, excluded_reason=reason, **common)
+    best = min(fits, key=_preference)
+    memory = training_memory(best.workload, shape, best.stage, best.gpus)
     sharding = {"ddp": "data parallel, states replicated", "zero1": "ZeRO-1 (optimizer states sharded)",
                 "zero2": "ZeRO-2 (optimizer states and gradients sharded)",
-                "zero3": "ZeRO-3 (weights, gradients and optimizer states sharded)"}[stage]
-    if n > c.GPUS_PER_SERVER:
-        sharding += f"; {math.ceil(n / c.GPUS_PER_SERVER)} servers, >= 50 Gbit/s networking between them"
-    job_hours = hours(n)
-    return GpuEstimate(fits=True, gpus_per_job=n, hours_per_job=job_hours, gpu_hours=job_hours * n,
-                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding, **common)
+                "zero3": "ZeRO-3 (weights, gradients and optimizer states sharded)"}[best.stage]
+    if best.workload.recompute == "full":
+        sharding += "; full recomputation (gradient checkpointing)"
+    if best.gpus > c.GPUS_PER_SERVER:
+        sharding += f"; {math.ceil(best.gpus / c.GPUS_PER_SERVER)} servers, >= 50 Gbit/s networking between them"
+    return GpuEstimate(fits=True, gpus_per_job=best.gpus, hours_per_job=best.hours, gpu_hours=best.gpu_hours,
+                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding,
+                       recompute=best.workload.recompute, flops=best.flops, **common)
 
 
 def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:
@@ -173,7 +221,7 @@ def estimate(workload: Workload, gpus: Iterable[GpuSpec] | None = None) -> Estim
         flops: float | None = c.INFERENCE_FLOPS_PER_PARAM_TOKEN * shape.params * month_tokens * prompt_share
     else:
         flops = training_flops(workload, shape)
-        rows = [_estimate_training(workload, shape, s, flops) for s in specs]
+        rows = [_estimate_training(workload, shape, s) for s in specs]
     rows.sort(key=lambda r: (not r.fits, r.gpu_hours if r.gpu_hours is not None else math.inf, r.gpu))
     return Estimate(kind=workload.kind, flops=flops, params=shape.params,
                     trainable_params=trainable_params(workload, shape), layers=shape.layers, hidden=shape.hidden,
@@ -192,6 +240,9 @@ def assumptions(workload: Workload) -> list[str]:
     else:
         notes += ["mixed precision with Adam: 16 bytes per trainable parameter (ZeRO paper)",
                   f"activations of one micro-batch of {workload.micro_batch} x {workload.sequence_length} tokens, "
-                  f"{workload.recompute} recomputation (Korthikanti et al. 2022)",
+                  + (f"{workload.recompute} recomputation" if workload.recompute != "auto" else
+                     "selective recomputation, or full (gradient checkpointing, one more forward pass) on a GPU "
+                     "type where that takes fewer GPU-hours")
+                  + " (Korthikanti et al. 2022)",
                   "data-parallel scaling 1.9x/2.8x/3.5x on 2/3/4 GPUs (guide), 95% per doubling beyond"]
     return notes

@@ -109,9 +109,10 @@ def gpu_hours_at(workload: PlanWorkload, est: Estimate, spec: GpuSpec, row: GpuE
     assert row.gpu_hours is not None and row.gpus_per_job is not None
     if workload.kind == "serve" or width == row.gpus_per_job:
         return row.gpu_hours
-    assert est.flops is not None
+    flops = row.flops if row.flops is not None else est.flops  # the type's own recomputation included
+    assert flops is not None
     per_gpu = achieved_tflops(spec, workload_class(workload))
-    return est.flops / (per_gpu * 1e12 * scaling(width)) / 3600 * width
+    return flops / (per_gpu * 1e12 * scaling(width)) / 3600 * width
 
 
 def _priced_gpus(profile: Profile, catalog: Catalog) -> set[str]:

@@ -13,7 +13,7 @@ Kind = Literal["train", "fine_tune", "serve"]
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp8", "int8", "int4"]
 Sharding = Literal["auto", "ddp", "zero1", "zero2", "zero3"]
-Recompute = Literal["selective", "full"]
+Recompute = Literal["auto", "selective", "full"]
 
 
 class ModelShape(BaseModel):
@@ -50,7 +50,11 @@ class Workload(BaseModel):
     lora_rank: int = Field(default=16, ge=1, le=4096)
     sequence_length: int = Field(default=4096, ge=16, le=2_000_000)
     micro_batch: int = Field(default=1, ge=1, le=4096, description="sequences per GPU per step")
-    recompute: Recompute = "selective"
+    recompute: Recompute = Field(
+        default="auto",
+        description="activation recomputation: selective (attention recomputed, FlashAttention-style), full "
+        "(gradient checkpointing: one more forward pass, far less activation memory), or auto: per GPU type the "
+        "choice with the fewest GPU-hours per job that fits")
     sharding: Sharding = Field(default="auto", description="auto: plain data parallel if it fits, else ZeRO-3")
     deadline_hours: float | None = Field(default=None, gt=0, le=1e6, description="a job must finish within this")
     max_gpus_per_job: int = Field(default=64, ge=1, le=4096)
@@ -123,6 +127,9 @@ class GpuEstimate(BaseModel):
     memory_per_gpu_gb: float | None = None
     memory: MemoryBreakdown | None = None
     sharding: str | None = None
+    recompute: Literal["selective", "full"] | None = Field(
+        None, description="the activation recomputation this GPU type runs the job with (training)")
+    flops: float | None = Field(None, description="FLOPs one job executes on this type, recomputation included")
     achieved_tflops_per_gpu: float
     extrapolated: bool
 
@@ -131,7 +138,8 @@ class Estimate(BaseModel):
     """The compiled workload: totals that do not depend on the GPU, then one row per GPU type."""
 
     kind: Kind
-    flops: float | None = Field(description="training/fine-tuning FLOPs of one job; serve: FLOPs per month")
+    flops: float | None = Field(description="training/fine-tuning: FLOPs of one job as configured (recompute auto: "
+                                "without recomputation; each GPU row gives what it executes); serve: FLOPs per month")
     params: float
     trainable_params: float
     layers: int

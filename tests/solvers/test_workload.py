@@ -142,3 +142,63 @@ def test_every_gpu_gets_a_row_with_an_extrapolated_flag() -> None:
     flags = {r.gpu: r.extrapolated for r in result.gpus}
     assert flags["MI300X"] and not flags["RTX 4090"]
     assert all(r.fits == (r.excluded_reason is None) for r in result.gpus)
+
+
+# A 13B model's shape from its parameter count (coefficients.py): hidden = (13e9 x 128 / 12)^(1/3) = 5,176,
+# layers = 13e9 / (12 x 5,176^2) = 40. LoRA rank 16 on every linear layer: 40 x 16 x 18 x 5,176 = 59.6M
+# trainable parameters: 0.119 GB of 16-bit weights, 0.119 GB of gradients, 0.715 GB of Adam states.
+# Activations of one 4,096-token sequence: selective 34 x 4,096 x 5,176 x 40 = 28.8 GB; full recomputation
+# (gradient checkpointing) 2 x 4,096 x 5,176 x 40 = 1.70 GB.
+LORA_13B = {"kind": "fine_tune", "model": {"params_b": 13}, "tokens": 2e9}
+
+
+def test_auto_recomputation_fits_a_13b_lora_on_two_24gb_cards_with_gradient_checkpointing() -> None:
+    # RTX 4090: 24 GB x 0.9 = 21.6 GB usable. Selective: 28.8 GB of activations alone: never fits. Full: ZeRO-3,
+    # (26 + 0.119 + 0.119 + 0.715) / n + 1.70 <= 21.6 -> n = 2 (15.2 GB). FLOPs (4 + 2) x 13e9 x 2e9 = 1.56e20.
+    work = Workload(method="lora", **LORA_13B)  # type: ignore[arg-type]
+    result = estimate(work, [bundled_gpus()["RTX 4090"]])
+    card = row(result, "RTX 4090")
+    assert card.fits and card.gpus_per_job == 2 and card.recompute == "full"
+    assert card.memory is not None and card.memory.activations == pytest.approx(1.70, abs=0.01)
+    assert card.memory_per_gpu_gb == pytest.approx(15.2, abs=0.05)
+    assert card.flops == pytest.approx(6 * 13e9 * 2e9, rel=1e-3)
+    assert result.flops == pytest.approx(4 * 13e9 * 2e9, rel=1e-3)  # the job's own FLOPs, no recomputation
+    assert card.hours_per_job == pytest.approx(card.flops / (card.achieved_tflops_per_gpu * 1e12 * 1.9) / 3600)
+    assert card.sharding is not None and "gradient checkpointing" in card.sharding
+    selective = estimate(Workload(method="lora", recompute="selective", **LORA_13B),  # type: ignore[arg-type]
+                         [bundled_gpus()["RTX 4090"]])
+    assert not selective.gpus[0].fits and "28.8 GB of it activations" in (selective.gpus[0].excluded_reason or "")
+
+
+def test_a_13b_qlora_fits_one_24gb_card_as_the_qlora_paper_says() -> None:
+    # 4-bit NF4 weights: 13e9 x (0.5 + 0.127 / 8) = 6.71 GB; + adapters 0.95 GB + 1.70 GB activations = 9.4 GB
+    work = Workload(method="qlora", **LORA_13B)  # type: ignore[arg-type]
+    card = estimate(work, [bundled_gpus()["RTX 4090"]]).gpus[0]
+    assert card.fits and card.gpus_per_job == 1 and card.recompute == "full"
+    assert card.memory_per_gpu_gb == pytest.approx(9.36, abs=0.05)
+
+
+def test_auto_recomputation_takes_the_fewest_gpu_hours() -> None:
+    # RTX A6000 48 GB, 43.2 usable. Full recomputation fits on 1 GPU (26.95 + 1.70 = 28.7 GB): 6 N D on one GPU.
+    # Selective fits on 2 with ZeRO-3 (13.5 + 28.8 = 42.3 GB): 4 N D at 1.9x on 2 GPUs = 4.21 N D of GPU time,
+    # fewer GPU-hours than 6, so auto keeps selective on 2 GPUs.
+    work = Workload(method="lora", **LORA_13B)  # type: ignore[arg-type]
+    card = estimate(work, [bundled_gpus()["RTX A6000"]]).gpus[0]
+    assert card.fits and card.gpus_per_job == 2 and card.recompute == "selective"
+    one = estimate(Workload(method="lora", recompute="full", **LORA_13B),  # type: ignore[arg-type]
+                   [bundled_gpus()["RTX A6000"]]).gpus[0]
+    assert one.gpus_per_job == 1 and one.gpu_hours is not None and card.gpu_hours is not None
+    assert card.gpu_hours == pytest.approx(one.gpu_hours * (4 / 6) * (2 / 1.9), rel=1e-9)
+
+
+def test_auto_recomputation_keeps_a_job_in_one_server_rather_than_sharding_it_over_five() -> None:
+    # LLaMA-7B shape, 112 GB of states. RTX 4090, 21.6 GB usable. Selective: 112 / n + 18.3 GB <= 21.6 -> 34 GPUs
+    # (fewer GPU-hours on paper: 8 N D would be 6 N D x (34 / 25.4) vs 8 N D x (6 / 5.1), but five machines apart);
+    # full recomputation: 112 / n + 1.07 <= 21.6 -> 6 GPUs in one server. Auto takes the one server.
+    work = Workload(kind="train", model={"params_b": 7, "layers": 32, "hidden": 4096}, tokens=1e9)
+    card = estimate(work, [bundled_gpus()["RTX 4090"]]).gpus[0]
+    assert card.gpus_per_job == 6 and card.recompute == "full"
+    sharded = estimate(Workload(kind="train", model={"params_b": 7, "layers": 32, "hidden": 4096}, tokens=1e9,
+                                recompute="selective"), [bundled_gpus()["RTX 4090"]]).gpus[0]
+    assert sharded.gpus_per_job == 34 and sharded.gpu_hours is not None and card.gpu_hours is not None
+    assert sharded.gpu_hours < card.gpu_hours  # what GPU-hours alone would have chosen
