@@ -52,6 +52,13 @@ RANGES: tuple[InputRange, ...] = (
 )
 
 
+NOTE = ("Each input moved alone over its range, the rest of the profile and the prices as they were; every end is a "
+        "whole new plan. A longer or shorter horizon changes the total by itself, so compare its decisions rather "
+        "than its totals.")
+# what `decision` says when a plan buys nothing, and when no plan was feasible (the page translates them)
+RENT_ONLY, NO_PLAN = "rent only", "no feasible plan"
+
+
 class SensitivityRow(BaseModel):
     input: str = Field(description="demand_scale, electricity, cloud_prices, hardware_prices, resale, horizon or "
                        "discount_rate")
@@ -79,9 +86,9 @@ class Sensitivity(BaseModel):
 def decision(plan: PlanResult | None) -> str:
     """What the plan does, in a few words: its purchases, or renting only."""
     if plan is None:
-        return "no feasible plan"
+        return NO_PLAN
     if not plan.buy:
-        return "rent only"
+        return RENT_ONLY
     return "buy " + ", ".join(f"{b.count} x {b.name}" for b in plan.buy)
 
 
@@ -217,9 +224,7 @@ def sensitivity(profile: Profile, catalog: Catalog, today: dt.date,
             swing_usd=swing if swing != float("inf") else 0.0))
     rows.sort(key=lambda r: r.swing_usd, reverse=True)
     return Sensitivity(base_total_usd=base.total_cost_usd, base_decision=base_decision, rows=rows,
-                       note="Each input moved alone over its range, the rest of the profile and the prices as they "
-                            "were; every end is a whole new plan. A longer or shorter horizon changes the total "
-                            "by itself, so compare its decisions rather than its totals.")
+                       note=NOTE)
 
 
 def with_cloud_prices_scaled(profile: Profile, catalog: Catalog, factor: float) -> tuple[Profile, Catalog]:
