@@ -60,6 +60,12 @@ TEMPLATES: dict[str, str] = {
                             "counted",
 }
 _JOINED = {"stale_source": "; ", "stale_source_never": "; "}
+# parameters a code carries beyond its English sentence's slots (structure the sentence states in words)
+EXTRA_PARAMS: dict[str, tuple[str, ...]] = {
+    "stale_source": ("last_success_at", "stale_after_hours"),
+    "stale_source_never": ("last_success_at", "stale_after_hours"),
+    "extrapolated_gpu": ("reference",),
+}
 
 
 class Notice(BaseModel):

@@ -142,8 +142,7 @@ def _variant(key: str, profile: Profile, catalog: Catalog, value: float,
     if key == "demand_scale":
         return _with_demand(profile, value), catalog
     if key == "electricity":
-        rate = profile.electricity_usd_per_kwh
-        rate = defaults.ELECTRICITY_USD_PER_KWH if rate is None else rate
+        rate = _electricity_usd(profile, base)
         return profile.model_copy(update={"electricity_usd_per_kwh": min(10.0, rate * value)}), catalog
     if key == "cloud_prices":
         return (_with_prices(profile, "cloud", "usd_per_hour", value),
@@ -165,10 +164,22 @@ def _variant(key: str, profile: Profile, catalog: Catalog, value: float,
     raise ValueError(f"unknown input {key!r}")
 
 
+def _electricity_usd(profile: Profile, base: PlanResult) -> float:
+    """The electricity rate the base plan priced owned energy at, in USD: the profile's own USD rate, else the rate
+    its place or price in another currency gave (the plan reports it in its currency), else the default."""
+    if profile.electricity_usd_per_kwh is not None:
+        return profile.electricity_usd_per_kwh
+    used, rates = base.electricity, base.exchange_rates
+    per_unit = next((r.usd_per_unit for r in rates.rates if r.currency == base.currency), None) if rates else None
+    factor = 1.0 if base.currency == "USD" else per_unit
+    if used is not None and factor is not None:
+        return used.price_per_kwh * factor
+    return defaults.ELECTRICITY_USD_PER_KWH
+
+
 def _base_value(key: str, profile: Profile, base: PlanResult) -> tuple[float, str]:
     if key == "electricity":
-        rate = profile.electricity_usd_per_kwh
-        return (defaults.ELECTRICITY_USD_PER_KWH if rate is None else rate), "USD/kWh"
+        return _electricity_usd(profile, base), "USD/kWh"
     if key == "resale":
         return profile.options.resale_decline_per_year, "per year"
     if key == "discount_rate":
