@@ -292,8 +292,9 @@ def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> 
         if not drawn:
             _empty(ax, "no cumulative costs in these plans")
             return _svg(fig, "Cumulative cost")
-        converted = " (converted at each plan's own ECB rates)" if len({p.currency for p in plans}) > 1 else ""
-        ax.set_title(f"Cumulative cost of each plan, {currency}{converted} (points: break-even against cloud only)")
+        note = (" (converted at each plan's ECB rates)" if len({p.currency for p in plans}) > 1
+                else " (points: break-even against cloud only)")
+        ax.set_title(f"Cumulative cost of each plan, {currency}{note}")
         ax.set_ylim(bottom=0)
         _money_axis(ax, currency)
         _date_axis(ax)

@@ -41,7 +41,8 @@
     fill(rest, take) {
       const overrides = take(rest, "throughput_overrides") || {};
       $("opt_overrides").value = Object.entries(overrides).map(([gpu, ratio]) => `${gpu} = ${ratio}`).join("\n");
-      const start = take(rest, "demand.start");
+      // a usage log's first hour is its own (plan-demand.js); a utilisation demand's first day is this box
+      const start = rest.demand && "busy_gpus" in rest.demand ? null : take(rest, "demand.start");
       $("opt_demand_start").value = start || "";
     },
     read(profile, ctx) {

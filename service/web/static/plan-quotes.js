@@ -109,8 +109,6 @@
         table(kind);
         for (const item of take(rest, `prices.${kind}`) || []) addRow(kind, item);
       }
-      const any = Object.keys(COLUMNS).some((kind) => $(`q-${kind}`).querySelector("tbody tr"));
-      if (any) $("advanced-box").open = true;
     },
     read(profile) {
       for (const kind of Object.keys(COLUMNS)) {

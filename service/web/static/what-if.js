@@ -59,7 +59,9 @@ const gpWhatIf = (() => {
       cloud: 1,
     };
     const perUnit = usdPerUnit(plan, currency);
-    const range = { electricity: perUnit ? { max: niceCeil(1 / perUnit), step: niceCeil(1 / perUnit) / 100 } : {} };
+    // a step of a thousandth of the range, so the plan's own rate (0.233 EUR/kWh) is a position of the slider
+    const top = perUnit ? niceCeil(1 / perUnit) : 1;
+    const range = { electricity: { max: top, step: top / 1000 } };
     const inputs = {};
     const marks = {};
     const outputs = {};

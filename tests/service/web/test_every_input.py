@@ -30,9 +30,11 @@ def _leaves(schema: dict[str, Any], defs: dict[str, Any], prefix: str = "") -> s
         if key in schema:
             return set().union(*(_leaves(s, defs, prefix) for s in schema[key]))
     if schema.get("type") == "object" and "properties" in schema:
-        return set().union(*(_leaves(s, defs, f"{prefix}.{k}" if prefix else k) for k, s in schema["properties"].items()))
+        properties = schema["properties"].items()
+        return set().union(*(_leaves(s, defs, f"{prefix}.{k}" if prefix else k) for k, s in properties))
     items = schema.get("items")
-    if schema.get("type") == "array" and items and "properties" in defs.get(items.get("$ref", "").split("/")[-1], items):
+    item = defs.get(items.get("$ref", "").split("/")[-1], items) if items else {}
+    if schema.get("type") == "array" and "properties" in item:
         return _leaves(items, defs, f"{prefix}[]")
     return {prefix}
 
