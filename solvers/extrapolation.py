@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from pricing.gpus import GpuTable
+from solvers.notices import Notice, notice
 from solvers.performance import is_extrapolated
 from solvers.result import BuyLine, CloudLine
 
@@ -35,7 +36,7 @@ def extrapolated_gpus(workload: str, reference: str, overrides: set[str], chosen
 
 
 def extrapolation_warnings(workload: str, reference_gpu: str, overrides: list[str], gpus: GpuTable,
-                           buy: list[BuyLine], cloud: list[CloudLine], total_cost_usd: float) -> list[str]:
+                           buy: list[BuyLine], cloud: list[CloudLine], total_cost_usd: float) -> list[Notice]:
     """One warning per chosen GPU type (bought or rented) whose throughput is extrapolated."""
     at_stake: dict[str, float] = defaultdict(float)
     for line in buy:
@@ -48,9 +49,8 @@ def extrapolation_warnings(workload: str, reference_gpu: str, overrides: list[st
     for gpu in flagged:
         usd = at_stake[gpu]
         share = usd / total_cost_usd if total_cost_usd > 0 else 0.0
-        unmeasured = [g for g in (gpu, reference) if is_extrapolated(g, workload)]
-        basis = " or the reference ".join(unmeasured) if unmeasured != [reference] else f"the reference {reference}"
-        notes.append(f"{gpu}'s throughput for {workload} is extrapolated from specs (no measurement of this workload "
-                     f"class for {basis}): USD {usd:,.0f} ({100 * share:.0f}% of the plan's cost) rests on it; "
-                     f"give throughput_overrides.{gpu} if you have measured it")
+        gpu_unmeasured, reference_unmeasured = is_extrapolated(gpu, workload), is_extrapolated(reference, workload)
+        code = ("extrapolated_both" if gpu_unmeasured and reference_unmeasured
+                else "extrapolated_gpu" if gpu_unmeasured else "extrapolated_reference")
+        notes.append(notice(code, gpu=gpu, reference=reference, workload=workload, usd=usd, share=share))
     return notes

@@ -15,6 +15,7 @@ from functools import partial
 import numpy as np
 
 from pricing.catalog import Catalog
+from solvers import defaults
 from solvers.accounting import Accounts, Allocation, Ledger
 from solvers.blocks import Block, merge_periods
 from solvers.currency import format_money, usd_to
@@ -25,6 +26,7 @@ from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
 from solvers.model import Limits, MipSolution, SolveStatus, solve
+from solvers.notices import Notice, classified, notice, texts
 from solvers.options import HostOption, Options, OwnedOption, build_options
 from solvers.periods import Period, always_on, build_periods, scaling_efficiency
 from solvers.place_inputs import prepare
@@ -124,21 +126,20 @@ def _allocation(sol: MipSolution) -> Allocation:
     return Allocation(Purchase(sol.units, sol.hosts), sol.owned_jobs, sol.instances, sol.displaced, sol.packed_hours)
 
 
-def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[str]:
+def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
     """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
-    notes = []
-    for label in plan.listings:
-        notes.append(f"the plan rents marketplace listing {label}: one host machine whose price and availability the "
-                     "host sets and may change; options.allow_marketplace = false plans without listings")
+    notes = [notice("marketplace_listing", listing=label) for label in plan.listings]
     jobs = profile.jobs
     if jobs.gpus_per_job > 1 and jobs.scaling_efficiency is None:
-        eff = scaling_efficiency(profile)
-        note = (f"jobs of {jobs.gpus_per_job} GPUs assumed to scale at {100 * eff:.1f}% efficiency (the guide's "
-                "data-parallel figures for convolutional nets)")
-        if profile.workload != "cnn_training":
-            note += "; transformers and fully connected nets scale worse: give jobs.scaling_efficiency if measured"
-        notes.append(note)
+        code = "assumed_scaling" if profile.workload == "cnn_training" else "assumed_scaling_not_cnn"
+        notes.append(notice(code, gpus=jobs.gpus_per_job, efficiency=scaling_efficiency(profile)))
     return notes
+
+
+def _option_notices(options: Options) -> list[Notice]:
+    """The warnings `build_options` words itself (the electricity default), with their codes."""
+    default = notice("electricity_default", usd_per_kwh=defaults.ELECTRICITY_USD_PER_KWH)
+    return [classified(text, [default]) for text in options.warnings]
 
 
 @dataclass
@@ -241,16 +242,16 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                    and profile.jobs.patience == "none")
     evaluator = Evaluator(owned, options.cloud, options.hosts, blocks, opts.availability, limits.width,
                           limits.integer_instances, hours_scale)
-    notes: list[str] = []
+    notes: list[Notice] = []
     cloud_only_acc: Accounts | None = None
     if options.cloud or commitments_only(owned):  # cloud only: on-demand, spot and commitments, nothing bought
         cloud_only_sol = solve(commitments_only(owned), options.cloud, options.hosts, blocks, limits)
         if cloud_only_sol.status.has_solution:
             cloud_only_acc = ledger.account(_allocation(cloud_only_sol))
         else:
-            notes.append("cloud_only: the cloud offers' quotas cannot meet the demand alone")
+            notes.append(notice("cloud_only_quota"))
     else:
-        notes.append("cloud_only: no cloud offer is allowed by this profile")
+        notes.append(notice("cloud_only_none"))
     buy_only_sol: MipSolution | None = None
     buy_only_acc: Accounts | None = None
     if purchases_only(owned):
@@ -258,10 +259,14 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         if buy_only_sol.status.has_solution:
             buy_only_acc = ledger.account(_allocation(buy_only_sol))
         else:
-            notes.append("buy_only: no purchase within the profile's limits meets the demand without cloud")
+            notes.append(notice("buy_only_infeasible"))
     else:
-        notes.append("buy_only: no GPU can be bought under this profile")
+        notes.append(notice("buy_only_none"))
 
+    warnings = (_option_notices(options) + _warnings(profile, options, plan_acc) + _status_warnings(main)
+                + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
+                                         list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
+                                         plan_acc.cloud, plan_acc.costs.total_usd))
     plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
     break_even = _break_even(profile, periods, blocks, options, owned, evaluator, limits, plan_acc, cloud_only_acc,
                              buy_only_acc, plan_purchase, buy_only_sol, horizon_days)
@@ -283,13 +288,12 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         alternatives=Alternatives(
             cloud_only=cloud_only_acc.alternative() if cloud_only_acc else None,
             buy_only=buy_only_acc.alternative() if buy_only_acc else None,
-            notes=notes,
+            notes=texts(notes),
+            notices=notes,
         ),
         prices_as_of=options.prices_as_of,
-        warnings=options.warnings + _warnings(profile, options, plan_acc) + _status_warnings(main)
-        + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
-                                 list(profile.throughput_overrides), catalog.gpus, plan_acc.buy, plan_acc.cloud,
-                                 plan_acc.costs.total_usd),
+        warnings=texts(warnings),
+        notices=warnings,
         solver=SolverInfo(backend=main.backend, status=main.status.value, solve_ms=round(main.solve_ms, 2),
                           build_ms=round(main.build_ms, 2), gap=main.gap, owned_options=len(core.owned_main),
                           cloud_options=len(options.cloud), candidates_before_pruning=options.candidates,
@@ -303,9 +307,9 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     return finish(result, prep)
 
 
-def _status_warnings(sol: MipSolution) -> list[str]:
+def _status_warnings(sol: MipSolution) -> list[Notice]:
     if sol.status == SolveStatus.TIME_LIMITED:
-        return [f"the solver hit its time limit; the plan is within {100 * (sol.gap or 0):.3f}% of the optimum"]
+        return [notice("time_limited", gap=sol.gap or 0.0)]
     return []
 
 

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from pricing.place import region_location
 from solvers.currency import convert_model, usd_to
+from solvers.notices import Notice, classified, notice, texts
 from solvers.place_inputs import Prepared, carbon_adder_usd_per_kwh, cloud_intensity, gpu_kw
 from solvers.result import (
     CarbonReport,
@@ -29,18 +30,17 @@ RESALE_NOTE = ("taxes are added to every purchase price; the resale credit is a 
 
 
 def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
-    notes: list[str] = []
+    notes: list[Notice] = []
     priced_rate = prep.electricity_usd_per_kwh + carbon_adder_usd_per_kwh(prep)
     owned_kwh = plan.costs.electricity_usd / priced_rate if priced_rate > 0 else None
     if owned_kwh is None and plan.costs.electricity_usd == 0 and not plan.buy:
         owned_kwh = 0.0
     elif owned_kwh is None:
-        notes.append("owned energy unknown: the electricity rate is 0")
+        notes.append(notice("carbon_owned_unknown"))
     intensity = prep.owned_intensity
     owned_kg = owned_kwh * intensity.value / 1000.0 if owned_kwh is not None and intensity is not None else None
     if intensity is not None and intensity.fallback_from:
-        notes.append(f"owned energy ({intensity.fallback_from}): no figure of its own, the {intensity.name} "
-                     "intensity is used")
+        notes.append(notice("carbon_owned_fallback", location=intensity.fallback_from, fallback=intensity.name))
     hours: dict[tuple[str, str], float] = defaultdict(float)
     kwh: dict[tuple[str, str], float] = defaultdict(float)
     unknown_power = 0.0
@@ -72,11 +72,10 @@ def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
                                     kwh=round(energy, 3), kg_co2e=None if kg is None else round(kg, 3),
                                     source=grid.source if grid else None))
     if fallbacks:
-        notes.append("regions without a location or an intensity of their own take the world or national average: "
-                     + ", ".join(fallbacks[:5]) + (" ..." if len(fallbacks) > 5 else ""))
+        notes.append(notice("carbon_region_fallback",
+                            regions=", ".join(fallbacks[:5]) + (" ..." if len(fallbacks) > 5 else "")))
     if unknown_hours:
-        notes.append(f"{unknown_hours:,.0f} rented instance-hours are on GPUs whose power is not known and are "
-                     "not counted")
+        notes.append(notice("carbon_unknown_power", hours=unknown_hours))
     cost = None
     if prep.carbon_usd_per_kg is not None:
         owned_priced = owned_kg if owned_kg is not None and carbon_adder_usd_per_kwh(prep) > 0 else 0.0
@@ -88,7 +87,7 @@ def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
         owned_kg_co2e=None if owned_kg is None else round(owned_kg, 3), rented_kg_co2e=round(rented_kg, 3),
         rented_unknown_instance_hours=round(unknown_hours, 3), cloud_pue=prep.cloud_pue, regions=regions,
         carbon_price_per_tonne=None if prep.carbon_usd_per_kg is None else prep.carbon_usd_per_kg * 1000.0,
-        carbon_cost=cost, notes=notes + prep.notes)
+        carbon_cost=cost, notes=texts(notes) + prep.notes, notices=notes + [classified(n, []) for n in prep.notes])
 
 
 def finish(plan: PlanResult, prep: Prepared) -> PlanResult:

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from solvers.notices import Notice
 from solvers.workload.schema import WorkloadPlan
 
 Status = Literal["optimal", "time_limited"]
@@ -192,6 +193,8 @@ class Alternatives(BaseModel):
     cloud_only: Alternative | None
     buy_only: Alternative | None
     notes: list[str] = Field(default_factory=list)
+    notices: list[Notice] = Field(default_factory=list, description="the notes as codes and parameters "
+                                  "(solvers/notices.py), for clients that translate them")
 
 
 class SolverInfo(BaseModel):
@@ -260,6 +263,8 @@ class CarbonReport(BaseModel):
     carbon_cost: float | None = Field(description="carbon price x counted emissions, in the plan's currency; "
                                       "already inside the electricity and cloud figures")
     notes: list[str] = Field(default_factory=list)
+    notices: list[Notice] = Field(default_factory=list, description="the notes as codes and parameters "
+                                  "(solvers/notices.py), for clients that translate them")
 
 
 class PurchaseTax(BaseModel):
@@ -289,6 +294,8 @@ class PlanResult(BaseModel):
     alternatives: Alternatives
     prices_as_of: dict[str, str]
     warnings: list[str]
+    notices: list[Notice] = Field(default_factory=list, description="the warnings as stable codes and parameters "
+                                  "(solvers/notices.py) with their English text, for clients that translate them")
     solver: SolverInfo
     horizon: dict[str, str | int]
     workload: WorkloadPlan | None = Field(

@@ -52,6 +52,13 @@ RANGES: tuple[InputRange, ...] = (
 )
 
 
+NOTE = ("Each input moved alone over its range, the rest of the profile and the prices as they were; every end is a "
+        "whole new plan. A longer or shorter horizon changes the total by itself, so compare its decisions rather "
+        "than its totals.")
+# what `decision` says when a plan buys nothing, and when no plan was feasible (the page translates them)
+RENT_ONLY, NO_PLAN = "rent only", "no feasible plan"
+
+
 class SensitivityRow(BaseModel):
     input: str = Field(description="demand_scale, electricity, cloud_prices, hardware_prices, resale, horizon or "
                        "discount_rate")
@@ -79,9 +86,9 @@ class Sensitivity(BaseModel):
 def decision(plan: PlanResult | None) -> str:
     """What the plan does, in a few words: its purchases, or renting only."""
     if plan is None:
-        return "no feasible plan"
+        return NO_PLAN
     if not plan.buy:
-        return "rent only"
+        return RENT_ONLY
     return "buy " + ", ".join(f"{b.count} x {b.name}" for b in plan.buy)
 
 
@@ -135,8 +142,7 @@ def _variant(key: str, profile: Profile, catalog: Catalog, value: float,
     if key == "demand_scale":
         return _with_demand(profile, value), catalog
     if key == "electricity":
-        rate = profile.electricity_usd_per_kwh
-        rate = defaults.ELECTRICITY_USD_PER_KWH if rate is None else rate
+        rate = _electricity_usd(profile, base)
         return profile.model_copy(update={"electricity_usd_per_kwh": min(10.0, rate * value)}), catalog
     if key == "cloud_prices":
         return (_with_prices(profile, "cloud", "usd_per_hour", value),
@@ -158,10 +164,22 @@ def _variant(key: str, profile: Profile, catalog: Catalog, value: float,
     raise ValueError(f"unknown input {key!r}")
 
 
+def _electricity_usd(profile: Profile, base: PlanResult) -> float:
+    """The electricity rate the base plan priced owned energy at, in USD: the profile's own USD rate, else the rate
+    its place or price in another currency gave (the plan reports it in its currency), else the default."""
+    if profile.electricity_usd_per_kwh is not None:
+        return profile.electricity_usd_per_kwh
+    used, rates = base.electricity, base.exchange_rates
+    per_unit = next((r.usd_per_unit for r in rates.rates if r.currency == base.currency), None) if rates else None
+    factor = 1.0 if base.currency == "USD" else per_unit
+    if used is not None and factor is not None:
+        return used.price_per_kwh * factor
+    return defaults.ELECTRICITY_USD_PER_KWH
+
+
 def _base_value(key: str, profile: Profile, base: PlanResult) -> tuple[float, str]:
     if key == "electricity":
-        rate = profile.electricity_usd_per_kwh
-        return (defaults.ELECTRICITY_USD_PER_KWH if rate is None else rate), "USD/kWh"
+        return _electricity_usd(profile, base), "USD/kWh"
     if key == "resale":
         return profile.options.resale_decline_per_year, "per year"
     if key == "discount_rate":
@@ -217,9 +235,7 @@ def sensitivity(profile: Profile, catalog: Catalog, today: dt.date,
             swing_usd=swing if swing != float("inf") else 0.0))
     rows.sort(key=lambda r: r.swing_usd, reverse=True)
     return Sensitivity(base_total_usd=base.total_cost_usd, base_decision=base_decision, rows=rows,
-                       note="Each input moved alone over its range, the rest of the profile and the prices as they "
-                            "were; every end is a whole new plan. A longer or shorter horizon changes the total "
-                            "by itself, so compare its decisions rather than its totals.")
+                       note=NOTE)
 
 
 def with_cloud_prices_scaled(profile: Profile, catalog: Catalog, factor: float) -> tuple[Profile, Catalog]:

@@ -187,8 +187,10 @@ def plan_sensitivity(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> Se
 @router.get("/{plan_id}/sensitivity.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
 def plan_sensitivity_chart(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> Response:
     """The sensitivity as a tornado chart: one bar per input from its low-end to its high-end total."""
-    found = sensitivity_of(runtime, plan_id, repository.get_plan(runtime.engine, caller, plan_id))
-    return Response(charts.sensitivity_chart_svg(found), media_type=charts.SVG_MEDIA_TYPE,
+    stored = repository.get_plan(runtime.engine, caller, plan_id)
+    found = sensitivity_of(runtime, plan_id, stored)
+    return Response(charts.sensitivity_chart_svg(found, stored.result.get("currency", "USD")),
+                    media_type=charts.SVG_MEDIA_TYPE,
                     headers={"Cache-Control": "private, max-age=86400"})
 
 

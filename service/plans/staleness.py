@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 
 from pricing.freshness import SourceState, source_states
 from pricing.sources.base import Source
+from solvers.notices import Notice, notice, texts
 from solvers.result import PlanResult
 
 
@@ -16,11 +17,14 @@ def with_stale_warnings(result: PlanResult, engine: Engine, sources: Iterable[So
                         snapshot_max_age: dt.timedelta) -> PlanResult:
     """`result` with the stale-price warnings appended (the same for plans made over HTTP and on the CLI)."""
     extra = stale_price_warnings(result.prices_as_of, source_states(engine, sources, now), now.date(), snapshot_max_age)
-    return result.model_copy(update={"warnings": [*result.warnings, *extra]}) if extra else result
+    if not extra:
+        return result
+    return result.model_copy(update={"warnings": [*result.warnings, *texts(extra)],
+                                     "notices": [*result.notices, *extra]})
 
 
 def stale_price_warnings(prices_as_of: Mapping[str, str], states: Iterable[SourceState], today: dt.date,
-                         snapshot_max_age: dt.timedelta) -> list[str]:
+                         snapshot_max_age: dt.timedelta) -> list[Notice]:
     """One warning per live source the plan used whose prices are older than its `stale_after` age, and one
     for bundled prices older than `snapshot_max_age`. A failed attempt alone does not warn: the prices in
     force are still as fresh as their last success (GET /v1/sources shows the failure).
@@ -33,13 +37,14 @@ def stale_price_warnings(prices_as_of: Mapping[str, str], states: Iterable[Sourc
     for feed in sorted(prices_as_of):
         state = by_key.get(feed)
         if state is not None and state.too_old:
-            warnings.append(f"prices from source {feed!r} are stale: {'; '.join(state.stale_reasons)}")
+            success = state.last_success_at.isoformat() if state.last_success_at else None
+            warnings.append(notice("stale_source" if success else "stale_source_never", source=feed,
+                                   reasons=state.stale_reasons, last_success_at=success,
+                                   stale_after_hours=state.stale_after_hours))
     old = {feed: as_of for feed, as_of in prices_as_of.items()
            if feed.startswith("snapshot/") and today - dt.date.fromisoformat(as_of[:10]) > snapshot_max_age}
     if old:
         oldest = min(old.values())[:10]
-        warnings.append(
-            f"bundled snapshot prices are used for {', '.join(sorted(f.split('/', 1)[1] for f in old))} "
-            f"(oldest from {oldest}, older than {snapshot_max_age.days} days): run `gpuplan refresh` or let the "
-            f"service's scheduler reach the providers for current prices")
+        warnings.append(notice("old_snapshot", providers=sorted(f.split("/", 1)[1] for f in old), oldest=oldest,
+                               max_age_days=snapshot_max_age.days))
     return warnings

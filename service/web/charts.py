@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 from matplotlib.typing import LineStyleType, RcKeyType
 
+from service.plans.compare import common_currency
 from solvers.result import PlanResult
 from solvers.sensitivity import Sensitivity
 
@@ -98,10 +99,11 @@ def plan_chart_svg(plan: PlanResult, narrow: bool = False) -> bytes:
         days = plan.break_even.days
         if days is not None:
             _mark_break_even(ax, start, days, [p.day for p in points], [p.plan_usd for p in points])
-        _end_labels(ax, xs_all[-1], [(last, one.colour) for one in series if (last := one.values[-1]) is not None])
-        ax.set_title(f"Cumulative cost over {plan.horizon.get('periods', len(dates) - 1)} months, USD")
+        _end_labels(ax, xs_all[-1], [(last, one.colour) for one in series if (last := one.values[-1]) is not None],
+                    plan.currency)
+        ax.set_title(f"Cumulative cost over {plan.horizon.get('periods', len(dates) - 1)} months, {plan.currency}")
         ax.set_ylim(bottom=0)
-        _money_axis(ax)
+        _money_axis(ax, plan.currency)
         _date_axis(ax)
         ax.grid(axis="y", color="#e3e3e3", linewidth=0.8)
         ax.set_axisbelow(True)
@@ -122,7 +124,7 @@ def _mark_break_even(ax: Axes, start: dt.date, days: float, xs: Sequence[float],
                 bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "#bbbbbb"})
 
 
-def _end_labels(ax: Axes, end: float, values: list[tuple[float, str]]) -> None:
+def _end_labels(ax: Axes, end: float, values: list[tuple[float, str]], currency: str) -> None:
     """Each series' total at the right edge; a label too close to one already placed is left out."""
     top = max((v for v, _ in values), default=0.0) or 1.0
     placed: list[float] = []
@@ -130,7 +132,7 @@ def _end_labels(ax: Axes, end: float, values: list[tuple[float, str]]) -> None:
         if any(abs(value - other) < 0.05 * top for other in placed):
             continue
         placed.append(value)
-        ax.annotate(_usd(value), xy=(end, value), xytext=(4, 0), textcoords="offset points",
+        ax.annotate(_usd(value, currency), xy=(end, value), xytext=(4, 0), textcoords="offset points",
                     va="center", ha="left", color=colour, fontweight="bold", annotation_clip=False)
 
 
@@ -225,19 +227,27 @@ def _empty(ax: Axes, message: str) -> None:
     ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="#555555")
 
 
-def _usd(value: float) -> str:
-    return f"${value:,.0f}" if abs(value) >= 100 else f"${value:,.2f}"
+# how a chart writes each plan currency before an amount (the charts are English, as the API is)
+_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "CN¥", "INR": "₹", "CHF": "CHF ", "CAD": "CA$",
+            "AUD": "A$"}
 
 
-def _money_axis(ax: Axes) -> None:
-    """One tick format per axis, chosen by its range: $12k, $1,500 or $2.50."""
+def _usd(value: float, currency: str = "USD") -> str:
+    """An amount in `currency` (the plan's; the name is the API's `*_usd`): whole units from 100 up, else cents."""
+    symbol = _SYMBOLS.get(currency, f"{currency} ")
+    return f"{symbol}{value:,.0f}" if abs(value) >= 100 else f"{symbol}{value:,.2f}"
+
+
+def _money_axis(ax: Axes, currency: str = "USD") -> None:
+    """One tick format per axis, chosen by its range: $12k, $1,500 or $2.50 (or €..., in the plan's currency)."""
+    symbol = _SYMBOLS.get(currency, f"{currency} ")
     top = ax.get_ylim()[1]
     if top >= 20_000:
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v / 1000:,.0f}k"))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{symbol}{v / 1000:,.0f}k"))
     elif top >= 10:
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v:,.0f}"))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{symbol}{v:,.0f}"))
     else:
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v:,.2f}"))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{symbol}{v:,.2f}"))
 
 
 def _svg(fig: Figure, title: str) -> bytes:
@@ -254,8 +264,10 @@ _COMPARE_STYLES: tuple[LineStyleType, ...] = ("-", (0, (6, 3)), (0, (2, 2)), "-.
 def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> bytes:
     """Each plan's cumulative cost on one axis (colour and dash per plan), its break-even day marked with a point.
 
-    Every plan is drawn against its own dates, so plans made on different days sit where they fall in time.
+    Every plan is drawn against its own dates, so plans made on different days sit where they fall in time; plans
+    in different currencies are drawn in one (service/plans/compare.py `common_currency`), as the title says.
     """
+    currency, factors = common_currency(plans)
     with _LOCK, mpl.rc_context(_RC):
         fig = Figure(figsize=(8, 4.2), layout="constrained")
         ax = fig.add_subplot()
@@ -266,7 +278,7 @@ def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> 
                 continue
             colour = COMPARE_COLOURS[i % len(COMPARE_COLOURS)]
             xs = [_num(dt.date.fromisoformat(p.date)) for p in points]
-            ys = [p.plan_usd for p in points]
+            ys = [p.plan_usd * factors[i] for p in points]
             (line,) = ax.plot(xs, ys, label=label, color=colour, linestyle=_COMPARE_STYLES[i % len(_COMPARE_STYLES)],
                               linewidth=2.6 if i == 0 else 2.0)
             line.set_gid(f"series-plan-{i}")
@@ -280,9 +292,11 @@ def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> 
         if not drawn:
             _empty(ax, "no cumulative costs in these plans")
             return _svg(fig, "Cumulative cost")
-        ax.set_title("Cumulative cost of each plan, USD (points: break-even against cloud only)")
+        note = (" (converted at each plan's ECB rates)" if len({p.currency for p in plans}) > 1
+                else " (points: break-even against cloud only)")
+        ax.set_title(f"Cumulative cost of each plan, {currency}{note}")
         ax.set_ylim(bottom=0)
-        _money_axis(ax)
+        _money_axis(ax, currency)
         _date_axis(ax)
         ax.grid(axis="y", color="#e3e3e3", linewidth=0.8)
         ax.set_axisbelow(True)
@@ -293,7 +307,7 @@ def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> 
 DECISION_CHANGES_COLOUR = "#CC79A7"
 
 
-def sensitivity_chart_svg(found: Sensitivity) -> bytes:
+def sensitivity_chart_svg(found: Sensitivity, currency: str = "USD") -> bytes:
     """A tornado: per input, a bar from the total at the low end to the total at the high end, the plan's total
     as a vertical line; a bar whose decision differs from the plan's is coloured and hatched, and says so."""
     rows = [r for r in found.rows if r.low_total_usd is not None or r.high_total_usd is not None]
@@ -314,23 +328,23 @@ def sensitivity_chart_svg(found: Sensitivity) -> bytes:
             same = row.low_total_usd == row.high_total_usd
             for value, end in ((row.low_total_usd, row.low_value), (row.high_total_usd, row.high_value)):
                 if same and value is not None:  # both ends cost the same: one label
-                    ax.annotate(f"{_usd(value)} at both ends", xy=(value, y), xytext=(6, 0), textcoords="offset points",
-                                ha="left", va="center", fontsize=8, color="#333333")
+                    ax.annotate(f"{_usd(value, currency)} at both ends", xy=(value, y), xytext=(6, 0),
+                                textcoords="offset points", ha="left", va="center", fontsize=8, color="#333333")
                     break
                 if value is not None:
-                    ax.annotate(f"{_usd(value)} @ {end:g}", xy=(value, y), xytext=(4 if value == right else -4, 0),
-                                textcoords="offset points", ha="left" if value == right else "right", va="center",
-                                fontsize=8, color="#333333")
+                    ax.annotate(f"{_usd(value, currency)} @ {end:g}", xy=(value, y),
+                                xytext=(4 if value == right else -4, 0), textcoords="offset points",
+                                ha="left" if value == right else "right", va="center", fontsize=8, color="#333333")
         labels = [f"{r.label}\n{r.low_value:g} to {r.high_value:g} {r.unit}" for r in rows]
         ax.set_yticks(ys, labels)
         ax.axvline(found.base_total_usd, color=MARK_COLOUR, linestyle=":", linewidth=1.2, gid="base-line")
-        ax.set_title(f"Total cost when one input moves (plan: {_usd(found.base_total_usd)}; "
+        ax.set_title(f"Total cost when one input moves (plan: {_usd(found.base_total_usd, currency)}; "
                      f"hatched: the decision changes)", fontsize=10)
         lo = min(min(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
         hi = max(max(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
         pad = 0.25 * max(hi - lo, 0.05 * hi, 1.0)
         ax.set_xlim(max(0.0, lo - pad), hi + pad)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _usd(v)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _usd(v, currency)))
         ax.grid(axis="x", color="#e3e3e3", linewidth=0.8)
         ax.set_axisbelow(True)
         return _svg(fig, "gpuplan: sensitivity of the plan's total cost")

@@ -20,6 +20,7 @@ from service.plans.examples import (
     WORKED_EXAMPLE,
     WORKLOAD_EXAMPLE,
 )
+from service.web.form_schema import profile_defaults, quote_fields
 from service.web.i18n import LOCALE_COOKIE, LOCALE_NAMES, catalogue, choose_locale
 
 router = APIRouter(include_in_schema=False)
@@ -53,7 +54,8 @@ def plan_page(lang: LangQuery = None, gpuplan_lang: LangCookie = None,
               accept_language: AcceptLanguage = None) -> HTMLResponse:
     locale = choose_locale(lang, gpuplan_lang, accept_language)
     examples = [{**e, "label": catalogue(locale)[f"ex.{e['id']}"]} for e in PAGE_EXAMPLES]
-    return _localised("plan.html", lang, gpuplan_lang, accept_language, examples=examples)
+    return _localised("plan.html", lang, gpuplan_lang, accept_language, examples=examples,
+                      profile_defaults=profile_defaults(), quote_fields=quote_fields())
 
 
 @router.get("/prices", response_class=HTMLResponse)

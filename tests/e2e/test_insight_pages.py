@@ -61,6 +61,11 @@ def _browser_in(browser: Browser, locale: str) -> tuple[Page, list[str]]:
     return page, problems
 
 
+# the worked example's sentence in each language: "Buy 1 x <desktop> (new); saves ...; buying pays off after N days."
+SAID = {"zh-Hans": ("购买 1 × ", "（全新）；36 个月内比纯云方案节省 ", " 天后回本。"),
+        "fr": ("Acheter 1 × ", " (neuf) ; économise ", " jours.")}
+
+
 @pytest.mark.parametrize(("browser_locale", "page_locale", "money"),
                          [("zh-CN", "zh-Hans", "US$"), ("fr-FR", "fr", "$US")])
 def test_the_page_speaks_the_readers_language(browser: Browser, service_url: str, artifacts: Path,
@@ -75,8 +80,15 @@ def test_the_page_speaks_the_readers_language(browser: Browser, service_url: str
         expect(page.get_by_label(strings["form.utilisation"], exact=True)).to_have_value("0.15")
         page.get_by_role("button", name=strings["form.submit"], exact=True).click()
         expect(page.get_by_role("status")).to_have_text(strings["s.ready"])
+        # the recommendation in the page's language, composed from the plan's fields (the API's is English)
+        first, middle, last = SAID[page_locale]
+        sentence = page.locator("#recommendation")
+        expect(sentence).to_contain_text(first)
+        expect(sentence).to_contain_text(middle)
+        expect(sentence).to_contain_text(last)
+        expect(sentence).not_to_contain_text("Buy")
         expect(page.locator("#thresholds-title")).to_have_text(strings["r.flips"])
-        expect(page.locator("#costs-title")).to_have_text(strings["r.costs"])
+        expect(page.locator("#costs-title")).to_have_text(strings["r.costs"].replace("{currency}", "USD"))
         stats = page.locator(".headline .stats")
         expect(stats).to_contain_text(strings["r.cloud_only"])
         expect(stats).to_contain_text(money)  # money in the locale's own format
@@ -169,4 +181,35 @@ def test_moving_a_slider_changes_the_plan(desktop: tuple[Page, list[str]], servi
     expect(page.locator("#what-if-result")).to_contain_text(f"${busier['total_cost_usd']:,.0f}")
     section.scroll_into_view_if_needed()
     section.screenshot(path=str(artifacts / "what-if.png"))
+    assert not problems, problems
+
+
+def test_plans_in_dollars_and_euros_side_by_side(desktop: tuple[Page, list[str]], service_url: str,
+                                                 artifacts: Path) -> None:
+    """Each plan's money in its own currency; the totals also in one currency (the first plan's, USD here), converted
+    with the rate the euro plan carries, said so under the table; the cheapest is the cheapest converted."""
+    expect = page_expect()
+    page, problems = desktop
+    dollars = _made(page, service_url, WORKED_EXAMPLE)
+    euros = _made(page, service_url, {**_busier(), "currency": "EUR"})
+    assert euros["currency"] == "EUR" and euros["exchange_rates"] is not None
+    usd_per_eur = next(r["usd_per_unit"] for r in euros["exchange_rates"]["rates"] if r["currency"] == "EUR")
+    compared = page.request.get(f"{service_url}/v1/plans/compare?ids={dollars['id']},{euros['id']}").json()
+    assert compared["currency"] == "USD"
+    # by hand: the euro plan's total x the dollars one euro bought on its rates' day
+    assert compared["plans"][1]["total_in_common"] == pytest.approx(euros["total_cost_usd"] * usd_per_eur, abs=0.01)
+    cheaper = min((dollars["total_cost_usd"], dollars["id"]), (euros["total_cost_usd"] * usd_per_eur, euros["id"]))
+    assert compared["cheapest_id"] == cheaper[1]
+    page.goto(f"{service_url}/compare?ids={dollars['id']},{euros['id']}")
+    summary = page.locator("#compare-summary")
+    expect(summary.get_by_role("row", name=re.compile("^Currency"))).to_contain_text("EUR")
+    expect(summary).to_contain_text(f"${dollars['total_cost_usd']:,.0f}")
+    expect(summary).to_contain_text(f"€{euros['total_cost_usd']:,.0f}")
+    converted = summary.get_by_role("row", name=re.compile(r"^Total in USD \(converted\)"))
+    expect(converted).to_contain_text(f"${compared['plans'][1]['total_in_common']:,.0f}")
+    expect(page.locator("#compare-currency-note")).to_contain_text(
+        f"Plan 2: 1 EUR = {compared['conversions'][0]['rate']:,.4f} USD (ECB")
+    page.wait_for_function("() => { const img = document.querySelector('#comparison-chart');"
+                           " return img && img.complete && img.naturalWidth > 0 }", timeout=TIMEOUT_MS)
+    page.screenshot(path=str(artifacts / "compare-currencies.png"), full_page=True)
     assert not problems, problems

@@ -103,3 +103,21 @@ def test_dearer_capital_turns_a_marginal_purchase_into_renting(catalog: Catalog)
     assert found.base_decision == row.low_decision == "buy 1 x box"
     assert row.high_decision == "rent only" and row.decision_changes
     assert row.high_total_usd == pytest.approx(26_304.0, abs=1.0)  # nominal: what renting pays
+
+
+def test_electricity_moves_around_the_rate_of_the_place_not_the_default(catalog: Catalog) -> None:
+    """A plan in euros at a German socket: the electricity row is half to double Germany's rate (in USD, the row's
+    unit), not of the 0.175 USD/kWh default the profile would get without a place."""
+    from service.plans.examples import PLACE_EXAMPLE
+    from solvers.sensitivity import _base_value, _variant
+
+    profile = Profile.model_validate(PLACE_EXAMPLE)
+    base = make_plan(profile, catalog, TODAY)
+    assert base.electricity is not None and base.exchange_rates is not None
+    eur = next(r.usd_per_unit for r in base.exchange_rates.rates if r.currency == "EUR")
+    # the plan states the rate in EUR; the row in USD: EUR/kWh x USD per EUR
+    expected = base.electricity.price_per_kwh * eur
+    value, unit = _base_value("electricity", profile, base)
+    assert unit == "USD/kWh" and value == pytest.approx(expected) and value != pytest.approx(0.175)
+    moved, _ = _variant("electricity", profile, catalog, 0.5, base)
+    assert moved.electricity_usd_per_kwh == pytest.approx(expected / 2)

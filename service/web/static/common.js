@@ -29,16 +29,25 @@ const gp = (() => {
     return text.replace(/\{(\w+)\}/g, (slot, name) => (values && name in values ? String(values[name]) : slot));
   }
 
-  let usdFormat = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", maximumFractionDigits: 0 });
-  let centsFormat = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", minimumFractionDigits: 2,
-    maximumFractionDigits: 2 });
+  /* Money formats per currency (Intl, the reader's locale), made once each: whole units and cents. */
+  const moneyFormats = new Map();
+  function moneyFormat(currency) {
+    if (!moneyFormats.has(currency)) {
+      moneyFormats.set(currency, {
+        whole: new Intl.NumberFormat(locale, { style: "currency", currency, maximumFractionDigits: 0 }),
+        cents: new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: 2,
+          maximumFractionDigits: 2 }),
+      });
+    }
+    return moneyFormats.get(currency);
+  }
+  let shownCurrency = "USD";
   /** Money from now on in `code` (a plan's `currency`): the plan's figures are already converted by the API. */
   function setCurrency(code) {
-    const currency = code || "USD";
-    usdFormat = new Intl.NumberFormat(locale, { style: "currency", currency, maximumFractionDigits: 0 });
-    centsFormat = new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: 2,
-      maximumFractionDigits: 2 });
+    shownCurrency = code || "USD";
   }
+  /** The currency `usd()` writes in (the shown plan's). */
+  const currency = () => shownCurrency;
   const numberFormat = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
   const dateFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 
@@ -49,10 +58,23 @@ const gp = (() => {
     return Number.isNaN(when) ? iso : dateFormat.format(new Date(when));
   }
 
-  /** Dollars: whole dollars from $100 up, cents below (hourly prices, small totals). */
-  function usd(value) {
+  /** Money in `code` (default: the shown plan's currency): whole units from 100 up, cents below (hourly prices,
+   *  small totals). The name is historical: the API's `*_usd` fields are in the plan's currency. */
+  function money(value, code) {
     if (value === null || value === undefined) return "–";
-    return Math.abs(value) >= 100 ? usdFormat.format(value) : centsFormat.format(value);
+    const format = moneyFormat(code || shownCurrency);
+    return Math.abs(value) >= 100 ? format.whole.format(value) : format.cents.format(value);
+  }
+  const usd = (value) => money(value);
+  /** A price per unit (kWh, hour) to a tenth of a cent: 0.175 stays 0.175, not 0.18. */
+  function rateMoney(value, code) {
+    if (value === null || value === undefined) return "–";
+    return value.toLocaleString(locale, { style: "currency", currency: code || shownCurrency, minimumFractionDigits: 2,
+      maximumFractionDigits: 4 });
+  }
+  /** Money in whole units whatever its size (the recommendation's savings, as the API writes them). */
+  function wholeMoney(value, code) {
+    return value === null || value === undefined ? "–" : moneyFormat(code || shownCurrency).whole.format(value);
   }
   function num(value, digits) {
     if (value === null || value === undefined) return "–";
@@ -126,5 +148,6 @@ const gp = (() => {
   }
   languageSwitch();
 
-  return { h, t, locale, usd, num, pct, date, addDays, ageDays, call, table, setCurrency };
+  return { h, t, has: (key) => key in strings, locale, usd, money, rateMoney, wholeMoney, currency, num, pct, date, addDays,
+    ageDays, call, table, setCurrency };
 })();

@@ -9,6 +9,8 @@
     ["opex_maintenance", "maintenance_usd_per_gpu_year"],
     ["opex_staff_hours", "staff_hours_per_month"],
     ["opex_staff_rate", "staff_usd_per_hour"],
+    ["opex_staff_per_gpu", "staff_usd_per_gpu_month"],
+    ["opex_storage_networking", "storage_networking_usd_per_month"],
   ];
 
   /** A fraction shown as a percent without binary noise (0.07 -> "7", not "7.000000000000001"). */
@@ -34,7 +36,7 @@
       $("financing_rate_pct").value = percent(take(rest, "options.financing.annual_rate"));
       $("financing_term_months").value = plain(take(rest, "options.financing.term_months"));
       $("financing_down_pct").value = percent(take(rest, "options.financing.down_payment"));
-      for (const [id, key] of OPEX) $(id).value = plain(take(rest, `options.opex.${key}`));
+      for (const [id, key] of OPEX) $(id).value = plain(take(rest, `options.opex.${key}`) || null);  // 0: the default
       // The stored profile spells out every opex default (0); zeros add nothing, so keep them out of the JSON box.
       const opex = rest.options && rest.options.opex;
       if (opex && typeof opex === "object") {

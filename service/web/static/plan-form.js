@@ -45,12 +45,89 @@ const gpForm = (() => {
     return base;
   }
 
+  /* Every field's default (service/web/form_schema.py): a stored profile spells out every default; a default the
+     form has no input for is left out of the JSON box (sending it or not means the same). */
+  const DEFAULTS = JSON.parse($("profile-defaults").textContent);
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  /** `obj` without the values equal to their defaults (paths of list items, "a[].b", are the quote tables'). */
+  function dropDefaults(obj, prefix = "") {
+    for (const [path, value] of Object.entries(DEFAULTS)) {
+      if (path.includes("[]") || !path.startsWith(prefix)) continue;
+      const keys = path.slice(prefix.length).split(".");
+      let node = obj;
+      for (const key of keys.slice(0, -1)) node = node && typeof node === "object" ? node[key] : undefined;
+      const last = keys[keys.length - 1];
+      if (node && typeof node === "object" && last in node && same(node[last], value)) delete node[last];
+    }
+    return obj;
+  }
+
+  /** Put `value` at `path` ("a.b.c") of obj, making the objects on the way. */
+  function putPath(obj, path, value) {
+    const keys = path.split(".");
+    let node = obj;
+    for (const key of keys.slice(0, -1)) node = (node[key] && typeof node[key] === "object") ? node[key] : (node[key] = {});
+    node[keys[keys.length - 1]] = value;
+  }
+
   /* Sections of the form in their own modules (e.g. plan-demand.js) register {fill(rest), read(profile)}: fill
      takes its fields out of the profile (what is left goes to the JSON box), read adds them to the request. */
   const sections = [];
   const extend = (section) => { sections.push(section); };
 
   const setValue = (id, value) => { $(id).value = value === undefined || value === null ? "" : String(value); };
+
+  /** A section of plain inputs, each bound to one profile path: `fields` are {id, path, kind} with kind "number"
+   *  (empty: the default), "percent" (typed in %, sent as a fraction), "check" (sent when it differs from the
+   *  default), "list" (comma-separated names), "text", "date" or "select". Number boxes show the default as their
+   *  placeholder. `after(profile)` may adjust the request (e.g. a field whose currency is the plan's). */
+  function fieldSection(fields, after) {
+    const fraction = (v) => Number((v / 100).toPrecision(12));
+    const percent = (v) => String(Number((v * 100).toPrecision(12)));
+    for (const f of fields) {
+      const input = $(f.id);
+      const fallback = DEFAULTS[f.path];
+      if (input.type === "number" && fallback !== null && fallback !== undefined) {
+        input.placeholder = f.kind === "percent" ? percent(fallback) : String(fallback);
+      }
+    }
+    extend({
+      fill(rest, takeFrom) {
+        for (const f of fields) {
+          const value = takeFrom(rest, f.path);
+          const input = $(f.id);
+          const fallback = DEFAULTS[f.path];
+          if (f.kind === "check") input.checked = value ?? fallback ?? false;
+          else if (value === undefined || value === null || same(value, fallback)) {
+            input.value = f.kind === "select" ? String(fallback ?? input.options[0].value) : "";
+          } else if (f.kind === "percent") input.value = percent(value);
+          else if (f.kind === "list") input.value = value.join(", ");
+          else input.value = String(value);
+        }
+      },
+      read(profile, ctx) {
+        for (const f of fields) {
+          const input = $(f.id);
+          const fallback = DEFAULTS[f.path];
+          let value;
+          if (f.kind === "check") value = input.checked === (fallback ?? false) ? undefined : input.checked;
+          else if (f.kind === "number" || f.kind === "percent") {
+            value = ctx.readNumber(f.id, f.path);
+            if (value !== undefined && f.kind === "percent") value = fraction(value);
+          } else if (f.kind === "list") {
+            const names = input.value.split(",").map((v) => v.trim()).filter(Boolean);
+            value = names.length ? names : undefined;
+          } else {
+            value = input.value.trim() || undefined;
+            if (f.kind === "select" && same(value, fallback)) value = undefined;
+          }
+          if (value !== undefined) putPath(profile, f.path, value);
+        }
+        if (after) after(profile);
+      },
+    });
+  }
 
   /** The same for sections whose `read(profile, readNumber)` needs only the number reader (e.g. plan-place.js). */
   const addSection = (section) => extend({ fill: section.fill, read: (profile, ctx) => section.read(profile, ctx.readNumber) });
@@ -73,7 +150,7 @@ const gpForm = (() => {
     $("allow_used").checked = take(rest, "options.allow_used") ?? true;
     $("allow_spot").checked = take(rest, "options.allow_spot") ?? false;
     for (const section of sections) section.fill(rest, take);
-    prune(rest);
+    prune(dropDefaults(rest));
     $("advanced").value = Object.keys(rest).length ? JSON.stringify(rest, null, 2) : "";
     showDemandKind();
     countAdvanced();
@@ -233,5 +310,6 @@ const gpForm = (() => {
   for (const radio of form.elements.demand_kind) radio.addEventListener("change", showDemandKind);
   $("advanced").addEventListener("input", countAdvanced);
 
-  return { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem, extend, addSection };
+  return { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem, extend, addSection, fieldSection,
+    dropDefaults, DEFAULTS };
 })();

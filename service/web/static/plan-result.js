@@ -3,7 +3,9 @@
 
 const gpResult = (() => {
   const { h, t, usd, num, pct, addDays, date, ageDays, call, table } = gp;
+  const { value, recommendation, notices, offer, decision, fromUsd } = gpText;
   const $ = (id) => document.getElementById(id);
+  const plural = new Intl.PluralRules(gp.locale);
   let lastProfile = null;
 
   function card(title, id, ...children) {
@@ -26,10 +28,10 @@ const gpResult = (() => {
       stat(t("r.break_even"), be.days === null ? t("r.never") : t("r.day", { n: num(be.days, 0) }),
         be.days === null ? t("r.within_horizon") : date(addDays(plan.horizon.start, be.days))));
     const warnings = plan.warnings.length ? h("ul", { class: "warnings", "aria-label": t("r.warnings") },
-      plan.warnings.map((w) => h("li", {}, w))) : null;
+      notices(plan, plan.notices, plan.warnings).map((w) => h("li", {}, w))) : null;
     return h("section", { class: "card headline", "aria-labelledby": "recommendation-title" },
       h("h2", { id: "recommendation-title", tabindex: "-1" }, t("r.recommendation")),
-      h("p", { class: "sentence", id: "recommendation" }, plan.recommendation), stats, warnings);
+      h("p", { class: "sentence", id: "recommendation" }, recommendation(plan, lastProfile)), stats, warnings);
   }
 
   function chart(plan) {
@@ -67,20 +69,23 @@ const gpResult = (() => {
     const e = be.electricity_threshold_usd_per_kwh;
     const eText = buys ? (e === null ? t("r.th_elec_buy_none") : t("r.th_elec_buy"))
       : (e === null ? t("r.th_elec_rent_none") : t("r.th_elec_rent"));
-    rows.push(row(t("r.electricity"), e === null ? "–" : `${usd(e)}/kWh`, eText,
-      yours(mine.electricity_usd_per_kwh !== undefined ? `${usd(mine.electricity_usd_per_kwh)}/kWh` : null)));
+    rows.push(row(t("r.electricity"), e === null ? "–" : t("wi.per_kwh", { price: usd(e) }), eText,
+      yours(plan.electricity ? t("wi.per_kwh", { price: usd(plan.electricity.price_per_kwh) })
+        : mine.electricity_usd_per_kwh !== undefined ? t("wi.per_kwh", { price: usd(mine.electricity_usd_per_kwh) })
+          : null)));
     const c = be.cloud_price_threshold_usd_per_hour;
     const cText = buys ? (c === null ? t("r.th_cloud_buy_none") : t("r.th_cloud_buy"))
       : (c === null ? t("r.th_cloud_rent_none") : t("r.th_cloud_rent"));
     rows.push(row(t("r.cloud_price"), c === null ? "–" : `${usd(c)}/h`, cText,
-      be.cloud_price_threshold_offer ? t("r.reference_offer", { offer: be.cloud_price_threshold_offer }) : null));
+      be.cloud_price_threshold_offer ? t("r.reference_offer", { offer: offer(plan, be.cloud_price_threshold_offer) })
+        : null));
     const simple = be.simple ? h("p", { class: "formula" }, t("r.closed_form"), " ",
       h("code", {}, be.simple.formula), ` = ${usd(be.simple.upfront_usd)} / (${usd(be.simple.cloud_usd_per_day)}`
       + ` − ${usd(be.simple.owned_usd_per_day)}) = `,
       h("strong", {}, be.simple.days === null ? t("r.never") : t("r.days", { n: num(be.simple.days, 0) })),
-      ` (${be.simple.owned} against ${be.simple.cloud}).`) : null;
+      " ", t("r.simple_against", { owned: be.simple.owned, cloud: offer(plan, be.simple.cloud) })) : null;
     return card(t("r.flips"), "thresholds", h("dl", { class: "thresholds" }, rows.flat()),
-      h("p", { class: "muted small" }, be.thresholds_note), simple);
+      h("p", { class: "muted small" }, t("r.thresholds_note")), simple);
   }
 
   function costs(plan) {
@@ -94,18 +99,20 @@ const gpResult = (() => {
       pick(alts.buy_only?.costs, key)]);
     const footer = [t("r.total"), usd(plan.total_cost_usd), pick(alts.cloud_only, "total_cost_usd"),
       pick(alts.buy_only, "total_cost_usd")];
-    const notes = alts.notes.length ? h("ul", { class: "muted small" }, alts.notes.map((n) => h("li", {}, n))) : null;
-    return card(t("r.costs"), "costs", table(t("r.costs"), columns, rows, footer), notes);
+    const notes = alts.notes.length ? h("ul", { class: "muted small" },
+      notices(plan, alts.notices, alts.notes).map((n) => h("li", {}, n))) : null;
+    const title = t("r.costs", { currency: plan.currency || "USD" });
+    return card(title, "costs", table(title, columns, rows, footer), notes);
   }
 
   function purchases(plan) {
     const parts = [];
     if (plan.buy.length || plan.hosts.length) {
-      const rows = plan.buy.map((b) => [b.name, `${b.count} × ${b.gpus_per_unit} ${b.gpu}`, b.condition,
-        usd(b.unit_price_usd), usd(b.count * b.unit_price_usd), b.price_as_of]);
+      const rows = plan.buy.map((b) => [b.name, `${b.count} × ${b.gpus_per_unit} ${b.gpu}`, value("condition", b.condition),
+        usd(b.unit_price_usd), usd(b.count * b.unit_price_usd), date(b.price_as_of)]);
       for (const host of plan.hosts) {
-        rows.push([host.name, `${host.count} host${host.count === 1 ? "" : "s"}, ${host.slots} slots`, "host",
-          usd(host.unit_price_usd), usd(host.count * host.unit_price_usd), host.price_as_of]);
+        rows.push([host.name, t(`r.host_units.${plural.select(host.count)}`, { n: num(host.count, 0), slots: host.slots }),
+          t("r.host"), usd(host.unit_price_usd), usd(host.count * host.unit_price_usd), date(host.price_as_of)]);
       }
       parts.push(table(t("r.purchases"), [{ label: t("r.item"), wrap: true }, { label: t("r.units") },
         { label: t("r.condition") }, { label: t("r.unit_price"), num: true }, { label: t("r.cost"), num: true },
@@ -118,7 +125,7 @@ const gpResult = (() => {
         { label: "GPUs" }, { label: t("r.pricing") }, { label: `${plan.currency || "USD"}/h`, num: true }, { label: t("r.hours"), num: true },
         { label: t("r.cost"), num: true }],
       plan.cloud.map((c) => [`${c.provider}/${c.name} (${c.region})`, `${c.gpu_count} × ${c.gpu}`,
-        c.pricing.replace("_", "-"), usd(c.usd_per_hour), num(c.hours, 1), usd(c.cost_usd)])));
+        value("pricing", c.pricing), usd(c.usd_per_hour), num(c.hours, 1), usd(c.cost_usd)])));
     }
     return card(t("r.purchases_offers"), "purchases", ...parts);
   }
@@ -174,16 +181,32 @@ const gpResult = (() => {
     if (sources && sources.length) {
       const status = (s) => (!s.enabled ? "off" : s.stale ? "stale" : "fresh");
       const statusText = (s) => t(`r.status_${status(s)}`);
-      const why = (s) => (!s.enabled ? (s.missing_credentials?.length ? `needs ${s.missing_credentials.join(", ")}`
-        : "turned off") : s.stale ? (s.stale_reasons || []).join("; ") : "");
-      const rows = sources.map((s) => [s.source, s.enabled ? (s.scheduled ? `every ${num(s.interval_hours)} h` : "by hand")
-        : "–", s.last_success_at ? s.last_success_at.slice(0, 16).replace("T", " ") : "never", num(s.rows_in_force, 0),
+      const why = (s) => (!s.enabled ? (s.missing_credentials?.length
+        ? t("r.needs", { names: s.missing_credentials.join(", ") }) : t("r.turned_off")) : s.stale ? staleWhy(s) : "");
+      const rows = sources.map((s) => [s.source, s.enabled ? (s.scheduled ? t("r.every_h", { n: num(s.interval_hours) })
+        : t("r.by_hand")) : "–", s.last_success_at ? s.last_success_at.slice(0, 16).replace("T", " ") : t("r.never"),
+      num(s.rows_in_force, 0),
       h("span", { class: `badge ${status(s)}` }, statusText(s)), why(s)]);
       parts.push(h("h4", {}, t("r.live_sources")), table(t("r.live_sources"), [{ label: t("r.source") },
         { label: t("r.refresh") }, { label: t("r.last_success") }, { label: t("r.rows"), num: true },
         { label: t("r.status") }, { label: t("r.why"), wrap: true }], rows));
     }
     return card(t("r.freshness"), "freshness", ...parts);
+  }
+
+  /** Why a source is stale, from its state's fields (the API's `stale_reasons` are English sentences; a provider's
+   *  error message stays as the provider wrote it). The API's reasons when none of these explains it. */
+  function staleWhy(s) {
+    const lines = [];
+    const success = s.last_success_at ? Date.parse(s.last_success_at) : null;
+    if (success === null) lines.push(t("r.why_never"));
+    if (s.last_error && (success === null || Date.parse(s.last_error_at) >= success)) {
+      lines.push(t("r.why_failed", { error: s.last_error }));
+    }
+    if (success !== null && s.stale_after_hours && Date.now() - success > s.stale_after_hours * 3600000) {
+      lines.push(t("r.why_old", { date: date(s.last_success_at), hours: num(s.stale_after_hours) }));
+    }
+    return (lines.length ? lines : s.stale_reasons || []).join("; ");
   }
 
   /** The tornado: filled when GET /v1/plans/{id}/sensitivity answers (each end is a new plan: it takes a moment). */
@@ -197,11 +220,13 @@ const gpResult = (() => {
         return;
       }
       const found = answer.body;
-      const end = (value, unit) => (unit === "x" ? `${num(value, 2)}×` : unit === "USD/kWh" ? `${usd(value)}/kWh`
+      const end = (value, unit) => (unit === "x" ? `${num(value, 2)}×`
+        : unit === "USD/kWh" ? t("wi.per_kwh", { price: fromUsd(plan, value, true) })  // the row's rates are USD
         : unit === "months" ? t("r.n_months", { n: num(value, 0) }) : pct(value));
       const rows = found.rows.map((r) => [t(`sens.${r.input}`), `${end(r.low_value, r.unit)} – ${end(r.high_value, r.unit)}`,
         usd(r.low_total_usd), usd(r.high_total_usd),
-        r.decision_changes ? h("strong", { class: "flips" }, `${r.low_decision} / ${r.high_decision}`) : t("r.sens_same")]);
+        r.decision_changes ? h("strong", { class: "flips" }, `${decision(r.low_decision)} / ${decision(r.high_decision)}`)
+          : t("r.sens_same")]);
       const alt = found.rows.map((r) => `${t(`sens.${r.input}`)}: ${usd(r.low_total_usd)} – ${usd(r.high_total_usd)}`)
         .join("; ");
       body.replaceChildren(
@@ -210,7 +235,7 @@ const gpResult = (() => {
         table(t("r.sensitivity"), [{ label: t("r.sens_input") }, { label: t("r.sens_range") },
           { label: t("r.sens_low"), num: true }, { label: t("r.sens_high"), num: true },
           { label: t("r.sens_decision"), wrap: true }], rows),
-        h("p", { class: "muted small" }, found.note));
+        h("p", { class: "muted small" }, t("r.sens_note")));
     });
     return section;
   }
@@ -223,7 +248,8 @@ const gpResult = (() => {
       t("fin_place.rented_kg", { kg: kg(plan.carbon.rented_kg_co2e) })];
     if (plan.exchange_rates) lines.push(t("fin_place.rates", { date: date(plan.exchange_rates.as_of) }));
     return card(t("fin_place.carbon_title"), "carbon", h("ul", {}, lines.map((line) => h("li", {}, line))),
-      plan.carbon.notes.length ? h("p", { class: "muted small" }, plan.carbon.notes.join(" ")) : null);
+      plan.carbon.notes.length ? h("p", { class: "muted small" },
+        notices(plan, plan.carbon.notices, plan.carbon.notes).join(" ")) : null);
   }
 
   async function render(plan) {

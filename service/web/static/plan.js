@@ -61,7 +61,8 @@
     if (answer.ok) {
       if (profile.ok) fillForm(profile.body); // the form holds this plan's own inputs, not the example
       await gpResult.show(answer.body, profile.ok ? profile.body : null);
-      $("status").textContent = t("s.permalink", { id, recommendation: answer.body.recommendation });
+      $("status").textContent = t("s.permalink", { id,
+        recommendation: gpText.recommendation(answer.body, profile.ok ? profile.body : null) });
     } else {
       $("status").textContent = t("s.not_found", { id });
     }

@@ -3,6 +3,7 @@
 
 (() => {
   const { h, t, usd, num, date, call, table } = gp;
+  const { value } = gpText;
   const perHour = (value) => t("ui_form.prices.per_hour", { price: usd(value) });
   const $ = (id) => document.getElementById(id);
 
@@ -28,8 +29,8 @@
       h("span", { class: "offer" }, `${what}, ${date(o.as_of)}`)];
   }
 
-  /** Commitment prices (reserved, committed use): per GPU and term the cheapest per GPU-hour; shown for
-   *  comparison, plans do not use them yet. */
+  /** Commitment prices (reserved, committed use): per GPU and term the cheapest per GPU-hour (plans reserve them
+   *  when a profile allows commitments). */
   function commitmentTable(prices) {
     const best = new Map();
     for (const p of prices) {
@@ -41,7 +42,8 @@
     const rows = [...best.values()]
       .sort((a, b) => a.offer.gpu.localeCompare(b.offer.gpu) || a.offer.term_months - b.offer.term_months)
       .map(({ perGpu, offer: o }) => [o.gpu, t("ui_form.prices.months", { n: num(o.term_months, 0) }), perHour(perGpu),
-        `${o.provider} ${o.name} (${o.pricing}${o.payment ? `, ${o.payment.replace("_", " ")}` : ""})`, date(o.as_of)]);
+        `${o.provider} ${o.name} (${value("pricing", o.pricing)}${o.payment ? `, ${value("payment", o.payment)}` : ""})`,
+        date(o.as_of)]);
     const wrap = table(t("ui_form.prices.commitment_caption"), [{ label: t("ui_form.prices.gpu") },
       { label: t("ui_form.prices.term") }, { label: t("ui_form.prices.per_gpu_hour"), num: true },
       { label: t("ui_form.prices.offer"), wrap: true }, { label: t("ui_form.prices.as_of") }], rows);

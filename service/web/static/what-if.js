@@ -4,8 +4,15 @@
 
 const gpWhatIf = (() => {
   const { h, t, usd, num, pct, call } = gp;
+  const { recommendation, usdPerUnit } = gpText;
   const DEBOUNCE_MS = 350;
   const DAYS_PER_MONTH = 30.44;
+
+  /** 1, 2 or 5 times a power of ten, at least `value` (a slider's end in any currency: 1 USD is 150 JPY). */
+  function niceCeil(value) {
+    const power = 10 ** Math.floor(Math.log10(value));
+    return [1, 2, 5, 10].map((m) => m * power).find((v) => v >= value - 1e-12);
+  }
 
   const decision = (plan) => (plan.buy.length ? plan.buy.map((b) => `${b.count} × ${b.name}`).join(", ") : "");
 
@@ -27,9 +34,11 @@ const gpWhatIf = (() => {
     };
   }
 
+  // electricity is in the plan's currency: its range is 0 to the worth of 1 USD/kWh there (at the plan's own rate)
   const SLIDERS = [
     { key: "utilisation", min: 0.01, max: 1, step: 0.01, show: pct, mark: "wi.mark_utilisation" },
-    { key: "electricity", min: 0, max: 1, step: 0.01, show: (v) => `${usd(v)}/kWh`, mark: "wi.mark_electricity" },
+    { key: "electricity", min: 0, max: 1, step: 0.01, show: (v) => t("wi.per_kwh", { price: usd(v) }),
+      mark: "wi.mark_electricity" },
     { key: "horizon", min: 1, max: 72, step: 1, show: (v) => t("r.n_months", { n: num(v, 0) }), mark: "wi.mark_horizon" },
     { key: "cloud", min: 0.25, max: 2, step: 0.05, show: (v) => `${num(v, 2)}×`, mark: "wi.mark_cloud" },
   ];
@@ -41,12 +50,18 @@ const gpWhatIf = (() => {
       section.append(h("p", { class: "muted" }, t("wi.no_profile")));
       return section;
     }
+    const currency = plan.currency || "USD";
     const start = {
       utilisation: profile.demand?.utilisation,
-      electricity: profile.electricity_usd_per_kwh ?? 0.175,
+      // the rate the plan priced owned energy at, in its currency (plans before issue 16: the profile's USD rate)
+      electricity: plan.electricity?.price_per_kwh ?? profile.electricity_usd_per_kwh ?? 0.175,
       horizon: plan.horizon.periods,
       cloud: 1,
     };
+    const perUnit = usdPerUnit(plan, currency);
+    // a step of a thousandth of the range, so the plan's own rate (0.233 EUR/kWh) is a position of the slider
+    const top = perUnit ? niceCeil(1 / perUnit) : 1;
+    const range = { electricity: { max: top, step: top / 1000 } };
     const inputs = {};
     const marks = {};
     const outputs = {};
@@ -54,8 +69,9 @@ const gpWhatIf = (() => {
       const id = `wi-${s.key}`;
       const value = start[s.key];
       const disabled = value === undefined || value === null;
-      const max = disabled ? s.max : Math.max(s.max, value);
-      inputs[s.key] = h("input", { type: "range", id, min: s.min, max, step: s.step, value: disabled ? s.min : value,
+      const own = { ...s, ...(range[s.key] || {}) };
+      const max = disabled ? own.max : Math.max(own.max, value);
+      inputs[s.key] = h("input", { type: "range", id, min: s.min, max, step: own.step, value: disabled ? s.min : value,
         disabled, "aria-describedby": `${id}-mark` });
       inputs[s.key].dataset.max = max;
       // a span, not <output> (an implicit live "status" region): the slider's aria-valuetext says the value
@@ -102,7 +118,13 @@ const gpWhatIf = (() => {
       const mine = ++asked;
       const moved = structuredClone(profile);
       if (!inputs.utilisation.disabled) moved.demand.utilisation = Number(inputs.utilisation.value);
-      moved.electricity_usd_per_kwh = Number(inputs.electricity.value);
+      const rate = Number(inputs.electricity.value);
+      if (currency === "USD") {
+        moved.electricity_usd_per_kwh = rate;
+      } else {  // a rate in the plan's currency: electricity.price_per_kwh (electricity_usd_per_kwh would win)
+        delete moved.electricity_usd_per_kwh;
+        moved.electricity = { ...(moved.electricity || {}), price_per_kwh: rate, currency };
+      }
       moved.horizon_months = Number(inputs.horizon.value);
       delete moved.horizon_days;
       result.classList.add("busy");
@@ -120,7 +142,7 @@ const gpWhatIf = (() => {
       result.classList.toggle("changed", changed);
       result.replaceChildren(
         h("p", { class: "wi-decision", id: "what-if-decision" }, h("strong", {}, changed ? t("wi.changed") : t("wi.same")),
-          " ", got.recommendation),
+          " ", recommendation(got, moved)),
         h("p", {}, t("wi.total", { usd: usd(got.total_cost_usd) }), " · ",
           be.days === null ? t("wi.never") : t("wi.break_even", { n: num(be.days, 0) })));
       placeMarks(got);

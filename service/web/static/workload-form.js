@@ -13,7 +13,11 @@ const gpWorkloadForm = (() => {
     precision: "bf16" };
   // inputs in the "more" box: workload key -> input id
   const MORE = { deadline_hours: "wf-deadline", max_gpus_per_job: "wf-max-gpus", sequence_length: "wf-sequence",
-    lora_rank: "wf-rank", output_tokens: "wf-output", batch_size: "wf-batch" };
+    lora_rank: "wf-rank", output_tokens: "wf-output", batch_size: "wf-batch", micro_batch: "wf-micro-batch",
+    usable_memory_fraction: "wf-memory-fraction" };
+  // the model's shape beyond its size (model.*), and the choices in "more" (empty: the compiler's default)
+  const SHAPE = { layers: "wf-layers", hidden: "wf-hidden", heads: "wf-heads", kv_heads: "wf-kv-heads" };
+  const CHOICES = { sharding: "wf-sharding", recompute: "wf-recompute" };
 
   const mode = () => form.elements.wf_mode.value;
   const classParts = () => [form.querySelector('[data-field="workload"]'), form.querySelector('fieldset[data-field="demand"]')];
@@ -68,6 +72,13 @@ const gpWorkloadForm = (() => {
       put("jobs_per_month", readNumber("wf-jobs", "workload.jobs_per_month"));
     }
     for (const [key, id] of Object.entries(MORE)) put(key, readNumber(id, `workload.${key}`));
+    for (const [key, id] of Object.entries(SHAPE)) {
+      const value = readNumber(id, `workload.model.${key}`);
+      if (value !== undefined) job.model[key] = value;
+    }
+    for (const [key, id] of Object.entries(CHOICES)) {
+      if ($(id).value !== gpForm.DEFAULTS[`workload.${key}`]) job[key] = $(id).value;
+    }
     return job;
   }
 
@@ -80,6 +91,10 @@ const gpWorkloadForm = (() => {
     const model = take("model") || {};
     set("wf-params", model.params_b);
     delete model.params_b;
+    for (const [key, id] of Object.entries(SHAPE)) {
+      set(id, model[key]);
+      delete model[key];
+    }
     if (Object.keys(model).length) rest.model = model;
     $("wf-precision").value = take("precision") || "bf16";
     $("wf-method").value = take("method") || "full";
@@ -90,9 +105,14 @@ const gpWorkloadForm = (() => {
     set("wf-jobs", take("jobs_per_month"));
     set("wf-rps", take("requests_per_second"));
     set("wf-context", take("context_length"));
-    for (const [key, id] of Object.entries(MORE)) set(id, take(key));
-    $("wf-more").open = Object.values(MORE).some((id) => $(id).value !== "");
-    return rest;
+    for (const [key, id] of Object.entries(MORE)) {
+      const value = take(key);
+      set(id, value === gpForm.DEFAULTS[`workload.${key}`] ? undefined : value);  // a default shows as empty
+    }
+    for (const [key, id] of Object.entries(CHOICES)) $(id).value = take(key) || gpForm.DEFAULTS[`workload.${key}`];
+    $("wf-more").open = [...Object.values(MORE), ...Object.values(SHAPE)].some((id) => $(id).value !== "")
+      || Object.entries(CHOICES).some(([key, id]) => $(id).value !== gpForm.DEFAULTS[`workload.${key}`]);
+    return gpForm.dropDefaults(rest, "workload.");
   }
 
   function clearJob() {

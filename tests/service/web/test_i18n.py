@@ -42,11 +42,14 @@ def test_every_string_the_page_uses_is_in_the_catalogue() -> None:
         text = script.read_text(encoding="utf-8")
         used |= set(re.findall(r"""\bt\(["'`]([\w.]+)["'`]""", text))
         used |= set(re.findall(r'mark: "(wi\.[\w]+)"', text))  # the sliders' mark texts
+        used |= set(re.findall(r'"(rec\.\w+)"', text))  # the recommendation's clauses, picked by position
     assert len(used) > 100
     dynamic = {f"r.status_{s}" for s in ("off", "stale", "fresh")}  # built as t(`r.status_${...}`)
     dynamic |= {k for k in keys if k.startswith("sens.")}  # t(`sens.${row.input}`)
     dynamic |= {f"wi.{k}" for k in ("utilisation", "electricity", "horizon", "cloud")}  # t(`wi.${slider.key}`)
     dynamic |= {k for k in keys if k.startswith("ui_form.reading.")}  # t(`ui_form.reading.${value}`)
+    dynamic |= {k for k in keys if k.startswith(("notice.", "api.", "r.host_units.", "q.col."))}  # codes, API values
+    dynamic |= {k for k in keys if k.startswith("dep.method.")}  # t(`dep.method.${schedule.method}`)
     assert used - keys == set()
     assert keys - used - dynamic - {k for k in keys if k.startswith("ex.")} == set()
 

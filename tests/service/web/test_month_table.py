@@ -3,9 +3,6 @@ in Node on a minimal DOM (skipped where Node is not installed)."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from typing import Any
 
 import pytest
@@ -14,40 +11,14 @@ from fastapi.testclient import TestClient
 from service.app import create_app
 from service.core.settings import Settings
 from service.plans.examples import CATALOG_EXAMPLE
-from service.web import STATIC_DIR
-
-NODE = shutil.which("node")
-# just enough of a DOM for common.js's h(): elements with children, attributes and text
-FAKE_DOM = """
-class Node { constructor() { this.children = []; } append(c) { this.children.push(c); } }
-class Text extends Node { constructor(t) { super(); this.text = t; } }
-class Element extends Node {
-  constructor(tag) { super(); this.tag = tag; this.attrs = {}; }
-  setAttribute(k, v) { this.attrs[k] = v; }
-  set textContent(t) { this.children = [new Text(t)]; }
-}
-globalThis.Node = Node;
-globalThis.document = { createElement: (t) => new Element(t), createTextNode: (t) => new Text(t),
-                        documentElement: { lang: "en" },
-                        getElementById: (id) => id === "strings" ? { textContent: STRINGS } : null };
-const text = (n) => n instanceof Text ? n.text : n.children.map(text).join("");
-const find = (n, tag) => n.tag === tag ? [n] : n.children.flatMap((c) => find(c, tag));
-"""
+from tests.service.web.node_page import NODE, run_page
 
 
 def month_table(plan: dict[str, Any]) -> list[list[str]]:
     """Rows of the page's month table (header first, footer last) as the browser would show their text."""
-    assert NODE is not None
-    strings = (STATIC_DIR.parent / "locales" / "en.json").read_text(encoding="utf-8")
-    script = "\n".join([f"const STRINGS = {json.dumps(strings)};", FAKE_DOM, (STATIC_DIR / "common.js").read_text(),
-                        (STATIC_DIR / "plan-result.js").read_text(),
-                        "const plan = JSON.parse(require('fs').readFileSync(0, 'utf8'));",
-                        "const rows = find(gpResult.months(plan), 'tr');",
-                        "console.log(JSON.stringify(rows.map((r) => r.children.map(text))));"])
-    done = subprocess.run([NODE, "-e", script], input=json.dumps(plan), capture_output=True, text=True, timeout=60,
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    rows: list[list[str]] = json.loads(done.stdout)
+    rows: list[list[str]] = run_page(["plan-text.js", "plan-result.js"],
+                                     "const rows = find(gpResult.months(INPUT), 'tr');"
+                                     "console.log(JSON.stringify(rows.map((r) => r.children.map(text))));", plan)
     return rows
 
 

@@ -1,0 +1,93 @@
+"""Stable codes for what a plan tells its reader beside the numbers: warnings, the alternatives' notes and the
+carbon report's notes (issue 17: the page says them in the reader's language).
+
+Each sentence is made here, once, from a code and its parameters: `Notice.text` is the English sentence the API
+has always answered (it still goes into `warnings`, `alternatives.notes` and `carbon.notes`, word for word), and the
+additive `notices` lists beside them carry `{code, params, text}` so a client can say the same thing in its own
+language and fall back to `text` for a code it does not know. Codes are never renamed or reused; a new sentence
+gets a new code.
+
+Parameters are plain JSON values named by what they hold, so a client can format them without knowing the code:
+`usd` is an amount in US dollars (the planner's currency, whatever the plan's `currency`), `usd_per_kwh` a rate in
+US dollars, `share` and `efficiency` and `gap` fractions (0.25 = 25%), `*_at` and `oldest` ISO dates or
+timestamps, `hours` and `count` and `gpus` numbers, lists are lists of names; everything else is a name as it is.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+Param = str | int | float | bool | list[str] | None
+
+# code -> the English sentence (str.format with the parameters; lists are joined with ", " unless _JOINED says)
+TEMPLATES: dict[str, str] = {
+    # plan warnings (PlanResult.warnings)
+    "electricity_default": "electricity_usd_per_kwh not given: used {usd_per_kwh} USD/kWh (the guide's 2023 figure)",
+    "marketplace_listing": "the plan rents marketplace listing {listing}: one host machine whose price and "
+                           "availability the host sets and may change; options.allow_marketplace = false plans "
+                           "without listings",
+    "assumed_scaling": "jobs of {gpus} GPUs assumed to scale at {efficiency:.1%} efficiency (the guide's "
+                       "data-parallel figures for convolutional nets)",
+    "assumed_scaling_not_cnn": "jobs of {gpus} GPUs assumed to scale at {efficiency:.1%} efficiency (the guide's "
+                               "data-parallel figures for convolutional nets); transformers and fully connected nets "
+                               "scale worse: give jobs.scaling_efficiency if measured",
+    "time_limited": "the solver hit its time limit; the plan is within {gap:.3%} of the optimum",
+    "extrapolated_gpu": "{gpu}'s throughput for {workload} is extrapolated from specs (no measurement of this workload "
+                        "class for {gpu}): USD {usd:,.0f} ({share:.0%} of the plan's cost) rests on it; give "
+                        "throughput_overrides.{gpu} if you have measured it",
+    "extrapolated_reference": "{gpu}'s throughput for {workload} is extrapolated from specs (no measurement of this "
+                              "workload class for the reference {reference}): USD {usd:,.0f} ({share:.0%} of the "
+                              "plan's cost) rests on it; give throughput_overrides.{gpu} if you have measured it",
+    "extrapolated_both": "{gpu}'s throughput for {workload} is extrapolated from specs (no measurement of this "
+                         "workload class for {gpu} or the reference {reference}): USD {usd:,.0f} ({share:.0%} of the "
+                         "plan's cost) rests on it; give throughput_overrides.{gpu} if you have measured it",
+    "stale_source": "prices from source {source!r} are stale: {reasons}",
+    "stale_source_never": "prices from source {source!r} are stale: {reasons}",
+    "old_snapshot": "bundled snapshot prices are used for {providers} (oldest from {oldest}, older than {max_age_days} "
+                    "days): run `gpuplan refresh` or let the service's scheduler reach the providers for current "
+                    "prices",
+    # the alternatives' notes (PlanResult.alternatives.notes)
+    "cloud_only_quota": "cloud_only: the cloud offers' quotas cannot meet the demand alone",
+    "cloud_only_none": "cloud_only: no cloud offer is allowed by this profile",
+    "buy_only_infeasible": "buy_only: no purchase within the profile's limits meets the demand without cloud",
+    "buy_only_none": "buy_only: no GPU can be bought under this profile",
+    # the carbon report's notes (PlanResult.carbon.notes)
+    "carbon_owned_unknown": "owned energy unknown: the electricity rate is 0",
+    "carbon_owned_fallback": "owned energy ({location}): no figure of its own, the {fallback} intensity is used",
+    "carbon_region_fallback": "regions without a location or an intensity of their own take the world or national "
+                              "average: {regions}",
+    "carbon_unknown_power": "{hours:,.0f} rented instance-hours are on GPUs whose power is not known and are not "
+                            "counted",
+}
+_JOINED = {"stale_source": "; ", "stale_source_never": "; "}
+# parameters a code carries beyond its English sentence's slots (structure the sentence states in words)
+EXTRA_PARAMS: dict[str, tuple[str, ...]] = {
+    "stale_source": ("last_success_at", "stale_after_hours"),
+    "stale_source_never": ("last_success_at", "stale_after_hours"),
+    "extrapolated_gpu": ("reference",),
+}
+
+
+class Notice(BaseModel):
+    """One sentence of a plan as a code, its parameters and its English text."""
+
+    code: str = Field(description="stable code (solvers/notices.py); a client translates it or shows `text`")
+    params: dict[str, Param] = Field(default_factory=dict, description="the values the sentence names")
+    text: str = Field(description="the English sentence (the same as in the plain-text list beside)")
+
+
+def notice(code: str, **params: Param) -> Notice:
+    """The notice `code` with its parameters and English text; an unknown code is a programming error (KeyError)."""
+    joiner = _JOINED.get(code, ", ")
+    shown = {k: joiner.join(v) if isinstance(v, list) else v for k, v in params.items()}
+    return Notice(code=code, params=params, text=TEMPLATES[code].format(**shown))
+
+
+def texts(notices: list[Notice]) -> list[str]:
+    return [n.text for n in notices]
+
+
+def classified(text: str, known: list[Notice]) -> Notice:
+    """A sentence made elsewhere as one of the `known` notices it equals word for word, or code `unclassified`
+    (a client shows its English text)."""
+    return next((n for n in known if n.text == text), Notice(code="unclassified", text=text))

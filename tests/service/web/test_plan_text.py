@@ -1,0 +1,137 @@
+"""The page says in the reader's language what the API says in English (static/plan-text.js, run in Node): the
+recommendation composed from the plan's fields is word for word the API's sentence in English and is French or
+Chinese on those pages; every warning code and API value has a string in every locale; the fixed sentences the
+page translates are the API's own."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from typing import Any
+
+import pytest
+
+from pricing.catalog import bundled_catalog
+from pricing.observation import COMMITMENT_PRICING, PAYMENTS
+from service.plans.examples import (
+    CATALOG_EXAMPLE,
+    FINANCE_EXAMPLE,
+    PLACE_EXAMPLE,
+    SERIES_EXAMPLE,
+    WORKED_EXAMPLE,
+    WORKLOAD_EXAMPLE,
+)
+from service.web.i18n import LOCALE_NAMES, catalogue
+from solvers import sensitivity
+from solvers.notices import EXTRA_PARAMS, TEMPLATES
+from solvers.plan import THRESHOLDS_NOTE, make_plan
+from solvers.profile import Profile
+from solvers.result import BuyLine, CloudLine
+from tests.service.web.node_page import NODE, run_page
+
+TODAY = dt.date(2026, 11, 10)
+# a lab that buys one card and reserves the rest (own quotes): the sentence's "Buy ... reserve ..." clauses
+RESERVES = {"workload": "transformer_training", "horizon_months": 12, "electricity_usd_per_kwh": 0.15,
+            "demand": {"gpus": 4, "utilisation": 0.9, "reading": "average", "reference_gpu": "RTX 4090"},
+            "options": {"allow_commitments": True, "max_owned_gpus": 1},
+            "prices": {"mode": "replace",
+                       "owned": [{"name": "RTX 4090 workstation", "gpu": "RTX 4090", "unit_price_usd": 2500,
+                                  "includes_host": True, "watts": 600}],
+                       "cloud": [{"provider": "acme", "name": "4090", "gpu": "RTX 4090", "usd_per_hour": 0.8}],
+                       "commitments": [{"provider": "acme", "name": "4090-1y", "gpu": "RTX 4090", "usd_per_hour": 0.5,
+                                        "term_months": 12}]}}
+# cards in a host machine ("... in 1 x 2-GPU desktop"), in dollars so the money is written as the API writes it
+IN_A_HOST = {**PLACE_EXAMPLE, "currency": "USD",
+             "prices": {"owned": [{**PLACE_EXAMPLE["prices"]["owned"][0], "currency": "USD"}]}}
+EXAMPLES = {"worked": WORKED_EXAMPLE, "catalog": CATALOG_EXAMPLE, "series": SERIES_EXAMPLE,
+            "workload": WORKLOAD_EXAMPLE, "finance": FINANCE_EXAMPLE, "reserves": RESERVES, "in_a_host": IN_A_HOST}
+needs_node = pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+
+
+@pytest.fixture(scope="module")
+def plans() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """Each example's plan as the API answers it (USD plans: the page writes their money as the API does)."""
+    catalog = bundled_catalog()
+    return {name: (make_plan(Profile.model_validate(p), catalog, TODAY).model_dump(mode="json"), p)
+            for name, p in EXAMPLES.items()}
+
+
+def _composed(plans: list[tuple[dict[str, Any], dict[str, Any]]], locale: str) -> list[str]:
+    said: list[str] = run_page(["plan-text.js"], "console.log(JSON.stringify(INPUT.map(([plan, profile]) => "
+                               "gpText.recommendation(plan, profile))));", plans, locale)
+    return said
+
+
+@needs_node
+def test_the_english_page_composes_the_apis_own_sentence(plans: dict[str, Any]) -> None:
+    chosen = list(plans.values())
+    kinds = {"buy": False, "rent": False, "reserve": False, "no_pay": False, "hosts": False}
+    for plan, _ in chosen:
+        kinds["buy"] |= bool(plan["buy"])
+        kinds["hosts"] |= bool(plan["hosts"])
+        kinds["rent"] |= bool(plan["cloud"])
+        kinds["reserve"] |= bool(plan["commitments"])
+        kinds["no_pay"] |= not plan["buy"]
+    assert all(kinds.values()), kinds  # the examples reach every clause of the sentence
+    assert _composed(chosen, "en") == [plan["recommendation"] for plan, _ in chosen]
+
+
+@needs_node
+def test_the_french_and_chinese_pages_say_the_recommendation_in_their_language(plans: dict[str, Any]) -> None:
+    worked, profile = plans["worked"]
+    buy = worked["buy"][0]
+    days = math.ceil(worked["break_even"]["days"])
+    saving = worked["alternatives"]["cloud_only"]["total_cost_usd"] - worked["total_cost_usd"]
+    french, = _composed([(worked, profile)], "fr")
+    # "Acheter 1 × <name> (neuf) ; économise 1 234 $US sur 36 mois ... après 293 jours." (fr-FR Intl: narrow no-break
+    # spaces group thousands, "$US" follows the amount)
+    assert french.startswith(f"Acheter 1 × {buy['name']} (neuf) ; économise "), french
+    assert re.search(rf"{round(saving) % 1000:03d}\s\$US sur 36 mois", french), french
+    assert french.endswith(f"l'achat est rentabilisé après {days} jours."), french
+    chinese, = _composed([(worked, profile)], "zh-Hans")
+    assert chinese.startswith(f"购买 1 × {buy['name']}（全新）；36 个月内比纯云方案节省 US$"), chinese
+    assert chinese.endswith(f"；购买在 {days} 天后回本。"), chinese
+    rent, rent_profile = plans["catalog"]
+    assert not rent["buy"], "the catalog example rents only"
+    french_rent, = _composed([(rent, rent_profile)], "fr")
+    assert french_rent.startswith("Louer ") and "à la demande" in french_rent and "n'est pas rentable" in french_rent
+
+
+def test_every_notice_code_and_api_value_has_a_string_in_every_locale() -> None:
+    api_values = {f"api.condition.{v}" for v in BuyLine.model_fields["condition"].annotation.__args__}  # type: ignore[union-attr]
+    api_values |= {f"api.pricing.{v}" for v in CloudLine.model_fields["pricing"].annotation.__args__}  # type: ignore[union-attr]
+    api_values |= {f"api.pricing.{v}" for v in COMMITMENT_PRICING} | {f"api.payment.{v}" for v in PAYMENTS if v}
+    for locale in LOCALE_NAMES:
+        strings = catalogue(locale)
+        for code, template in TEMPLATES.items():
+            key = f"notice.{code}"
+            assert key in strings, (locale, key)
+            params = {m.split("!")[0].split(":")[0] for m in re.findall(r"\{(\w+[^}]*)\}", template)}
+            params |= set(EXTRA_PARAMS.get(code, ()))
+            # a locale may leave a parameter out (the page formats it anyway) but never name one the code lacks
+            extra = set(re.findall(r"\{(\w+)\}", strings[key])) - params
+            assert not extra, (locale, code, extra)
+        assert api_values <= set(strings), (locale, api_values - set(strings))
+
+
+def test_the_fixed_sentences_the_page_translates_are_the_apis_own() -> None:
+    english = catalogue("en")
+    assert english["r.thresholds_note"] == THRESHOLDS_NOTE
+    assert english["r.sens_note"] == sensitivity.NOTE
+    assert (english["sens.rent_only"], english["sens.no_plan"]) == (sensitivity.RENT_ONLY, sensitivity.NO_PLAN)
+
+
+@needs_node
+def test_warnings_and_offers_are_said_in_french(plans: dict[str, Any]) -> None:
+    plan, _ = plans["catalog"]
+    plan = {**plan, "notices": [{"code": "electricity_default", "params": {"usd_per_kwh": 0.175}, "text": "x"},
+                                {"code": "not_known_to_the_page", "params": {}, "text": "kept as the API said"}]}
+    offer = plan["break_even"]["cloud_price_threshold_offer"]
+    said = run_page(["plan-text.js"], "console.log(JSON.stringify([INPUT.notices.map((n) => gpText.notice(INPUT, n)),"
+                    " gpText.offer(INPUT, INPUT.break_even.cloud_price_threshold_offer)]));", plan, "fr")
+    notices, offer_fr = said
+    assert re.match(r"Aucun prix de l'électricité indiqué : 0,175\s\$US/kWh", notices[0]), notices[0]
+    assert notices[1] == "kept as the API said"  # an unknown code falls back to the English text
+    name = offer.split(" (")[0]
+    assert offer_fr.startswith(f"{name} (") and " à " in offer_fr and "USD/h" not in offer_fr, (offer, offer_fr)
