@@ -165,11 +165,20 @@ class PlanWorkload(Workload):
         return 1.0 if self.jobs_per_month is None else self.jobs_per_month
 
 
+class WidthInPlan(BaseModel):
+    """One job width a GPU type runs at in the plan."""
+
+    gpus_per_job: int = Field(description="GPUs one job takes on this type in the plan")
+    hours_per_job: float = Field(description="wall-clock hours of one job at this width (serve: replica-hours per "
+                                 "month)")
+
+
 class WorkloadPlanRow(BaseModel):
     """One GPU type as the plan saw it: the compiler's job on it, and whether the plan could use it."""
 
     gpu: str
-    in_plan: bool = Field(description="the planner could buy or rent this type (it fits, is fast enough, has a price)")
+    in_plan: bool = Field(description="the planner could buy or rent this type (it fits, is fast enough, has a price "
+                          "and a machine that holds a job)")
     excluded_reason: str | None = Field(None, description="why the planner could not use it")
     gpus_per_job: int | None = Field(None, description="fewest GPUs of this type that hold one job (serve: a replica)")
     hours_per_job: float | None = Field(None, description="wall-clock hours of one job on gpus_per_job GPUs; serve: "
@@ -178,18 +187,25 @@ class WorkloadPlanRow(BaseModel):
     memory_per_gpu_gb: float | None = None
     sharding: str | None = None
     planned_hours_per_job: float | None = Field(
-        None, description="hours of one job at the plan's job width (plan_gpus_per_job GPUs)")
+        None, description="hours of one job at the narrowest width the plan runs this type at (at gpus_per_job when "
+        "the plan does not buy or rent it)")
     extrapolated: bool
+    widths: list[int] = Field(default_factory=list, description="job widths the planner could run this type at: "
+                              "gpus_per_job, and wider where that fills its machines or is another type's width")
+    plan_widths: list[WidthInPlan] = Field(default_factory=list, description="the widths the plan buys or rents this "
+                                           "type for (empty: the plan does not use it)")
 
 
 class WorkloadPlan(BaseModel):
     """The workload form behind a plan: one row per GPU type considered, and how it became demand."""
 
     kind: Kind
-    plan_gpus_per_job: int = Field(description="the job width the plan uses for every GPU type (the cheapest width "
-                                   "tried; types that need more GPUs per job are left out of this plan)")
-    widths_tried: list[int]
+    plan_gpus_per_job: int | None = Field(description="the job width of every job in the plan when all run at one "
+                                          "width; null when the plan mixes widths (each GPU type at its own: "
+                                          "gpus[].plan_widths)")
+    widths_tried: list[int] = Field(description="every job width some GPU type could run at")
     reference_gpu: str = Field(description="the plan's work is counted in GPU-hours of this type")
+    reference_gpus_per_job: int = Field(1, description="the reference type's job width: work counts its jobs")
     reference_gpu_hours_per_month: float
     jobs_per_month: float | None
     flops: float | None
