@@ -7,6 +7,7 @@ whole instances for the jobs above the owned ones at every level, R(K), and the 
 W_b(K). Variables (one numpy range each):
 - u_g   units bought of owned option g (integer); m_k host machines of size k (integer);
 - q_g   job slots of bare option g (integer, only for jobs wider than one GPU: whole jobs per card set);
+        with several such widths, hosts split between widths (integer counts per host size and width);
 - mu_j  at least ks[j] owned job slots (binary, unary: mu_j <= mu_(j-1)); the objective adds R's steps;
 - w_gb  owned job-hours of option g in block b (continuous): together at least sum_j W_b steps x mu_j;
 - d_gb  owned slot-hours displaced by maintenance (availability < 1) and y_ob packed cloud hours that absorb
@@ -15,8 +16,12 @@ Each constraint family is one function below; they append rows in bulk (coordina
 (issue 16) fit the same shape: integer counts of committed slots that add to the owned slots of `_owned_slots`
 at a cost per hour of the term.
 
+Every option runs jobs at its own width (`OwnedOption.width`, `CloudOption.width`: jobs.gpus_per_job in the class
+form, its GPU type's own widths in the workload form); a job never spans two options, so never two GPU types.
+Copies of one offer at several widths share its quota (`_shared_quotas`).
+
 Costs: purchases net of resale, hosts, idle energy while the machine is on, energy per owned job-hour
-(`width` GPUs busy 1 / throughput hours per hour of reference work), rent from the screening curve.
+(the option's `width` GPUs busy 1 / throughput hours per hour of reference work), rent from the screening curve.
 """
 
 from __future__ import annotations

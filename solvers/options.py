@@ -1,8 +1,10 @@
 """Turn a catalog and a profile into the purchase and rental options the planning model chooses from.
 
-Each option carries everything the model needs, already in the profile's terms: throughput in
-reference GPU-hours, energy cost at the profile's electricity rate and PUE, resale at the horizon.
-Filters (memory, used, spot, providers, regions) are applied here, vectorised over the catalog.
+Each option carries everything the model needs, already in the profile's terms: its job width and the speed of
+one job slot (reference GPU-hours per GPU-hour when every option runs jobs.gpus_per_job), energy cost at the
+profile's electricity rate and PUE, resale at the horizon. Filters (memory, used, spot, providers, regions) are
+applied here, vectorised over the catalog. The workload form (`JobWidths`) gives each GPU type its own widths:
+one option per offer and width.
 """
 
 from __future__ import annotations
@@ -541,6 +543,8 @@ def build_options(
     if jobs.runs == "continuously":  # a reserved instance carries always-on load like a rented one
         committed = [c for c in (_serving(c, c.width, jobs.load) for c in committed) if c.slots_per_unit > 0]
     owned += committed
+    if widths is not None:
+        owned = useful_widths(owned, catalog.hosts)
     hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts * idle_share) for h in catalog.hosts]
     as_of = _oldest_per_feed(cloud_frame)
     for o in owned:
@@ -562,6 +566,41 @@ def build_options(
         candidates,
         width,
     )
+
+
+def useful_widths(owned: list[OwnedOption], hosts: list[Host]) -> list[OwnedOption]:
+    """Of one purchase (or commitment) offered at several job widths, the copies no other copy beats on its own
+    machine: a plan using a beaten copy can swap each unit for the copy that beats it and never pay more. On an
+    8-GPU machine a job that fits one GPU runs at width 1 (8 jobs at once, no scaling loss); a 3-GPU job runs at 3
+    or 4 (both 2 jobs at once: 4 is faster, 3 saves energy), never wider (one job at once, less work an hour than
+    two jobs of 4 and more energy per job). Rented instances are not filtered here: wider is cheaper for an
+    instance rented whole for one job, and pruning rule 1 drops the copies that are not."""
+    groups: dict[str, list[OwnedOption]] = {}
+    for o in owned:
+        groups.setdefault(o.quota_group, []).append(o)
+    beaten: set[str] = set()
+    for copies in groups.values():
+        for i, a in enumerate(copies):
+            if any(_beats(b, a, hosts) and (j < i or not _beats(a, b, hosts))
+                   for j, b in enumerate(copies) if j != i):
+                beaten.add(a.key)
+    return [o for o in owned if o.key not in beaten]
+
+
+def _beats(b: OwnedOption, a: OwnedOption, hosts: list[Host]) -> bool:
+    """`b` (a copy of `a`'s unit at another width) does all `a` does for no more money: as many jobs at once, as
+    much work per hour, no more energy per job; bare cards also per card and in every host that takes them."""
+    if b.unit_price_usd > a.unit_price_usd or b.net_price_usd > a.net_price_usd:
+        return False
+    if b.usd_per_job_hour(1.0) > a.usd_per_job_hour(1.0):
+        return False
+    if a.includes_host:
+        work = b.slots_per_unit * b.throughput >= a.slots_per_unit * a.throughput
+        return b.slots_per_unit >= a.slots_per_unit and work
+    if b.width > a.width or b.throughput / b.width < a.throughput / a.width:
+        return False
+    return all((hosts[k].slots // b.width) * b.throughput >= (hosts[k].slots // a.width) * a.throughput
+               for k in a.accepting_hosts)
 
 
 def idle_hours_share(machine_on: str | float) -> float:

@@ -157,7 +157,7 @@ def _machine_sizes(profile: Profile, catalog: Catalog) -> dict[str, set[int]]:
         rows = ([(str(r.gpu), int(r.gpus_per_unit), bool(r.includes_host))
                  for r in catalog.hardware.itertuples(index=False)] if extend else [])
         rows += [(o.gpu, o.gpus_per_unit, o.includes_host) for o in profile.prices.owned]
-        for gpu, count, hosted in rows:
+        for gpu, count, hosted in set(rows):
             name = catalog.gpus.canonical(gpu) or gpu
             if name not in catalog.gpus:
                 continue
@@ -167,9 +167,9 @@ def _machine_sizes(profile: Profile, catalog: Catalog) -> dict[str, set[int]]:
                     add(name, count)
                 continue
             for host in catalog.hosts:  # the most cards of this type the host takes (slots, cooling, PSU)
-                fits = [c for c in range(host.slots, 0, -1) if host_accepts(host, spec, c).ok]
-                if fits:
-                    add(name, fits[0])
+                fits = next((c for c in range(host.slots, 0, -1) if host_accepts(host, spec, c).ok), None)
+                if fits is not None:
+                    add(name, fits)
     return sizes
 
 

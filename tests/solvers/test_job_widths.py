@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pricing.catalog import Catalog, bundled_catalog
 from pricing.gpus import bundled_gpus
 from solvers.layers import Renting
-from solvers.options import CloudOption
+from solvers.options import CloudOption, build_options
 from solvers.plan import make_plan, solve_core
 from solvers.profile import Profile
 from solvers.workload.compiler import estimate
@@ -271,3 +271,23 @@ def packed_lp(offers: list[CloudOption], jobs: float) -> float:
     if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return math.inf
     return float(highs.getInfo().objective_function_value)
+
+
+def test_an_owned_machine_keeps_only_the_widths_no_other_width_beats(catalog: Catalog) -> None:
+    """An 8-GPU server for a job that needs 3 GPUs, offered at widths 3, 4, 5 and 8 (speeds: the guide's
+    speed-ups 2.8 and 3.5 on 3 and 4 GPUs, the compiler's 95% per doubling beyond 4: 4.16 on 5, 6.65 on 8).
+    Jobs at once: 2, 2, 1, 1; work an hour: 5.6, 7.0, 4.16, 6.65; GPU-hours per job-hour: 3 / 2.8 = 1.07,
+    4 / 3.5 = 1.14, 5 / 4.16 = 1.20, 8 / 6.65 = 1.20. Width 4 beats 5 and 8 on all three; 3 and 4 trade energy for
+    work, so both stay."""
+    speedup = {3: 2.8, 4: 3.5, 5: 5 * 3.5 / 4 * 0.95 ** math.log2(5 / 4), 8: 8 * 3.5 / 4 * 0.95}
+    server = {"name": "8x server", "gpu": "A100 80GB PCIe", "gpus_per_unit": 8, "unit_price_usd": 80000,
+              "watts": 4000, "idle_watts": 0, "includes_host": True}
+    profile = Profile.model_validate({
+        "workload": "transformer_training", "horizon_months": 12, "electricity_usd_per_kwh": RATE,
+        "demand": {"gpus": 3, "utilisation": 0.5, "reference_gpu": "A100 80GB PCIe"},
+        "jobs": {"gpus_per_job": 3, "scaling_efficiency": 1.0},
+        "prices": {"mode": "replace", "owned": [server]}, "options": {"allow_cloud": False}})
+    widths = {"A100 80GB PCIe": {w: s / 2.8 for w, s in speedup.items()}}
+    options = build_options(catalog, profile, TODAY, 365, widths=widths)
+    assert sorted(o.width for o in options.owned) == [3, 4]
+    assert sorted(o.slots_per_unit for o in options.owned) == [2, 2]
