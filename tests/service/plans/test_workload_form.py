@@ -25,6 +25,7 @@ from service.core.settings import Settings
 from service.plans.examples import WORKLOAD_EXAMPLE
 from solvers.profile import Profile
 from solvers.sensitivity import _with_demand
+from tests.solvers.test_job_widths import A100_BOX, A100_CLOUD, JOB, RTX_CLOUD, hours_per_job
 
 # LLaMA-7B's shape (Touvron et al. 2023, table 2), rounded to 7e9 parameters
 SEVEN_B = {"params_b": 7, "layers": 32, "hidden": 4096}
@@ -178,3 +179,20 @@ def test_cli_plan_prints_the_gpu_table(tmp_path: Path, database_url: str, monkey
     assert f"needs {fewest_gpus(24)} GPUs per job" in out.output
     as_json = CliRunner().invoke(cli_app, ["plan", str(path), "--json"])
     assert json.loads(as_json.output)["workload"]["plan_gpus_per_job"] == 8
+
+
+def test_a_plan_mixing_widths_says_each_types_width(client: TestClient) -> None:
+    """tests/solvers/test_job_widths.py's hand-checked case through the API: one A100 bought for jobs of 1 GPU,
+    2-GPU RTX 3090 instances rented for the peaks at width 2."""
+    a100, _ = hours_per_job()
+    body = client.post("/v1/plans", json={
+        "workload": {**JOB, "jobs_per_month": 1.25 * 730 / a100}, "horizon_months": 12, "electricity_usd_per_kwh": 0.1,
+        "options": {"resale": False, "availability": 1.0, "pue": 1.0},
+        "prices": {"mode": "replace", "owned": [A100_BOX], "cloud": [A100_CLOUD, RTX_CLOUD]}}).json()
+    work = body["workload"]
+    assert work["plan_gpus_per_job"] is None and work["reference_gpu"] == "A100 80GB PCIe"
+    assert work["reference_gpus_per_job"] == 1 and work["widths_tried"] == [1, 2]
+    planned = {r["gpu"]: [w["gpus_per_job"] for w in r["plan_widths"]] for r in work["gpus"] if r["plan_widths"]}
+    assert planned == {"A100 80GB PCIe": [1], "RTX 3090": [2]}
+    assert [(b["gpu"], b["gpus_per_job"]) for b in body["buy"]] == [("A100 80GB PCIe", 1)]
+    assert [(c["gpu"], c["gpus_per_job"]) for c in body["cloud"]] == [("RTX 3090", 2)]
