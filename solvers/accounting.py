@@ -86,10 +86,14 @@ class Ledger:
     blocks: list[Block]
     periods: list[Period]
     usd_per_kwh: float
-    width: int = 1
+    width: int = 1  # the demand's job width (delivered reference GPU-hours); each option has its own for its GPUs
     efficiency: float = 1.0
     always_on: bool = False  # jobs.runs = continuously: report whether every hour was served
     terms: Terms = field(default_factory=Terms)
+    show_widths: bool = False  # the workload form: each line says the job width it runs at
+
+    def _line_width(self, width: int) -> int | None:
+        return width if self.show_widths else None
 
     def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
         cells = cells_of(self.blocks)
@@ -104,9 +108,9 @@ class Ledger:
             displaced = alloc.displaced.get(key, np.zeros(len(self.blocks)))
             job_hours += busy - o.throughput * displaced
             for b, f in enumerate(figures):
-                f.owned_gpu_hours[key] = w * (busy[b] / o.throughput - displaced[b]) / o.load_per_gpu
+                f.owned_gpu_hours[key] = o.width * (busy[b] / o.throughput - displaced[b]) / o.load_per_gpu
             owned_at_once += jobs
-            owned_gpus += w * jobs / o.load_per_gpu
+            owned_gpus += o.width * jobs / o.load_per_gpu
         remaining = np.maximum(cells.jobs - owned_at_once, 0.0)
         rented_at_once = np.zeros(len(cells.jobs))
         rented_gpus = np.zeros(len(cells.jobs))
@@ -115,9 +119,9 @@ class Ledger:
             used = np.minimum(c.slots * inst, remaining)
             remaining = remaining - used
             rented_at_once += used
-            rented_gpus += w * used / c.load_per_gpu
+            rented_gpus += c.width * used / c.load_per_gpu
             run_hours = inst * cells.hours / c.speed
-            unused = (c.gpu_count * inst - w * used / c.load_per_gpu) * cells.hours / c.speed
+            unused = (c.gpu_count * inst - c.width * used / c.load_per_gpu) * cells.hours / c.speed
             hours = np.bincount(cells.block, weights=run_hours, minlength=len(self.blocks))
             idle = np.bincount(cells.block, weights=unused, minlength=len(self.blocks))
             for b, f in enumerate(figures):
@@ -187,7 +191,8 @@ class Ledger:
         buy = [
             BuyLine(name=o.name, gpu=o.gpu, condition=o.condition, count=n, gpus_per_unit=o.gpus_per_unit,  # type: ignore[arg-type]
                     includes_host=o.includes_host, unit_price_usd=o.unit_price_usd,
-                    resale_usd_per_unit=round(o.resale_usd, 2), source=o.source, price_as_of=o.as_of)
+                    resale_usd_per_unit=round(o.resale_usd, 2), source=o.source, price_as_of=o.as_of,
+                    gpus_per_job=self._line_width(o.width))
             for k, n in sorted(purchases.items()) if n > 0 for o in [self.owned[k]]
         ]
         hosts = [
@@ -200,7 +205,8 @@ class Ledger:
         cloud = [
             CloudLine(provider=c.provider, name=c.name, gpu=c.gpu, gpu_count=c.gpu_count, region=c.region,
                       pricing=c.pricing, usd_per_hour=c.usd_per_hour, hours=round(h, 3),  # type: ignore[arg-type]
-                      cost_usd=round(cost, 2), source=c.source, price_as_of=c.as_of)
+                      cost_usd=round(cost, 2), source=c.source, price_as_of=c.as_of,
+                      gpus_per_job=self._line_width(c.width))
             for k, (h, cost) in sorted(cloud_totals.items(), key=lambda kv: -kv[1][1]) for c in [self.cloud[k]]
         ]
         capex = sum(line.count * line.unit_price_usd for line in buy) + sum(h.count * h.unit_price_usd for h in hosts)
@@ -212,7 +218,8 @@ class Ledger:
                            count=n, term_months=o.term_months,
                            terms=o.terms,
                            usd_per_hour=o.usd_per_hour, paid_hours=round(o.paid_hours, 3),
-                           cost_usd=round(n * o.usd_per_hour * o.paid_hours, 2), source=o.source, price_as_of=o.as_of)
+                           cost_usd=round(n * o.usd_per_hour * o.paid_hours, 2), source=o.source, price_as_of=o.as_of,
+                           gpus_per_job=self._line_width(o.width))
             for k, n in sorted(committed.items()) for o in [self.owned[k]]
         ]
         extra = flows.commitments_total + flows.opex_total + flows.interest + flows.cloud_data_total

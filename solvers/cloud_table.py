@@ -46,6 +46,8 @@ class CloudTable:
     speed: np.ndarray
     usd_per_job_hour: np.ndarray
     load_per_gpu: np.ndarray  # float: load one GPU carries (always-on divisible load: its throughput; else 1)
+    width: np.ndarray  # int: GPUs one job takes on the offer (set when priced)
+    offer: np.ndarray  # the offer's own label: copies of one offer at several job widths share it
 
     def __len__(self) -> int:
         return len(self.label)
@@ -84,7 +86,8 @@ class CloudTable:
             listing=listing,
             verified=verified,
             ref_hours_per_hour=nan, usd_per_ref_hour=nan, slots=np.zeros(n, dtype=np.int64), speed=nan,
-            usd_per_job_hour=nan, load_per_gpu=np.ones(n),
+            usd_per_job_hour=nan, load_per_gpu=np.ones(n), width=np.ones(n, dtype=np.int64),
+            offer=frame.index.to_numpy(),
         )
 
     @staticmethod
@@ -92,6 +95,7 @@ class CloudTable:
         """Rows of all tables, relabelled 0..n-1 (as `pd.concat(..., ignore_index=True)` numbers them)."""
         joined = {f.name: np.concatenate([getattr(t, f.name) for t in tables]) for f in fields(CloudTable)}
         joined["label"] = np.arange(len(joined["label"]))
+        joined["offer"] = joined["label"]
         return CloudTable(**joined)
 
 

@@ -3,8 +3,9 @@
 Instance o has `slots` job slots, costs usd_per_hour / speed per hour of reference work (it serves a level of
 H hours in H / speed hours) and may be limited to `max_instances` at once. Dynamic programming over R, one
 layer per unlimited offer (forward pass) and per allowed copy of a limited one (0/1 pass), so the chosen
-instances can be read back. The MIP prices each (level, owned jobs) choice from this table, and the
-thresholds' evaluator prices fixed purchases with it.
+instances can be read back. Rows of one quota-limited offer at several job widths (the workload form) share its
+quota: each of its layers takes at most one instance, of any of those rows. The MIP prices each (level, owned
+jobs) choice from this table, and the thresholds' evaluator prices fixed purchases with it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ class CoverTable:
         self.size = size
         best = np.full(size + 1, math.inf)
         best[0] = 0.0
-        self._layers: list[tuple[int, bool, np.ndarray]] = []  # (offer index, unbounded, took)
+        # (offer indices, unbounded, took): took[j] is the index into the offers taken at j, -1 for none
+        self._layers: list[tuple[list[int], bool, np.ndarray]] = []
+        groups: dict[str, list[int]] = {}  # copies of one quota-limited offer at several job widths share its quota
+        for i, c in enumerate(cloud):
+            if c.max_instances is not None:
+                groups.setdefault(c.quota_group, []).append(i)
         for i, c in enumerate(cloud):
             price, slots = c.usd_per_job_hour, c.slots
             if c.max_instances is None:
@@ -33,15 +39,23 @@ class CoverTable:
                     if candidate < best[j] - 1e-12:
                         best[j] = candidate
                         took[j] = True
-                self._layers.append((i, True, took))
-            else:
-                for _ in range(min(int(c.max_instances), size)):
-                    shifted = np.concatenate([np.zeros(min(slots, size + 1)), best[: max(size + 1 - slots, 0)]])
-                    candidate = price + shifted
+                self._layers.append(([i], True, np.where(took, 0, -1)))
+                continue
+            members = groups[c.quota_group]
+            if members[0] != i:
+                continue  # a copy: its instances are layered with the offer's first row
+            for _ in range(min(int(c.max_instances), size)):  # one layer per instance: one of the copies or none
+                previous = best
+                chosen = np.full(size + 1, -1)
+                for m, k in enumerate(members):
+                    shift = min(cloud[k].slots, size + 1)
+                    shifted = np.concatenate([np.zeros(shift), previous[: max(size + 1 - cloud[k].slots, 0)]])
+                    candidate = cloud[k].usd_per_job_hour + shifted
                     took = candidate < best - 1e-12
                     took[0] = False
                     best = np.where(took, candidate, best)
-                    self._layers.append((i, False, took))
+                    chosen = np.where(took, m, chosen)
+                self._layers.append((members, False, chosen))
         self.price = best  # per level-hour, inf where quotas cannot cover
 
     def counts(self, jobs: int) -> dict[int, int]:
@@ -50,15 +64,16 @@ class CoverTable:
         if j == 0 or not math.isfinite(self.price[j]):
             return {}
         chosen: dict[int, int] = {}
-        for i, unbounded, took in reversed(self._layers):
-            slots = self.cloud[i].slots
+        for offers, unbounded, took in reversed(self._layers):
             if unbounded:
-                while j > 0 and took[j]:
+                i = offers[0]
+                while j > 0 and took[j] >= 0:
                     chosen[i] = chosen.get(i, 0) + 1
-                    j = max(0, j - slots)
-            elif j > 0 and took[j]:
+                    j = max(0, j - self.cloud[i].slots)
+            elif j > 0 and took[j] >= 0:
+                i = offers[int(took[j])]
                 chosen[i] = chosen.get(i, 0) + 1
-                j = max(0, j - slots)
+                j = max(0, j - self.cloud[i].slots)
         return chosen
 
 

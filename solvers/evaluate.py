@@ -67,7 +67,7 @@ _MISSING = object()
 
 class Evaluator:
     """`scale_hours`: a demand multiple lengthens the busy hours (N GPUs at once for u of the hours) instead of
-    raising the number of jobs at once."""
+    raising the number of jobs at once. `width` is the demand's job width; each option runs jobs at its own."""
 
     def __init__(self, owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption],
                  blocks: list[Block], availability: float, width: int = 1, integer_instances: bool = True,
@@ -131,7 +131,7 @@ class Evaluator:
         found = self._operations.get((units, demand), _MISSING)
         if found is not _MISSING:
             return found  # type: ignore[return-value]
-        slots = {k: _slots(self.owned[k], n, self.width) for k, n in units}
+        slots = {k: _slots(self.owned[k], n, self.owned[k].width) for k, n in units}
         cells, peak = self._cells_at(demand)
         max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
         screen_key = (demand, max_slots)
@@ -163,7 +163,7 @@ class Evaluator:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""
         rate = scenario.usd_per_kwh
         cost = self.fixed_cost(purchase, scenario)
-        owned = sorted(((self.owned[k].usd_per_job_hour(rate, self.width), k, n)
+        owned = sorted(((self.owned[k].usd_per_job_hour(rate), k, n)
                         for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
         operation = self._operation(tuple((k, n) for _, k, n in owned), scenario.demand)
         if operation is None:

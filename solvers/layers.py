@@ -44,12 +44,7 @@ class Renting:
         unlimited = [i for i, c in enumerate(cloud) if c.max_instances is None]
         # beyond the table: whole instances of the cheapest unlimited offer per job slot, then the table
         self._bulk = min(unlimited, key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots, default=None)
-        order = sorted(range(len(cloud)), key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots)
-        self._packed: list[tuple[int, float, float]] = []
-        for i in order:
-            quota = cloud[i].max_instances
-            cap = math.inf if quota is None else quota * cloud[i].slots
-            self._packed.append((i, cloud[i].usd_per_job_hour / cloud[i].slots, cap))
+        self._packed = packed_segments(cloud)
 
     def price(self, jobs: np.ndarray) -> np.ndarray:
         jobs = np.maximum(jobs, 0.0)
@@ -66,7 +61,7 @@ class Renting:
             return np.where(rest > self.table.size, math.inf, priced)
         cost = np.zeros_like(jobs)
         left = jobs.copy()
-        for _, per_slot, cap in self._packed:
+        for per_slot, cap, _ in self._packed:
             take = np.minimum(left, cap)
             cost += per_slot * take
             left = left - take
@@ -86,12 +81,69 @@ class Renting:
             return counts
         out: dict[int, float] = {}
         left = max(jobs, 0.0)
-        for i, _, cap in self._packed:
+        for _, cap, moves in self._packed:
             take = min(left, cap)
             if take > 1e-12:
-                out[i] = take / self.cloud[i].slots
+                for i, sign, per in moves:
+                    out[i] = out.get(i, 0.0) + sign * take / per
             left -= take
-        return out
+        return {i: n for i, n in out.items() if n > 0}
+
+
+def packed_segments(cloud: list[CloudOption]) -> list[tuple[float, float, list[tuple[int, float, float]]]]:
+    """Packed renting (work may wait) as segments of job capacity, cheapest per job first: (price per job-hour,
+    jobs, [(offer index, sign, jobs per instance)]), so x jobs of a segment add sign x x / jobs-per-instance
+    instances of each offer it names.
+
+    An offer is one segment (its quota x slots, or unlimited). Rows of one quota-limited offer at several job
+    widths (the workload form) share its quota of Q instances: the cheapest way to give them J jobs is Q times the
+    lower convex hull of (0, 0) and each row's (slots, price per instance-hour) at J / Q, so the group is the hull's
+    segments, each trading instances of the narrower vertex for the wider one (convex, so taking segments cheapest
+    first is optimal).
+    """
+    segments: list[tuple[float, int, float, list[tuple[int, float, float]]]] = []
+    groups: dict[str, list[int]] = {}
+    for i, c in enumerate(cloud):
+        if c.max_instances is None:
+            segments.append((c.usd_per_job_hour / c.slots, i, math.inf, [(i, 1.0, float(c.slots))]))
+        else:
+            groups.setdefault(c.quota_group, []).append(i)
+    for members in groups.values():
+        quota = cloud[members[0]].max_instances
+        assert quota is not None
+        if len(members) == 1:
+            c = cloud[members[0]]
+            segments.append((c.usd_per_job_hour / c.slots, members[0], quota * c.slots,
+                             [(members[0], 1.0, float(c.slots))]))
+            continue
+        previous: int | None = None
+        for v in _lower_hull(cloud, members):
+            s_a, u_a = (0, 0.0) if previous is None else (cloud[previous].slots, cloud[previous].usd_per_job_hour)
+            step = float(cloud[v].slots - s_a)
+            moves = [(v, 1.0, step)] + ([] if previous is None else [(previous, -1.0, step)])
+            segments.append(((cloud[v].usd_per_job_hour - u_a) / step, v, quota * step, moves))
+            previous = v
+    segments.sort(key=lambda t: (t[0], t[1]))
+    return [(price, cap, moves) for price, _, cap, moves in segments]
+
+
+def _lower_hull(cloud: list[CloudOption], members: list[int]) -> list[int]:
+    """Rows on the lower convex hull of (0, 0) and each row's (slots, price per instance-hour), by slots."""
+    cheapest: dict[int, int] = {}
+    for i in members:  # per size, the cheapest row
+        s = cloud[i].slots
+        if s not in cheapest or cloud[i].usd_per_job_hour < cloud[cheapest[s]].usd_per_job_hour:
+            cheapest[s] = i
+    hull: list[tuple[float, float, int]] = [(0.0, 0.0, -1)]
+    for s in sorted(cheapest):
+        point = (float(s), cloud[cheapest[s]].usd_per_job_hour, cheapest[s])
+        while len(hull) >= 2:
+            (x0, y0, _), (x1, y1, _) = hull[-2], hull[-1]
+            if (x1 - x0) * (point[1] - y0) - (y1 - y0) * (point[0] - x0) > 0:
+                break
+            hull.pop()
+        hull.append(point)
+    return [i for _, _, i in hull[1:]]
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ whole instances for the jobs above the owned ones at every level, R(K), and the 
 W_b(K). Variables (one numpy range each):
 - u_g   units bought of owned option g (integer); m_k host machines of size k (integer);
 - q_g   job slots of bare option g (integer, only for jobs wider than one GPU: whole jobs per card set);
+        with several such widths, hosts split between widths (integer counts per host size and width);
 - mu_j  at least ks[j] owned job slots (binary, unary: mu_j <= mu_(j-1)); the objective adds R's steps;
 - w_gb  owned job-hours of option g in block b (continuous): together at least sum_j W_b steps x mu_j;
 - d_gb  owned slot-hours displaced by maintenance (availability < 1) and y_ob packed cloud hours that absorb
@@ -15,8 +16,12 @@ Each constraint family is one function below; they append rows in bulk (coordina
 (issue 16) fit the same shape: integer counts of committed slots that add to the owned slots of `_owned_slots`
 at a cost per hour of the term.
 
+Every option runs jobs at its own width (`OwnedOption.width`, `CloudOption.width`: jobs.gpus_per_job in the class
+form, its GPU type's own widths in the workload form); a job never spans two options, so never two GPU types.
+Copies of one offer at several widths share its quota (`_shared_quotas`).
+
 Costs: purchases net of resale, hosts, idle energy while the machine is on, energy per owned job-hour
-(`width` GPUs busy 1 / throughput hours per hour of reference work), rent from the screening curve.
+(the option's `width` GPUs busy 1 / throughput hours per hour of reference work), rent from the screening curve.
 """
 
 from __future__ import annotations
@@ -206,7 +211,7 @@ class Model:
 
 def cheapest_owned_energy(owned: list[OwnedOption], limits: Limits) -> float:
     """Energy per owned job-hour of the cheapest owned option: how the screening curve splits owned and rented."""
-    return min((o.usd_per_job_hour(limits.usd_per_kwh, limits.width) for o in owned), default=0.0)
+    return min((o.usd_per_job_hour(limits.usd_per_kwh) for o in owned), default=0.0)
 
 
 def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
@@ -217,7 +222,6 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     cells = cells_of(blocks)
     total_hours = sum(b.hours for b in blocks)
     rate = limits.usd_per_kwh
-    width = limits.width
     bld = _Builder()
     cost_on = objective == "cost"
 
@@ -247,7 +251,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
             (h.host.base_cost_usd * host_capex + rate * h.idle_kwh_per_hour * host_hours) if cost_on
             else (h.host.base_cost_usd if objective == "capex" else 0.0) for h in hosts])
         m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / h.host.slots) for h in hosts], dtype=float), True)
-    slots = _slot_columns(bld, owned, bare, u, bounds, width)
+    slots = _slot_columns(bld, owned, bare, u, bounds)
 
     # mu_j for grid steps j = 1..: at least ks[j] owned slots; forced up to the fewest with a finite rent
     last = len(ks) - 1
@@ -265,14 +269,14 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     if not feasible:  # the quotas cannot cover the peak even with every job owned: no plan
         bld.add_rows(np.zeros(0), np.zeros(0), np.zeros(0), np.array([1.0]), np.array([INF]))
 
-    energy = np.array([o.usd_per_job_hour(rate, width) for o in owned])
+    energy = np.array([o.usd_per_job_hour(rate) for o in owned])
     n_blocks = len(blocks)
     per_block = np.ones(n_blocks) if block_weight is None else block_weight
     w = bld.add_cols(np.outer(energy, per_block).reshape(-1) if cost_on else np.zeros(len(owned) * n_blocks), INF,
                      False).reshape(len(owned), n_blocks)
     d = y = np.zeros((0, n_blocks), dtype=np.int64)
     if owned and cloud and limits.availability < 1.0:
-        d_cost = (-np.array([o.marginal_kwh_per_gpu_hour * rate * width / o.load_per_gpu for o in owned])
+        d_cost = (-np.array([o.marginal_kwh_per_gpu_hour * rate * o.width / o.load_per_gpu for o in owned])
                   if cost_on else None)
         d = bld.add_cols(np.outer(d_cost if d_cost is not None else np.zeros(len(owned)), per_block).reshape(-1),
                          INF, False).reshape(len(owned), n_blocks)
@@ -287,8 +291,9 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     _availability(model, blocks, limits)
     _displaced_work(model)
     _hosts(model, bare, limits)
-    _wide_jobs_in_hosts(model, bare, width)
+    _wide_jobs_in_hosts(model, bare)
     _limits(model, limits)
+    _shared_quotas(model, blocks)
     if cost_on and weights is not None and weights.fixed_owned_usd > 0:
         _owns_anything(model, bounds, weights.fixed_owned_usd)
     if cost_on and weights is not None and weights.fixed_cloud_usd > 0:
@@ -346,20 +351,20 @@ def _owns_anything(model: Model, bounds: dict[str, int], fixed_usd: float) -> No
     model.owns = z
 
 
-def _slot_columns(bld: _Builder, owned: list[OwnedOption], bare: list[int], u: np.ndarray, bounds: dict[str, int],
-                  width: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def _slot_columns(bld: _Builder, owned: list[OwnedOption], bare: list[int], u: np.ndarray,
+                  bounds: dict[str, int]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Job slots of each owned option as a linear expression: units x slots per unit, or an integer q_g
-    (bare cards pooled in a host for jobs wider than one GPU: whole jobs only)."""
+    (bare cards pooled in a host for jobs wider than one GPU, at the option's own width: whole jobs only)."""
     slots: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    wide_bare = [i for i in bare if width > 1]
+    wide_bare = [i for i in bare if owned[i].width > 1]
     q = bld.add_cols(np.zeros(len(wide_bare)), np.array(
-        [bounds[owned[i].key] * owned[i].gpus_per_unit // width for i in wide_bare], dtype=float), True)
+        [bounds[owned[i].key] * owned[i].gpus_per_unit // owned[i].width for i in wide_bare], dtype=float), True)
     for i, o in enumerate(owned):
         slots[i] = (np.array([u[i]]), np.array([o.slots_per_unit]))
     for k, i in enumerate(wide_bare):
         slots[i] = (np.array([q[k]]), np.array([owned[i].load_per_gpu]))  # load a job slot carries
         o = owned[i]
-        bld.add_rows(np.zeros(2), np.array([q[k], u[i]]), np.array([float(width), -float(o.gpus_per_unit)]),
+        bld.add_rows(np.zeros(2), np.array([q[k], u[i]]), np.array([float(o.width), -float(o.gpus_per_unit)]),
                      np.array([-INF]), np.array([0.0]))
     return slots
 
@@ -479,21 +484,41 @@ def _hosts_by_fit(model: Model, bare: list[int], limits: Limits) -> None:
                                np.full(2, -INF), np.zeros(2))
 
 
-def _wide_jobs_in_hosts(model: Model, bare: list[int], width: int) -> None:
-    """A job of `width` GPUs runs inside one host: at most floor(slots / width) such jobs per host."""
-    if width <= 1 or not bare:
+def _wide_jobs_in_hosts(model: Model, bare: list[int]) -> None:
+    """A job of w GPUs runs inside one host: at most floor(slots / w) such jobs per host.
+
+    With one width above 1 among the bare cards (every class-form plan), any host may take those jobs. With several
+    (the workload form: each GPU type at its own widths), each host is given to one width (integer counts per host
+    size and width, summing to at most the hosts bought) and jobs of width w fit in the hosts given to w; cards
+    outside jobs and jobs of one GPU fill the remaining slots (the pooled slot row of `_hosts`). Sufficient, and
+    exact unless a host could mix jobs of two widths (a 4-slot host with one 2-GPU job and one 2-GPU job of another
+    width would be counted as two hosts).
+    """
+    widths = sorted({model.owned[i].width for i in bare} - {1})
+    if not widths:
         return
-    everyone = frozenset(range(len(model.hosts)))
-    groups = [everyone, *sorted({frozenset(model.owned[i].accepting_hosts) for i in bare} - {everyone}, key=sorted)]
-    for group in groups:  # as in _hosts_by_fit: jobs on cards only some hosts accept fit in those hosts
-        cards = [i for i in bare if frozenset(model.owned[i].accepting_hosts) <= group]
-        if not cards:
-            continue
-        ks = sorted(group)
-        q_cols = np.concatenate([model.slots[i][0] for i in cards])
-        cols = np.concatenate([q_cols, model.m[ks]])
-        vals = np.concatenate([np.ones(len(q_cols)), [-float(model.hosts[k].host.slots // width) for k in ks]])
-        model.builder.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
+    owned, hosts, bld = model.owned, model.hosts, model.builder
+    given = {widths[0]: model.m}
+    if len(widths) > 1:
+        split = bld.add_cols(np.zeros(len(widths) * len(hosts)), INF, True).reshape(len(widths), len(hosts))
+        given = {w: split[j] for j, w in enumerate(widths)}
+        k = np.arange(len(hosts))
+        bld.add_rows(np.concatenate([np.tile(k, len(widths)), k]), np.concatenate([split.reshape(-1), model.m]),
+                     np.concatenate([np.ones(split.size), -np.ones(len(hosts))]), np.full(len(hosts), -INF),
+                     np.zeros(len(hosts)))
+    everyone = frozenset(range(len(hosts)))
+    for width in widths:
+        at_width = [i for i in bare if owned[i].width == width]
+        groups = [everyone, *sorted({frozenset(owned[i].accepting_hosts) for i in at_width} - {everyone}, key=sorted)]
+        for group in groups:  # as in _hosts_by_fit: jobs on cards only some hosts accept fit in those hosts
+            cards = [i for i in at_width if frozenset(owned[i].accepting_hosts) <= group]
+            if not cards:
+                continue
+            ks = sorted(group)
+            q_cols = np.concatenate([model.slots[i][0] for i in cards])
+            cols = np.concatenate([q_cols, given[width][ks]])
+            vals = np.concatenate([np.ones(len(q_cols)), [-float(hosts[k].host.slots // width) for k in ks]])
+            bld.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
 
 
 def _limits(model: Model, limits: Limits) -> None:
@@ -512,6 +537,33 @@ def _limits(model: Model, limits: Limits) -> None:
     if limits.max_owned_gpus is not None:
         model.builder.add_rows(np.zeros(len(u)), u, np.array([model.owned[g].gpus_per_unit for g in buys]),
                                np.array([-INF]), np.array([float(limits.max_owned_gpus)]))
+
+
+def _shared_quotas(model: Model, blocks: list[Block]) -> None:
+    """Copies of one offer at several job widths (the workload form) share its quota: committed units of one
+    commitment, and packed cloud hours of one quota-limited offer (a marketplace listing is one machine)."""
+    bld = model.builder
+    groups: dict[str, list[int]] = {}
+    for g, o in enumerate(model.owned):
+        if o.max_units is not None:
+            groups.setdefault(o.quota_group, []).append(g)
+    for members in groups.values():
+        if len(members) > 1:
+            cap = float(model.owned[members[0]].max_units or 0)
+            bld.add_rows(np.zeros(len(members)), model.u[members], np.ones(len(members)), np.array([-INF]),
+                         np.array([cap]))
+    if not model.y.size:
+        return
+    offers: dict[str, list[int]] = {}
+    for k, c in enumerate(model.cloud):
+        if c.max_instances is not None:
+            offers.setdefault(c.quota_group, []).append(k)
+    hours = np.array([b.hours for b in blocks])
+    for members in offers.values():
+        if len(members) > 1:  # sum over the copies of y_ob <= quota x hours, per block
+            row = np.tile(np.arange(len(blocks)), len(members))
+            bld.add_rows(row, model.y[members].reshape(-1), np.ones(row.size), np.full(len(blocks), -INF),
+                         float(model.cloud[members[0]].max_instances or 0) * hours)
 
 
 # Primal heuristics only steer the search (optimality is still proven); on these small models with a

@@ -1,15 +1,17 @@
 """Turn a catalog and a profile into the purchase and rental options the planning model chooses from.
 
-Each option carries everything the model needs, already in the profile's terms: throughput in
-reference GPU-hours, energy cost at the profile's electricity rate and PUE, resale at the horizon.
-Filters (memory, used, spot, providers, regions) are applied here, vectorised over the catalog.
+Each option carries everything the model needs, already in the profile's terms: its job width and the speed of
+one job slot (reference GPU-hours per GPU-hour when every option runs jobs.gpus_per_job), energy cost at the
+profile's electricity rate and PUE, resale at the horizon. Filters (memory, used, spot, providers, regions) are
+applied here, vectorised over the catalog. The workload form (`JobWidths`) gives each GPU type its own widths:
+one option per offer and width.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -37,13 +39,14 @@ class OwnedOption:
     gpus_per_unit: int
     unit_price_usd: float
     includes_host: bool
-    throughput: float  # reference GPU-hours per GPU-hour
+    throughput: float  # speed of one job slot relative to the reference's (reference GPU-hours per GPU-hour
+    # when every option runs the demand's width; the workload form gives each GPU type its own widths)
     marginal_kwh_per_gpu_hour: float  # energy a working GPU-hour adds over idle (incl. host share, PUE)
     idle_kwh_per_unit_hour: float  # energy of an owned unit per hour while idle (PUE applied)
     card_watts: float  # per GPU, for the hosts' PSU check (bare cards)
     resale_usd: float  # per unit at the horizon's end (0 when resale is off)
     memory_gb: float
-    slots_per_unit: float  # jobs at once one unit adds (gpus_per_unit / gpus_per_job; whole jobs per machine)
+    slots_per_unit: float  # jobs at once one unit adds (gpus_per_unit / width; whole jobs per machine)
     vendor: str
     source: str
     as_of: str
@@ -67,10 +70,17 @@ class OwnedOption:
     region: str = ""
     availability: float | None = None  # None: the profile's; a commitment is the provider's to keep up (1.0)
     max_units: int | None = None  # a commitment's quota
+    width: int = 1  # GPUs one job takes on this option (jobs.gpus_per_job, or its GPU type's own in the workload form)
+    offer: str = ""  # copies of one offer at several widths share it (and its quota); "" = this option's own key
 
     @property
     def is_commitment(self) -> bool:
         return self.kind == "commitment"
+
+    @property
+    def quota_group(self) -> str:
+        """The offer whose quota this option draws on: copies at several widths share one commitment's quota."""
+        return self.offer or self.key
 
     @property
     def net_price_usd(self) -> float:
@@ -79,8 +89,10 @@ class OwnedOption:
     def marginal_usd_per_ref_hour(self, usd_per_kwh: float) -> float:
         return usd_per_kwh * self.marginal_kwh_per_gpu_hour / self.throughput
 
-    def usd_per_job_hour(self, usd_per_kwh: float, width: int) -> float:
-        """Energy of one job-hour at reference pace: `width` GPUs working 1 / throughput hours."""
+    def usd_per_job_hour(self, usd_per_kwh: float, width: int | None = None) -> float:
+        """Energy of one job-hour at reference pace: `width` GPUs (default: the option's own) working
+        1 / throughput hours."""
+        width = self.width if width is None else width
         return usd_per_kwh * self.marginal_kwh_per_gpu_hour * width / self.throughput / self.load_per_gpu
 
 
@@ -101,10 +113,17 @@ class CloudOption:
     source: str
     as_of: str
     feed: str
-    slots: int = 1  # jobs one instance runs at once: gpu_count // gpus_per_job
+    slots: int = 1  # jobs one instance runs at once: gpu_count // width
     speed: float = 1.0  # reference GPU-hours of one job's work per job-hour (throughput x spot overhead)
     listing: bool = False  # a marketplace listing: one host machine
     load_per_gpu: float = 1.0  # always-on divisible load: reference load units one of its GPUs carries
+    width: int = 1  # GPUs one job takes on this offer (jobs.gpus_per_job, or its GPU type's own in the workload form)
+    offer: str = ""  # copies of one offer at several widths share it (and its quota); "" = this option's own key
+
+    @property
+    def quota_group(self) -> str:
+        """The offer whose quota this option draws on: copies at several widths share one machine's quota."""
+        return self.offer or self.key
 
     @property
     def usd_per_ref_hour(self) -> float:
@@ -134,6 +153,12 @@ class Options:
     prices_as_of: dict[str, str]  # feed -> oldest price date among the candidates it supplied
     candidates: int  # options before pruning
     width: int = 1  # GPUs per job
+
+
+JobWidths = Mapping[str, Mapping[int, float]]
+"""Per GPU type (canonical name): the job widths it may run at and, at each, the speed of one job slot relative to
+the reference's job slot (the workload form, solvers/workload/demand.py). Without it every option runs
+`jobs.gpus_per_job` GPUs per job at the throughput model's ratio."""
 
 
 def canonical_gpu(gpus: GpuTable, spelling: str, field: str) -> str:
@@ -192,9 +217,11 @@ def _request_cloud_frame(profile: Profile, gpus: GpuTable, today: dt.date) -> pd
     return normalise_cloud(frame, gpus, "request", "prices.cloud") if items else frame
 
 
-def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date) -> CloudTable:
+def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date,
+                     widths: JobWidths | None = None) -> CloudTable:
     """All cloud offers the profile allows, priced: `ref_hours_per_hour`, `usd_per_ref_hour`, `slots`, `speed`,
-    `usd_per_job_hour` (numpy columns of the catalog's offers, converted once per catalog: solvers.cloud_table)."""
+    `usd_per_job_hour` (numpy columns of the catalog's offers, converted once per catalog: solvers.cloud_table).
+    With `widths`, one row per offer and job width its GPU type may run at (`width` column)."""
     opts = profile.options
     tables = [] if profile.prices.mode == "replace" else [cloud_table(catalog.cloud)]
     if profile.prices.cloud:
@@ -216,9 +243,13 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
     if not opts.allow_unverified_hosts:
         mask &= ~cloud.listing | cloud.verified
     jobs = profile.jobs
-    per_gpu_of = {g: float(throughput(g)) for g in dict.fromkeys(cloud.gpu[mask].tolist())}
-    per_gpu = np.array([per_gpu_of.get(g, np.nan) for g in cloud.gpu], dtype=float)
-    nodes = linked_instances(cloud, profile)
+    if widths is None:
+        per_gpu_of = {g: float(throughput(g)) for g in dict.fromkeys(cloud.gpu[mask].tolist())}
+        per_gpu = np.array([per_gpu_of.get(g, np.nan) for g in cloud.gpu], dtype=float)
+        width = np.full(len(cloud), jobs.gpus_per_job, dtype=np.int64)
+    else:
+        cloud, mask, width, per_gpu = _width_copies(cloud, mask, widths)
+    nodes = linked_instances(cloud, profile, width)
     if (nodes > 1).any():  # a job wider than one instance: `nodes` linked instances of the offer rented together
         per_gpu = per_gpu * np.array([cross_machine_efficiency(profile, int(k)) for k in nodes])
         cloud = cloud.priced(
@@ -229,13 +260,13 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
                           dtype=object))
     counts = cloud.gpu_count
     if jobs.runs == "continuously":  # load units one instance carries in every hour it is rented
-        slots = np.array([serving_slots(int(n), r, jobs.gpus_per_job, jobs.load, pooled=False) if m else 0.0
-                          for n, r, m in zip(counts, per_gpu, mask, strict=True)]).astype(np.int64)
+        slots = np.array([serving_slots(int(n), r, int(w), jobs.load, pooled=False) if m else 0.0
+                          for n, r, w, m in zip(counts, per_gpu, width, mask, strict=True)]).astype(np.int64)
     else:
-        slots = counts // jobs.gpus_per_job
+        slots = counts // width
     mask &= slots > 0  # a job needs all its GPUs on one instance (or on linked instances of one offer)
     cloud = cloud.take(mask)
-    slots, per_gpu = slots[mask], per_gpu[mask]
+    slots, per_gpu, width = slots[mask], per_gpu[mask], width[mask]
     max_instances = cloud.max_instances
     if cloud.listing.any():  # a marketplace listing is one machine: at most one instance of it at a time
         max_instances = np.where(cloud.listing & np.isnan(max_instances), 1.0, max_instances)
@@ -248,26 +279,52 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
         load_per_gpu = per_gpu if jobs.load == "divisible" else np.ones(len(cloud))
     else:
         speed = per_gpu * spot_factor
-        ref = cloud.gpu_count * speed
+        # a job slot at its own width delivers `speed` reference jobs: jobs.gpus_per_job reference GPUs each
+        ref = cloud.gpu_count * speed if widths is None else cloud.gpu_count * speed * jobs.gpus_per_job / width
         load_per_gpu = np.ones(len(cloud))
     price = cloud.usd_per_hour
     return cloud.priced(max_instances=max_instances, ref_hours_per_hour=ref, usd_per_ref_hour=price / ref,
-                        slots=slots, speed=speed, usd_per_job_hour=price / speed, load_per_gpu=load_per_gpu)
+                        slots=slots, speed=speed, usd_per_job_hour=price / speed, load_per_gpu=load_per_gpu,
+                        width=width)
 
 
-def linked_instances(cloud: CloudTable, profile: Profile) -> np.ndarray:
-    """Instances of each offer one job needs: 1, or ceil(width / GPUs) when the job is wider than an instance, the
-    profile allows jobs across machines and the offer has an RDMA fabric (defaults.MULTI_NODE_OFFERS or a request
-    item marked `multi_node`); an offer without one keeps 1 (and cannot run the job)."""
+def _width_copies(cloud: CloudTable, mask: np.ndarray,
+                  widths: JobWidths) -> tuple[CloudTable, np.ndarray, np.ndarray, np.ndarray]:
+    """One row per allowed offer and job width of its GPU type (labels `<offer>/w<width>`; `offer` keeps the
+    offer's own label, so the copies share its quota), with each row's width and job-slot speed."""
+    rows: list[int] = []
+    width: list[int] = []
+    speed: list[float] = []
+    for i in np.flatnonzero(mask).tolist():
+        for w, s in sorted(widths.get(str(cloud.gpu[i]), {}).items()):
+            rows.append(i)
+            width.append(w)
+            speed.append(s)
+    copies = cloud.take(np.array(rows, dtype=np.int64))
+    width_of = np.array(width, dtype=np.int64)
+    labels = np.array([f"{label}/w{w}" for label, w in zip(copies.label.tolist(), width, strict=True)], dtype=object)
+    return (copies.priced(label=labels), np.ones(len(rows), dtype=bool), width_of,
+            np.array(speed, dtype=float))
+
+
+
+
+
+def linked_instances(cloud: CloudTable, profile: Profile, width: np.ndarray | int | None = None) -> np.ndarray:
+    """Instances of each offer one job needs: 1, or ceil(width / GPUs) when the job (of `width` GPUs per offer,
+    default jobs.gpus_per_job) is wider than an instance, the profile allows jobs across machines and the offer has
+    an RDMA fabric (defaults.MULTI_NODE_OFFERS or a request item marked `multi_node`); an offer without one keeps 1
+    (and cannot run the job)."""
     jobs = profile.jobs
+    width = jobs.gpus_per_job if width is None else width
     counts = cloud.gpu_count.astype(float)
     if jobs.interconnect == "same_machine" or cloud.empty:
         return np.ones(len(cloud), dtype=np.int64)
     marked = {(c.provider, c.name) for c in profile.prices.cloud if c.multi_node}
     fabric = np.array([(p, n) in defaults.MULTI_NODE_OFFERS or (p, n) in marked
                        for p, n in zip(cloud.provider.tolist(), cloud.name.tolist(), strict=True)], dtype=bool)
-    wide = (counts < jobs.gpus_per_job) & fabric
-    return np.where(wide, np.ceil(jobs.gpus_per_job / np.maximum(counts, 1)), 1).astype(np.int64)
+    wide = (counts < width) & fabric
+    return np.where(wide, np.ceil(width / np.maximum(counts, 1)), 1).astype(np.int64)
 
 
 def cross_machine_efficiency(profile: Profile, machines: int) -> float:
@@ -302,15 +359,16 @@ def cloud_options(table: CloudTable) -> list[CloudOption]:
                   table.gpu_count.tolist(), table.usd_per_hour.tolist(), table.region.tolist(),
                   table.pricing.tolist(), table.ref_hours_per_hour.tolist(), table.max_instances.tolist(),
                   table.source.tolist(), table.as_of.tolist(), table.feed.tolist(), table.slots.tolist(),
-                  table.speed.tolist(), table.listing.tolist(), table.load_per_gpu.tolist(), strict=True)
+                  table.speed.tolist(), table.listing.tolist(), table.load_per_gpu.tolist(), table.width.tolist(),
+                  table.offer.tolist(), strict=True)
     return [
         CloudOption(key=f"cloud:{label}", provider=provider, name=name, gpu=gpu, gpu_count=int(gpu_count),
                     usd_per_hour=float(usd), region=region, pricing=pricing, ref_hours_per_hour=float(ref),
                     max_instances=None if quota != quota else float(quota),  # NaN: no quota
                     source=source, as_of=as_of, feed=feed, slots=int(slots), speed=float(speed),
-                    listing=bool(listing), load_per_gpu=float(load))
+                    listing=bool(listing), load_per_gpu=float(load), width=int(width), offer=f"cloud:{offer}")
         for (label, provider, name, gpu, gpu_count, usd, region, pricing, ref, quota, source, as_of, feed, slots,
-             speed, listing, load) in columns
+             speed, listing, load, width, offer) in columns
     ]
 
 
@@ -411,9 +469,11 @@ def build_options(
     horizon_days: int,
     cloud_filter: Callable[[CloudTable], CloudTable] | None = None,
     start: dt.date | None = None,
+    widths: JobWidths | None = None,
 ) -> Options:
     """Candidate options for this profile; `cloud_filter` may prune the cloud offers before they
-    become objects (10,000 offers stay a vectorised table until then)."""
+    become objects (10,000 offers stay a vectorised table until then). `widths` (the workload form): every GPU
+    type runs jobs at its own widths, one option per offer and width; None: every option runs jobs.gpus_per_job."""
     warnings: list[str] = []
     rate = profile.electricity_usd_per_kwh
     if rate is None:
@@ -428,17 +488,24 @@ def build_options(
     years = horizon_days / 365.25
     used_value = _hardware_table(catalog).used_value
 
-    cloud_frame = cloud_candidates(catalog, profile, throughput, today)
+    cloud_frame = cloud_candidates(catalog, profile, throughput, today, widths)
+
+    def widths_of(gpu: str) -> list[tuple[int, float]]:
+        """(job width, job-slot speed) pairs the GPU type runs at: one option per offer and width."""
+        if widths is None:
+            return [(width, throughput(gpu))]
+        return sorted(widths.get(gpu, {}).items())
 
     owned: list[OwnedOption] = []
     if opts.allow_buy:
-        for i, row in enumerate(_owned_rows(catalog, profile, today)):
+        shapes = ((i, r, w, v) for i, r in enumerate(_owned_rows(catalog, profile, today)) for w, v in widths_of(r.gpu))
+        for i, row, job_width, speed in shapes:
             spec = catalog.gpus[row.gpu]
             if spec.memory_gb < profile.min_gpu_memory_gb:
                 continue
             if row.condition == "used" and not opts.allow_used:
                 continue
-            linked = row.includes_host and row.gpus_per_unit < width
+            linked = row.includes_host and row.gpus_per_unit < job_width
             if linked and jobs.interconnect == "same_machine":
                 continue  # a job runs on one machine
             accepting: tuple[int, ...] = ()
@@ -453,27 +520,31 @@ def build_options(
                 i,
                 row,
                 spec,
-                throughput(row.gpu),
+                speed,
                 kwh_per_watt_hour,
                 opts.host_watts_per_working_gpu,
                 _resale(row, used_value, years, profile),
                 idle_share,
-                width,
+                job_width,
                 accepting,
             )
+            if widths is not None:  # a unit bought runs jobs of one width
+                option = replace(option, key=f"{option.key}/w{job_width}", offer=option.key)
             if linked:
                 option = _linked(option, profile)
             if jobs.runs == "continuously":
-                option = _serving(option, jobs.gpus_per_job, jobs.load)
+                option = _serving(option, option.width, jobs.load)
                 if option.slots_per_unit <= 0:
                     continue  # slower than the reference: cannot carry a replica
             owned.append(option)
     if _opex_per_gpu_hour(opts.opex, 1.0) > 0:
         owned = [_with_opex(o, opts.opex) for o in owned]
-    committed = commitment_options(catalog, profile, throughput, today, horizon_days, start)
+    committed = commitment_options(catalog, profile, throughput, today, horizon_days, start, widths)
     if jobs.runs == "continuously":  # a reserved instance carries always-on load like a rented one
-        committed = [c for c in (_serving(c, jobs.gpus_per_job, jobs.load) for c in committed) if c.slots_per_unit > 0]
+        committed = [c for c in (_serving(c, c.width, jobs.load) for c in committed) if c.slots_per_unit > 0]
     owned += committed
+    if widths is not None:
+        owned = useful_widths(owned, catalog.hosts)
     hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts * idle_share) for h in catalog.hosts]
     as_of = _oldest_per_feed(cloud_frame)
     for o in owned:
@@ -495,6 +566,41 @@ def build_options(
         candidates,
         width,
     )
+
+
+def useful_widths(owned: list[OwnedOption], hosts: list[Host]) -> list[OwnedOption]:
+    """Of one purchase (or commitment) offered at several job widths, the copies no other copy beats on its own
+    machine: a plan using a beaten copy can swap each unit for the copy that beats it and never pay more. On an
+    8-GPU machine a job that fits one GPU runs at width 1 (8 jobs at once, no scaling loss); a 3-GPU job runs at 3
+    or 4 (both 2 jobs at once: 4 is faster, 3 saves energy), never wider (one job at once, less work an hour than
+    two jobs of 4 and more energy per job). Rented instances are not filtered here: wider is cheaper for an
+    instance rented whole for one job, and pruning rule 1 drops the copies that are not."""
+    groups: dict[str, list[OwnedOption]] = {}
+    for o in owned:
+        groups.setdefault(o.quota_group, []).append(o)
+    beaten: set[str] = set()
+    for copies in groups.values():
+        for i, a in enumerate(copies):
+            if any(_beats(b, a, hosts) and (j < i or not _beats(a, b, hosts))
+                   for j, b in enumerate(copies) if j != i):
+                beaten.add(a.key)
+    return [o for o in owned if o.key not in beaten]
+
+
+def _beats(b: OwnedOption, a: OwnedOption, hosts: list[Host]) -> bool:
+    """`b` (a copy of `a`'s unit at another width) does all `a` does for no more money: as many jobs at once, as
+    much work per hour, no more energy per job; bare cards also per card and in every host that takes them."""
+    if b.unit_price_usd > a.unit_price_usd or b.net_price_usd > a.net_price_usd:
+        return False
+    if b.usd_per_job_hour(1.0) > a.usd_per_job_hour(1.0):
+        return False
+    if a.includes_host:
+        work = b.slots_per_unit * b.throughput >= a.slots_per_unit * a.throughput
+        return b.slots_per_unit >= a.slots_per_unit and work
+    if b.width > a.width or b.throughput / b.width < a.throughput / a.width:
+        return False
+    return all((hosts[k].slots // b.width) * b.throughput >= (hosts[k].slots // a.width) * a.throughput
+               for k in a.accepting_hosts)
 
 
 def idle_hours_share(machine_on: str | float) -> float:
@@ -545,6 +651,7 @@ def _owned_option(
         resale_usd=resale,
         memory_gb=spec.memory_gb,
         slots_per_unit=(n // width) if row.includes_host else n / width,
+        width=width,
         accepting_hosts=accepting_hosts,
         vendor=row.vendor,
         source=row.source,
@@ -557,9 +664,9 @@ def _linked(option: OwnedOption, profile: Profile) -> OwnedOption:
     """A machine smaller than a job, linked to others of its kind: each machine carries gpus / width of a job at
     the cross-machine efficiency, and (InfiniBand) pays its share of the network, `NETWORK_USD_PER_MACHINE`."""
     jobs = profile.jobs
-    machines = math.ceil(jobs.gpus_per_job / option.gpus_per_unit)
+    machines = math.ceil(option.width / option.gpus_per_unit)
     network = defaults.NETWORK_USD_PER_MACHINE if jobs.interconnect == "infiniband" else 0.0
-    return replace(option, slots_per_unit=option.gpus_per_unit / jobs.gpus_per_job,
+    return replace(option, slots_per_unit=option.gpus_per_unit / option.width,
                    throughput=option.throughput * cross_machine_efficiency(profile, machines),
                    unit_price_usd=option.unit_price_usd + network)
 
@@ -648,22 +755,29 @@ def _paid_hours(start: dt.date, term_months: int, horizon_hours: float) -> tuple
 
 
 def commitment_options(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date,
-                       horizon_days: int, start: dt.date | None = None) -> list[OwnedOption]:
+                       horizon_days: int, start: dt.date | None = None,
+                       widths: JobWidths | None = None) -> list[OwnedOption]:
     """Reserved / committed-use offers the profile allows, as owned options with an hourly price for every hour of
     their terms: held from the plan's start and renewed term after term until the horizon is covered; the last
-    term is paid in full even when it ends after the horizon (a commitment is owed whether used or not)."""
+    term is paid in full even when it ends after the horizon (a commitment is owed whether used or not).
+    With `widths`, one option per offer and job width of its GPU type, sharing the offer's quota."""
     if not _commitments_allowed(profile):
         return []
     frame = _commitment_frame(catalog, profile, today)
     if frame.empty:
         return []
     opts = profile.options
-    width = profile.jobs.gpus_per_job
     memory = {g.name: g.memory_gb for g in catalog.gpus}
     horizon_hours = 24.0 * horizon_days
     first = start or today
     out: list[OwnedOption] = []
-    for i, r in enumerate(frame.itertuples(index=False)):
+
+    def shapes(gpu: str) -> list[tuple[int, float]]:
+        return ([(profile.jobs.gpus_per_job, throughput(gpu))] if widths is None
+                else sorted(widths.get(gpu, {}).items()))
+
+    rows = ((i, r, w, v) for i, r in enumerate(frame.itertuples(index=False)) for w, v in shapes(str(r.gpu)))
+    for i, r, width, speed in rows:
         if opts.providers is not None and r.provider not in opts.providers:
             continue
         if opts.regions is not None and r.region not in opts.regions:
@@ -673,12 +787,14 @@ def commitment_options(catalog: Catalog, profile: Profile, throughput: Throughpu
         paid, terms = _paid_hours(first, int(r.term_months), horizon_hours)
         quota = getattr(r, "max_instances", None)
         out.append(OwnedOption(
-            key=f"commit:{i}", name=str(r.name), gpu=str(r.gpu), condition="new", gpus_per_unit=int(r.gpu_count),
-            unit_price_usd=float(r.usd_per_hour) * paid, includes_host=True, throughput=throughput(str(r.gpu)),
+            key=f"commit:{i}" if widths is None else f"commit:{i}/w{width}", name=str(r.name), gpu=str(r.gpu),
+            condition="new", gpus_per_unit=int(r.gpu_count),
+            unit_price_usd=float(r.usd_per_hour) * paid, includes_host=True, throughput=speed,
             marginal_kwh_per_gpu_hour=0.0, idle_kwh_per_unit_hour=0.0, card_watts=0.0, resale_usd=0.0,
             memory_gb=memory.get(r.gpu, 0.0), slots_per_unit=float(int(r.gpu_count) // width),
             vendor=str(r.provider), source=str(r.source), as_of=str(r.as_of), feed=str(r.feed),
             kind="commitment", usd_per_hour=float(r.usd_per_hour), term_months=int(r.term_months),
             paid_hours=paid, terms=terms, provider=str(r.provider), region=str(r.region), availability=1.0,
-            max_units=None if quota is None or pd.isna(quota) else int(quota)))
+            max_units=None if quota is None or pd.isna(quota) else int(quota), width=width,
+            offer="" if widths is None else f"commit:{i}"))
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -21,13 +21,13 @@ from solvers.blocks import Block, merge_periods
 from solvers.currency import format_money, usd_to
 from solvers.curves import crossing, cumulative_points, curve, day_grid
 from solvers.diagnose import explain, no_options
-from solvers.errors import InfeasibleProfile, ProfileError
+from solvers.errors import ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
 from solvers.model import Limits, MipSolution, SolveStatus, solve
 from solvers.notices import Notice, classified, notice, texts
-from solvers.options import HostOption, Options, OwnedOption, build_options
+from solvers.options import HostOption, JobWidths, Options, OwnedOption, build_options
 from solvers.periods import Period, always_on, build_periods, scaling_efficiency
 from solvers.place_inputs import prepare
 from solvers.profile import Profile, UtilisationDemand
@@ -160,14 +160,18 @@ class Core:
     workload: WorkloadPlan | None = None  # the workload form's per-GPU table (profile is then its compiled form)
 
 
-def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
+def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True,
+               widths: JobWidths | None = None) -> Core:
     """Options -> pruning -> the MIP -> the plan's accounts (a few ms; `make_plan` adds the analysis), in USD:
     money inputs in other currencies, places, taxes and a carbon price are turned into USD inputs first.
 
-    A workload-form profile is compiled per candidate job width (solvers/workload/demand.py) and the cheapest
-    width's core is returned, its `profile` the compiled class-form profile and `workload` the per-GPU table.
+    A workload-form profile is compiled into a class-form profile in which every GPU type runs jobs at its own
+    widths (solvers/workload/demand.py); the core's `profile` is that compiled profile and `workload` the per-GPU
+    table. `widths` plans a class-form profile that way directly (GPU type -> job width -> job-slot speed).
     """
     prep = prepare(profile, catalog)
+    if widths is not None:
+        return _solve_class(prep.profile, prep.catalog, today, prune, widths)
     return _solve_prepared(prep.profile, prep.catalog, today, prune)
 
 
@@ -179,31 +183,26 @@ def _solve_prepared(profile: Profile, catalog: Catalog, today: dt.date, prune: b
 
 def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
     compiled = compile_job(profile, catalog)
-    best: Core | None = None
-    failed: dict[int, str] = {}
-    errors: list[ProfileError | InfeasibleProfile] = []
-    for candidate in compiled.candidates:
-        try:
-            core = _solve_class(candidate.profile, candidate.catalog, today, prune)
-        except (ProfileError, InfeasibleProfile) as exc:
-            failed[candidate.width] = exc.message
-            errors.append(exc)
-            continue
-        if best is None or core.plan.costs.total_usd < best.plan.costs.total_usd - 1e-6:
-            best = core
-    if best is None:
-        raise errors[0]
-    best.workload = compiled.report(best.profile.jobs.gpus_per_job, failed)
-    return best
+    candidate = compiled.candidate
+    core = _solve_class(candidate.profile, candidate.catalog, today, prune, candidate.widths)
+    used: dict[str, set[int]] = {}
+    lines = [(b.gpu, b.gpus_per_job) for b in core.plan.buy] + [(c.gpu, c.gpus_per_job) for c in core.plan.cloud]
+    for gpu, width in lines + [(c.gpu, c.gpus_per_job) for c in core.plan.commitments]:
+        if width is not None:
+            used.setdefault(gpu, set()).add(width)
+    core.workload = compiled.report(used)
+    return core
 
 
-def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
+def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool,
+                 widths: JobWidths | None = None) -> Core:
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
     peak_jobs = max((float(p.jobs.max(initial=0.0)) for p in periods), default=0.0)
     options = build_options(catalog, profile, today, horizon_days,
-                            partial(prune_cloud_frame, peak_jobs=peak_jobs) if prune else None, periods[0].start)
+                            partial(prune_cloud_frame, peak_jobs=peak_jobs) if prune else None, periods[0].start,
+                            widths)
     if not options.owned and not options.cloud:
         raise no_options(profile, catalog)
     blocks = merge_periods(periods)
@@ -224,7 +223,8 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
 
     ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
                     {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
-                    scaling_efficiency(profile), always_on=always_on(profile), terms=terms)
+                    scaling_efficiency(profile), always_on=always_on(profile), terms=terms,
+                    show_widths=widths is not None)
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
                 ledger.account(_allocation(main)))
 
@@ -344,6 +344,8 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
     simple = None
     chosen = _simple_owned(plan_purchase, owned, singles)
     if chosen is not None and reference is not None:
+        if chosen.width != limits.width:  # the closed form reads reference GPU-hours per GPU-hour
+            chosen = replace(chosen, throughput=chosen.throughput * limits.width / chosen.width)
         host = None if chosen.includes_host else fitting_host(chosen, options.hosts, limits.host_watts_reserve)
         ref_per_day = sum(b.demand for b in blocks) / horizon_days
         simple = simple_break_even(chosen, host, reference, ref_per_day, limits.availability, limits.usd_per_kwh)
@@ -384,19 +386,26 @@ def _horizon_text(profile: Profile, horizon_days: int, periods: int) -> str:
     return f"{horizon_days} days"
 
 
+def _jobs_of(width: int | None) -> str:
+    """The job width of a plan line, said where each GPU type runs its own (the workload form)."""
+    return "" if width is None else f", jobs of {width} GPU{'s' if width > 1 else ''}"
+
+
 def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
                     profile: Profile, currency: str = "USD", factor: float = 1.0, *, jobs: bool = False) -> str:
     parts = []
     if plan.buy:
-        parts.append("Buy " + ", ".join(f"{b.count} x {b.name} ({b.condition})" for b in plan.buy))
+        parts.append("Buy " + ", ".join(f"{b.count} x {b.name} ({b.condition}{_jobs_of(b.gpus_per_job)})"
+                                        for b in plan.buy))
         if plan.hosts:
             parts[-1] += " in " + ", ".join(f"{h.count} x {h.name}" for h in plan.hosts)
     if plan.commitments:
-        reserve = ", ".join(f"{c.count} x {c.provider} {c.name} for {c.term_months} months" for c in plan.commitments)
+        reserve = ", ".join(f"{c.count} x {c.provider} {c.name} for {c.term_months} months{_jobs_of(c.gpus_per_job)}"
+                            for c in plan.commitments)
         parts.append(("reserve " if parts else "Reserve ") + reserve)
     if plan.cloud:
-        rent = ", ".join(f"{c.hours:,.0f} h of {c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')})"
-                         for c in plan.cloud[:3])
+        rent = ", ".join(f"{c.hours:,.0f} h of {c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')}"
+                         f"{_jobs_of(c.gpus_per_job)})" for c in plan.cloud[:3])
         parts.append(("and rent " if parts else "Rent ") + rent)
     sentence = " ".join(parts)
     horizon = _horizon_text(profile, horizon_days, len(plan.periods))

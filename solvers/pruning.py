@@ -60,31 +60,35 @@ def prune_cloud_frame(frame: CloudTable, peak_jobs: float | None = None) -> Clou
         pos = np.searchsorted(front_price, price[limited], side="right")
         beaten = np.where(pos > 0, np.concatenate([[0.0], np.maximum.accumulate(front_slots)])[pos], 0.0)
         limited = limited[slots[limited] > beaten]
-        keep[_enough_quota(limited, price, slots, frame.max_instances.astype(float), peak_jobs)] = True
+        keep[_enough_quota(limited, price, slots, frame.max_instances.astype(float), peak_jobs, frame.offer)] = True
     kept = np.flatnonzero(keep)
     ordered = sorted(kept.tolist(), key=lambda i: (price[i], frame.provider[i], frame.name[i], frame.region[i]))
     return frame.take(np.array(ordered, dtype=np.int64))
 
 
 def _enough_quota(rows: np.ndarray, price: np.ndarray, slots: np.ndarray, quota: np.ndarray,
-                  peak_jobs: float | None) -> np.ndarray:
+                  peak_jobs: float | None, offer: np.ndarray | None = None) -> np.ndarray:
     """Quota-limited offers (marketplace listings) worth keeping: an offer is never needed when offers kept before
     it, no dearer and at least as large, already allow ceil(peak / its slots) instances (any plan using it has
-    that many larger instances and can drop it)."""
+    that many larger instances and can drop it). Rows of one offer at several job widths (`offer`) share its quota,
+    which counts once."""
     if peak_jobs is None or not len(rows):
         return rows
     order = rows[np.lexsort((-slots[rows], price[rows]))]
     kept: list[int] = []
     kept_slots: list[float] = []
     kept_quota: list[float] = []
+    kept_offer: list[object] = []
     for i in order:
         need = math.ceil(peak_jobs / slots[i] - 1e-9)
-        allowed = sum(q for s, q in zip(kept_slots, kept_quota, strict=True) if s >= slots[i])
+        quotas = {o: q for s, q, o in zip(kept_slots, kept_quota, kept_offer, strict=True) if s >= slots[i]}
+        allowed = sum(quotas.values())
         if allowed >= need:
             continue
         kept.append(int(i))
         kept_slots.append(float(slots[i]))
         kept_quota.append(float(quota[i]))
+        kept_offer.append(i if offer is None else offer[i])
     return np.array(kept, dtype=np.int64)
 
 
@@ -101,7 +105,9 @@ def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
         and a.unit_price_usd <= b.unit_price_usd
         and a.net_price_usd <= b.net_price_usd
         and a.idle_kwh_per_unit_hour <= b.idle_kwh_per_unit_hour
-        and a.usd_per_job_hour(1.0, 1) <= b.usd_per_job_hour(1.0, 1)
+        and a.width <= b.width  # a narrower job fits every host a wider one fits
+        and (a.usd_per_job_hour(1.0, 1) <= b.usd_per_job_hour(1.0, 1) if a.width == b.width
+             else a.usd_per_job_hour(1.0) <= b.usd_per_job_hour(1.0))
         and a.slots_per_unit >= b.slots_per_unit
         and a.load_per_gpu >= b.load_per_gpu
         and a.card_watts <= b.card_watts

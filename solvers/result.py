@@ -15,6 +15,8 @@ from solvers.notices import Notice
 from solvers.workload.schema import WorkloadPlan
 
 Status = Literal["optimal", "time_limited"]
+LINE_WIDTH = ("GPUs one job takes on it: set in the workload form, where every GPU type runs jobs at its own width "
+              "(null: the profile's jobs.gpus_per_job)")
 
 
 class BuyLine(BaseModel):
@@ -28,6 +30,7 @@ class BuyLine(BaseModel):
     resale_usd_per_unit: float
     source: str
     price_as_of: str
+    gpus_per_job: int | None = Field(None, description=LINE_WIDTH)
 
 
 class HostLine(BaseModel):
@@ -55,6 +58,7 @@ class CloudLine(BaseModel):
     price_as_of: str
     kg_co2e: float | None = Field(None, description="emissions of these hours (GPU power x hours x cloud PUE x the "
                                   "region's grid intensity)")
+    gpus_per_job: int | None = Field(None, description=LINE_WIDTH)
 
 
 class CommitmentLine(BaseModel):
@@ -73,6 +77,7 @@ class CommitmentLine(BaseModel):
     cost_usd: float = Field(description="count x usd_per_hour x paid_hours")
     source: str
     price_as_of: str
+    gpus_per_job: int | None = Field(None, description=LINE_WIDTH)
 
 
 class Costs(BaseModel):

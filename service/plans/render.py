@@ -137,16 +137,20 @@ def _num(value: float | None, fmt: str = ",.1f") -> str:
 
 
 def render_workload(workload: WorkloadPlan, console: Console) -> None:
-    """The workload form's table: every GPU type, its job, and why a type was left out."""
-    console.print(f"Workload ({workload.kind}): jobs of {workload.plan_gpus_per_job} GPU(s) in the plan "
-                  f"(widths tried {workload.widths_tried}); work counted in {workload.reference_gpu} GPU-hours, "
+    """The workload form's table: every GPU type, its job, the widths the plan runs it at, why a type was left out."""
+    widths = (f"jobs of {workload.plan_gpus_per_job} GPU(s) in the plan" if workload.plan_gpus_per_job is not None
+              else "each GPU type at its own job width in the plan")
+    console.print(f"Workload ({workload.kind}): {widths} (widths considered {workload.widths_tried}); work counted "
+                  f"in {workload.reference_gpu} GPU-hours (jobs of {workload.reference_gpus_per_job}), "
                   f"{workload.reference_gpu_hours_per_month:,.1f} a month")
     t = Table(title="GPU types considered")
-    for col in ("GPU", "GPUs/job", "hours/job", "memory/GPU GB", "sharding", "in plan", "why left out"):
+    for col in ("GPU", "GPUs/job", "hours/job", "memory/GPU GB", "sharding", "in plan", "GPUs/job in plan",
+                "why left out"):
         t.add_column(col)
     for row in workload.gpus:
+        planned = ", ".join(f"{w.gpus_per_job} ({w.hours_per_job:,.1f} h)" for w in row.plan_widths) or "-"
         t.add_row(row.gpu + (" *" if row.extrapolated else ""), _num(row.gpus_per_job, "d"),
                   _num(row.hours_per_job), _num(row.memory_per_gpu_gb), row.sharding or "-",
-                  "yes" if row.in_plan else "no", row.excluded_reason or "")
+                  "yes" if row.in_plan else "no", planned, row.excluded_reason or "")
     console.print(t)
     console.print("* throughput extrapolated (no measurement of this GPU)")

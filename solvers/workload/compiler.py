@@ -4,10 +4,11 @@ Training and fine-tuning: FLOPs = k * N * D (k = 6, 4 for LoRA/QLoRA; full recom
 pass, 2 N D); a GPU type's achieved FLOP/s = the reference MFU (A100 80GB, 46%, PaLM) scaled by the throughput
 model's transformer ratio; the job takes the fewest GPUs whose memory holds the sharded states
 plus one micro-batch's activations (plain data parallel when one GPU suffices, else ZeRO-3 unless
-the user names a stage), widened until it meets the deadline. With `recompute: auto` (the default) each type
-runs the job with selective or full recomputation, whichever needs fewer GPU-hours: a 24 GB card that cannot
-hold a 13B LoRA fine-tune's activations with selective recomputation holds it with gradient checkpointing,
-as fine-tuning practice does (QLoRA, Dettmers et al. 2023, trains with gradient checkpointing).
+the user names a stage), widened until it meets the deadline. With `recompute: auto` (the default) a type may
+run the job with selective or full recomputation: its GPUs per job are the fewest either needs, so a 24 GB card
+that cannot hold a 13B LoRA fine-tune's activations with selective recomputation holds it with gradient
+checkpointing, as fine-tuning practice does (QLoRA, Dettmers et al. 2023, trains with gradient checkpointing);
+a wider job of the same type takes whichever of the two fits there with fewer FLOPs (`hours_at`).
 Serving: a replica is tensor-parallel over the fewest GPUs of one server that hold the weights and at least one
 sequence's KV cache; prefill is compute-bound (2N FLOPs per prompt token), decode bandwidth-bound (weights plus
 the batch's KV cache read once per step at 70% of peak bandwidth), and the batch is the largest that fits.
@@ -31,7 +32,7 @@ from solvers.workload.memory import (
     trainable_params,
     training_memory,
 )
-from solvers.workload.schema import Estimate, GpuEstimate, Workload
+from solvers.workload.schema import Estimate, GpuEstimate, RecomputeFit, Workload
 
 HOURS_PER_MONTH = 730.0  # 8,760 / 12
 
@@ -136,16 +137,9 @@ def _fit(workload: Workload, shape: Shape, usable: float, per_gpu: float) -> _Fi
     return _Fit(workload, stage, n, flops, hours(n))
 
 
-def _preference(fit: _Fit) -> tuple[bool, int, float, int]:
-    """Within one server, the fewest GPU-hours; beyond it, the fewest GPUs. The data-parallel scaling (`scaling`)
-    knows nothing of the network between servers, so GPU-hours would favour sharding a job over 34 cards in five
-    machines over gradient checkpointing on 6 in one: no one who has run both would. Ties: fewer GPUs, then the
-    order of `_recompute_modes` (less recomputation)."""
-    beyond = fit.gpus > c.GPUS_PER_SERVER
-    return beyond, fit.gpus if beyond else 0, fit.gpu_hours, fit.gpus
-
-
 def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:
+    """The fewest GPUs that hold the job with any recomputation the workload allows, and at that width the one with
+    the fewest FLOPs (selective before full). Wider jobs may take another: `hours_at` reads `recompute_options`."""
     wclass = workload_class(workload)
     per_gpu = achieved_tflops(spec, wclass)
     common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
@@ -158,7 +152,7 @@ def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEs
         if reason.startswith("does not fit"):
             reason += f", {spec.name} has {usable:.1f} GB usable"
         return GpuEstimate(fits=False, excluded_reason=reason, **common)
-    best = min(fits, key=_preference)
+    best = min(fits, key=lambda f: (f.gpus, f.flops))
     memory = training_memory(best.workload, shape, best.stage, best.gpus)
     sharding = {"ddp": "data parallel, states replicated", "zero1": "ZeRO-1 (optimizer states sharded)",
                 "zero2": "ZeRO-2 (optimizer states and gradients sharded)",
@@ -167,9 +161,18 @@ def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEs
         sharding += "; full recomputation (gradient checkpointing)"
     if best.gpus > c.GPUS_PER_SERVER:
         sharding += f"; {math.ceil(best.gpus / c.GPUS_PER_SERVER)} servers, >= 50 Gbit/s networking between them"
+    options = [RecomputeFit(recompute=f.workload.recompute, min_gpus=f.gpus, flops=f.flops) for f in fits]
     return GpuEstimate(fits=True, gpus_per_job=best.gpus, hours_per_job=best.hours, gpu_hours=best.gpu_hours,
                        memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding,
-                       recompute=best.workload.recompute, flops=best.flops, **common)
+                       recompute=best.workload.recompute, flops=best.flops, recompute_options=options, **common)
+
+
+def hours_at(row: GpuEstimate, width: int) -> float:
+    """Wall-clock hours of one training job on `width` GPUs of the row's type (width >= row.gpus_per_job): the
+    recomputation with the fewest FLOPs that fits at that width, at the type's achieved FLOP/s and the
+    data-parallel speed-up at `width`."""
+    flops = min(o.flops for o in row.recompute_options if o.min_gpus <= width)
+    return flops / (row.achieved_tflops_per_gpu * 1e12 * scaling(width)) / 3600
 
 
 def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:

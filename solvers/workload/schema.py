@@ -115,6 +115,14 @@ class MemoryBreakdown(BaseModel):
     total: float
 
 
+class RecomputeFit(BaseModel):
+    """One activation recomputation a training job fits with on a GPU type."""
+
+    recompute: Literal["selective", "full"]
+    min_gpus: int = Field(description="fewest GPUs of the type that hold the job with it (deadline included)")
+    flops: float = Field(description="FLOPs one job executes with it")
+
+
 class GpuEstimate(BaseModel):
     """One GPU type: how many per job, how long, or why it is left out."""
 
@@ -128,8 +136,12 @@ class GpuEstimate(BaseModel):
     memory: MemoryBreakdown | None = None
     sharding: str | None = None
     recompute: Literal["selective", "full"] | None = Field(
-        None, description="the activation recomputation this GPU type runs the job with (training)")
-    flops: float | None = Field(None, description="FLOPs one job executes on this type, recomputation included")
+        None, description="the activation recomputation this GPU type runs the job with at gpus_per_job (training)")
+    flops: float | None = Field(None, description="FLOPs one job executes on this type at gpus_per_job, "
+                                "recomputation included")
+    recompute_options: list[RecomputeFit] = Field(
+        default_factory=list, description="training: each recomputation the job fits with on this type, from how "
+        "many GPUs, at what FLOPs; a wider job takes the one with the fewest FLOPs that fits at its width")
     achieved_tflops_per_gpu: float
     extrapolated: bool
 
@@ -173,11 +185,20 @@ class PlanWorkload(Workload):
         return 1.0 if self.jobs_per_month is None else self.jobs_per_month
 
 
+class WidthInPlan(BaseModel):
+    """One job width a GPU type runs at in the plan."""
+
+    gpus_per_job: int = Field(description="GPUs one job takes on this type in the plan")
+    hours_per_job: float = Field(description="wall-clock hours of one job at this width (serve: replica-hours per "
+                                 "month)")
+
+
 class WorkloadPlanRow(BaseModel):
     """One GPU type as the plan saw it: the compiler's job on it, and whether the plan could use it."""
 
     gpu: str
-    in_plan: bool = Field(description="the planner could buy or rent this type (it fits, is fast enough, has a price)")
+    in_plan: bool = Field(description="the planner could buy or rent this type (it fits, is fast enough, has a price "
+                          "and a machine that holds a job)")
     excluded_reason: str | None = Field(None, description="why the planner could not use it")
     gpus_per_job: int | None = Field(None, description="fewest GPUs of this type that hold one job (serve: a replica)")
     hours_per_job: float | None = Field(None, description="wall-clock hours of one job on gpus_per_job GPUs; serve: "
@@ -186,18 +207,25 @@ class WorkloadPlanRow(BaseModel):
     memory_per_gpu_gb: float | None = None
     sharding: str | None = None
     planned_hours_per_job: float | None = Field(
-        None, description="hours of one job at the plan's job width (plan_gpus_per_job GPUs)")
+        None, description="hours of one job at the narrowest width the plan runs this type at (at gpus_per_job when "
+        "the plan does not buy or rent it)")
     extrapolated: bool
+    widths: list[int] = Field(default_factory=list, description="job widths the planner could run this type at: "
+                              "gpus_per_job, and wider where that fills its machines or is another type's width")
+    plan_widths: list[WidthInPlan] = Field(default_factory=list, description="the widths the plan buys or rents this "
+                                           "type for (empty: the plan does not use it)")
 
 
 class WorkloadPlan(BaseModel):
     """The workload form behind a plan: one row per GPU type considered, and how it became demand."""
 
     kind: Kind
-    plan_gpus_per_job: int = Field(description="the job width the plan uses for every GPU type (the cheapest width "
-                                   "tried; types that need more GPUs per job are left out of this plan)")
-    widths_tried: list[int]
+    plan_gpus_per_job: int | None = Field(description="the job width of every job in the plan when all run at one "
+                                          "width; null when the plan mixes widths (each GPU type at its own: "
+                                          "gpus[].plan_widths)")
+    widths_tried: list[int] = Field(description="every job width some GPU type could run at")
     reference_gpu: str = Field(description="the plan's work is counted in GPU-hours of this type")
+    reference_gpus_per_job: int = Field(1, description="the reference type's job width: work counts its jobs")
     reference_gpu_hours_per_month: float
     jobs_per_month: float | None
     flops: float | None

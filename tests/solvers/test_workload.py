@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from pricing.gpus import bundled_gpus
 from solvers.workload import Workload, estimate
-from solvers.workload.compiler import scaling, training_flops
+from solvers.workload.compiler import hours_at, scaling, training_flops
 from solvers.workload.memory import kv_cache_bytes_per_sequence, shape_of, trainable_params, training_memory
 
 LLAMA2_7B = {"params_b": 6.74, "layers": 32, "hidden": 4096, "heads": 32}
@@ -178,23 +178,24 @@ def test_a_13b_qlora_fits_one_24gb_card_as_the_qlora_paper_says() -> None:
     assert card.memory_per_gpu_gb == pytest.approx(9.36, abs=0.05)
 
 
-def test_auto_recomputation_takes_the_fewest_gpu_hours() -> None:
+def test_auto_recomputation_fits_the_fewest_gpus_and_a_wider_job_takes_the_cheaper_recomputation() -> None:
     # RTX A6000 48 GB, 43.2 usable. Full recomputation fits on 1 GPU (26.95 + 1.70 = 28.7 GB): 6 N D on one GPU.
-    # Selective fits on 2 with ZeRO-3 (13.5 + 28.8 = 42.3 GB): 4 N D at 1.9x on 2 GPUs = 4.21 N D of GPU time,
-    # fewer GPU-hours than 6, so auto keeps selective on 2 GPUs.
+    # Selective fits from 2 GPUs with ZeRO-3 (13.5 + 28.8 = 42.3 GB): 4 N D. So one GPU per job with gradient
+    # checkpointing, and a 2-GPU job of the same type runs selective: 4 N D at 1.9x instead of 6 N D at 1.9x.
     work = Workload(method="lora", **LORA_13B)  # type: ignore[arg-type]
     card = estimate(work, [bundled_gpus()["RTX A6000"]]).gpus[0]
-    assert card.fits and card.gpus_per_job == 2 and card.recompute == "selective"
-    one = estimate(Workload(method="lora", recompute="full", **LORA_13B),  # type: ignore[arg-type]
-                   [bundled_gpus()["RTX A6000"]]).gpus[0]
-    assert one.gpus_per_job == 1 and one.gpu_hours is not None and card.gpu_hours is not None
-    assert card.gpu_hours == pytest.approx(one.gpu_hours * (4 / 6) * (2 / 1.9), rel=1e-9)
+    assert card.fits and card.gpus_per_job == 1 and card.recompute == "full"
+    assert [(o.recompute, o.min_gpus) for o in card.recompute_options] == [("selective", 2), ("full", 1)]
+    assert card.hours_per_job == pytest.approx(hours_at(card, 1))
+    per_gpu = card.achieved_tflops_per_gpu * 1e12
+    assert hours_at(card, 1) == pytest.approx(6 * 13e9 * 2e9 / per_gpu / 3600, rel=1e-3)
+    assert hours_at(card, 2) == pytest.approx(4 * 13e9 * 2e9 / (per_gpu * 1.9) / 3600, rel=1e-3)
 
 
 def test_auto_recomputation_keeps_a_job_in_one_server_rather_than_sharding_it_over_five() -> None:
     # LLaMA-7B shape, 112 GB of states. RTX 4090, 21.6 GB usable. Selective: 112 / n + 18.3 GB <= 21.6 -> 34 GPUs
-    # (fewer GPU-hours on paper: 8 N D would be 6 N D x (34 / 25.4) vs 8 N D x (6 / 5.1), but five machines apart);
-    # full recomputation: 112 / n + 1.07 <= 21.6 -> 6 GPUs in one server. Auto takes the one server.
+    # (fewer GPU-hours on paper: 6 N D x (34 / 25.4) vs 8 N D x (6 / 5.1), but five machines apart);
+    # full recomputation: 112 / n + 1.07 <= 21.6 -> 6 GPUs in one server. Auto takes the fewest GPUs.
     work = Workload(kind="train", model={"params_b": 7, "layers": 32, "hidden": 4096}, tokens=1e9)
     card = estimate(work, [bundled_gpus()["RTX 4090"]]).gpus[0]
     assert card.gpus_per_job == 6 and card.recompute == "full"

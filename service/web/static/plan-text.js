@@ -18,6 +18,10 @@ const gpText = (() => {
   /** Names joined as the sentence's language joins a list ("a, b" in the recommendation, as the API does). */
   const joined = (items) => items.join(t("rec.sep"));
 
+  /** ", jobs of N GPUs" after a line of a workload-form plan (its `gpus_per_job`), nothing in the class form. */
+  const jobsOf = (width) => (width === null || width === undefined ? ""
+    : width === 1 ? t("rec.jobs_of_one") : t("rec.jobs_of_many", { n: num(width, 0) }));
+
   /** USD per unit of `code` from a plan's exchange rates (null when the plan carries none for it). */
   function usdPerUnit(plan, code) {
     if (code === "USD") return 1;
@@ -54,7 +58,7 @@ const gpText = (() => {
     const clause = (first, then, items) => { sentence += t(sentence ? then : first, { items }); };
     if (plan.buy.length) {
       let items = joined(plan.buy.map((b) => t("rec.buy_item", { count: num(b.count, 0), name: b.name,
-        condition: value("condition", b.condition) })));
+        condition: value("condition", b.condition), jobs: jobsOf(b.gpus_per_job) })));
       if ((plan.hosts || []).length) {
         items = t("rec.in_hosts", { items, hosts: joined(plan.hosts.map((h) => t("rec.host_item",
           { count: num(h.count, 0), name: h.name }))) });
@@ -63,12 +67,13 @@ const gpText = (() => {
     }
     if ((plan.commitments || []).length) {
       clause("rec.reserve_first", "rec.reserve_then", joined(plan.commitments.map((c) => t("rec.reserve_item",
-        { count: num(c.count, 0), provider: c.provider, name: c.name, months: num(c.term_months, 0) }))));
+        { count: num(c.count, 0), provider: c.provider, name: c.name, months: num(c.term_months, 0),
+          jobs: jobsOf(c.gpus_per_job) }))));
     }
     if (plan.cloud.length) {
       clause("rec.rent_first", "rec.rent_then", joined(plan.cloud.slice(0, 3).map((c) => t("rec.rent_item",
         { hours: num(c.hours, 0), provider: c.provider, name: c.name, region: c.region,
-          pricing: value("pricing", c.pricing) }))));
+          pricing: value("pricing", c.pricing), jobs: jobsOf(c.gpus_per_job) }))));
     }
     const horizon = horizonText(plan, profile);
     const be = plan.break_even;

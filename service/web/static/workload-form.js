@@ -163,10 +163,12 @@ const gpWorkloadForm = (() => {
   function gpuTable(workload) {
     const columns = [{ label: t("wf.col_gpu") }, { label: t("wf.col_gpus_per_job"), num: true },
       { label: t("wf.col_hours"), num: true }, { label: t("wf.col_memory"), num: true },
-      { label: t("wf.col_sharding"), wrap: true }, { label: t("wf.col_in_plan") }, { label: t("wf.col_reason"), wrap: true }];
+      { label: t("wf.col_sharding"), wrap: true }, { label: t("wf.col_in_plan") },
+      { label: t("wf.col_plan_widths") }, { label: t("wf.col_reason"), wrap: true }];
     const rows = [...workload.gpus].sort((a, b) => Number(b.in_plan) - Number(a.in_plan)).map((r) => [
       r.gpu + (r.extrapolated ? " *" : ""), r.gpus_per_job ?? "–", num(r.hours_per_job, 1),
-      num(r.memory_per_gpu_gb, 1), r.sharding || "–", r.in_plan ? t("wf.yes") : t("wf.no"), r.excluded_reason || ""]);
+      num(r.memory_per_gpu_gb, 1), r.sharding || "–", r.in_plan ? t("wf.yes") : t("wf.no"),
+      (r.plan_widths || []).map((p) => num(p.gpus_per_job, 0)).join(", ") || "–", r.excluded_reason || ""]);
     return table(t("wf.result_title"), columns, rows);
   }
 
@@ -174,8 +176,11 @@ const gpWorkloadForm = (() => {
     const w = plan.workload;
     return h("section", { class: "card", id: "workload-gpus", "aria-labelledby": "workload-gpus-title" },
       h("h3", { id: "workload-gpus-title" }, t("wf.result_title")),
-      h("p", {}, t("wf.result_summary", { width: w.plan_gpus_per_job, gpu: w.reference_gpu,
-        hours: num(w.reference_gpu_hours_per_month, 1) })),
+      h("p", {}, w.plan_gpus_per_job === null || w.plan_gpus_per_job === undefined
+        ? t("wf.result_summary_mixed", { width: num(w.reference_gpus_per_job ?? 1, 0), gpu: w.reference_gpu,
+          hours: num(w.reference_gpu_hours_per_month, 1) })
+        : t("wf.result_summary", { width: w.plan_gpus_per_job, gpu: w.reference_gpu,
+          hours: num(w.reference_gpu_hours_per_month, 1) })),
       h("div", { class: "scroll-y", id: "wf-table" }, gpuTable(w)),
       h("p", { class: "muted small" }, t("wf.extrapolated")));
   }

@@ -25,6 +25,7 @@ from service.core.settings import Settings
 from service.plans.examples import WORKLOAD_EXAMPLE
 from solvers.profile import Profile
 from solvers.sensitivity import _with_demand
+from tests.solvers.test_job_widths import A100_BOX, A100_CLOUD, JOB, RTX_CLOUD, hours_per_job
 
 # LLaMA-7B's shape (Touvron et al. 2023, table 2), rounded to 7e9 parameters
 SEVEN_B = {"params_b": 7, "layers": 32, "hidden": 4096}
@@ -40,7 +41,8 @@ def fewest_gpus(memory_gb: float) -> int:
 
 
 def a100_hours(width: int) -> float:
-    speedup = {1: 1.0, 2: 1.9, 3: 2.8, 4: 3.5}[width]
+    # 8 GPUs: 3.5 / 4 per GPU at 4, times 95% for the doubling to 8 (the compiler's documented extrapolation)
+    speedup = {1: 1.0, 2: 1.9, 3: 2.8, 4: 3.5, 8: 8 * 3.5 / 4 * 0.95}[width]
     return 6 * 7e9 * TOKENS / (0.46 * 312e12 * speedup) / 3600
 
 
@@ -78,11 +80,18 @@ def test_seven_b_full_training_is_sharded_on_80gb_and_wider_on_24gb(client: Test
     assert not rtx["in_plan"] and f"needs {fewest_gpus(24)} GPUs per job" in rtx["excluded_reason"]
     assert "no price" in rows["H100 SXM"]["excluded_reason"]
     assert "does not fit" in rows["RTX 3080"]["excluded_reason"]  # 10 GB: not even the activations
-    assert body["workload"]["plan_gpus_per_job"] == 3
-    # one job a month on 3 A100s, 12 months of 730 h on average: the rented hours are the job's hours
-    assert [c["gpu"] for c in body["cloud"]] == ["A100 80GB"]
+    # the job fits on 3 A100s; the only A100 offer is an 8-GPU instance, which runs 2 jobs of 3 or 4 GPUs, or one
+    # of 8: the A100 may run at 3, 4 or 8, and the 24 GB card at none (its 34 GPUs do not fit its 1-GPU instance)
+    assert a100["widths"] == [3, 4, 8] and rtx["widths"] == []
+    assert "the largest machine on offer has 1" in rtx["excluded_reason"]
+    # one job a month (an average load of well under one job at once) leaves GPUs of a whole 8-GPU instance idle
+    # at 3 or 4 GPUs per job; on all 8 it finishes 6.65 / 2.8 = 2.4 times sooner than on 3, so the plan runs jobs
+    # of 8 and rents the instance for the job's hours: 12 months of 730 h on average
+    assert body["workload"]["plan_gpus_per_job"] == 8
+    assert a100["plan_widths"] == [{"gpus_per_job": 8, "hours_per_job": pytest.approx(a100_hours(8), rel=1e-3)}]
+    assert [(c["gpu"], c["gpus_per_job"]) for c in body["cloud"]] == [("A100 80GB", 8)]
     months = body["horizon"]["days"] * 24 / 730
-    assert sum(c["hours"] for c in body["cloud"]) == pytest.approx(a100_hours(3) * months, rel=1e-3)
+    assert sum(c["hours"] for c in body["cloud"]) == pytest.approx(a100_hours(8) * months, rel=1e-3)
 
 
 def test_deadline_widens_the_job(client: TestClient) -> None:
@@ -110,7 +119,8 @@ def test_serve_is_demand_every_hour_of_the_month(client: TestClient) -> None:
         # a service is always on: whole replicas present every hour, never fewer hours on a faster GPU
         assert period["served_every_hour"] is True
         rented = sum(period["cloud_hours"].values())
-        owned = sum(period["owned_gpu_hours"].values()) / work["plan_gpus_per_job"]
+        width = {b["name"]: b["gpus_per_job"] for b in body["buy"]}  # an owned replica's GPUs
+        owned = sum(hours / width[name] for name, hours in period["owned_gpu_hours"].items())
         assert rented + owned >= 24 * days - 1e-6
 
 
@@ -163,9 +173,27 @@ def test_cli_plan_prints_the_gpu_table(tmp_path: Path, database_url: str, monkey
     path.write_text(json.dumps(profile()))
     out = CliRunner().invoke(cli_app, ["plan", str(path)])
     assert out.exit_code == 0, out.output
-    assert "GPU types considered" in out.output and "jobs of 3 GPU(s)" in out.output
+    assert "GPU types considered" in out.output and "jobs of 8 GPU(s)" in out.output
     line = next(row for row in out.output.splitlines() if re.search(r"A100 80GB\s+│", row))
     assert f"{a100_hours(3):,.1f}" in line and f"{STATES_GB / 3 + ACTIVATIONS_GB:,.1f}" in line
+    assert f"8 ({a100_hours(8):,.1f} h)" in line  # the width the plan runs it at, and the job's hours there
     assert f"needs {fewest_gpus(24)} GPUs per job" in out.output
     as_json = CliRunner().invoke(cli_app, ["plan", str(path), "--json"])
-    assert json.loads(as_json.output)["workload"]["plan_gpus_per_job"] == 3
+    assert json.loads(as_json.output)["workload"]["plan_gpus_per_job"] == 8
+
+
+def test_a_plan_mixing_widths_says_each_types_width(client: TestClient) -> None:
+    """tests/solvers/test_job_widths.py's hand-checked case through the API: one A100 bought for jobs of 1 GPU,
+    2-GPU RTX 3090 instances rented for the peaks at width 2."""
+    a100, _ = hours_per_job()
+    body = client.post("/v1/plans", json={
+        "workload": {**JOB, "jobs_per_month": 1.25 * 730 / a100}, "horizon_months": 12, "electricity_usd_per_kwh": 0.1,
+        "options": {"resale": False, "availability": 1.0, "pue": 1.0},
+        "prices": {"mode": "replace", "owned": [A100_BOX], "cloud": [A100_CLOUD, RTX_CLOUD]}}).json()
+    work = body["workload"]
+    assert work["plan_gpus_per_job"] is None and work["reference_gpu"] == "A100 80GB PCIe"
+    assert work["reference_gpus_per_job"] == 1 and work["widths_tried"] == [1, 2]
+    planned = {r["gpu"]: [w["gpus_per_job"] for w in r["plan_widths"]] for r in work["gpus"] if r["plan_widths"]}
+    assert planned == {"A100 80GB PCIe": [1], "RTX 3090": [2]}
+    assert [(b["gpu"], b["gpus_per_job"]) for b in body["buy"]] == [("A100 80GB PCIe", 1)]
+    assert [(c["gpu"], c["gpus_per_job"]) for c in body["cloud"]] == [("RTX 3090", 2)]
