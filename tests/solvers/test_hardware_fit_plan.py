@@ -110,8 +110,10 @@ def test_bundled_server_makes_passive_cards_candidates_with_its_cost(gpu: str) -
 
 def test_a_lab_quote_for_l40s_buys_cards_and_the_server() -> None:
     # a lab's negotiated L40S price (2,000 USD) beats the bundled workstation cards; 8 cards need one 8-slot server,
-    # whose bundled price must be in the capital cost: capex = 8 x 2,000 + the server's base cost
+    # whose bundled price must be in the capital cost: capex = 8 x 2,000 + the server's base cost. The demand is
+    # stated in L40S (8 GPUs at 0.9: 7.2 L40S loads, so 8 cards) so the count does not hang on the model's ratios.
     profile = lab_profile()
+    profile["demand"]["reference_gpu"] = "L40S"
     profile["prices"] = {"mode": "extend", "owned": [{"name": "L40S lab quote", "gpu": "L40S", "unit_price_usd": 2000}]}
     plan = make_plan(Profile.model_validate(profile), bundled_catalog(), TODAY)
     assert bought_gpus(plan, "L40S") == 8
