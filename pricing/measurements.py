@@ -1,7 +1,9 @@
 """Independent measured training throughput (`pricing/data/measured_throughput.csv`).
 
 Each row is one benchmark on one GPU in one published results table; values are only comparable
-within a table (same software stack, same batch-size rules), so consumers normalise per table.
+within a table (same software stack, same batch-size rules), so consumers normalise per table. A row
+also carries the batch size the benchmark ran at on that GPU (Lambda sizes the batch to the card's
+memory), so the calibration can take the batch's effect out of the comparison.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ class Measurement:
     throughput: float
     table: str
     source: str
+    batch: int  # samples per step on this GPU (the table's batch-size file or config template)
 
 
 @lru_cache(maxsize=1)
@@ -34,6 +37,7 @@ def bundled_measurements() -> tuple[Measurement, ...]:
             throughput=float(row["throughput"]),
             table=row["table"].strip(),
             source=row["source"].strip(),
+            batch=int(row["batch"]),
         )
         for row in csv.DictReader(text.splitlines())
     )

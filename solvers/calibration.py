@@ -26,11 +26,35 @@ Predictor = Callable[[str, str], float]
 
 # The measurement tables (Lambda's deeplearning-benchmark) run each GPU at the largest batch its memory
 # holds (pytorch/pytorch-train-bs-fp16.csv: batch sizes grow with memory, e.g. RTX A6000 192 vs RTX 3090
-# 96 for BERT base), and a larger batch runs faster per sample: Quadro RTX 8000 and 6000, the same TU102
-# chip with 48 vs 24 GB, differ by 26% on tacotron2 in the 2021 table. That is the benchmark's doing, not
-# the GPU's speed on a fixed job, so the calibration removes measured ~ memory_gb ** exponent before
-# scoring; the exponent per class is fitted by bench/fit_performance.py (0 where it does not help).
-BATCH_EXPONENT: dict[str, float] = {"rnn_training": 0.218}
+# 96 for BERT base), and a larger batch runs faster per sample. That is the benchmark's doing, not the GPU's
+# speed on a fixed job, so the calibration takes it out before scoring; the planner's figures do not include
+# it. Two forms, each fitted per class by bench/fit_performance.py (absent where it does not help):
+#
+# - BATCH_EXPONENT: measured ~ memory_gb ** exponent (RNN: Quadro RTX 8000 and 6000, the same TU102 chip
+#   with 48 vs 24 GB, differ by 26% on tacotron2 in the 2021 table).
+# - SATURATION_TOKENS: a step has a part whose time does not grow with the batch (the optimizer's pass over
+#   every weight, kernel launches, GPUs not filled by small matrices), worth T0 tokens of work, so a step of
+#   b samples of L tokens runs at b*L / (b*L + T0) of the large-batch rate. Used for transformers, where the
+#   batch is known per row (`Measurement.batch`) and the tokens per sample per benchmark (SAMPLE_TOKENS):
+#   the RTX 3080 ran BERT large at batch 4 and Transformer-XL base at 4 x 192 tokens.
+BATCH_EXPONENT: dict[str, float] = {"rnn_training": 0.253}
+SATURATION_TOKENS: dict[str, float] = {"transformer_training": 537.0}
+
+# Tokens per sample of the transformer benchmarks: BERT SQuAD fine-tuning at max_seq_length=384
+# (NVIDIA/DeepLearningExamples PyTorch/LanguageModeling/BERT/scripts/run_squad.sh@0663b67c); Transformer-XL
+# tgt_len 192 (base) and 256 (large) (lambdal/deeplearning-benchmark pytorch/scripts/config_v1/
+# config_pytorch_24GB.sh@18893649, the same in every memory template).
+SAMPLE_TOKENS: dict[str, int] = {"bert_base_squad": 384, "bert_large_squad": 384, "transformerxlbase": 192,
+                                 "transformerxllarge": 256}
+
+
+def benchmark_effect(m: Measurement, batch_exponent: float, saturation_tokens: float, memory_gb: float) -> float:
+    """log of the factor by which the benchmark's batch rule moves a row's throughput (see above)."""
+    effect = batch_exponent * math.log(memory_gb)
+    if saturation_tokens > 0:
+        tokens = m.batch * SAMPLE_TOKENS[m.benchmark]
+        effect += math.log(tokens / (tokens + saturation_tokens))
+    return effect
 
 
 @dataclass(frozen=True)
@@ -47,15 +71,17 @@ def _default_predictor(gpus: GpuTable) -> Predictor:
 
 def class_errors(workload: str, predict: Predictor | None = None,
                  measurements: Iterable[Measurement] | None = None,
-                 held_back: tuple[str, ...] = HELD_BACK, batch_exponent: float | None = None) -> ClassError:
-    """`batch_exponent`: the benchmark tables' batch-size effect, measured ~ memory_gb ** exponent (see
-    BATCH_EXPONENT); None takes the fitted value of the class."""
+                 held_back: tuple[str, ...] = HELD_BACK, batch_exponent: float | None = None,
+                 saturation_tokens: float | None = None) -> ClassError:
+    """`batch_exponent`, `saturation_tokens`: the benchmark tables' batch-size effect (see BATCH_EXPONENT and
+    SATURATION_TOKENS); None takes the fitted value of the class."""
     rows = [m for m in (measurements or bundled_measurements()) if m.workload == workload]
     gpus = bundled_gpus()
     predict = predict or _default_predictor(gpus)
     beta = BATCH_EXPONENT.get(workload, 0.0) if batch_exponent is None else batch_exponent
+    t0 = SATURATION_TOKENS.get(workload, 0.0) if saturation_tokens is None else saturation_tokens
     log_ratio = {(m.gpu, m.table, m.benchmark): math.log(m.throughput / predict(m.gpu, workload))
-                 - beta * math.log(gpus[m.gpu].memory_gb) for m in rows}
+                 - benchmark_effect(m, beta, t0, gpus[m.gpu].memory_gb) for m in rows}
     scale: dict[tuple[str, str], list[float]] = defaultdict(list)
     for (gpu, table, bench), value in log_ratio.items():
         if gpu not in held_back:

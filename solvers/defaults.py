@@ -1,6 +1,9 @@
 """Every default the planner uses when a profile does not say, with where the figure comes from.
 
-DOMAIN = ../shared/DOMAIN.md (Tim Dettmers' GPU guide, editions 2019/2020/2023).
+DOMAIN = Tim Dettmers, "Which GPU(s) to Get for Deep Learning", timdettmers.com: 2019 edition, 2020 edition
+(https://timdettmers.com/2020/09/07/which-gpu-for-deep-learning/) and 2023 edition
+(https://timdettmers.com/2023/01/30/which-gpu-for-deep-learning/); "DOMAIN §n" is the section of the project's
+domain notes that quote it, with the edition.
 A figure marked "planning assumption" is gpuplan's own documented choice, overridable per request.
 """
 

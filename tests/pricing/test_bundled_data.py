@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -117,3 +120,29 @@ def test_commitment_rows_carry_term_and_payment() -> None:
     assert {"aws", "azure", "gcp"} <= set(commitments["provider"])
     assert set(commitments["term_months"]) >= {12, 36}
     assert (commitments["usd_per_hour"] > 0).all() and (commitments["source"].str.len() > 0).all()
+
+
+# A path on the machine that built the data: an absolute local path (not the path part of a URL, which follows a
+# host name), a relative path out of the repository, a file URL, or the project's own notes named as a source.
+LOCAL_PATH = re.compile(r"(?<![\w.:/-])/(?:work|home|root|tmp|mnt|Users)/|\.\./|file://|\bDOMAIN\.md\b|\bseeds/")
+
+
+def test_local_path_pattern_catches_paths_but_not_urls() -> None:
+    for local in ("via /work/shared/DOMAIN.md", "`/work/shared/reference/x.csv`", "../shared/y", "/home/me/f",
+                  "file:///tmp/a", "DOMAIN.md section 3", "seeds/000_abc.txt"):
+        assert LOCAL_PATH.search(local), local
+    for public in ("https://example.com/work/shared/page", "https://timdettmers.com/2020/09/07/which-gpu-for-deep-learning/",
+                   "lambdal/deeplearning-benchmark pytorch/results/3090/x.txt@e167f02", "DOMAIN section 3"):
+        assert not LOCAL_PATH.search(public), public
+
+
+def test_no_bundled_data_or_sources_file_names_a_local_path() -> None:
+    """The developers' guide: a source names the public document, never a path on this machine."""
+    data = Path(__file__).resolve().parents[2] / "pricing" / "data"
+    files = sorted(p for p in data.iterdir() if p.suffix in {".csv", ".md", ".json"})
+    files.append(data.parents[1] / "solvers" / "defaults.py")  # the table of defaults and their sources
+    assert len(files) > 10
+    offenders = [f"{path.name}:{n}: {m.group(0)}" for path in files
+                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 for m in [LOCAL_PATH.search(line)] if m]
+    assert offenders == []

@@ -110,11 +110,56 @@ def test_bundled_server_makes_passive_cards_candidates_with_its_cost(gpu: str) -
 
 def test_a_lab_quote_for_l40s_buys_cards_and_the_server() -> None:
     # a lab's negotiated L40S price (2,000 USD) beats the bundled workstation cards; 8 cards need one 8-slot server,
-    # whose bundled price must be in the capital cost: capex = 8 x 2,000 + the server's base cost
+    # whose bundled price must be in the capital cost: capex = 8 x 2,000 + the server's base cost. The demand is
+    # stated in L40S (8 GPUs at 0.9: 7.2 L40S loads, so 8 cards) so the count does not hang on the model's ratios.
     profile = lab_profile()
+    profile["demand"]["reference_gpu"] = "L40S"
     profile["prices"] = {"mode": "extend", "owned": [{"name": "L40S lab quote", "gpu": "L40S", "unit_price_usd": 2000}]}
     plan = make_plan(Profile.model_validate(profile), bundled_catalog(), TODAY)
     assert bought_gpus(plan, "L40S") == 8
     server = bundled_server()
     assert [(h.name, h.count) for h in plan.hosts] == [(server.name, 1)]
     assert plan.costs.capex_usd == pytest.approx(8 * 2000 + server.base_cost_usd)
+
+
+def module_profile(owned: list[dict[str, Any]], gpu: str) -> dict[str, Any]:
+    """16 busy GPUs of `gpu` (the reference), owned only: the plan must buy them or say it cannot."""
+    profile = simple_profile(owned, [cloud_item(10.0)], utilisation=0.9)
+    profile["demand"] = {"gpus": 16, "utilisation": 0.9, "reference_gpu": gpu}
+    profile["min_gpu_memory_gb"] = 0
+    profile["options"]["allow_cloud"] = False
+    return profile
+
+
+@pytest.mark.parametrize("gpu", ["H100 SXM", "B200"])
+def test_sxm_modules_are_bought_only_inside_their_4_or_8_gpu_servers(gpu: str) -> None:
+    # A bare module at 100 USD beats every server; the bundled hosts (desktops, workstations, the PCIe server) and a
+    # test PCIe server must still not take it, so the plan buys the whole 4- and 8-GPU systems instead:
+    # 16 GPUs = 2 x 8 (USD 160,000) or 4 x 4 (USD 180,000) or 1 x 8 + 2 x 4 (USD 170,000): the 8-GPU units win.
+    catalog = dataclasses.replace(bundled_catalog(), hosts=[*bundled_catalog().hosts, SERVER])
+    four = owned_item(45_000.0, watts=4 * 700, gpu=gpu, gpus_per_unit=4, name=f"4x {gpu} server")
+    eight = owned_item(80_000.0, watts=8 * 700, gpu=gpu, gpus_per_unit=8, name=f"8x {gpu} server")
+    plan = make_plan(Profile.model_validate(module_profile([bare(gpu), four, eight], gpu)), catalog, TODAY)
+    lines = [line for line in plan.buy if line.gpu == gpu]
+    assert lines and all(line.includes_host and line.gpus_per_unit in (4, 8) for line in lines)
+    assert [(line.gpus_per_unit, line.count) for line in lines] == [(8, 2)]
+    assert not any(h.name == SERVER.name for h in plan.hosts)
+
+
+def test_a_4_gpu_module_server_is_bought_when_it_is_the_cheaper_fit() -> None:
+    # 4 busy GPUs: one 4-GPU H100 SXM system (45,000) rather than an 8-GPU one (80,000) half idle
+    four = owned_item(45_000.0, watts=4 * 700, gpu="H100 SXM", gpus_per_unit=4, name="4x H100 SXM server")
+    eight = owned_item(80_000.0, watts=8 * 700, gpu="H100 SXM", gpus_per_unit=8, name="8x H100 SXM server")
+    profile = module_profile([bare("H100 SXM"), four, eight], "H100 SXM")
+    profile["demand"]["gpus"] = 4
+    plan = make_plan(Profile.model_validate(profile), bundled_catalog(), TODAY)
+    assert [(line.gpus_per_unit, line.count, line.includes_host) for line in plan.buy] == [(4, 1, True)]
+
+
+@pytest.mark.parametrize("gpu", ["L40S", "H100 PCIe", "A100 40GB PCIe", "A100 80GB PCIe"])
+def test_passive_cards_are_bought_only_with_a_server_on_the_bundled_hosts(gpu: str) -> None:
+    # the bundled hosts: desktops, workstations and the 8-slot server; a cheap bare passive card is placed in the
+    # server (its base cost counted), never in a desktop or workstation
+    plan = plan_for([bare(gpu)], bundled_catalog(), gpus=2)
+    assert bought_gpus(plan, gpu) == 2
+    assert [h.name for h in plan.hosts] == [bundled_server().name]

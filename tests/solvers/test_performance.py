@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from pricing.gpus import bundled_gpus
-from solvers.calibration import all_class_errors
+from pricing.measurements import bundled_measurements
+from solvers.calibration import SATURATION_TOKENS, all_class_errors, benchmark_effect
 from solvers.performance import FAMILY_EFFICIENCY, family, is_extrapolated, relative_throughput, throughput_score
 
 
@@ -67,19 +70,43 @@ def test_extrapolated_flag_follows_the_measurements() -> None:
     assert not is_extrapolated("H100 SXM", "inference_8bit")
 
 
-def test_calibration_errors_stay_where_the_readme_says() -> None:
-    """Median |error| per training class on the fitted and held-back GPUs (README table).
-
-    CNN meets the 10% target on both parts; transformer and RNN (RNN with the benchmark's batch-size effect
-    removed, calibration.BATCH_EXPONENT) do not on the held-back GPUs (README says so), so they are pinned
-    at their reported values to catch regressions.
-    """
+def test_calibration_meets_issue_14s_target_in_every_training_class() -> None:
+    """Issue 14: median |error| <= 10% per training class across >= 15 GPUs, on the fitted GPUs and on the held
+    back ones (README table: transformer 1.8% / 6.4%, CNN 3.0% / 2.9%, RNN 3.3% / 3.2%), with the benchmarks'
+    batch-size effect taken out (calibration.BATCH_EXPONENT, SATURATION_TOKENS)."""
     errors = all_class_errors()
-    limits = {"transformer_training": (0.12, 0.13), "cnn_training": (0.10, 0.10), "rnn_training": (0.07, 0.13)}
-    for workload, (fitted, held) in limits.items():
-        assert errors[workload].fitted_median <= fitted, workload
-        assert errors[workload].held_back_median <= held, workload
-    assert len({g for e in errors.values() for g in e.per_gpu}) >= 15
+    for workload in ("transformer_training", "cnn_training", "rnn_training"):
+        assert errors[workload].fitted_median <= 0.10, workload
+        assert errors[workload].held_back_median <= 0.10, workload
+        assert len(errors[workload].per_gpu) >= 15, workload
+
+
+def test_a_small_batch_is_taken_out_of_the_comparison_by_hand() -> None:
+    """The RTX 3080 ran BERT large at batch 4 (10 GB; pytorch-train-bs-fp16.csv@000bc82): 4 x 384 = 1,536
+    tokens a step against the fixed part's T0 tokens, so it ran at 1,536 / (1,536 + T0) of its large-batch
+    rate; with T0 = 537 that is 0.741 (an A100 80GB at batch 112: 43,008 / 43,545 = 0.988)."""
+    rows = {(m.gpu, m.benchmark, m.table): m for m in bundled_measurements()}
+    small = rows[("RTX 3080", "bert_large_squad", "LAMBDA-2021-NGC20.10")]
+    large = rows[("A100 80GB", "bert_large_squad", "LAMBDA-2023")]
+    assert (small.batch, large.batch) == (4, 112)
+    assert SATURATION_TOKENS["transformer_training"] == 537.0
+    assert math.exp(benchmark_effect(small, 0.0, 537.0, 10)) == pytest.approx(1536 / 2073)
+    assert math.exp(benchmark_effect(large, 0.0, 537.0, 80)) == pytest.approx(43008 / 43545)
+
+
+def test_each_results_table_is_one_software_stack() -> None:
+    """Lambda's 2021 file joined two containers (compile_results_pytorch_throughput.py: version 0 = NGC
+    pytorch:20.01 for Volta/Turing, 1 = 20.10 for Ampere); rows are only comparable within one stack, so they
+    are separate tables (the Quadro RTX 8000 ran Transformer-XL base at 9,290 tok/s on 20.01 and 18,223 on
+    22.09+: a per-table scale can absorb a stack's speed, a table mixing stacks cannot)."""
+    tables: dict[str, set[str]] = {}
+    for m in bundled_measurements():
+        tables.setdefault(m.table, set()).add(m.gpu)
+        assert m.batch > 0
+    assert tables["LAMBDA-2021-NGC20.01"] == {"V100 32GB", "Quadro RTX 8000", "Quadro RTX 6000", "Titan RTX",
+                                              "RTX 2080 Ti"}
+    assert tables["LAMBDA-2021-NGC20.10"] == {"RTX 3080", "RTX 3090", "A100 40GB PCIe", "A100 40GB", "RTX A6000"}
+    assert "LAMBDA-2021" not in tables
 
 
 WORKLOADS = ("transformer_training", "cnn_training", "rnn_training", "inference_16bit", "inference_8bit")
