@@ -69,7 +69,12 @@ class CommitmentLine(BaseModel):
     terms: int = Field(description="terms paid back to back to cover the horizon (the last one in full)")
     usd_per_hour: float = Field(description="price per instance-hour, paid every hour of the term")
     paid_hours: float = Field(description="hours paid per instance (whole terms)")
-    cost_usd: float = Field(description="count x usd_per_hour x paid_hours")
+    cost_usd: float = Field(description="count x usd_per_hour x paid_hours; with an upfront fee, count x (fee x terms "
+                            "+ the hourly part x paid_hours)")
+    payment: str = Field("not_stated", description="no_upfront, partial_upfront, all_upfront, or not_stated (the "
+                         "source does not say: paid hourly)")
+    upfront_usd: float = Field(0.0, description="fee per instance paid at each term's start (in the cash flows at "
+                               "that date); the rest is paid hourly")
     source: str
     price_as_of: str
 
