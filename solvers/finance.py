@@ -6,7 +6,8 @@ Conventions (README, "Finance"), chosen so that every figure can be checked by h
   The same monthly convention is the one loans quote (APR / 12), so financing at the discount rate is
   present-value neutral.
 - Purchases are paid at the plan's start (t = 0); a period's running costs (electricity, opex, cloud,
-  commitments) at the period's end; the resale at the horizon's end.
+  commitments paid hourly) at the period's end; a commitment's upfront fee at each term's start (t = k x term
+  months); the resale at the horizon's end.
 - A loan of P at annual rate a over n months pays the annuity P i / (1 - (1 + i)^-n) at the end of each month,
   i = a / 12 (the level-payment formula of an amortised loan, e.g. "Amortization calculator", Wikipedia; P / n
   when i = 0). A loan that outlasts the horizon is settled at the horizon's end: the outstanding balance is

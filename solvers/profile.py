@@ -380,7 +380,8 @@ class CommitmentPriceItem(_Strict):
         if self.payment != "partial_upfront" and self.upfront_usd is not None:
             raise ValueError("upfront_usd is for payment partial_upfront only (all_upfront pays usd_per_hour x "
                              "730 h x term_months at each term's start)")
-        if self.upfront_usd is not None and self.upfront_usd > self.usd_per_hour * PROVIDER_HOURS_PER_MONTH * self.term_months:
+        term_price = self.usd_per_hour * PROVIDER_HOURS_PER_MONTH * self.term_months
+        if self.upfront_usd is not None and self.upfront_usd > term_price:
             raise ValueError("upfront_usd exceeds the term's price (usd_per_hour x 730 h x term_months)")
         return self
 

@@ -190,6 +190,12 @@ class BreakEven(BaseModel):
     )
     cloud_price_threshold_offer: str | None
     thresholds_note: str
+    basis: Literal["nominal", "present_value"] = Field(
+        "nominal", description="what the break-even day, curves and thresholds compare: nominal sums, or present "
+        "values at options.discount_rate (when above 0)")
+    cloud_only_commitments: bool = Field(
+        False, description="cloud only (the alternative, the curves and the thresholds) may hold reserved or "
+        "committed instances: the profile brings commitment quotes or allows the catalog's")
     simple: SimpleBreakEven | None
 
 
