@@ -126,3 +126,12 @@ def test_a_commitment_the_profile_allows_can_mean_buying_never_pays(catalog: Cat
     profile["options"]["allow_commitments"] = False  # against on-demand alone: 68.5%
     alone = _plan(profile, catalog)
     assert alone.break_even.utilisation_threshold == pytest.approx(60_000 / 87_600, abs=2e-6)
+
+
+@pytest.mark.parametrize(("discount_rate", "threshold"), [(0.0, 22_560 / 8760), (0.12, 6 - 30_000 / D_12)])
+def test_the_plan_flips_where_the_threshold_says(catalog: Catalog, discount_rate: float, threshold: float) -> None:
+    """Plan and thresholds agree: 1% below the electricity threshold the plan buys, 1% above it reserves."""
+    below = _plan(_commitment_profile(threshold * 0.99, discount_rate), catalog)
+    above = _plan(_commitment_profile(threshold * 1.01, discount_rate), catalog)
+    assert [b.count for b in below.buy] == [1] and below.commitments == []
+    assert above.buy == [] and [c.count for c in above.commitments] == [1]
