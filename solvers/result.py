@@ -222,6 +222,8 @@ class RateUsed(BaseModel):
     currency: str
     units_per_eur: float = Field(description="the ECB reference rate: units of this currency per euro")
     usd_per_unit: float = Field(description="US dollars one unit buys (the planner works in USD)")
+    fixed_rate_source: str | None = Field(None, description="a currency the euro replaced (e.g. BGN): its "
+                                          "irrevocably fixed conversion rate is used, and this names its source")
 
 
 class ExchangeRatesUsed(BaseModel):

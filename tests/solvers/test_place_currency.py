@@ -98,6 +98,19 @@ def test_unknown_input_currency_names_the_field() -> None:
     assert (error.value.field, error.value.rule) == ("prices.owned[0].currency", "known_currency")
 
 
+def test_a_quote_in_leva_converts_at_the_fixed_euro_rate() -> None:
+    """BGN left the ECB's set when the euro replaced it (2026-01-01, 1.95583 lev per euro): a 3,911.66 BGN box is
+    3,911.66 / 1.95583 = 2,000.00 EUR = 2,000 x 1.1794 = 2,358.80 USD, and the plan names the fixed rate's source."""
+    body = owned_4090()
+    body["prices"]["owned"][0].update(unit_price_usd=3911.66, currency="BGN")
+    result = plan(body)
+    assert result.buy[0].unit_price_usd == pytest.approx(3911.66 / 1.95583 * EUR_USD, abs=0.01)
+    assert result.buy[0].unit_price_usd == pytest.approx(2358.80, abs=0.01)
+    (bgn,) = [r for r in result.exchange_rates.rates if r.currency == "BGN"]
+    assert bgn.units_per_eur == 1.95583 and "1.95583" in (bgn.fixed_rate_source or "")
+    assert all(r.fixed_rate_source is None for r in result.exchange_rates.rates if r.currency != "BGN")
+
+
 def test_currency_round_trip() -> None:
     """The same profile with every money input in GBP and the plan in GBP is the USD plan, converted."""
     usd_body = simple_profile([owned_item(2000)], [cloud_item(0.9)], utilisation=0.5, months=24, rate=0.12,
