@@ -60,11 +60,11 @@ def test_location_fills_the_rate_from_eurostat_in_euro() -> None:
     body["electricity"] = {"location": "de"}
     body["currency"] = "EUR"
     result = plan(body)
-    # DE row: 0.233 EUR/kWh (Eurostat nrg_pc_205 band IB, 2024); a EUR plan shows it unconverted
+    # DE row: 0.2723 EUR/kWh (Eurostat nrg_pc_205 band IB, 2024-S1); a EUR plan shows it unconverted
     assert result.currency == "EUR"
-    assert result.electricity is not None and result.electricity.price_per_kwh == pytest.approx(0.233)
+    assert result.electricity is not None and result.electricity.price_per_kwh == pytest.approx(0.2723)
     assert result.electricity.location == "DE" and "nrg_pc_205" in result.electricity.source
-    assert result.costs.electricity_usd == pytest.approx(KWH_4090 * 0.233, abs=0.02)  # 137.77 EUR
+    assert result.costs.electricity_usd == pytest.approx(KWH_4090 * 0.2723, abs=0.02)  # 161.01 EUR
 
 
 def test_us_state_rate_from_eia_and_explicit_rate_wins() -> None:
@@ -79,7 +79,7 @@ def test_us_state_rate_from_eia_and_explicit_rate_wins() -> None:
 
 @pytest.mark.parametrize(("electricity", "rule"), [
     ({"location": "XX"}, "known_location"),
-    ({"location": "NO"}, "known_location"),  # Norway: a carbon intensity, no price in the table
+    ({"location": "JP"}, "known_location"),  # Japan: a carbon intensity, no price in the table
 ])
 def test_unknown_location_names_the_field(electricity: dict[str, Any], rule: str) -> None:
     body = owned_4090()
