@@ -77,7 +77,7 @@ def test_owid_2023_carbon_rows_as_published(location: str, expected: float) -> N
 @pytest.mark.parametrize(
     ("location", "value", "currency", "period"),
     [
-        # Eurostat nrg_pc_205 band IB 20-499 MWh, excl. VAT, EUR, 2024-S1 (Qery-Data/Energy extract @a877aa0, read by hand)
+        # Eurostat nrg_pc_205 band IB 20-499 MWh, excl. VAT, EUR, 2024-S1 (Qery-Data/Energy extract @a877aa0, by hand)
         ("FR", 0.2451, "EUR", "2024-S1"),
         ("NL", 0.2677, "EUR", "2024-S1"),
         ("it", 0.2444, "EUR", "2024-S1"),
