@@ -8,6 +8,9 @@ for its reference rates.
 The bundled set (`pricing/data/ecb_rates.csv`) is one real ECB publication with its date; the `ecb` price
 source (`pricing.sources.ecb`) stores newer sets as observations of kind `fx` and `pricing.live` lays the newest
 good one over the bundled set.
+
+A currency the euro has replaced (BGN from 2026-01-01, HRK from 2023-01-01) is no longer in the ECB's set; an
+amount in it converts at its irrevocably fixed rate (`FIXED_EURO_RATES`, source named per rate), which a plan shows.
 """
 
 from __future__ import annotations
@@ -31,6 +34,32 @@ class UnknownCurrency(KeyError):
 
 
 @dataclass(frozen=True)
+class FixedEuroRate:
+    """A currency the euro replaced: the Council fixed its conversion rate irrevocably, so the ECB stops quoting it
+    and an amount in it converts exactly at that rate from `since` on."""
+
+    units_per_eur: float
+    since: dt.date
+    source: str
+
+
+# Why accept these: a quote, invoice or contract in leva or kuna (older price lists, dual-priced offers) converts
+# exactly at the legal rate; refusing it would refuse a well-defined input. Rates and dates read from the Council's
+# decisions as reported in the sources named; Regulation (EC) No 2866/98 holds every euro conversion rate.
+FIXED_EURO_RATES: dict[str, FixedEuroRate] = {
+    "BGN": FixedEuroRate(1.95583, dt.date(2026, 1, 1), (
+        "Council of the EU, 8 July 2025: Bulgaria adopts the euro on 1 January 2026 at the irrevocably fixed "
+        "conversion rate of 1.95583 lev per euro (Council Regulation amending Regulation (EC) No 2866/98); ECB "
+        "press release 'Bulgaria to join euro area on 1 January 2026' of 8 July 2025, as reproduced at "
+        "https://www.einpresswire.com/article/829506827/bulgaria-to-join-euro-area-on-1-january-2026")),
+    "HRK": FixedEuroRate(7.53450, dt.date(2023, 1, 1), (
+        "Council Regulation (EU) 2022/1208 of 12 July 2022 amending Regulation (EC) No 2866/98 as regards the euro "
+        "conversion rate for Croatia: 7.53450 kuna per euro from 1 January 2023, as reported by the European "
+        "Commission, https://ec.europa.eu/newsroom/ecfin/items/753700/en")),
+}
+
+
+@dataclass(frozen=True)
 class ExchangeRates:
     """One ECB publication: units of each currency per euro on `as_of`, and where it came from."""
 
@@ -48,13 +77,24 @@ class ExchangeRates:
         object.__setattr__(self, "per_eur", rates)
 
     def currencies(self) -> list[str]:
-        return sorted(self.per_eur)
+        return sorted(set(self.per_eur) | {c for c in FIXED_EURO_RATES if self.fixed(c) is not None})
+
+    def fixed(self, currency: str) -> FixedEuroRate | None:
+        """The euro's fixed conversion rate for a currency this publication does not quote (it is replaced)."""
+        code = currency.upper()
+        found = FIXED_EURO_RATES.get(code)
+        if code in self.per_eur or found is None or self.as_of < found.since:
+            return None
+        return found
 
     def units_per_eur(self, currency: str) -> float:
         try:
             return self.per_eur[currency.upper()]
         except KeyError:
-            raise UnknownCurrency(currency) from None
+            fixed = self.fixed(currency)
+            if fixed is None:
+                raise UnknownCurrency(currency) from None
+            return fixed.units_per_eur
 
     def usd_per_unit(self, currency: str) -> float:
         """US dollars one unit of `currency` buys (the factor an input in that currency is multiplied by)."""

@@ -1,7 +1,7 @@
 """Place: electricity price and grid carbon intensity by location, and the location of cloud regions.
 
 A location is an ISO 3166-1 alpha-2 country code (`DE`), a US state as `US-CA` (ISO 3166-2), or `EU` (the
-European Union average, prices only). The tables are bundled, one sourced and dated row per location
+European Union average). The tables are bundled, one sourced and dated row per location
 (`pricing/data/electricity_prices.csv`, `grid_carbon.csv`, `cloud_regions.csv`, described in
 `pricing/data/README.md`); no figure is invented, so a location may have a price and no intensity or the reverse.
 

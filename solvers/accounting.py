@@ -218,8 +218,10 @@ class Ledger:
                            count=n, term_months=o.term_months,
                            terms=o.terms,
                            usd_per_hour=o.usd_per_hour, paid_hours=round(o.paid_hours, 3),
-                           cost_usd=round(n * o.usd_per_hour * o.paid_hours, 2), source=o.source, price_as_of=o.as_of,
-                           gpus_per_job=self._line_width(o.width))
+                           cost_usd=round(n * o.usd_per_hour * o.paid_hours if not o.upfront_usd
+                                          else n * (o.hourly_usd * o.paid_hours + o.upfront_usd * o.terms), 2),
+                           payment=o.payment or "not_stated", upfront_usd=round(o.upfront_usd, 2),
+                           source=o.source, price_as_of=o.as_of, gpus_per_job=self._line_width(o.width))
             for k, n in sorted(committed.items()) for o in [self.owned[k]]
         ]
         extra = flows.commitments_total + flows.opex_total + flows.interest + flows.cloud_data_total
@@ -281,13 +283,19 @@ class Ledger:
         commitments = np.zeros(n)
         total_hours = float(hours.sum())
         commitments_total = 0.0
+        fee_months: list[float] = []
+        fees: list[float] = []
         for k, count in committed.items():
             o = self.owned[k]
-            commitments += count * o.usd_per_hour * hours
+            commitments += count * o.hourly_usd * hours
             tail = max(o.paid_hours - total_hours, 0.0)  # the last term's hours past the horizon, paid at its end
             if n:
-                commitments[-1] += count * o.usd_per_hour * tail
-            commitments_total += count * o.usd_per_hour * o.paid_hours
+                commitments[-1] += count * o.hourly_usd * tail
+            commitments_total += count * o.hourly_usd * o.paid_hours
+            if o.upfront_usd:  # each term's fee at the term's start, t = j x term months
+                fee_months += [float(j * o.term_months) for j in range(o.terms)]
+                fees += [count * o.upfront_usd] * o.terms
+                commitments_total += count * o.upfront_usd * o.terms
         per_unit_hour = sum(count * self.owned[k].opex_usd_per_unit_hour for k, count in purchases.items())
         opex = per_unit_hour * hours
         if any(count > 0 for count in purchases.values()):
@@ -297,7 +305,8 @@ class Ledger:
         cloud_data = (self.terms.fixed_cloud_usd_per_month * cal.months if uses_cloud
                       else np.zeros(len(self.periods)))
         return _Flows(cal, commitments, commitments_total, opex, float(opex.sum()), capex, resale,
-                      schedule.months, schedule.flows, interest, cloud_data, float(cloud_data.sum()))
+                      schedule.months, schedule.flows, interest, cloud_data, float(cloud_data.sum()),
+                      np.array(fee_months), np.array(fees))
 
 
 @dataclass
@@ -316,6 +325,8 @@ class _Flows:
     interest: float
     cloud_data: np.ndarray  # cloud storage and egress per period (options.cloud_data)
     cloud_data_total: float
+    fee_months: np.ndarray = field(default_factory=lambda: np.zeros(0))  # commitments' upfront fees: when
+    fees: np.ndarray = field(default_factory=lambda: np.zeros(0))  # and how much (all instances of a line)
 
     def table(self, ledger: Ledger, electricity: list[float], cloud: list[float],
               running: list[float]) -> tuple[list[CashFlowLine], float, list[float], float]:
@@ -324,42 +335,54 @@ class _Flows:
         rate = ledger.terms.discount_rate
         n = len(t_end)
         at_start = float(self.capex * self.capex_flows[self.capex_months <= 0].sum())
-        later = self.capex_months > 0
-        capex_by_period: np.ndarray = np.zeros(n)
-        if later.any() and n:
-            index = np.minimum(np.searchsorted(t_end, self.capex_months[later] - 1e-9), n - 1)
-            capex_by_period = np.bincount(index, weights=self.capex * self.capex_flows[later], minlength=n)
+        capex_by_period = _by_period(t_end, self.capex_months, self.capex * self.capex_flows)
+        fees_at_start = float(self.fees[self.fee_months <= 0].sum())
+        commitments = self.commitments + _by_period(t_end, self.fee_months, self.fees)
         resale = np.zeros(n)
         if n:
             resale[-1] = -self.resale
         elec, cl = np.array(electricity), np.array(cloud) + self.cloud_data
-        net = capex_by_period + elec + self.opex + cl + self.commitments + resale
+        net = capex_by_period + elec + self.opex + cl + commitments + resale
         df = discount(rate, t_end)
         net_pv = net * df
+        start_net = at_start + fees_at_start
         rows = [CashFlowLine(month="start", date=ledger.periods[0].start.isoformat() if n else "",
                              capex_usd=round(at_start, 2), electricity_usd=0.0, opex_usd=0.0, cloud_usd=0.0,
-                             commitments_usd=0.0, resale_usd=0.0, net_usd=round(at_start, 2),
-                             cumulative_usd=round(at_start, 2), discount_factor=1.0,
-                             net_present_value_usd=round(at_start, 2),
-                             cumulative_present_value_usd=round(at_start, 2))]
-        cumulative, cumulative_pv = at_start, at_start
+                             commitments_usd=round(fees_at_start, 2), resale_usd=0.0, net_usd=round(start_net, 2),
+                             cumulative_usd=round(start_net, 2), discount_factor=1.0,
+                             net_present_value_usd=round(start_net, 2),
+                             cumulative_present_value_usd=round(start_net, 2))]
+        cumulative, cumulative_pv = start_net, start_net
         for p, period in enumerate(ledger.periods):
             cumulative += float(net[p])
             cumulative_pv += float(net_pv[p])
             rows.append(CashFlowLine(
                 month=period.label, date=period.end.isoformat(), capex_usd=round(float(capex_by_period[p]), 2),
                 electricity_usd=round(float(elec[p]), 2), opex_usd=round(float(self.opex[p]), 2),
-                cloud_usd=round(float(cl[p]), 2), commitments_usd=round(float(self.commitments[p]), 2),
+                cloud_usd=round(float(cl[p]), 2), commitments_usd=round(float(commitments[p]), 2),
                 resale_usd=round(float(resale[p]), 2), net_usd=round(float(net[p]), 2),
                 cumulative_usd=round(cumulative, 2), discount_factor=round(float(df[p]), 8),
                 net_present_value_usd=round(float(net_pv[p]), 2),
                 cumulative_present_value_usd=round(cumulative_pv, 2)))
-        if ledger.terms.plain and not self.commitments.any() and not self.opex.any() and not self.cloud_data.any():
+        if ledger.terms.plain and not commitments.any() and not self.opex.any() and not self.cloud_data.any() \
+                and not fees_at_start:
             return rows, self.capex, running, self.resale  # today's curves, to the bit
         basis = df if rate > 0 else np.ones(n)
         per_period = (net - resale) * basis
         resale_basis = self.resale * (float(df[-1]) if rate > 0 and n else 1.0)
-        return rows, at_start, [float(v) for v in per_period], resale_basis
+        return rows, start_net, [float(v) for v in per_period], resale_basis
+
+
+def _by_period(t_end: np.ndarray, months: np.ndarray, amounts: np.ndarray) -> np.ndarray:
+    """Dated payments after the start (months from it) summed into the first period that ends at or after each:
+    the row whose discount factor is the payment's when periods are calendar months from the start."""
+    n = len(t_end)
+    later = months > 0
+    if not later.any() or not n:
+        return np.zeros(n)
+    index = np.minimum(np.searchsorted(t_end, months[later] - 1e-9), n - 1)
+    out: np.ndarray = np.bincount(index, weights=amounts[later], minlength=n)
+    return out
 
 
 def rounded(values: list[float], digits: int) -> list[float]:

@@ -27,7 +27,7 @@ MONEY_FIELDS: dict[str, dict[str, int]] = {
               "cloud_data_usd": AMOUNT, "present_value_usd": AMOUNT},
     "PeriodLine": {"electricity_usd": AMOUNT, "cloud_usd": AMOUNT, "commitments_usd": AMOUNT, "opex_usd": AMOUNT},
     # issue 16, finance: reserved instances and the monthly cash-flow table
-    "CommitmentLine": {"usd_per_hour": RATE, "cost_usd": AMOUNT},
+    "CommitmentLine": {"usd_per_hour": RATE, "cost_usd": AMOUNT, "upfront_usd": AMOUNT},
     "CashFlowLine": {"capex_usd": AMOUNT, "electricity_usd": AMOUNT, "opex_usd": AMOUNT, "cloud_usd": AMOUNT,
                      "commitments_usd": AMOUNT, "resale_usd": AMOUNT, "net_usd": AMOUNT, "cumulative_usd": AMOUNT,
                      "net_present_value_usd": AMOUNT, "cumulative_present_value_usd": AMOUNT},

@@ -7,6 +7,12 @@ up to its available hours, and maintenance beyond idle hours to packed cloud hou
 difference, for speed: owned slots always take the jobs they can (the MIP leaves a job to a rented instance's
 spare slot when that saves its energy), so one curve per demand scale and slot count serves every electricity
 rate and cloud price the thresholds try; the difference is at most the owned energy of such hours.
+
+Costs are on the plan's basis (issue 16, `solvers.finance.Weights`): with a discount rate, a unit costs what it
+costs the model (`model.unit_cost_of`: price at present value, resale from the horizon's end, idle power and opex
+over discounted hours), rent and owned energy take each block's discount factor, and fixed monthly costs apply
+as in the model; without weights every figure is the nominal one, computed as before. Commitments are units too:
+no energy, the provider's availability, their price scaled with the cloud's (`Scenario.cloud_price`).
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ import numpy as np
 
 from solvers import defaults
 from solvers.blocks import Block
+from solvers.finance import Weights
 from solvers.layers import Cells, Layers, Renting, screening, slot_grid
-from solvers.model import cells_of
+from solvers.model import cells_of, unit_cost_of
 from solvers.options import CloudOption, HostOption, OwnedOption
 
 
@@ -71,7 +78,7 @@ class Evaluator:
 
     def __init__(self, owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption],
                  blocks: list[Block], availability: float, width: int = 1, integer_instances: bool = True,
-                 scale_hours: bool = False) -> None:
+                 scale_hours: bool = False, weights: Weights | None = None) -> None:
         self.owned = {o.key: o for o in owned}
         self.cloud = cloud
         self.hosts = {h.host.name: h for h in hosts}
@@ -89,15 +96,33 @@ class Evaluator:
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
+        self.weights = weights
+        self._block_weight = (None if weights is None or (weights.nominal and (weights.block == 1.0).all())
+                              else weights.block)  # as the model's screening takes it
+
+    def _availability(self, option: OwnedOption) -> float:
+        return self.availability if option.availability is None else option.availability
 
     def fixed_cost(self, purchase: Purchase, scenario: Scenario) -> float:
         cost = 0.0
+        w = self.weights
         for key, n in purchase.units.items():
             o = self.owned[key]
-            cost += n * (o.net_price_usd + o.idle_kwh_per_unit_hour * scenario.usd_per_kwh * self.total_hours)
+            if o.is_commitment:
+                cost += n * unit_cost_of(o, scenario.usd_per_kwh, self.total_hours, w) * scenario.cloud_price
+            elif w is None and not o.opex_usd_per_unit_hour:
+                cost += n * (o.net_price_usd + o.idle_kwh_per_unit_hour * scenario.usd_per_kwh * self.total_hours)
+            else:
+                cost += n * unit_cost_of(o, scenario.usd_per_kwh, self.total_hours, w)
         for name, n in purchase.hosts.items():
             h = self.hosts[name]
-            cost += n * (h.host.base_cost_usd + h.idle_kwh_per_hour * scenario.usd_per_kwh * self.total_hours)
+            if w is None:
+                cost += n * (h.host.base_cost_usd + h.idle_kwh_per_hour * scenario.usd_per_kwh * self.total_hours)
+            else:
+                cost += n * (h.host.base_cost_usd * w.capex + scenario.usd_per_kwh * h.idle_kwh_per_hour * w.hours)
+        if w is not None and w.fixed_owned_usd and any(n > 0 and not self.owned[k].is_commitment
+                                                       for k, n in purchase.units.items()):
+            cost += w.fixed_owned_usd
         return cost
 
     def _scaled_cells(self, scale: float) -> Cells:
@@ -137,23 +162,25 @@ class Evaluator:
         screen_key = (demand, max_slots)
         layers = self._screens.get(screen_key)
         if layers is None:
-            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots))
+            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots),
+                               self._block_weight)
             self._screens[screen_key] = layers
         rent = float(layers.rent[-1])
         operation: _Operation | None = None
+        bw = self._block_weight
         if math.isfinite(rent):
             work = layers.owned_hours[:, -1]
             taken = []
             for key, _ in units:  # cheapest energy first, up to each option's available hours
                 o = self.owned[key]
-                take = np.minimum(work, self.availability * self._block_hours * slots[key] * o.throughput)
-                taken.append(float(take.sum()))
+                take = np.minimum(work, self._availability(o) * self._block_hours * slots[key] * o.throughput)
+                taken.append(float(take.sum() if bw is None else (take * bw).sum()))
                 work = work - take
             moved = []
             for key, _ in units:  # maintenance hours beyond idle hours: packed cloud hours
                 o = self.owned[key]
-                take = np.minimum(work, (1 - self.availability) * self._block_hours * slots[key] * o.throughput)
-                moved.append(float(take.sum()))
+                take = np.minimum(work, (1 - self._availability(o)) * self._block_hours * slots[key] * o.throughput)
+                moved.append(float(take.sum() if bw is None else (take * bw).sum()))
                 work = work - take
             operation = _Operation(rent, taken, moved, float(work.max(initial=0.0)) > 1e-6)
         self._operations[(units, demand)] = operation
@@ -176,7 +203,40 @@ class Evaluator:
                 cost += self._packed * scenario.cloud_price * moved
         if operation.short or not math.isfinite(cost):
             return Evaluation(math.inf)
+        w = self.weights
+        if w is not None and w.fixed_cloud_usd and (
+                operation.rent > 0 or any(m > 1e-9 for m in operation.moved)
+                or any(n > 0 and self.owned[k].is_commitment for k, n in purchase.units.items())):
+            cost += w.fixed_cloud_usd
         return Evaluation(cost)
+
+    def committed_cloud(self, key: str, scenario: Scenario) -> float:
+        """Cheapest cost of doing the work with n instances of one commitment (n = 0, 1, ...) and renting the
+        rest, without buying: what the work costs on the cloud side when that commitment's count may follow the
+        scenario (more demand, more instances). Reads one screening curve at the peak: n instances give
+        K = n x slots job slots, and the rent at K is the curve's (exactly when the peak is at most
+        MAX_SLOT_STEPS slots; above, at the grid's K just below, a rent never lower than the exact one)."""
+        o = self.owned[key]
+        if o.throughput < 1.0 - 1e-9 or o.slots_per_unit <= 0:  # slower than the reference: not a slot a job fills
+            return math.inf
+        cells, peak = self._cells_at(scenario.demand)
+        screen_key = (scenario.demand, peak)
+        layers = self._screens.get(screen_key)
+        if layers is None:
+            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(peak),
+                               self._block_weight)
+            self._screens[screen_key] = layers
+        most = math.ceil(peak / o.slots_per_unit - 1e-9)
+        if o.max_units is not None:
+            most = min(most, o.max_units)
+        n = np.arange(most + 1)
+        k = np.searchsorted(layers.ks, np.minimum(np.floor(n * o.slots_per_unit + 1e-9), peak), side="right") - 1
+        price = unit_cost_of(o, scenario.usd_per_kwh, self.total_hours, self.weights) * scenario.cloud_price
+        costs = n * price + layers.rent[k] * scenario.cloud_price
+        w = self.weights
+        if w is not None and w.fixed_cloud_usd:
+            costs = costs + np.where((n > 0) | (layers.rent[k] > 0), w.fixed_cloud_usd, 0.0)
+        return float(costs.min(initial=math.inf))
 
     def cost(self, purchase: Purchase, scenario: Scenario) -> float:
         return self.evaluate(purchase, scenario).cost

@@ -6,7 +6,8 @@ Conventions (README, "Finance"), chosen so that every figure can be checked by h
   The same monthly convention is the one loans quote (APR / 12), so financing at the discount rate is
   present-value neutral.
 - Purchases are paid at the plan's start (t = 0); a period's running costs (electricity, opex, cloud,
-  commitments) at the period's end; the resale at the horizon's end.
+  commitments paid hourly) at the period's end; a commitment's upfront fee at each term's start (t = k x term
+  months); the resale at the horizon's end.
 - A loan of P at annual rate a over n months pays the annuity P i / (1 - (1 + i)^-n) at the end of each month,
   i = a / 12 (the level-payment formula of an amortised loan, e.g. "Amortization calculator", Wikipedia; P / n
   when i = 0). A loan that outlasts the horizon is settled at the horizon's end: the outstanding balance is
@@ -68,6 +69,37 @@ def _add_months(day: dt.date, months: int) -> dt.date:
     month += 1
     last = (dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1)).day
     return dt.date(year, month, min(day.day, last))
+
+
+# Providers price a term at 730 hours a month (8,760 a year): AWS's effective hourly price of a reservation is its
+# hourly part + upfront fee / (730 x term months), Azure's reservation total / (730 x term months)
+# (pricing/sources/aws.py, azure.py). An upfront fee recovered from an effective price uses the same hours.
+PROVIDER_HOURS_PER_MONTH = 730.0
+
+
+def upfront_fee(usd_per_hour: float, term_months: int, payment: str, upfront_usd: float | None) -> float:
+    """The fee per instance paid at each term's start: the whole term (usd_per_hour x 730 h x months) when all
+    upfront, the quoted fee when partial upfront, else 0 (a catalog partial-upfront row carries only its effective
+    price, so its fee is unknown and it is counted hourly)."""
+    if payment == "all_upfront":
+        return usd_per_hour * PROVIDER_HOURS_PER_MONTH * term_months
+    if payment == "partial_upfront" and upfront_usd is not None and math.isfinite(upfront_usd):
+        return float(upfront_usd)
+    return 0.0
+
+
+def hourly_part(usd_per_hour: float, term_months: int, payment: str, upfront: float) -> float:
+    """What is paid per instance-hour as the hours pass once the upfront fee is taken out of the effective price."""
+    if payment == "all_upfront":
+        return 0.0
+    if not upfront:
+        return usd_per_hour
+    return max(usd_per_hour - upfront / (PROVIDER_HOURS_PER_MONTH * term_months), 0.0)
+
+
+def term_starts_factor(annual_rate: float, term_months: int, terms: int) -> float:
+    """Present value of one dollar paid at the start of each of `terms` back-to-back terms (t = k x term_months)."""
+    return float(discount(annual_rate, np.arange(terms, dtype=float) * term_months).sum())
 
 
 def discount(annual_rate: float, months: float | np.ndarray) -> np.ndarray:
@@ -183,6 +215,7 @@ class Weights:
     capex: float               # cost of one dollar of purchase price (financing, discounting)
     fixed_owned_usd: float = 0.0  # OwnedOpex paid every month whenever anything is owned, over the horizon
     fixed_cloud_usd: float = 0.0  # CloudData paid every month whenever the cloud is used, over the horizon
+    discount_rate: float = 0.0  # what a commitment's upfront fees at its terms' starts are discounted at
 
     @property
     def nominal(self) -> bool:
@@ -242,4 +275,5 @@ def weights_for(terms: Terms, cal: Calendar, period_hours: np.ndarray, block_of:
     capex = capex_schedule(terms.financing, cal.horizon_months).present_value(terms.discount_rate)
     month_weight = float(np.dot(df, cal.months))
     return Weights(block, float(weighted.sum()), float(discount(terms.discount_rate, cal.horizon_months)), capex,
-                   terms.fixed_owned_usd_per_month * month_weight, terms.fixed_cloud_usd_per_month * month_weight)
+                   terms.fixed_owned_usd_per_month * month_weight, terms.fixed_cloud_usd_per_month * month_weight,
+                   terms.discount_rate)

@@ -37,7 +37,7 @@ import numpy as np
 
 from solvers import defaults
 from solvers.blocks import Block
-from solvers.finance import Weights
+from solvers.finance import Weights, term_starts_factor
 from solvers.layers import Cells, Layers, Renting, screening, slot_grid
 from solvers.options import CloudOption, HostOption, OwnedOption
 
@@ -332,7 +332,10 @@ def unit_cost_of(o: OwnedOption, usd_per_kwh: float, total_hours: float, weights
         return o.net_price_usd + (usd_per_kwh * o.idle_kwh_per_unit_hour + o.opex_usd_per_unit_hour) * total_hours
     if o.is_commitment:
         tail = max(o.paid_hours - total_hours, 0.0)
-        return o.usd_per_hour * (weights.hours + tail * weights.end)
+        hourly = o.hourly_usd * (weights.hours + tail * weights.end)
+        if o.upfront_usd:  # fees at each term's start (issue 16)
+            return hourly + o.upfront_usd * term_starts_factor(weights.discount_rate, o.term_months, o.terms)
+        return hourly
     return (o.unit_price_usd * weights.capex - o.resale_usd * weights.end
             + (usd_per_kwh * o.idle_kwh_per_unit_hour + o.opex_usd_per_unit_hour) * weights.hours)
 

@@ -26,6 +26,9 @@ TEMPLATES: dict[str, str] = {
     "marketplace_listing": "the plan rents marketplace listing {listing}: one host machine whose price and "
                            "availability the host sets and may change; options.allow_marketplace = false plans "
                            "without listings",
+    "partial_upfront_fee_unknown": "{provider} {name} is a partial-upfront reservation whose fee the catalog does "
+                                   "not hold (only its effective price): it is counted hourly, later than the provider "
+                                   "bills the fee; give it as a prices.commitments quote with upfront_usd to time it",
     "assumed_scaling": "jobs of {gpus} GPUs assumed to scale at {efficiency:.1%} efficiency (the guide's "
                        "data-parallel figures for convolutional nets)",
     "assumed_scaling_not_cnn": "jobs of {gpus} GPUs assumed to scale at {efficiency:.1%} efficiency (the guide's "

@@ -23,6 +23,7 @@ from pricing.hardware_fit import MODULE_FORM_FACTORS, MODULE_SERVER_SLOTS, host_
 from solvers import defaults
 from solvers.cloud_table import CloudTable, cloud_table
 from solvers.errors import ProfileError
+from solvers.finance import hourly_part, upfront_fee
 from solvers.performance import relative_throughput
 from solvers.periods import add_months
 from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
@@ -72,6 +73,8 @@ class OwnedOption:
     max_units: int | None = None  # a commitment's quota
     width: int = 1  # GPUs one job takes on this option (jobs.gpus_per_job, or its GPU type's own in the workload form)
     offer: str = ""  # copies of one offer at several widths share it (and its quota); "" = this option's own key
+    payment: str = ""  # commitment: no_upfront, partial_upfront, all_upfront ("" when the source does not say)
+    upfront_usd: float = 0.0  # commitment: fee per instance at each term's start (solvers.finance.upfront_fee)
 
     @property
     def is_commitment(self) -> bool:
@@ -81,6 +84,11 @@ class OwnedOption:
     def quota_group(self) -> str:
         """The offer whose quota this option draws on: copies at several widths share one commitment's quota."""
         return self.offer or self.key
+
+    @property
+    def hourly_usd(self) -> float:
+        """A commitment's price per instance-hour paid as the hours pass (its upfront fee taken out)."""
+        return hourly_part(self.usd_per_hour, self.term_months, self.payment, self.upfront_usd)
 
     @property
     def net_price_usd(self) -> float:
@@ -735,7 +743,8 @@ def _commitment_frame(catalog: Catalog, profile: Profile, today: dt.date) -> pd.
             "gpu": [catalog.gpus.canonical(c.gpu) for c in items], "gpu_count": [c.gpu_count for c in items],
             "usd_per_hour": [c.usd_per_hour for c in items], "region": [c.region for c in items],
             "pricing": ["committed"] * len(items), "term_months": [c.term_months for c in items],
-            "payment": [""] * len(items), "source": [c.source or "request" for c in items],
+            "payment": [c.payment for c in items], "upfront_usd": [c.upfront_usd for c in items],
+            "source": [c.source or "request" for c in items],
             "as_of": [(c.as_of or today).isoformat() for c in items], "feed": ["request"] * len(items),
             "max_instances": [c.max_instances for c in items]}))
     frames = [f for f in frames if not f.empty]
@@ -786,15 +795,19 @@ def commitment_options(catalog: Catalog, profile: Profile, throughput: Throughpu
             continue
         paid, terms = _paid_hours(first, int(r.term_months), horizon_hours)
         quota = getattr(r, "max_instances", None)
+        payment = r.payment if isinstance(r.payment, str) else ""
+        fee = upfront_fee(float(r.usd_per_hour), int(r.term_months), payment, getattr(r, "upfront_usd", None))
+        hourly = hourly_part(float(r.usd_per_hour), int(r.term_months), payment, fee)
         out.append(OwnedOption(
             key=f"commit:{i}" if widths is None else f"commit:{i}/w{width}", name=str(r.name), gpu=str(r.gpu),
             condition="new", gpus_per_unit=int(r.gpu_count),
-            unit_price_usd=float(r.usd_per_hour) * paid, includes_host=True, throughput=speed,
+            unit_price_usd=float(r.usd_per_hour) * paid if not fee else fee * terms + hourly * paid,
+            includes_host=True, throughput=speed,
             marginal_kwh_per_gpu_hour=0.0, idle_kwh_per_unit_hour=0.0, card_watts=0.0, resale_usd=0.0,
             memory_gb=memory.get(r.gpu, 0.0), slots_per_unit=float(int(r.gpu_count) // width),
             vendor=str(r.provider), source=str(r.source), as_of=str(r.as_of), feed=str(r.feed),
             kind="commitment", usd_per_hour=float(r.usd_per_hour), term_months=int(r.term_months),
             paid_hours=paid, terms=terms, provider=str(r.provider), region=str(r.region), availability=1.0,
             max_units=None if quota is None or pd.isna(quota) else int(quota), width=width,
-            offer="" if widths is None else f"commit:{i}"))
+            offer="" if widths is None else f"commit:{i}", payment=payment, upfront_usd=fee))
     return out

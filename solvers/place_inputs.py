@@ -4,8 +4,8 @@ Why here and not in the model: the mixed-integer program (`solvers/model.py`) pr
 hours per instance-hour; every option of this issue changes those inputs and nothing else, so the model keeps its
 structure. The steps, each on a copy (the caller's profile and catalog are not touched):
 
-1. every money input is converted to USD with the ECB rates in force (`catalog.fx`): owned and cloud quotes, the
-   electricity price, the capex budget, the carbon price;
+1. every money input is converted to USD with the ECB rates in force (`catalog.fx`): owned, cloud and commitment
+   quotes, the electricity price, the capex budget, the carbon price;
 2. `electricity.location` fills the rate from the bundled table (`pricing.place`) unless a rate is given
    (`electricity_usd_per_kwh` wins over `electricity.price_per_kwh`, which wins over the location);
 3. VAT and import duty multiply every purchase price (catalog hardware, hosts, owned quotes): the model's resale
@@ -33,7 +33,7 @@ from pricing.place import (
 )
 from solvers import defaults
 from solvers.errors import ProfileError
-from solvers.profile import CloudPriceItem, OwnedPriceItem, Profile
+from solvers.profile import CloudPriceItem, CommitmentPriceItem, OwnedPriceItem, Profile
 
 
 @dataclass
@@ -119,6 +119,11 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
         cloud.append(quote.model_copy(update={"usd_per_hour": usd + _carbon_per_hour(
             carbon_usd_per_kg, catalog, quote.provider, quote.region, quote.gpu, quote.gpu_count, opts.cloud_pue),
             "currency": "USD"}))
+    commitments = [quote.model_copy(update={
+        "usd_per_hour": _usd(rates, quote.usd_per_hour, quote.currency, f"prices.commitments[{i}].currency"),
+        "upfront_usd": None if quote.upfront_usd is None else _usd(rates, quote.upfront_usd, quote.currency,
+                                                                   f"prices.commitments[{i}].currency"),
+        "currency": "USD"}) for i, quote in enumerate(profile.prices.commitments)]
     max_capex = opts.max_capex_usd
     if max_capex is not None:
         max_capex = _usd(rates, max_capex, opts.max_capex_currency, "options.max_capex_currency")
@@ -132,12 +137,13 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
     used_profile = profile.model_copy(update={
         # None keeps the planner's own default and its warning when the profile says nothing about electricity
         "electricity_usd_per_kwh": priced_rate if explicit or priced_rate != rate else None,
-        "prices": profile.prices.model_copy(update={"owned": owned, "cloud": cloud}),
+        "prices": profile.prices.model_copy(update={"owned": owned, "cloud": cloud, "commitments": commitments}),
         "options": opts.model_copy(update={"max_capex_usd": max_capex, "max_capex_currency": "USD",
                                            "carbon_price_currency": "USD"}),
     })
     used_catalog = _catalog(catalog, tax_factor, carbon_usd_per_kg, opts.cloud_pue)
-    quotes: list[OwnedPriceItem | CloudPriceItem] = [*profile.prices.owned, *profile.prices.cloud]
+    quotes: list[OwnedPriceItem | CloudPriceItem | CommitmentPriceItem] = [
+        *profile.prices.owned, *profile.prices.cloud, *profile.prices.commitments]
     inputs = sorted({q.currency.upper() for q in quotes}
                     | ({profile.electricity.currency.upper()} if profile.electricity else set())
                     | ({row.currency} if row else set()) | {opts.max_capex_currency.upper(),

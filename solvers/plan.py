@@ -41,7 +41,7 @@ from solvers.result import (
     SolverInfo,
 )
 from solvers.simple import simple_break_even
-from solvers.thresholds import MAX_DEMAND_SCALE, find_thresholds
+from solvers.thresholds import MAX_DEMAND_SCALE, CloudSide, find_thresholds
 from solvers.workload.demand import compile_job
 from solvers.workload.schema import WorkloadPlan
 
@@ -50,6 +50,9 @@ THRESHOLDS_NOTE = (
     "purchase, the buy-only purchase or one unit of a leading owned option costs less over the horizon "
     "than cloud only."
 )
+COMMITMENTS_NOTE = (" Cloud only includes the reserved or committed instances the profile allows (their prices move "
+                    "with the cloud price).")
+PRESENT_VALUE_NOTE = " Costs are present values at the profile's discount rate."
 
 
 class SolverFailure(RuntimeError):
@@ -122,6 +125,30 @@ def _bought(purchase: Purchase, owned: list[OwnedOption]) -> Purchase:
     return Purchase({k: n for k, n in purchase.units.items() if k not in keys}, purchase.hosts)
 
 
+def commitment_mixes(owned: list[OwnedOption], *solutions: MipSolution | None) -> list[Purchase]:
+    """The commitments alone of each solution (the plan's, cloud only's), the empty mix first, without repeats:
+    what the thresholds put beside each purchase and weigh buying against."""
+    keys = {o.key for o in owned if o.is_commitment}
+    mixes = [Purchase()]
+    for sol in solutions:
+        if sol is None or not sol.status.has_solution:
+            continue
+        mix = Purchase({k: n for k, n in sorted(sol.units.items()) if k in keys and n > 0})
+        if mix.units and mix not in mixes:
+            mixes.append(mix)
+    return mixes
+
+
+def _cloud_side(owned: list[OwnedOption], mixes: list[Purchase], evaluator: Evaluator, base: Scenario) -> CloudSide:
+    """Cloud only for the thresholds: the fixed commitment mixes, and the three commitments cheapest on their own at
+    the profile's figures with a count that may follow the scenario."""
+    commits = [o.key for o in owned if o.is_commitment]
+    if not commits:
+        return CloudSide()
+    scaled = sorted(commits, key=lambda k: (evaluator.committed_cloud(k, base), k))[:3]
+    return CloudSide(mixes, scaled)
+
+
 def _allocation(sol: MipSolution) -> Allocation:
     return Allocation(Purchase(sol.units, sol.hosts), sol.owned_jobs, sol.instances, sol.displaced, sol.packed_hours)
 
@@ -129,6 +156,8 @@ def _allocation(sol: MipSolution) -> Allocation:
 def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
     """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
     notes = [notice("marketplace_listing", listing=label) for label in plan.listings]
+    notes += [notice("partial_upfront_fee_unknown", provider=line.provider, name=line.name)
+              for line in plan.commitments if line.payment == "partial_upfront" and not line.upfront_usd]
     jobs = profile.jobs
     if jobs.gpus_per_job > 1 and jobs.scaling_efficiency is None:
         code = "assumed_scaling" if profile.workload == "cnn_training" else "assumed_scaling_not_cnn"
@@ -241,9 +270,10 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     hours_scale = (isinstance(demand, UtilisationDemand) and demand.reading == "at_once"
                    and profile.jobs.patience == "none")
     evaluator = Evaluator(owned, options.cloud, options.hosts, blocks, opts.availability, limits.width,
-                          limits.integer_instances, hours_scale)
+                          limits.integer_instances, hours_scale, limits.weights)
     notes: list[Notice] = []
     cloud_only_acc: Accounts | None = None
+    cloud_only_sol: MipSolution | None = None
     if options.cloud or commitments_only(owned):  # cloud only: on-demand, spot and commitments, nothing bought
         cloud_only_sol = solve(commitments_only(owned), options.cloud, options.hosts, blocks, limits)
         if cloud_only_sol.status.has_solution:
@@ -268,8 +298,9 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                                          list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
                                          plan_acc.cloud, plan_acc.costs.total_usd))
     plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
+    mixes = commitment_mixes(owned, main, cloud_only_sol)
     break_even = _break_even(profile, periods, blocks, options, owned, evaluator, limits, plan_acc, cloud_only_acc,
-                             buy_only_acc, plan_purchase, buy_only_sol, horizon_days)
+                             buy_only_acc, plan_purchase, buy_only_sol, horizon_days, mixes)
     result = PlanResult(
         status=main.status.value,  # type: ignore[arg-type]
         recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
@@ -316,7 +347,8 @@ def _status_warnings(sol: MipSolution) -> list[Notice]:
 def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], options: Options,
                 owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, plan: Accounts,
                 cloud_only: Accounts | None, buy_only: Accounts | None, plan_purchase: Purchase,
-                buy_only_sol: MipSolution | None, horizon_days: int) -> BreakEven:
+                buy_only_sol: MipSolution | None, horizon_days: int,
+                mixes: list[Purchase] | None = None) -> BreakEven:
     days, dates = day_grid(periods)
     plan_curve = curve(plan.start_usd, plan.period_running_usd, plan.resale_basis_usd)
     cloud_curve = (curve(cloud_only.start_usd, cloud_only.period_running_usd, cloud_only.resale_basis_usd)
@@ -336,9 +368,14 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
     candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
                               and buy_only_sol.status.has_solution else None) if p and not p.empty]
     candidates += singles
+    mixes = mixes or [Purchase()]
+    if len(mixes) > 1:  # each purchase alone and beside the plan's and cloud only's commitments
+        combined = [Purchase({**p.units, **c.units}, p.hosts) for p in candidates for c in mixes]
+        candidates = [p for i, p in enumerate(combined) if p not in combined[:i]]
+    cloud_side = _cloud_side(owned, mixes, evaluator, base)
     demand = profile.demand
     max_scale = 1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE
-    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, plan_buys)
+    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, plan_buys, cloud_side)
     reference = min(options.cloud, key=lambda c: (c.usd_per_ref_hour, c.key), default=None)
 
     simple = None
@@ -363,7 +400,10 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
                                             else round(found.cloud_price_factor * reference.usd_per_hour, 6)),
         cloud_price_threshold_offer=None if reference is None else f"{reference.provider}/{reference.name} "
         f"({reference.region}, {reference.pricing}) at {reference.usd_per_hour} USD/h",
-        thresholds_note=THRESHOLDS_NOTE,
+        thresholds_note=THRESHOLDS_NOTE + (COMMITMENTS_NOTE if cloud_side.scaled else "")
+        + (PRESENT_VALUE_NOTE if profile.options.discount_rate > 0 else ""),
+        basis="present_value" if profile.options.discount_rate > 0 else "nominal",
+        cloud_only_commitments=bool(cloud_side.scaled),
         simple=simple,
     )
 
@@ -410,8 +450,15 @@ def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, 
     sentence = " ".join(parts)
     horizon = _horizon_text(profile, horizon_days, len(plan.periods))
     if cloud_only is not None and plan.buy:
+        rate = profile.options.discount_rate
         saving = cloud_only.costs.total_usd - plan.costs.total_usd
-        sentence += f"; saves {format_money(saving * factor, currency)} over {horizon} versus cloud only"
+        worth = ""
+        if rate > 0:  # on the basis the plan was chosen on (issue 16)
+            saving = (cloud_only.costs.present_value_usd or 0.0) - (plan.costs.present_value_usd or 0.0)
+            worth = f" in present value at {100 * rate:g}% a year"
+        sentence += f"; saves {format_money(saving * factor, currency)}{worth} over {horizon} versus cloud only"
+        if cloud_only.commitments:
+            sentence += " (which would reserve instances too)"
         if be.days is not None:
             sentence += f"; buying pays off after {math.ceil(be.days)} days"
     elif not plan.buy:

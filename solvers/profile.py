@@ -36,6 +36,7 @@ from solvers.bounds import (
     Ratio,
     Timestamp,
 )
+from solvers.finance import PROVIDER_HOURS_PER_MONTH
 from solvers.workload.schema import PlanWorkload
 
 # ISO 4217 code of a money input; any currency the ECB rates in force quote (checked when the plan is made)
@@ -352,17 +353,37 @@ class CommitmentPriceItem(_Strict):
     name: str = Field(min_length=1)
     gpu: str = Field(min_length=1)
     gpu_count: int = Field(1, ge=1, le=64)
-    usd_per_hour: HourlyRate = Field(description="effective price per instance-hour over the term")
+    usd_per_hour: HourlyRate = Field(description="effective price per instance-hour over the term (an upfront fee "
+                                     "spread over the term at the providers' 730 hours a month)")
     term_months: int = Field(ge=1, le=defaults.MAX_HORIZON_MONTHS, description="e.g. 12 or 36")
     region: str = "any"
     max_instances: Count | None = Field(None, description="most instances that can be committed")
     source: str = "request"
     as_of: PlanDate | None = None
+    currency: CurrencyCode = Field("USD", description="currency of usd_per_hour and upfront_usd (default USD)")
+    payment: Literal["no_upfront", "partial_upfront", "all_upfront"] = Field(
+        "no_upfront", description="when the term is paid: every hour (no_upfront), a fee at each term's start and "
+        "the rest hourly (partial_upfront, with upfront_usd), or the whole term at its start (all_upfront: "
+        "usd_per_hour x 730 h x term_months)")
+    upfront_usd: Money | None = Field(None, description="partial_upfront only: the fee per instance paid at each "
+                                      "term's start; the rest is paid hourly")
 
     @field_validator("provider")
     @classmethod
     def _lower(cls, value: str) -> str:
         return value.lower()
+
+    @model_validator(mode="after")
+    def _upfront_fee(self) -> CommitmentPriceItem:
+        if self.payment == "partial_upfront" and self.upfront_usd is None:
+            raise ValueError("a partial_upfront commitment needs upfront_usd, the fee paid at each term's start")
+        if self.payment != "partial_upfront" and self.upfront_usd is not None:
+            raise ValueError("upfront_usd is for payment partial_upfront only (all_upfront pays usd_per_hour x "
+                             "730 h x term_months at each term's start)")
+        term_price = self.usd_per_hour * PROVIDER_HOURS_PER_MONTH * self.term_months
+        if self.upfront_usd is not None and self.upfront_usd > term_price:
+            raise ValueError("upfront_usd exceeds the term's price (usd_per_hour x 730 h x term_months)")
+        return self
 
 
 class PriceInput(_Strict):

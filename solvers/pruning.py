@@ -101,6 +101,9 @@ def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
         and a.kind == b.kind  # a commitment is neither capex nor an owned GPU under the profile's limits
         and a.opex_usd_per_unit_hour <= b.opex_usd_per_unit_hour
         and a.paid_hours == b.paid_hours
+        # paid no earlier: a smaller fee at the same term starts and a smaller hourly part (present value, issue 16)
+        and a.upfront_usd <= b.upfront_usd and a.hourly_usd <= b.hourly_usd
+        and (a.term_months == b.term_months or not (a.upfront_usd or b.upfront_usd))
         and a.throughput >= b.throughput
         and a.unit_price_usd <= b.unit_price_usd
         and a.net_price_usd <= b.net_price_usd

@@ -96,7 +96,8 @@ def finish(plan: PlanResult, prep: Prepared) -> PlanResult:
     shown = sorted({prep.currency, "USD", *prep.input_currencies})
     plan.exchange_rates = ExchangeRatesUsed(
         as_of=rates.as_of.isoformat(), source=rates.source, origin=rates.origin,
-        rates=[RateUsed(currency=c, units_per_eur=rates.units_per_eur(c), usd_per_unit=round(rates.usd_per_unit(c), 8))
+        rates=[RateUsed(currency=c, units_per_eur=rates.units_per_eur(c), usd_per_unit=round(rates.usd_per_unit(c), 8),
+                        fixed_rate_source=fixed.source if (fixed := rates.fixed(c)) else None)
                for c in shown])
     row = prep.electricity_source
     plan.electricity = ElectricityUsed(

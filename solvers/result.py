@@ -74,7 +74,12 @@ class CommitmentLine(BaseModel):
     terms: int = Field(description="terms paid back to back to cover the horizon (the last one in full)")
     usd_per_hour: float = Field(description="price per instance-hour, paid every hour of the term")
     paid_hours: float = Field(description="hours paid per instance (whole terms)")
-    cost_usd: float = Field(description="count x usd_per_hour x paid_hours")
+    cost_usd: float = Field(description="count x usd_per_hour x paid_hours; with an upfront fee, count x (fee x terms "
+                            "+ the hourly part x paid_hours)")
+    payment: str = Field("not_stated", description="no_upfront, partial_upfront, all_upfront, or not_stated (the "
+                         "source does not say: paid hourly)")
+    upfront_usd: float = Field(0.0, description="fee per instance paid at each term's start (in the cash flows at "
+                               "that date); the rest is paid hourly")
     source: str
     price_as_of: str
     gpus_per_job: int | None = Field(None, description=LINE_WIDTH)
@@ -191,6 +196,12 @@ class BreakEven(BaseModel):
     )
     cloud_price_threshold_offer: str | None
     thresholds_note: str
+    basis: Literal["nominal", "present_value"] = Field(
+        "nominal", description="what the break-even day, curves and thresholds compare: nominal sums, or present "
+        "values at options.discount_rate (when above 0)")
+    cloud_only_commitments: bool = Field(
+        False, description="cloud only (the alternative, the curves and the thresholds) may hold reserved or "
+        "committed instances: the profile brings commitment quotes or allows the catalog's")
     simple: SimpleBreakEven | None
 
 
@@ -219,6 +230,8 @@ class RateUsed(BaseModel):
     currency: str
     units_per_eur: float = Field(description="the ECB reference rate: units of this currency per euro")
     usd_per_unit: float = Field(description="US dollars one unit buys (the planner works in USD)")
+    fixed_rate_source: str | None = Field(None, description="a currency the euro replaced (e.g. BGN): its "
+                                          "irrevocably fixed conversion rate is used, and this names its source")
 
 
 class ExchangeRatesUsed(BaseModel):

@@ -1,17 +1,22 @@
 """Decision thresholds: the utilisation, electricity rate and cloud price at which buy vs rent flips.
 
-"Buying pays" means some purchase beats cloud-only: g(theta) = min over candidate purchases P of
-cost(P, theta) - cost(nothing, theta) < 0. Candidates are the plan's purchase, the buy-only
-purchase and single units of the best owned options. For a fixed P, g is monotone in each
-parameter (more demand or dearer cloud never makes owning worse; dearer power never makes it
-better), so bisection finds the flip point. Other parameters stay as in the profile.
+"Buying pays" means some purchase beats cloud only: g(theta) = min over candidate purchases P of
+cost(P, theta) - cloud_only(theta) < 0. Candidates are the plan's purchase, the buy-only
+purchase and single units of the best owned options, each alone and beside the commitments of the
+plan and of the cloud-only alternative. Cloud only is the cheapest way to do the work without buying
+(`CloudSide`): on-demand and spot hours, and when the profile allows commitments, the reserved
+instances of the cloud-only alternative or of the plan, or n instances of one commitment with n
+following the scenario. Costs are on the plan's basis (solvers/evaluate.py). For a fixed P and a
+fixed commitment count, g is monotone in each parameter (more demand or dearer cloud never makes
+owning worse; dearer power never makes it better), so bisection finds the flip point. Other
+parameters stay as in the profile; the cloud price multiplies on-demand, spot and commitment prices.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from solvers.evaluate import Evaluator, Purchase, Scenario
 
@@ -19,6 +24,21 @@ MAX_USD_PER_KWH = 100.0
 MAX_CLOUD_FACTOR = 100.0
 MAX_DEMAND_SCALE = 1000.0
 _ITERATIONS = 48
+
+
+@dataclass(frozen=True)
+class CloudSide:
+    """What buying is weighed against: fixed mixes of commitments without purchases (the empty one is on-demand
+    and spot only), and commitment options whose count may follow the scenario (`Evaluator.committed_cloud`)."""
+
+    fixed: list[Purchase] = field(default_factory=lambda: [Purchase()])
+    scaled: list[str] = field(default_factory=list)
+
+    def cost(self, evaluator: Evaluator, scenario: Scenario) -> float:
+        best = min(evaluator.cost(p, scenario) for p in self.fixed)
+        for key in self.scaled:
+            best = min(best, evaluator.committed_cloud(key, scenario))
+        return best
 
 
 @dataclass(frozen=True)
@@ -45,10 +65,12 @@ def _first_true(pred: Callable[[float], bool], lo: float, hi: float) -> float | 
     return hi
 
 
-def _buying_pays(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario) -> bool:
+def _buying_pays(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario,
+                 cloud_side: CloudSide | None = None) -> bool:
     """Whether the cheapest candidate beats cloud-only; stops at the first candidate that does (a bisection
     asks this some hundred times a plan, and the answer, not the minimum, is all it needs)."""
-    cloud_only = evaluator.cost(Purchase(), scenario)
+    cloud_only = (evaluator.cost(Purchase(), scenario) if cloud_side is None
+                  else cloud_side.cost(evaluator, scenario))
     if not math.isfinite(cloud_only):
         return any(math.isfinite(evaluator.cost(p, scenario)) for p in candidates)
     bar = cloud_only - 1e-6 * max(1.0, abs(cloud_only))
@@ -56,12 +78,13 @@ def _buying_pays(evaluator: Evaluator, candidates: list[Purchase], scenario: Sce
 
 
 def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kwh: float,
-                    max_demand_scale: float, plan_buys: bool) -> Thresholds:
-    if not candidates or not evaluator.cloud:
+                    max_demand_scale: float, plan_buys: bool, cloud_side: CloudSide | None = None) -> Thresholds:
+    committed = cloud_side is not None and (cloud_side.scaled or any(not p.empty for p in cloud_side.fixed))
+    if not candidates or not (evaluator.cloud or committed):
         return Thresholds(None, None, None)
 
     def pays(scenario: Scenario) -> bool:
-        return _buying_pays(evaluator, candidates, scenario)
+        return _buying_pays(evaluator, candidates, scenario, cloud_side)
 
     demand = _first_true(lambda s: pays(Scenario(usd_per_kwh, demand=s)), 1e-9, max_demand_scale)
     if plan_buys:

@@ -171,15 +171,17 @@ def _machine_sizes(profile: Profile, catalog: Catalog) -> dict[str, set[int]]:
 
 
 def _widths(workload: PlanWorkload, row: GpuEstimate, sizes: set[int], minimums: set[int]) -> list[int]:
-    """The job widths a type may run at: its minimum n, and wider where that is another type's minimum or fills
-    one of its machines (s // k GPUs for k jobs at once on s), none wider than its largest machine or the caps."""
+    """The job widths a type may run at: its minimum n, and wider where that is another type's minimum, where a
+    recomputation with fewer FLOPs starts to fit on the type, or where it fills one of its machines (s // k GPUs
+    for k jobs at once on s), none wider than its largest machine or the caps."""
     assert row.gpus_per_job is not None
     n = row.gpus_per_job
     if workload.kind == "serve":
         return [n]
     top = min(max(sizes), workload.max_gpus_per_job, MAX_PLAN_WIDTH)
     fills = {s // k for s in sizes for k in range(1, s // n + 1)}
-    return sorted({n} | {w for w in minimums | fills if n < w <= top})
+    recomputes = {o.min_gpus for o in row.recompute_options}
+    return sorted({n} | {w for w in minimums | fills | recomputes if n < w <= top})
 
 
 def _priced_gpus(profile: Profile, catalog: Catalog) -> set[str]:

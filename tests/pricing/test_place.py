@@ -30,7 +30,8 @@ def test_every_row_names_a_public_source(name: str) -> None:
 
 def test_electricity_prices_as_published() -> None:
     de = electricity_price("de")
-    assert de is not None and (de.value, de.currency, de.period) == (0.233, "EUR", "2024")  # Eurostat band IB 2024
+    # Eurostat nrg_pc_205 band IB, excl. VAT, 2024-S1 (the API extract's column "band IB", Germany row)
+    assert de is not None and (de.value, de.currency, de.period) == (0.2723, "EUR", "2024-S1")
     ca = electricity_price("US-CA")
     assert ca is not None and (ca.value, ca.currency) == (0.2391, "USD")  # EIA 2023 commercial, 23.91 cents
     assert electricity_price("XX") is None
@@ -71,3 +72,47 @@ def test_owid_2023_carbon_rows_as_published(location: str, expected: float) -> N
     found = carbon_intensity(location)
     assert found is not None and found.value == expected and found.period == "2023" and found.fallback_from is None
     assert "owid/energy-data" in found.source
+
+
+@pytest.mark.parametrize(
+    ("location", "value", "currency", "period"),
+    [
+        # Eurostat nrg_pc_205 band IB 20-499 MWh, excl. VAT, EUR, 2024-S1 (Qery-Data/Energy extract @a877aa0, by hand)
+        ("FR", 0.2451, "EUR", "2024-S1"),
+        ("NL", 0.2677, "EUR", "2024-S1"),
+        ("it", 0.2444, "EUR", "2024-S1"),
+        ("ES", 0.1784, "EUR", "2024-S1"),
+        ("NO", 0.0957, "EUR", "2024-S1"),
+        ("EU", 0.2299, "EUR", "2024-S1"),
+        # EIA commercial 2022, 9.55 cents (Washington Research Council Redbook 2024, Table 43)
+        ("US-WY", 0.0955, "USD", "2022"),
+    ],
+)
+def test_new_electricity_rows_as_published(location: str, value: float, currency: str, period: str) -> None:
+    found = electricity_price(location)
+    assert found is not None and (found.value, found.currency, found.period) == (value, currency, period)
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        # OWID grapher carbon-intensity-electricity.csv (twsaf1-sys copy @7149bf4), 2023, read by hand, 2 decimals
+        ("IT", 323.45),   # Italy,ITA,2023,323.4485
+        ("CH", 38.01),    # Switzerland,CHE,2023,38.00712
+        ("KR", 432.11),   # South Korea,KOR,2023,432.111
+        ("SG", 500.87),   # Singapore,SGP,2023,500.87228
+        ("EU", 237.49),   # European Union (27),,2023,237.48735
+        # EIA Electric Power Annual 2023: CO2 (Table 9.5) / net generation (Table 3.7), g/kWh = kt / GWh x 1000
+        ("US-OH", round(63_226 / 133_223 * 1000, 1)),  # 474.6
+        ("US-NY", round(29_418 / 124_040 * 1000, 1)),  # 237.2
+    ],
+)
+def test_new_carbon_rows_as_published(location: str, expected: float) -> None:
+    found = carbon_intensity(location)
+    assert found is not None and found.value == expected and found.period == "2023" and found.fallback_from is None
+
+
+def test_a_state_with_its_own_row_no_longer_falls_back_and_one_without_still_does() -> None:
+    oh, tx = carbon_intensity("US-OH"), carbon_intensity("US-TX")
+    assert oh is not None and oh.fallback_from is None and oh.value == 474.6
+    assert tx is not None and tx.fallback_from == "US-TX"

@@ -60,11 +60,11 @@ def test_location_fills_the_rate_from_eurostat_in_euro() -> None:
     body["electricity"] = {"location": "de"}
     body["currency"] = "EUR"
     result = plan(body)
-    # DE row: 0.233 EUR/kWh (Eurostat nrg_pc_205 band IB, 2024); a EUR plan shows it unconverted
+    # DE row: 0.2723 EUR/kWh (Eurostat nrg_pc_205 band IB, 2024-S1); a EUR plan shows it unconverted
     assert result.currency == "EUR"
-    assert result.electricity is not None and result.electricity.price_per_kwh == pytest.approx(0.233)
+    assert result.electricity is not None and result.electricity.price_per_kwh == pytest.approx(0.2723)
     assert result.electricity.location == "DE" and "nrg_pc_205" in result.electricity.source
-    assert result.costs.electricity_usd == pytest.approx(KWH_4090 * 0.233, abs=0.02)  # 137.77 EUR
+    assert result.costs.electricity_usd == pytest.approx(KWH_4090 * 0.2723, abs=0.02)  # 161.01 EUR
 
 
 def test_us_state_rate_from_eia_and_explicit_rate_wins() -> None:
@@ -79,7 +79,7 @@ def test_us_state_rate_from_eia_and_explicit_rate_wins() -> None:
 
 @pytest.mark.parametrize(("electricity", "rule"), [
     ({"location": "XX"}, "known_location"),
-    ({"location": "NO"}, "known_location"),  # Norway: a carbon intensity, no price in the table
+    ({"location": "JP"}, "known_location"),  # Japan: a carbon intensity, no price in the table
 ])
 def test_unknown_location_names_the_field(electricity: dict[str, Any], rule: str) -> None:
     body = owned_4090()
@@ -96,6 +96,19 @@ def test_unknown_input_currency_names_the_field() -> None:
     with pytest.raises(ProfileError) as error:
         plan(body)
     assert (error.value.field, error.value.rule) == ("prices.owned[0].currency", "known_currency")
+
+
+def test_a_quote_in_leva_converts_at_the_fixed_euro_rate() -> None:
+    """BGN left the ECB's set when the euro replaced it (2026-01-01, 1.95583 lev per euro): a 3,911.66 BGN box is
+    3,911.66 / 1.95583 = 2,000.00 EUR = 2,000 x 1.1794 = 2,358.80 USD, and the plan names the fixed rate's source."""
+    body = owned_4090()
+    body["prices"]["owned"][0].update(unit_price_usd=3911.66, currency="BGN")
+    result = plan(body)
+    assert result.buy[0].unit_price_usd == pytest.approx(3911.66 / 1.95583 * EUR_USD, abs=0.01)
+    assert result.buy[0].unit_price_usd == pytest.approx(2358.80, abs=0.01)
+    (bgn,) = [r for r in result.exchange_rates.rates if r.currency == "BGN"]
+    assert bgn.units_per_eur == 1.95583 and "1.95583" in (bgn.fixed_rate_source or "")
+    assert all(r.fixed_rate_source is None for r in result.exchange_rates.rates if r.currency != "BGN")
 
 
 def test_currency_round_trip() -> None:

@@ -79,8 +79,14 @@ const gpText = (() => {
     const be = plan.break_even;
     const cloudOnly = plan.alternatives?.cloud_only;
     if (cloudOnly && plan.buy.length) {
-      sentence += t("rec.saves", { money: wholeMoney(cloudOnly.total_cost_usd - plan.total_cost_usd,
-        plan.currency || "USD"), horizon });
+      // on the basis the plan was chosen on: present value when the profile discounts (solvers/plan.py)
+      const rate = plan.discount_rate || 0;
+      const saving = rate > 0 ? (cloudOnly.costs?.present_value_usd || 0) - (plan.costs?.present_value_usd || 0)
+        : cloudOnly.total_cost_usd - plan.total_cost_usd;
+      const worth = rate > 0 ? t("rec.worth", { rate: Number((100 * rate).toPrecision(6)).toLocaleString(locale,
+        { maximumFractionDigits: 6 }) }) : "";
+      sentence += t("rec.saves", { money: wholeMoney(saving, plan.currency || "USD"), worth, horizon });
+      if ((cloudOnly.commitments || []).length) sentence += t("rec.cloud_reserves");
       if (be.days !== null && be.days !== undefined) sentence += t("rec.pays_off", { n: String(Math.ceil(be.days)) });
     } else if (!plan.buy.length) {
       sentence += t("rec.no_pay", { horizon });

@@ -9,7 +9,7 @@ from pytest_httpserver import HTTPServer
 from sqlalchemy import Engine
 
 from pricing.catalog import bundled_catalog
-from pricing.fx import UnknownCurrency, bundled_rates
+from pricing.fx import ExchangeRates, UnknownCurrency, bundled_rates
 from pricing.gpus import bundled_gpus
 from pricing.live import LiveCatalog
 from pricing.observation import SourceError
@@ -89,9 +89,24 @@ def test_bundled_rates_are_one_dated_publication() -> None:
         assert rates.units_per_eur(currency) > 0
     # cross rate through the euro: 100 GBP in JPY = 100 / 0.86790 x 185.27
     assert rates.convert(100, "GBP", "JPY") == pytest.approx(100 / 0.86790 * 185.27)
-    # that publication no longer quotes the Bulgarian lev (no BGN column in the file)
+    # that publication no longer quotes the Bulgarian lev (no BGN column in the file): the euro replaced it on
+    # 2026-01-01 at the irrevocably fixed 1.95583 lev per euro, which stands in; a currency never quoted stays unknown
+    assert "BGN" not in rates.per_eur
+    assert rates.units_per_eur("BGN") == 1.95583 and rates.fixed("BGN") is not None
+    assert rates.convert(195.583, "BGN", "EUR") == pytest.approx(100.0)
+    assert "BGN" in rates.currencies()
     with pytest.raises(UnknownCurrency):
-        rates.units_per_eur("BGN")
+        rates.units_per_eur("XYZ")
+
+
+def test_fixed_rates_only_stand_in_after_the_changeover() -> None:
+    """A publication of before 2026-01-01 that does not quote BGN does not get the fixed rate; one that quotes it
+    keeps its own (the ECB quoted the pegged lev at 1.9558)."""
+    before = ExchangeRates(dt.date(2025, 12, 31), {"USD": 1.17}, "test")
+    with pytest.raises(UnknownCurrency):
+        before.units_per_eur("BGN")
+    quoted = ExchangeRates(dt.date(2026, 2, 6), {"USD": 1.17, "BGN": 1.9558}, "test")
+    assert quoted.units_per_eur("BGN") == 1.9558 and quoted.fixed("BGN") is None
 
 
 def test_ecb_is_a_keyless_source_refreshed_twice_a_day() -> None:
