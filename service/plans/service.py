@@ -4,12 +4,15 @@ storage with where the plan came from. Shared by POST /v1/plans and POST /v1/pro
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+
+from fastapi import Request
 
 from pricing.catalog import Catalog
 from pricing.live import LiveCatalog, catalog_at
 from service.core import metrics
-from service.core.catalog_shipping import make_plan_shipped, ship
 from service.core.dependencies import Runtime
 from service.core.errors import Conflict
 from service.labs.auth import Caller
@@ -32,28 +35,52 @@ def admission_key(caller: Caller, client_address: str | None) -> str:
     return f"key:{caller.key_id}" if caller.key_id else f"address:{client_address or 'unknown'}"
 
 
+def request_key(caller: Caller, request: Request) -> str:
+    """`admission_key` of a request (its client address counts when auth is off)."""
+    return admission_key(caller, request.client.host if request.client else None)
+
+
+_RECORDED_KEPT = 8
+_recorded: OrderedDict[tuple[tuple[str, int], ...], Catalog] = OrderedDict()
+_recorded_lock = threading.Lock()
+
+
+def prices_recorded(runtime: Runtime, prices_in_force: dict[str, int]) -> Catalog:
+    """The catalog of a stored plan's recorded snapshots. Snapshots are append-only, so the catalog of one set
+    never changes: the last few are kept, which saves reading them again and lets the plan pool ship each to
+    its workers once (a recompute or a sensitivity and its chart re-plan at the same prices)."""
+    key = tuple(sorted(prices_in_force.items()))
+    with _recorded_lock:
+        if key in _recorded:
+            _recorded.move_to_end(key)
+            return _recorded[key]
+    catalog = catalog_at(runtime.engine, runtime.base_catalog, prices_in_force)
+    with _recorded_lock:
+        catalog = _recorded.setdefault(key, catalog)
+        while len(_recorded) > _RECORDED_KEPT:
+            _recorded.popitem(last=False)
+    return catalog
+
+
 def plan_for(runtime: Runtime, caller: Caller, profile: Profile, now: dt.datetime, profile_id: str | None = None,
              profile_version: int | None = None, client_address: str | None = None) -> PlanResult:
     """Solved in the plan pool (a worker process, or inline), within its bounds; stored here."""
     catalog, snapshots = prices_now(runtime.catalog)
     key = admission_key(caller, client_address)
-    if runtime.plan_pool.mode == "process":  # the catalog in force crosses to the workers once, not per plan
-        solved = runtime.plan_pool.run(key, make_plan_shipped, profile, ship(catalog), now.date())
-    else:
-        solved = runtime.plan_pool.run(key, make_plan, profile, catalog, now.date())
+    solved = runtime.plan_pool.plan(key, make_plan, profile, catalog, now.date())
     result = with_stale_warnings(solved, runtime.engine, runtime.sources, now,
                                  dt.timedelta(days=runtime.settings.snapshot_max_age_days))
     metrics.observe_plan(result)
     return save_plan(runtime.engine, caller, profile, result, now, PlanOrigin(profile_id, profile_version, snapshots))
 
 
-def recompute(runtime: Runtime, caller: Caller, stored: StoredPlan, client_address: str | None = None) -> PlanResult:
+def recompute(runtime: Runtime, stored: StoredPlan, key: str) -> PlanResult:
     """The plan made again from its profile, on its day, at the prices that were in force then."""
     if stored.prices_in_force is None:
         raise Conflict("this plan was made without a record of its prices; it cannot be recomputed")
-    catalog = catalog_at(runtime.engine, runtime.base_catalog, stored.prices_in_force)
-    result = runtime.plan_pool.run(admission_key(caller, client_address), make_plan,
-                                   Profile.model_validate(stored.profile), catalog, stored.created_at.date())
+    catalog = prices_recorded(runtime, stored.prices_in_force)
+    result = runtime.plan_pool.plan(key, make_plan, Profile.model_validate(stored.profile), catalog,
+                                    stored.created_at.date())
     original = PlanResult.model_validate(stored.result)
     return result.model_copy(update={"profile_id": original.profile_id, "profile_version": original.profile_version,
                                      "prices_in_force": stored.prices_in_force})
