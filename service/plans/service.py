@@ -9,15 +9,17 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from fastapi import Request
+from sqlalchemy import Engine
 
 from pricing.catalog import Catalog
+from pricing.freshness import SourceState, source_states
 from pricing.live import LiveCatalog, catalog_at
 from service.core import metrics
 from service.core.dependencies import Runtime
 from service.core.errors import Conflict
 from service.labs.auth import Caller
 from service.plans.repository import PlanOrigin, StoredPlan, save_plan
-from service.plans.staleness import with_stale_warnings
+from service.plans.staleness import stale_price_warnings
 from solvers.plan import make_plan
 from solvers.profile import Profile
 from solvers.result import PlanResult
@@ -62,14 +64,37 @@ def prices_recorded(runtime: Runtime, prices_in_force: dict[str, int]) -> Catalo
     return catalog
 
 
+# the source states read for the last plan, by (engine, snapshots in force, request clock in 10 s steps): every
+# plan needs them for its stale-price warnings, and they change only with a new snapshot or as time passes (days)
+_STATES_STEP_S = 10
+_states: tuple[Engine, tuple[object, ...], list[SourceState]] | None = None
+_states_lock = threading.Lock()
+
+
+def _with_stale_warnings(runtime: Runtime, result: PlanResult, snapshots: dict[str, int] | None,
+                         now: dt.datetime) -> PlanResult:
+    """`staleness.with_stale_warnings`, reading the sources' states once per 10 s of clock and set of snapshots."""
+    key = (tuple(sorted(snapshots.items())) if snapshots is not None else None, int(now.timestamp()) // _STATES_STEP_S)
+    global _states
+    kept = _states
+    if snapshots is not None and kept is not None and kept[0] is runtime.engine and kept[1] == key:
+        states = kept[2]
+    else:
+        states = source_states(runtime.engine, runtime.sources, now)
+        with _states_lock:
+            _states = (runtime.engine, key, states)
+    extra = stale_price_warnings(result.prices_as_of, states, now.date(),
+                                 dt.timedelta(days=runtime.settings.snapshot_max_age_days))
+    return result.model_copy(update={"warnings": [*result.warnings, *extra]}) if extra else result
+
+
 def plan_for(runtime: Runtime, caller: Caller, profile: Profile, now: dt.datetime, profile_id: str | None = None,
              profile_version: int | None = None, client_address: str | None = None) -> PlanResult:
     """Solved in the plan pool (a worker process, or inline), within its bounds; stored here."""
     catalog, snapshots = prices_now(runtime.catalog)
     key = admission_key(caller, client_address)
     solved = runtime.plan_pool.plan(key, make_plan, profile, catalog, now.date())
-    result = with_stale_warnings(solved, runtime.engine, runtime.sources, now,
-                                 dt.timedelta(days=runtime.settings.snapshot_max_age_days))
+    result = _with_stale_warnings(runtime, solved, snapshots, now)
     metrics.observe_plan(result)
     return save_plan(runtime.engine, caller, profile, result, now, PlanOrigin(profile_id, profile_version, snapshots))
 
