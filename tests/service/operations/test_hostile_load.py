@@ -201,3 +201,22 @@ def test_hostile_mix_keeps_the_replica_healthy(database_url: str, tmp_path: Path
                 break
         # the replica as it was (plans in its threads) answered probes in 2-7 s here, in both windows
         assert verdicts[-1] is None, verdicts
+
+
+def _probes(health_ms: list[float], control_ms: list[float]) -> Probes:
+    return Probes([(ms / 1000, 200) for ms in health_ms], [ms / 1000 for ms in control_ms])
+
+
+def test_probes_waiting_behind_plans_fail_the_window() -> None:
+    # 100 probes; the control always answers in 2 ms. Three /healthz probes of 250 ms is more than the 1% allowed
+    assert _probes([10] * 97 + [250] * 3, [2] * 100).verdict() is not None
+    # one is within the 1% a shared machine may cost
+    assert _probes([10] * 99 + [250], [2] * 100).verdict() is None
+    # a probe 1 s beyond anything the control saw fails by itself
+    assert _probes([10] * 99 + [1100], [2] * 100).verdict() is not None
+
+
+def test_probes_slow_when_the_machine_was_slow_do_not_fail_the_window() -> None:
+    # the machine stalled both servers as often: 5 slow /healthz probes against 4 slow control probes (+1 allowed)
+    assert _probes([10] * 95 + [400] * 5, [2] * 96 + [300] * 4).verdict() is None
+    assert _probes([10] * 99 + [1100], [2] * 99 + [300]).verdict() is None
