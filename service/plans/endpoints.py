@@ -29,7 +29,7 @@ from service.plans.exports import (
 )
 from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.sensitivity import sensitivity_of
-from service.plans.service import plan_for, recompute, request_key
+from service.plans.service import created, plan_for, recompute, request_key
 from service.plans.whatif import WhatIf, what_if
 from service.profiles.repository import get_profile
 from service.web import charts
@@ -69,8 +69,8 @@ BOUNDED: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("", status_code=201, response_model=PlanResult, responses=BOUNDED)
-def create_plan(runtime: RuntimeDep, request: Request, response: Response, caller: CallerDep,
-                profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> PlanResult:
+def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep,
+                profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> Response:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
 
     Bounded (README, "Limits"): a body above `GPUPLAN_MAX_BODY_BYTES` is a 413; when the replica's planner queue
@@ -78,9 +78,7 @@ def create_plan(runtime: RuntimeDep, request: Request, response: Response, calle
     for one key (or address) is a 429; a plan not solved within `GPUPLAN_PLAN_TIME_BUDGET_S` is a 422 with rule
     `plan_time_budget` (the solver's own limit first yields a `time_limited` plan with its gap)."""
     address = request.client.host if request.client else None
-    stored = plan_for(runtime, caller, profile, utcnow(), client_address=address)
-    response.headers["Location"] = f"/v1/plans/{stored.id}"
-    return stored
+    return created(plan_for(runtime, caller, profile, utcnow(), client_address=address))
 
 
 @router.post("/what-if", response_model=PlanResult, responses=BOUNDED)

@@ -8,7 +8,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-from fastapi import Request
+from fastapi import Request, Response
 from sqlalchemy import Engine
 
 from pricing.catalog import Catalog
@@ -97,6 +97,14 @@ def plan_for(runtime: Runtime, caller: Caller, profile: Profile, now: dt.datetim
     result = _with_stale_warnings(runtime, solved, snapshots, now)
     metrics.observe_plan(result)
     return save_plan(runtime.engine, caller, profile, result, now, PlanOrigin(profile_id, profile_version, snapshots))
+
+
+def created(stored: PlanResult) -> Response:
+    """The 201 answer of a stored plan, serialised once here (pydantic's JSON): FastAPI would otherwise turn the
+    model into Python objects and those into JSON again (about 0.5 ms of the API process per plan). The route's
+    `response_model` still states the shape in OpenAPI, and the contract test checks the answer against it."""
+    return Response(stored.model_dump_json(), status_code=201, media_type="application/json",
+                    headers={"Location": f"/v1/plans/{stored.id}"})
 
 
 def recompute(runtime: Runtime, stored: StoredPlan, key: str) -> PlanResult:

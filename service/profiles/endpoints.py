@@ -16,7 +16,7 @@ from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeD
 from service.core.errors import NotFound, found
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans.endpoints import BOUNDED
-from service.plans.service import plan_for, request_key
+from service.plans.service import created, plan_for, request_key
 from service.profiles import repository
 from service.profiles.schemas import ProfileIn, ProfileOut, ProfileVersionOut
 from solvers.profile import Profile
@@ -91,16 +91,13 @@ def list_versions(engine: EngineDep, caller: CallerDep, profile_id: str) -> list
 
 
 @router.post("/{profile_id}/plans", status_code=201, response_model=PlanResult, responses=BOUNDED)
-def plan_profile(runtime: RuntimeDep, request: Request, response: Response, caller: CallerDep,
-                 profile_id: str) -> PlanResult:
+def plan_profile(runtime: RuntimeDep, request: Request, caller: CallerDep, profile_id: str) -> Response:
     """Plan the profile's current version; the plan records the version and the prices it used. Bounded as
     POST /v1/plans is: with auth off, the per-caller limit on plans in flight counts the client address."""
     saved = found(repository.get_profile(runtime.engine, caller, profile_id), WHAT, profile_id)
     address = request.client.host if request.client else None
-    stored = plan_for(runtime, caller, Profile.model_validate(saved.profile), utcnow(), saved.id, saved.version,
-                      client_address=address)
-    response.headers["Location"] = f"/v1/plans/{stored.id}"
-    return stored
+    return created(plan_for(runtime, caller, Profile.model_validate(saved.profile), utcnow(), saved.id,
+                            saved.version, client_address=address))
 
 
 @router.delete("/{profile_id}", status_code=204)
