@@ -176,7 +176,9 @@ def compare_executors(duration_s: float, json_path: Path | None) -> int:
     from service.plans.examples import SERIES_EXAMPLE
 
     body = json.dumps(SERIES_EXAMPLE).encode()
-    figures: dict[str, Any] = {}
+    figures: dict[str, Any] = {"load_average_before": os.getloadavg()}
+    # the machine is shared: its load (runnable processes, 1/5/15 min) says how far these figures are the code's
+    print("load average before: {:.2f} {:.2f} {:.2f}".format(*figures["load_average_before"]))
     with tempfile.TemporaryDirectory(prefix="gpuplan-executors-") as tmp:
         for executor in ("inline", "process"):
             with _serve(executor, Path(tmp)) as url:
@@ -189,6 +191,8 @@ def compare_executors(duration_s: float, json_path: Path | None) -> int:
                       f"p99 {run['p99_ms']} ms, non-201 {run['non_201']}")
             print(f"{executor:>7} /healthz with 50 slow plans in flight: p50 {health['healthz_p50_ms']} ms, "
                   f"p99 {health['healthz_p99_ms']} ms, max {health['healthz_max_ms']} ms ({health['probes']} probes)")
+    figures["load_average_after"] = os.getloadavg()
+    print("load average after: {:.2f} {:.2f} {:.2f}".format(*figures["load_average_after"]))
     for before, after in zip(figures["inline"]["runs"], figures["process"]["runs"], strict=True):
         ratio = after["plans_per_s"] / before["plans_per_s"] if before["plans_per_s"] else float("nan")
         print(f"ratio process/inline c={before['clients']:>2}: plans/s x{ratio:.2f}")

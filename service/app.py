@@ -48,10 +48,10 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     base = bundled_catalog()
     configured = list(price_sources) if price_sources is not None else build_sources(settings.sources)
     prices_now = catalog_source or LiveCatalog(engine, base, active_sources(configured))
-    alerts = AlertWorker(engine, prices_now, channels_from(settings), policy_from(settings))
-    refresher = RefreshScheduler(engine, configured, base.gpus, after_refresh=alerts.evaluate)
     plan_pool = PlanPool(settings.plan_executor, settings.plan_workers or os.cpu_count() or 1, settings.plan_queue,
                          settings.plan_concurrency_per_caller, settings.plan_time_budget_s, settings.plan_worker_nice)
+    alerts = AlertWorker(engine, prices_now, channels_from(settings), policy_from(settings), plan_pool=plan_pool)
+    refresher = RefreshScheduler(engine, configured, base.gpus, after_refresh=alerts.evaluate)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Response
+from fastapi import APIRouter, Body, Request, Response
 
 from service.alerts import repository
 from service.alerts.outbox import deliver_now, enqueue_test_event
+from service.alerts.plan_watch import plan_summary
 from service.alerts.schemas import EventOut, SubscriptionIn, SubscriptionOut
 from service.core.clock import utcnow
-from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeDep, SettingsDep
+from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeDep
 from service.core.errors import Conflict, NotFound, found
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
+from service.plans.endpoints import BOUNDED
+from service.plans.service import request_key
 
 router = APIRouter(prefix="/v1/alerts", tags=["alerts"])
 
@@ -39,17 +42,21 @@ _EXAMPLES: dict[str, Any] = {
 WHAT = "alert subscription"
 
 
-@router.post("", status_code=201, response_model=SubscriptionOut)
-def create_subscription(engine: EngineDep, catalog: CatalogDep, settings: SettingsDep, response: Response,
+@router.post("", status_code=201, response_model=SubscriptionOut, responses=BOUNDED)
+def create_subscription(runtime: RuntimeDep, catalog: CatalogDep, request: Request, response: Response,
                         caller: CallerDep,
                         body: Annotated[SubscriptionIn, Body(openapi_examples=_EXAMPLES)]) -> SubscriptionOut:
     """Subscribe to a price threshold, a relative price move or a saved profile's plan.
 
     Webhooks are POSTed as JSON with `X-Gpuplan-Event-Id`, `X-Gpuplan-Timestamp` and
     `X-Gpuplan-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`, keyed with `secret`, which only
-    this answer shows: keep it.
+    this answer shows: keep it. A plan-change subscription's baseline plan is solved in the plan pool, bounded
+    as POST /v1/plans is.
     """
-    created = repository.create_subscription(engine, caller, body, catalog, settings, utcnow())
+    now, key = utcnow(), request_key(caller, request)
+    created = repository.create_subscription(
+        runtime.engine, caller, body, catalog, runtime.settings, now,
+        lambda profile: runtime.plan_pool.plan(key, plan_summary, profile, catalog, now.date()))
     response.headers["Location"] = f"/v1/alerts/{created.id}"
     return created
 

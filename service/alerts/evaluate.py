@@ -31,7 +31,14 @@ from sqlalchemy.exc import IntegrityError
 from pricing.catalog import Catalog
 from pricing.locks import try_lock
 from pricing.storage import PriceObservationRow, PriceSnapshot
-from service.alerts.plan_watch import affected, cost_change_pct, plan_changes, plan_summary, public_summary
+from service.alerts.plan_watch import (
+    Replan,
+    affected,
+    cost_change_pct,
+    plan_changes,
+    plan_summary,
+    public_summary,
+)
 from service.alerts.tables import AlertEvent, Evaluation, PriceBaseline, Subscription
 from service.profiles.tables import SavedProfile
 from solvers.profile import Profile
@@ -294,7 +301,7 @@ def _move_events(conn: Connection, changes: pd.DataFrame, dedupe_key: str, now: 
 
 
 def _plan_events(conn: Connection, changes: pd.DataFrame, catalog: Callable[[], Catalog], dedupe_key: str,
-                 now: dt.datetime, writes: _Writes, report: EvaluationReport) -> None:
+                 now: dt.datetime, writes: _Writes, report: EvaluationReport, replan: Replan) -> None:
     s, p = Subscription.__table__, SavedProfile.__table__
     subs = conn.execute(
         select(s.c.id, s.c.name, s.c.condition, s.c.baseline, s.c.profile_id, p.c.name.label("profile_name"),
@@ -308,7 +315,9 @@ def _plan_events(conn: Connection, changes: pd.DataFrame, catalog: Callable[[], 
     for profile_id, body in {r["profile_id"]: r["profile"] for r in subs}.items():
         profile = Profile.model_validate(body)
         if affected(profile, changes, current.gpus):
-            summaries[profile_id] = plan_summary(profile, current, now.date())
+            replanned = replan(profile, current, now.date())
+            if replanned is not None:  # None: not solved this time (the pool's budget); no news, baseline kept
+                summaries[profile_id] = replanned
         else:
             report.profiles_unaffected += 1
     report.profiles_replanned = len(summaries)
@@ -368,8 +377,10 @@ def _write(engine: Engine, pending: list[tuple[int, str]], writes: _Writes, now:
     return True
 
 
-def evaluate_pending(engine: Engine, catalog: Callable[[], Catalog], now: dt.datetime) -> EvaluationReport:
-    """Evaluate every snapshot not yet evaluated; the events land in the outbox for the delivery worker."""
+def evaluate_pending(engine: Engine, catalog: Callable[[], Catalog], now: dt.datetime,
+                     replan: Replan = plan_summary) -> EvaluationReport:
+    """Evaluate every snapshot not yet evaluated; the events land in the outbox for the delivery worker.
+    `replan` gives a watched profile's plan summary (in the API process: through the plan pool)."""
     started = time.perf_counter()
     report = EvaluationReport()
     with try_lock(engine, "alerts:evaluate") as got:
@@ -388,7 +399,7 @@ def evaluate_pending(engine: Engine, catalog: Callable[[], Catalog], now: dt.dat
                 report.subscriptions_matched += _threshold_events(conn, offered, dedupe_key, now, writes)
                 report.subscriptions_matched += _move_events(conn, offered, dedupe_key, now, writes)
             if not changes.empty:
-                _plan_events(conn, changes, catalog, dedupe_key, now, writes, report)
+                _plan_events(conn, changes, catalog, dedupe_key, now, writes, report, replan)
         report.snapshots = [sid for sid, _ in pending]
         report.price_changes = len(changes)
         if _write(engine, pending, writes, now):

@@ -3,11 +3,14 @@
 Only the mix is re-solved (`solve_core`, a few ms), not the break-even analysis: evaluation re-plans
 hundreds of profiles after a refresh. Two plans differ when the purchases differ (the same items in the
 same numbers, whatever they cost) or when the total cost moved more than the subscription's percentage.
+`plan_summary` and `required_summary` are what the plan pool's workers run (service/core/plan_pool.py): only
+the small summary crosses back.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -19,13 +22,22 @@ from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.plan import SolverFailure, solve_core
 from solvers.profile import Profile
 
+# a watched profile's summary as the scheduler gets it; None when it could not be solved this time
+Replan = Callable[[Profile, Catalog, dt.date], dict[str, Any] | None]
+
 
 def plan_summary(profile: Profile, catalog: Catalog, today: dt.date) -> dict[str, Any]:
     """The baseline stored with a plan-change subscription; `error` instead when no plan meets the profile."""
     try:
-        return summarise(solve_core(profile, catalog, today).plan)
+        return required_summary(profile, catalog, today)
     except (ProfileError, InfeasibleProfile, SolverFailure) as exc:
         return {"error": getattr(exc, "message", str(exc))}
+
+
+def required_summary(profile: Profile, catalog: Catalog, today: dt.date) -> dict[str, Any]:
+    """The summary of a profile that must have a plan (a profile saved or changed): the planner's error otherwise,
+    answered as the 422 naming the constraint."""
+    return summarise(solve_core(profile, catalog, today).plan)
 
 
 def summarise(plan: Accounts) -> dict[str, Any]:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from pricing.catalog import Catalog
-from service.alerts.plan_watch import plan_summary
 from service.alerts.schemas import AttemptOut, Email, EventOut, PlanChange, SubscriptionIn, SubscriptionOut
 from service.alerts.signing import new_secret
 from service.alerts.tables import AlertEvent, DeliveryAttempt, Subscription
@@ -53,8 +53,9 @@ def _check_delivery(body: SubscriptionIn, settings: Settings) -> None:
 
 
 def create_subscription(engine: Engine, caller: Caller, body: SubscriptionIn, catalog: Catalog, settings: Settings,
-                        now: dt.datetime) -> SubscriptionOut:
-    """Store a subscription; the answer is the only one that shows a webhook's signing secret."""
+                        now: dt.datetime, baseline_of: Callable[[Profile], dict[str, Any]]) -> SubscriptionOut:
+    """Store a subscription; the answer is the only one that shows a webhook's signing secret. `baseline_of`
+    gives a watched profile's plan summary (`plan_watch.plan_summary`, solved in the plan pool by the caller)."""
     _check_delivery(body, settings)
     condition = body.condition.model_dump(mode="json")
     gpu = price_kind = profile_id = None
@@ -65,7 +66,7 @@ def create_subscription(engine: Engine, caller: Caller, body: SubscriptionIn, ca
             raise InvalidField("condition.profile_id", "saved_profile",
                                f"no saved profile with id {body.condition.profile_id!r} (POST /v1/profiles)")
         profile_id = saved.id
-        baseline = plan_summary(Profile.model_validate(saved.profile), catalog, now.date())
+        baseline = baseline_of(Profile.model_validate(saved.profile))
     else:
         gpu = catalog.gpus.canonical(body.condition.gpu)
         if gpu is None:

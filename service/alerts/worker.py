@@ -5,18 +5,24 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from sqlalchemy import Engine
 
 from pricing.catalog import Catalog
 from service.alerts.evaluate import EvaluationReport, evaluate_pending
 from service.alerts.outbox import Channels, DeliveryReport, RetryPolicy, deliver_due
+from service.alerts.plan_watch import plan_summary
 from service.alerts.senders import EmailSender, SmtpConfig, WebhookSender
 from service.core.clock import utcnow
+from service.core.errors import InvalidField, ServiceUnavailable
+from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
+from solvers.profile import Profile
 
 log = logging.getLogger(__name__)
 DELIVERY_JOB_ID = "alert-delivery"
+POOL_CALLER = "scheduler:plan-alerts"  # whose plans the evaluation's re-plans count as in the plan pool
 
 
 def channels_from(settings: Settings) -> Channels:
@@ -37,15 +43,28 @@ def policy_from(settings: Settings) -> RetryPolicy:
 
 class AlertWorker:
     def __init__(self, engine: Engine, catalog: Callable[[], Catalog], channels: Channels, policy: RetryPolicy,
-                 clock: Callable[[], dt.datetime] = utcnow) -> None:
+                 clock: Callable[[], dt.datetime] = utcnow, plan_pool: PlanPool | None = None) -> None:
+        """`plan_pool`: where the API process solves plans; the plan-change re-plans after a refresh go there too
+        (waiting for a free slot), so a scheduler inside `gpuplan serve` never solves on its own thread while
+        requests are answered. Without one (`gpuplan scheduler`, its own process) they run here."""
         self.engine = engine
         self.catalog = catalog
         self.channels = channels
         self.policy = policy
         self.clock = clock
+        self.plan_pool = plan_pool
+
+    def replan(self, profile: Profile, catalog: Catalog, today: dt.date) -> dict[str, Any] | None:
+        if self.plan_pool is None:
+            return plan_summary(profile, catalog, today)
+        try:
+            return self.plan_pool.plan(POOL_CALLER, plan_summary, profile, catalog, today, wait=True)
+        except (InvalidField, ServiceUnavailable) as exc:  # past the time budget, or a worker stopped
+            log.warning("alerts: a watched profile was not re-planned this time: %s", exc)
+            return None
 
     def evaluate(self, now: dt.datetime | None = None) -> EvaluationReport:
-        report = evaluate_pending(self.engine, self.catalog, now or self.clock())
+        report = evaluate_pending(self.engine, self.catalog, now or self.clock(), self.replan)
         if report.snapshots:
             log.info("alerts: %d snapshot(s), %d price change(s), %d event(s), %d profile(s) re-planned in %.2f s",
                      len(report.snapshots), report.price_changes, report.events, report.profiles_replanned,

@@ -3,59 +3,102 @@
 Why: a plan in a worker process needs the catalog in force (about 90 kB pickled: GPU facts, a few hundred cloud
 offers, hardware prices). Pickling it with every plan cost the API process about 0.7 ms and the worker about
 1.1 ms, and the worker got a new `Catalog` object each time, so the planner's per-catalog caches (the cloud
-offers as numpy columns, the hardware rows: solvers.cloud_table, solvers.options) never hit there. Here the API
-process pickles a catalog once (the last one is kept: one catalog is in force at a time, and a refresh makes a
-new object) and sends the bytes with a token; a worker unpickles a token it has not seen and keeps the last one,
-so the same `Catalog` object serves every plan until the prices change.
+offers as numpy columns, the hardware rows: solvers.cloud_table, solvers.options) never hit there.
+
+Here the API process pickles a catalog once into a file of its own temporary directory and sends the workers
+only a token and that file's path; a worker reads a token it has not seen once and keeps the last few, so the
+same `Catalog` object serves every plan until the prices change. Not the bytes themselves with every call: a
+call message above the pipe's 64 kB buffer makes the pool's feeder thread write it in several turns, each one
+waiting for the GIL of a busy API process while the worker that reads it sits idle (issue 18's overhead).
 """
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
+import os
 import pickle
+import shutil
+import tempfile
 import threading
 import uuid
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pricing.catalog import Catalog
-from solvers.plan import make_plan
 from solvers.profile import Profile
-from solvers.result import PlanResult
+
+T = TypeVar("T")
+
+# catalogs kept by the API process (by object) and by a worker (by token): the live one, and the few a recompute
+# or a sensitivity re-planned at recorded prices used lately
+_KEPT = 8
+# files kept on disk: a plan still queued may name an older one, so many more than `_KEPT` (each ~90 kB)
+_FILES_KEPT = 64
 
 
 @dataclass(frozen=True)
 class ShippedCatalog:
     token: str
-    blob: bytes  # the pickled Catalog
+    path: str  # a file holding the pickled Catalog, written once by the API process
 
 
 _lock = threading.Lock()
-_sent: tuple[Catalog, ShippedCatalog] | None = None  # API process: the last catalog shipped
-_received: tuple[str, Catalog] | None = None  # worker: the last catalog unpacked
+_sent: OrderedDict[int, tuple[Catalog, ShippedCatalog]] = OrderedDict()  # API process: by id(catalog)
+_files: list[str] = []
+_received: OrderedDict[str, Catalog] = OrderedDict()  # worker: by token
+_directory: str | None = None
+
+
+def _where() -> str:
+    global _directory
+    if _directory is None or not os.path.isdir(_directory):
+        _directory = tempfile.mkdtemp(prefix="gpuplan-catalogs-")
+        atexit.register(shutil.rmtree, _directory, True)
+    return _directory
 
 
 def ship(catalog: Catalog) -> ShippedCatalog:
-    """The catalog as bytes with a token naming this catalog object (pickled once per object)."""
-    global _sent
+    """The catalog as a token and a file naming this catalog object (pickled and written once per object)."""
     with _lock:
-        if _sent is not None and _sent[0] is catalog:
-            return _sent[1]
-        shipped = ShippedCatalog(uuid.uuid4().hex, pickle.dumps(catalog, protocol=pickle.HIGHEST_PROTOCOL))
-        _sent = (catalog, shipped)
+        kept = _sent.get(id(catalog))
+        if kept is not None and kept[0] is catalog:
+            _sent.move_to_end(id(catalog))
+            return kept[1]
+        token = uuid.uuid4().hex
+        path = os.path.join(_where(), f"{token}.pickle")
+        with open(path, "wb") as out:
+            pickle.dump(catalog, out, protocol=pickle.HIGHEST_PROTOCOL)
+        shipped = ShippedCatalog(token, path)
+        _sent[id(catalog)] = (catalog, shipped)  # the object is held, so its id is not reused meanwhile
+        while len(_sent) > _KEPT:
+            _sent.popitem(last=False)
+        _files.append(path)
+        while len(_files) > _FILES_KEPT:
+            old = _files.pop(0)
+            if not any(s.path == old for _, s in _sent.values()):
+                os.remove(old)
         return shipped
 
 
 def receive(shipped: ShippedCatalog) -> Catalog:
-    """The catalog a token names: unpickled on the first plan that brings it, kept for the next ones."""
-    global _received
+    """The catalog a token names: read on the first plan that brings it, kept for the next ones."""
     with _lock:
-        if _received is not None and _received[0] == shipped.token:
-            return _received[1]
-        catalog: Catalog = pickle.loads(shipped.blob)  # bytes this service pickled (never a client)
-        _received = (shipped.token, catalog)
+        kept = _received.get(shipped.token)
+        if kept is not None:
+            _received.move_to_end(shipped.token)
+            return kept
+        with open(shipped.path, "rb") as stored:
+            catalog: Catalog = pickle.load(stored)  # a file this service wrote (never a client's bytes)
+        _received[shipped.token] = catalog
+        while len(_received) > _KEPT:
+            _received.popitem(last=False)
         return catalog
 
 
-def make_plan_shipped(profile: Profile, shipped: ShippedCatalog, today: dt.date) -> PlanResult:
-    """`solvers.plan.make_plan` on a shipped catalog (what the plan pool's workers run)."""
-    return make_plan(profile, receive(shipped), today)
+def solve_on(work: Callable[[Profile, Catalog, dt.date], T], profile: Profile, catalog: Catalog | ShippedCatalog,
+             today: dt.date) -> T:
+    """`work(profile, catalog, today)` on a catalog given as it is or shipped (what the plan pool's workers run)."""
+    return work(profile, receive(catalog) if isinstance(catalog, ShippedCatalog) else catalog, today)

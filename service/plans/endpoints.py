@@ -29,7 +29,7 @@ from service.plans.exports import (
 )
 from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.sensitivity import sensitivity_of
-from service.plans.service import plan_for, recompute
+from service.plans.service import created, plan_for, recompute, request_key
 from service.plans.whatif import WhatIf, what_if
 from service.profiles.repository import get_profile
 from service.web import charts
@@ -57,7 +57,7 @@ def _problem(description: str) -> dict[str, Any]:
 
 
 # the bounds every plan request meets (service/core/plan_pool.py, body_limit.py), stated in OpenAPI
-_BOUNDED: dict[int | str, dict[str, Any]] = {
+BOUNDED: dict[int | str, dict[str, Any]] = {
     413: _problem("The body is larger than `GPUPLAN_MAX_BODY_BYTES` (default 4 MiB)."),
     422: _problem("Invalid profile, or rule `plan_time_budget`: not solved within `GPUPLAN_PLAN_TIME_BUDGET_S` "
                   "(default 30 s)."),
@@ -68,9 +68,9 @@ _BOUNDED: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.post("", status_code=201, response_model=PlanResult, responses=_BOUNDED)
-def create_plan(runtime: RuntimeDep, request: Request, response: Response, caller: CallerDep,
-                profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> PlanResult:
+@router.post("", status_code=201, response_model=PlanResult, responses=BOUNDED)
+def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep,
+                profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> Response:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
 
     Bounded (README, "Limits"): a body above `GPUPLAN_MAX_BODY_BYTES` is a 413; when the replica's planner queue
@@ -78,16 +78,14 @@ def create_plan(runtime: RuntimeDep, request: Request, response: Response, calle
     for one key (or address) is a 429; a plan not solved within `GPUPLAN_PLAN_TIME_BUDGET_S` is a 422 with rule
     `plan_time_budget` (the solver's own limit first yields a `time_limited` plan with its gap)."""
     address = request.client.host if request.client else None
-    stored = plan_for(runtime, caller, profile, utcnow(), client_address=address)
-    response.headers["Location"] = f"/v1/plans/{stored.id}"
-    return stored
+    return created(plan_for(runtime, caller, profile, utcnow(), client_address=address))
 
 
-@router.post("/what-if", response_model=PlanResult)
-def plan_what_if(runtime: RuntimeDep, caller: CallerDep, asked: WhatIf) -> PlanResult:
+@router.post("/what-if", response_model=PlanResult, responses=BOUNDED)
+def plan_what_if(runtime: RuntimeDep, request: Request, caller: CallerDep, asked: WhatIf) -> PlanResult:
     """A plan for a profile (and a scale on every cloud price) at the prices in force, not stored: what the
-    page's sliders ask as they move. `id` is null."""
-    return what_if(runtime, asked, utcnow())
+    page's sliders ask as they move. `id` is null. Bounded as POST /v1/plans is."""
+    return what_if(runtime, request_key(caller, request), asked, utcnow())
 
 
 @router.get("", response_model=Page[PlanListItem])
@@ -160,12 +158,11 @@ def plan_purchase_request(
     return purchase_request(plan, profile.name if profile else None, schedule)
 
 
-@router.post("/{plan_id}/recompute", response_model=PlanResult, responses=_BOUNDED)
+@router.post("/{plan_id}/recompute", response_model=PlanResult, responses=BOUNDED)
 def recompute_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> PlanResult:
     """Make the plan again from its profile at the prices it recorded (`prices_in_force`), on its day: the
     answer matches the stored plan unless the planner itself changed since. Nothing is stored."""
-    return recompute(runtime, caller, repository.get_plan(runtime.engine, caller, plan_id),
-                     request.client.host if request.client else None)
+    return recompute(runtime, repository.get_plan(runtime.engine, caller, plan_id), request_key(caller, request))
 
 
 @router.get("/{plan_id}/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
@@ -177,18 +174,21 @@ def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSi
     return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
-@router.get("/{plan_id}/sensitivity", response_model=Sensitivity)
-def plan_sensitivity(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> Sensitivity:
+@router.get("/{plan_id}/sensitivity", response_model=Sensitivity, responses=BOUNDED)
+def plan_sensitivity(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> Sensitivity:
     """Total cost and the decision with each input at the low and high end of a stated range (demand, electricity,
-    cloud prices, hardware prices, resale, horizon), each end a new plan at the prices this plan used."""
-    return sensitivity_of(runtime, plan_id, repository.get_plan(runtime.engine, caller, plan_id))
+    cloud prices, hardware prices, resale, horizon), each end a new plan at the prices this plan used. The re-plans
+    are one job of the plan pool, bounded as POST /v1/plans is (the answer is kept, so a second read is free)."""
+    return sensitivity_of(runtime, request_key(caller, request), plan_id,
+                          repository.get_plan(runtime.engine, caller, plan_id))
 
 
-@router.get("/{plan_id}/sensitivity.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
-def plan_sensitivity_chart(runtime: RuntimeDep, caller: CallerDep, plan_id: str) -> Response:
+@router.get("/{plan_id}/sensitivity.svg", response_class=Response, responses=SVG_RESPONSE | BOUNDED,
+            tags=["charts"])
+def plan_sensitivity_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> Response:
     """The sensitivity as a tornado chart: one bar per input from its low-end to its high-end total."""
     stored = repository.get_plan(runtime.engine, caller, plan_id)
-    found = sensitivity_of(runtime, plan_id, stored)
+    found = sensitivity_of(runtime, request_key(caller, request), plan_id, stored)
     return Response(charts.sensitivity_chart_svg(found, stored.result.get("currency", "USD")),
                     media_type=charts.SVG_MEDIA_TYPE,
                     headers={"Cache-Control": "private, max-age=86400"})

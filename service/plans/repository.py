@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, insert, select
 
+from service.core.db import writing
 from service.core.errors import NotFound
 from service.core.pagination import Page, newest_first, page
 from service.core.timestamps import iso
@@ -42,12 +43,14 @@ def save_plan(engine: Engine, caller: Caller, profile: Profile, result: PlanResu
     stored = result.model_copy(update={
         "id": str(uuid.uuid4()), "created_at": iso(now), "profile_id": origin.profile_id,
         "profile_version": origin.profile_version, "prices_in_force": origin.prices_in_force})
-    with engine.begin() as conn:
-        conn.execute(insert(PlanRecord).values(
-            id=stored.id, created_at=now, status=stored.status, total_cost_usd=stored.total_cost_usd,
-            profile=profile.model_dump(mode="json"), result=stored.model_dump(mode="json"), lab_id=caller.lab_id,
-            profile_id=origin.profile_id, profile_version=origin.profile_version,
-            prices_in_force=origin.prices_in_force))
+    # the values as parameters of one statement (compiled once, then cached), not `insert().values(...)`, which
+    # builds and compiles a new statement for every plan (about 0.5 ms of the API process's time per plan)
+    with writing(engine) as conn:
+        conn.execute(insert(PlanRecord), {
+            "id": stored.id, "created_at": now, "status": stored.status, "total_cost_usd": stored.total_cost_usd,
+            "profile": profile.model_dump(mode="json"), "result": stored.model_dump(mode="json"),
+            "lab_id": caller.lab_id, "profile_id": origin.profile_id, "profile_version": origin.profile_version,
+            "prices_in_force": origin.prices_in_force})
     return stored
 
 

@@ -26,11 +26,12 @@ class WhatIf(BaseModel):
                                      description="every cloud price (catalog and the profile's own) times this")
 
 
-def what_if(runtime: Runtime, asked: WhatIf, now: dt.datetime) -> PlanResult:
+def what_if(runtime: Runtime, key: str, asked: WhatIf, now: dt.datetime) -> PlanResult:
     catalog, _ = prices_now(runtime.catalog)
     try:
         profile, catalog = with_cloud_prices_scaled(asked.profile, catalog, asked.cloud_price_scale)
     except ValidationError as error:  # a profile price times the scale leaves the bounds an hourly rate may have
         raise InvalidField("cloud_price_scale", "bounds", "the scaled cloud prices of the profile are out of "
                            f"bounds: {error.errors()[0]['msg']}") from None
-    return make_plan(profile, catalog, now.date())
+    # in the plan pool, within its bounds; the scaled catalog is a one-off, so it goes with the call
+    return runtime.plan_pool.plan(key, make_plan, profile, catalog, now.date(), shared=asked.cloud_price_scale == 1)

@@ -1,14 +1,22 @@
-"""Saved profiles: create, new versions (PUT), read, list, versions, delete, and plans made from them."""
+"""Saved profiles: create, new versions (PUT), read, list, versions, delete, and plans made from them.
+
+Every answer that carries a plan summary (create, new version, read) solves it in the plan pool, bounded as
+POST /v1/plans is (503 with Retry-After when full, 429 per key or address, the time budget), never on the
+request's thread."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Query, Request, Response
 
+from service.alerts.plan_watch import plan_summary, required_summary
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeDep
 from service.core.errors import NotFound, found
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
-from service.plans.service import plan_for
+from service.plans.endpoints import BOUNDED
+from service.plans.service import created, plan_for, request_key
 from service.profiles import repository
 from service.profiles.schemas import ProfileIn, ProfileOut, ProfileVersionOut
 from solvers.profile import Profile
@@ -20,15 +28,19 @@ router = APIRouter(prefix="/v1/profiles", tags=["profiles"])
 WHAT = "saved profile"
 
 
-@router.post("", status_code=201, response_model=ProfileOut)
-def create_profile(engine: EngineDep, catalog: CatalogDep, response: Response, caller: CallerDep,
-                   body: ProfileIn) -> ProfileOut:
+@router.post("", status_code=201, response_model=ProfileOut, responses=BOUNDED)
+def create_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, response: Response,
+                   caller: CallerDep, body: ProfileIn) -> ProfileOut:
     """Save a workload profile under a name; it must have a plan at today's prices.
 
     A utilisation demand without `start` is saved starting next month, so that a later re-plan differs
-    only where prices differ. The answer carries the best plan now.
+    only where prices differ. The answer carries the best plan now, solved in the plan pool.
     """
-    saved = repository.create_profile(engine, caller, body, catalog, utcnow())
+    now = utcnow()
+    profile = repository.pinned(body.profile, now.date())
+    summary: dict[str, Any] = runtime.plan_pool.plan(request_key(caller, request), required_summary, profile, catalog,
+                                                     now.date())
+    saved = repository.create_profile(runtime.engine, caller, body, profile, summary, now)
     response.headers["Location"] = f"/v1/profiles/{saved.id}"
     return saved
 
@@ -41,17 +53,35 @@ def list_profiles(engine: EngineDep, caller: CallerDep, tag: str | None = None,
     return repository.list_profiles(engine, caller, limit, cursor, tag, name)
 
 
-@router.get("/{profile_id}", response_model=ProfileOut)
-def get_profile(engine: EngineDep, catalog: CatalogDep, caller: CallerDep, profile_id: str) -> ProfileOut:
-    """A saved profile (its current version) with its best plan at the prices in force now."""
-    return found(repository.profile_out(engine, caller, profile_id, catalog, utcnow()), WHAT, profile_id)
+@router.get("/{profile_id}", response_model=ProfileOut, responses=BOUNDED)
+def get_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, caller: CallerDep,
+                profile_id: str) -> ProfileOut:
+    """A saved profile (its current version) with its best plan at the prices in force now, solved in the plan
+    pool (bounded as POST /v1/plans is)."""
+    saved = found(repository.get_profile(runtime.engine, caller, profile_id), WHAT, profile_id)
+    summary: dict[str, Any] = runtime.plan_pool.plan(request_key(caller, request), plan_summary,
+                                                     Profile.model_validate(saved.profile), catalog, utcnow().date())
+    return repository.profile_out(saved, summary)
 
 
-@router.put("/{profile_id}", response_model=ProfileOut)
-def update_profile(engine: EngineDep, catalog: CatalogDep, caller: CallerDep, profile_id: str,
+def new_version(runtime: RuntimeDep, catalog: CatalogDep, request: Request, caller: CallerDep, profile_id: str,
+                body: ProfileIn) -> ProfileOut:
+    """`body` as the profile's next version, planned in the pool first (also the usage import's last step)."""
+    current = found(repository.get_profile(runtime.engine, caller, profile_id), WHAT, profile_id)
+    now = utcnow()
+    profile = repository.pinned(body.profile, now.date())
+    summary: dict[str, Any] = runtime.plan_pool.plan(request_key(caller, request), required_summary, profile, catalog,
+                                                     now.date())
+    return found(repository.update_profile(runtime.engine, caller, current, body, profile, summary, now), WHAT,
+                 profile_id)
+
+
+@router.put("/{profile_id}", response_model=ProfileOut, responses=BOUNDED)
+def update_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, caller: CallerDep, profile_id: str,
                    body: ProfileIn) -> ProfileOut:
-    """Replace the profile: a new version (the old ones stay readable); plan-change alerts start again from it."""
-    return found(repository.update_profile(engine, caller, profile_id, body, catalog, utcnow()), WHAT, profile_id)
+    """Replace the profile: a new version (the old ones stay readable); plan-change alerts start again from it.
+    Its plan is solved in the plan pool (bounded as POST /v1/plans is)."""
+    return new_version(runtime, catalog, request, caller, profile_id, body)
 
 
 @router.get("/{profile_id}/versions", response_model=list[ProfileVersionOut])
@@ -60,17 +90,14 @@ def list_versions(engine: EngineDep, caller: CallerDep, profile_id: str) -> list
     return found(repository.versions(engine, caller, profile_id), WHAT, profile_id)
 
 
-@router.post("/{profile_id}/plans", status_code=201, response_model=PlanResult)
-def plan_profile(runtime: RuntimeDep, request: Request, response: Response, caller: CallerDep,
-                 profile_id: str) -> PlanResult:
+@router.post("/{profile_id}/plans", status_code=201, response_model=PlanResult, responses=BOUNDED)
+def plan_profile(runtime: RuntimeDep, request: Request, caller: CallerDep, profile_id: str) -> Response:
     """Plan the profile's current version; the plan records the version and the prices it used. Bounded as
     POST /v1/plans is: with auth off, the per-caller limit on plans in flight counts the client address."""
     saved = found(repository.get_profile(runtime.engine, caller, profile_id), WHAT, profile_id)
     address = request.client.host if request.client else None
-    stored = plan_for(runtime, caller, Profile.model_validate(saved.profile), utcnow(), saved.id, saved.version,
-                      client_address=address)
-    response.headers["Location"] = f"/v1/plans/{stored.id}"
-    return stored
+    return created(plan_for(runtime, caller, Profile.model_validate(saved.profile), utcnow(), saved.id,
+                            saved.version, client_address=address))
 
 
 @router.delete("/{profile_id}", status_code=204)

@@ -8,8 +8,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select, update
 
-from pricing.catalog import Catalog
-from service.alerts.plan_watch import plan_summary, public_summary, summarise
+from service.alerts.plan_watch import public_summary
 from service.alerts.tables import Subscription
 from service.core.errors import Conflict
 from service.core.pagination import Page, newest_first, page
@@ -18,7 +17,6 @@ from service.labs.auth import Caller
 from service.profiles.schemas import PlanSummary, ProfileIn, ProfileOut, ProfileVersionOut
 from service.profiles.tables import ProfileVersion, SavedProfile
 from solvers.periods import first_of_next_month
-from solvers.plan import solve_core
 from solvers.profile import Profile, UtilisationDemand
 
 
@@ -46,10 +44,10 @@ def get_profile(engine: Engine, caller: Caller, profile_id: str) -> SavedProfile
     return None if row is None else SavedProfile(**row._mapping)
 
 
-def create_profile(engine: Engine, caller: Caller, body: ProfileIn, catalog: Catalog, now: dt.datetime) -> ProfileOut:
-    """Save a profile that can be planned now (an infeasible one is refused with the constraint it breaks)."""
-    profile = pinned(body.profile, now.date())
-    plan = summarise(solve_core(profile, catalog, now.date()).plan)
+def create_profile(engine: Engine, caller: Caller, body: ProfileIn, profile: Profile, plan: dict[str, Any],
+                   now: dt.datetime) -> ProfileOut:
+    """Save `profile` (the body's, `pinned`) with the summary of its plan now; the caller planned it first, so an
+    infeasible one was refused with the constraint it breaks before anything is stored."""
     values = {"id": str(uuid.uuid4()), "name": body.name, "tags": body.tags, "version": 1,
               "profile": profile.model_dump(mode="json"), "created_at": now, "updated_at": now,
               "lab_id": caller.lab_id}
@@ -60,15 +58,12 @@ def create_profile(engine: Engine, caller: Caller, body: ProfileIn, catalog: Cat
     return _out(SavedProfile(**values), plan)
 
 
-def update_profile(engine: Engine, caller: Caller, profile_id: str, body: ProfileIn, catalog: Catalog,
-                   now: dt.datetime) -> ProfileOut | None:
-    """A new version. Plan-change subscriptions watching the profile start again from the new version's plan:
-    an edit of the profile is not a price change."""
-    current = get_profile(engine, caller, profile_id)
-    if current is None:
-        return None
-    profile = pinned(body.profile, now.date())
-    summary = summarise(solve_core(profile, catalog, now.date()).plan)
+def update_profile(engine: Engine, caller: Caller, current: SavedProfile, body: ProfileIn, profile: Profile,
+                   summary: dict[str, Any], now: dt.datetime) -> ProfileOut | None:
+    """A new version of `current` (as read before planning `profile`, the body's `pinned`, into `summary`).
+    Plan-change subscriptions watching the profile start again from the new version's plan: an edit of the
+    profile is not a price change."""
+    profile_id = current.id
     version = current.version + 1
     values = {"name": body.name, "tags": body.tags, "version": version, "profile": profile.model_dump(mode="json"),
               "updated_at": now}
@@ -99,13 +94,9 @@ def list_profiles(engine: Engine, caller: Caller, limit: int, cursor: str | None
     return page([_out(r) for r in rows], rows, limit)
 
 
-def profile_out(engine: Engine, caller: Caller, profile_id: str, catalog: Catalog, now: dt.datetime,
-                ) -> ProfileOut | None:
-    """A saved profile with its best plan at today's prices."""
-    row = _row(engine, caller, profile_id)
-    if row is None:
-        return None
-    return _out(row, plan_summary(Profile.model_validate(row.profile), catalog, now.date()))
+def profile_out(saved: SavedProfile, plan: dict[str, Any]) -> ProfileOut:
+    """A saved profile with the summary of its best plan (`plan_watch.plan_summary`)."""
+    return _out(saved, plan)
 
 
 def versions(engine: Engine, caller: Caller, profile_id: str) -> list[ProfileVersionOut] | None:

@@ -6,14 +6,14 @@ import datetime as dt
 from typing import Any
 
 import numpy as np
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 from pydantic import ValidationError
 
-from service.core.clock import utcnow
-from service.core.dependencies import CallerDep, CatalogDep, EngineDep
+from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeDep
 from service.core.errors import PROBLEM_JSON, Conflict, InvalidField, found
+from service.plans.endpoints import BOUNDED
 from service.profiles import repository
-from service.profiles.endpoints import WHAT
+from service.profiles.endpoints import WHAT, new_version
 from service.profiles.schemas import ProfileIn
 from service.usage.chart import usage_chart_svg
 from service.usage.schemas import UsageImportIn, UsageImportOut, UsageReadIn, UsageReadOut, UsageSummaryOut
@@ -49,15 +49,16 @@ def _demand(series: UsageSeries, reference_gpu: str) -> ConcurrencyDemand:
         raise InvalidField("text", "usage_demand", exc.errors()[0]["msg"]) from exc
 
 
-@router.post("/{profile_id}/usage", response_model=UsageImportOut)
-def import_usage(engine: EngineDep, catalog: CatalogDep, caller: CallerDep, profile_id: str,
+@router.post("/{profile_id}/usage", response_model=UsageImportOut, responses=BOUNDED)
+def import_usage(runtime: RuntimeDep, catalog: CatalogDep, request: Request, caller: CallerDep, profile_id: str,
                  body: UsageImportIn) -> UsageImportOut:
     """Read a usage log (Slurm sacct, nvidia-smi CSV, DCGM through Prometheus) into GPUs busy per UTC hour and
     make it the profile's demand: a new version whose demand is that hourly series (hours the log does not cover
     count as idle; its notes say so) and whose horizon is the log's span. Answers the new version with its plan
     and the log's summary: peak, percentiles, load-duration curve per month, trend. A log that cannot be read is
-    a 422 naming the line (or JSON path) and the field, and nothing stored changes."""
-    saved = found(repository.get_profile(engine, caller, profile_id), WHAT, profile_id)
+    a 422 naming the line (or JSON path) and the field, and nothing stored changes. The new version's plan is
+    solved in the plan pool, bounded as POST /v1/plans is."""
+    saved = found(repository.get_profile(runtime.engine, caller, profile_id), WHAT, profile_id)
     series = _read(body)
     current = Profile.model_validate(saved.profile)
     if current.demand is None:
@@ -66,7 +67,7 @@ def import_usage(engine: EngineDep, catalog: CatalogDep, caller: CallerDep, prof
     demand = _demand(series, body.reference_gpu or current.demand.reference_gpu)
     profile = current.model_copy(update={"demand": demand, "horizon_months": None, "horizon_days": None})
     new = ProfileIn(name=saved.name, tags=list(saved.tags or []), profile=Profile.model_validate(profile.model_dump()))
-    out = found(repository.update_profile(engine, caller, profile_id, new, catalog, utcnow()), WHAT, profile_id)
+    out = new_version(runtime, catalog, request, caller, profile_id, new)
     return UsageImportOut(profile=out, usage=UsageSummaryOut.of(series, summarise(series)))
 
 

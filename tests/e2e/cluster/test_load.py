@@ -76,6 +76,9 @@ def test_fifty_requests_a_second_while_prices_refresh(cluster: Cluster, cluster_
     assert result["errors"] == 0, result["failures"]
     # The speed targets (p99 < 1 s at >= 45 req/s) are benchmark figures (bench/load.py prints them, and this run
     # saves them to artifacts/load/load.json), not assertions: on this shared 2-core machine the same code measured
-    # p99 710 ms and 1,300 ms in two runs minutes apart. What must hold every time: no error while prices refresh,
+    # p99 710 ms and 1,300 ms in two runs minutes apart. The slow tail is the machine's, not the cluster's: on an
+    # idle machine this run measured p99 130 ms (plans p99 140 ms), and with three busy processes beside it
+    # 1,500 ms (plans p50 410 ms, p99 1,600 ms; 3,000 ms before the plan route's overhead was cut), the shape of
+    # the CI figure (plans p50 140 ms, p99 1,700 ms). What must hold every time: no error while prices refresh,
     # and the load was really offered and answered.
     assert result["requests"] >= 0.5 * RPS * DURATION_S, result
