@@ -20,6 +20,7 @@ from service.core.errors import Conflict
 from service.labs.auth import Caller
 from service.plans.repository import PlanOrigin, StoredPlan, save_plan
 from service.plans.staleness import stale_price_warnings
+from solvers.notices import texts
 from solvers.plan import make_plan
 from solvers.profile import Profile
 from solvers.result import PlanResult
@@ -85,7 +86,10 @@ def _with_stale_warnings(runtime: Runtime, result: PlanResult, snapshots: dict[s
             _states = (runtime.engine, key, states)
     extra = stale_price_warnings(result.prices_as_of, states, now.date(),
                                  dt.timedelta(days=runtime.settings.snapshot_max_age_days))
-    return result.model_copy(update={"warnings": [*result.warnings, *extra]}) if extra else result
+    if not extra:
+        return result
+    return result.model_copy(update={"warnings": [*result.warnings, *texts(extra)],
+                                     "notices": [*result.notices, *extra]})
 
 
 def plan_for(runtime: Runtime, caller: Caller, profile: Profile, now: dt.datetime, profile_id: str | None = None,
