@@ -33,7 +33,7 @@ from service.plans.service import created, plan_for, recompute, request_key
 from service.plans.whatif import WhatIf, what_if
 from service.profiles.repository import get_profile
 from service.web import charts
-from service.web.charts import SVG_RESPONSE, ChartSize
+from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
 from solvers.profile import Profile
 from solvers.result import PlanResult
 from solvers.sensitivity import Sensitivity
@@ -121,11 +121,11 @@ def compare_plans(engine: EngineDep, caller: CallerDep, ids: CompareIds) -> Plan
 
 
 @router.get("/compare.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
-def compare_chart(engine: EngineDep, caller: CallerDep, ids: CompareIds) -> Response:
+def compare_chart(engine: EngineDep, caller: CallerDep, ids: CompareIds, lang: ChartLang = None) -> Response:
     """The cumulative cost of each compared plan on one chart, break-even days marked; lines are named by the
     plans' order in `ids` (Plan 1, Plan 2, ...)."""
     plans = [PlanResult.model_validate(s.result) for s in _stored_plans(engine, caller, ids)]
-    svg = charts.comparison_chart_svg(plans, [f"Plan {i + 1}" for i in range(len(plans))])
+    svg = charts.comparison_chart_svg(plans, lang=lang)
     return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
@@ -166,10 +166,11 @@ def recompute_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, pla
 
 
 @router.get("/{plan_id}/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
-def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSize = "wide") -> Response:
+def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSize = "wide",
+               lang: ChartLang = None) -> Response:
     """Cumulative cost of the plan, cloud only and buy only over the horizon; the break-even day is marked."""
     found = repository.get_plan(engine, caller, plan_id)
-    svg = charts.plan_chart_svg(PlanResult.model_validate(found.result), narrow=size == "narrow")
+    svg = charts.plan_chart_svg(PlanResult.model_validate(found.result), narrow=size == "narrow", lang=lang)
     # a stored plan never changes, so neither does its chart (private: it is one lab's)
     return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
@@ -185,11 +186,12 @@ def plan_sensitivity(runtime: RuntimeDep, request: Request, caller: CallerDep, p
 
 @router.get("/{plan_id}/sensitivity.svg", response_class=Response, responses=SVG_RESPONSE | BOUNDED,
             tags=["charts"])
-def plan_sensitivity_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> Response:
+def plan_sensitivity_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
+                           lang: ChartLang = None) -> Response:
     """The sensitivity as a tornado chart: one bar per input from its low-end to its high-end total."""
     stored = repository.get_plan(runtime.engine, caller, plan_id)
     found = sensitivity_of(runtime, request_key(caller, request), plan_id, stored)
-    return Response(charts.sensitivity_chart_svg(found, stored.result.get("currency", "USD")),
+    return Response(charts.sensitivity_chart_svg(found, PlanResult.model_validate(stored.result), lang),
                     media_type=charts.SVG_MEDIA_TYPE,
                     headers={"Cache-Control": "private, max-age=86400"})
 

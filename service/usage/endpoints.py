@@ -17,7 +17,7 @@ from service.profiles.endpoints import WHAT, new_version
 from service.profiles.schemas import ProfileIn
 from service.usage.chart import usage_chart_svg
 from service.usage.schemas import UsageImportIn, UsageImportOut, UsageReadIn, UsageReadOut, UsageSummaryOut
-from service.web.charts import SVG_MEDIA_TYPE, SVG_RESPONSE, ChartSize
+from service.web.charts import SVG_MEDIA_TYPE, SVG_RESPONSE, ChartLang, ChartSize
 from solvers.profile import ConcurrencyDemand, Profile
 from solvers.usage import UsageFormatError, UsageSeries, parse_usage, summarise
 
@@ -73,7 +73,8 @@ def import_usage(runtime: RuntimeDep, catalog: CatalogDep, request: Request, cal
 
 @router.get("/{profile_id}/usage.svg", response_class=Response, responses=SVG_RESPONSE | _NO_HOURLY_DEMAND,
             tags=["charts"])
-def usage_chart(engine: EngineDep, caller: CallerDep, profile_id: str, size: ChartSize = "wide") -> Response:
+def usage_chart(engine: EngineDep, caller: CallerDep, profile_id: str, size: ChartSize = "wide",
+                lang: ChartLang = None) -> Response:
     """Load-duration curves per month of the profile's hourly demand (an imported usage log); 409 when the
     profile's demand is not an hourly series."""
     saved = found(repository.get_profile(engine, caller, profile_id), WHAT, profile_id)
@@ -81,14 +82,14 @@ def usage_chart(engine: EngineDep, caller: CallerDep, profile_id: str, size: Cha
     if not isinstance(demand, ConcurrencyDemand):
         raise Conflict(f"profile {profile_id!r} has no hourly demand to chart; import a usage log first "
                        f"(POST /v1/profiles/{profile_id}/usage)")
-    return _chart(demand, size)
+    return _chart(demand, size, lang)
 
 
-def _chart(demand: ConcurrencyDemand, size: ChartSize) -> Response:
+def _chart(demand: ConcurrencyDemand, size: ChartSize, lang: str | None) -> Response:
     busy = np.asarray(demand.busy_gpus, dtype=np.float64)
     series = UsageSeries(start=demand.start, busy_gpus=busy, source_format="profile",
                          observed=np.ones(busy.size, dtype=bool))
-    svg = usage_chart_svg(summarise(series), narrow=size == "narrow")
+    svg = usage_chart_svg(summarise(series), narrow=size == "narrow", lang=lang)
     return Response(svg, media_type=SVG_MEDIA_TYPE, headers={"Cache-Control": "private, no-cache"})
 
 
@@ -103,7 +104,8 @@ def read_usage(caller: CallerDep, body: UsageReadIn) -> UsageReadOut:
 
 
 @unsaved_router.post("/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
-def read_usage_chart(caller: CallerDep, demand: ConcurrencyDemand, size: ChartSize = "wide") -> Response:
+def read_usage_chart(caller: CallerDep, demand: ConcurrencyDemand, size: ChartSize = "wide",
+                     lang: ChartLang = None) -> Response:
     """The load-duration curves per month of an hourly demand sent in the body (the `demand` POST /v1/usage
     answered), drawn as GET /v1/profiles/{id}/usage.svg draws a saved profile's."""
-    return _chart(demand, size)
+    return _chart(demand, size, lang)

@@ -3,14 +3,23 @@
 Drawn with matplotlib's object API (`Figure`, never pyplot), so no display and no global backend are needed and
 requests in different threads never share a figure. Text stays text (`svg.fonttype: none`) so the charts are
 searchable, selectable and small, and ids are salted with a constant so the same plan gives the same bytes.
+
+Every chart speaks the language its `lang` asks for (English when not given, so API clients see English): its
+strings come from the page's catalogues and its numbers, money and dates are written as the locale writes them
+(`service/web/chart_text.py`). Chinese text is laid out with a CJK font installed on the server (matplotlib needs
+real glyph widths) and named first after DejaVu Sans in the SVG; a browser without that font falls back per glyph
+to its own CJK font, so the chart depends on no particular font.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import io
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import cache
 from typing import Annotated, Any, Literal, NamedTuple
 
 import matplotlib as mpl
@@ -18,30 +27,41 @@ import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 from fastapi import Query
+from matplotlib import font_manager
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import Formatter, FuncFormatter
 from matplotlib.typing import LineStyleType, RcKeyType
 
 from service.plans.compare import common_currency
+from service.web.chart_text import ChartText, chart_text
 from solvers.result import PlanResult
-from solvers.sensitivity import Sensitivity
+from solvers.sensitivity import Sensitivity, SensitivityRow
+
+_log = logging.getLogger(__name__)
 
 SVG_MEDIA_TYPE = "image/svg+xml"
 # how the chart endpoints describe their answer and their one option in OpenAPI
 SVG_RESPONSE: dict[int | str, dict[str, Any]] = {200: {"content": {SVG_MEDIA_TYPE: {}}, "description": "an SVG image"}}
 ChartSize = Annotated[Literal["wide", "narrow"], Query(description="`narrow` for a phone-width column")]
+ChartLang = Annotated[str | None, Query(max_length=35, pattern=r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$", description=(
+    "the chart's language: `en` (the default), `fr` or `zh-Hans`: titles, labels, legends and numbers, money and "
+    "dates as that locale writes them. Any language tag is read as the page reads `?lang=` (`zh-CN` draws in "
+    "Simplified Chinese, `fr-CH` in French); a language the page does not speak draws in English."))]
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies; line styles differ too
 PLAN_COLOUR, CLOUD_COLOUR, BUY_COLOUR, MARK_COLOUR = "#0072B2", "#D55E00", "#009E73", "#4D4D4D"
-HISTORY_SERIES: dict[str, tuple[str, str]] = {  # series id -> (label, colour)
-    "cloud-on_demand": ("Cloud on-demand", "#0072B2"),
-    "cloud-spot": ("Cloud spot", "#56B4E9"),
-    "used": ("Used", "#E69F00"),
-    "new": ("New", "#009E73"),
+HISTORY_SERIES: dict[str, str] = {  # series id (its label: catalogue key chart.history.<id>) -> colour
+    "cloud-on_demand": "#0072B2",
+    "cloud-spot": "#56B4E9",
+    "used": "#E69F00",
+    "new": "#009E73",
 }
 _RC: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "gpuplan",
+    # text is never TeX: "US$0.06/kWh to US$0.24/kWh" would otherwise be read as math between the dollar signs
+    "text.parse_math": False,
     "font.family": "sans-serif",
     "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial", "sans-serif"],
     "font.size": 10,
@@ -57,6 +77,30 @@ _RC: dict[RcKeyType, Any] = {
 }
 # rcParams are process-wide and matplotlib's font and text caches are not thread-safe: draw one chart at a time
 _LOCK = threading.Lock()
+# locales written in Chinese characters, and the families that carry Simplified Chinese glyphs, best first
+_CJK_LOCALES = frozenset({"zh-Hans"})
+CJK_FAMILIES = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "Droid Sans Fallback")
+
+
+@cache
+def _rc(locale: str) -> dict[RcKeyType, Any]:
+    """The drawing settings of a locale: for Chinese, the installed CJK families after DejaVu Sans, so matplotlib
+    falls back to them glyph by glyph (a generic family resolves to one font and has no fallback)."""
+    if locale not in _CJK_LOCALES:
+        return _RC
+    installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    cjk = [name for name in CJK_FAMILIES if name in installed]
+    if not cjk:
+        _log.warning("no CJK font installed (e.g. Debian's fonts-wqy-microhei): Chinese chart text is laid out "
+                     "with DejaVu Sans widths and may overlap")
+    return {**_RC, "font.family": ["DejaVu Sans", *cjk, "sans-serif"]}
+
+
+@contextmanager
+def drawing(text: ChartText) -> Iterator[None]:
+    """Draw one chart at a time with the settings of `text`'s locale."""
+    with _LOCK, mpl.rc_context(_rc(text.locale)):
+        yield
 
 
 class _Series(NamedTuple):
@@ -68,27 +112,30 @@ class _Series(NamedTuple):
     width: float
 
 
-def plan_chart_svg(plan: PlanResult, narrow: bool = False) -> bytes:
+def plan_chart_svg(plan: PlanResult, narrow: bool = False, lang: str | None = None) -> bytes:
     """Cumulative cost of the plan, cloud only and buy only over the horizon, with the break-even day marked.
 
     `narrow` draws for a phone-width column: the same text on a smaller canvas, so it stays legible when scaled.
     """
     points = plan.break_even.cumulative
-    with _LOCK, mpl.rc_context(_RC):
+    text = chart_text(lang)
+    document = text.t("chart.plan.document", id=plan.id or "").strip()
+    with drawing(text):
         fig = Figure(figsize=(5.2, 4.4) if narrow else (8, 4.2), layout="constrained")
         ax = fig.add_subplot()
         if not points:
-            _empty(ax, "no cumulative costs in this plan")
-            return _svg(fig, "Cumulative cost")
+            _empty(ax, text.t("chart.plan.empty"))
+            return _svg(fig, document)
         dates = [dt.date.fromisoformat(p.date) for p in points]
         start = dates[0]
         xs_all = [_num(d) for d in dates]
         # the plan first and widest: where an alternative is the plan, its dashes show on top of the plan's line
         series = [
-            _Series("series-plan", "Plan", [p.plan_usd for p in points], PLAN_COLOUR, "-", 3.2),
-            _Series("series-cloud-only", "Cloud only", [p.cloud_only_usd for p in points], CLOUD_COLOUR,
+            _Series("series-plan", text.t("r.plan"), [p.plan_usd for p in points], PLAN_COLOUR, "-", 3.2),
+            _Series("series-cloud-only", text.t("r.cloud_only"), [p.cloud_only_usd for p in points], CLOUD_COLOUR,
                     (0, (6, 3)), 1.8),
-            _Series("series-buy-only", "Buy only", [p.buy_only_usd for p in points], BUY_COLOUR, (0, (2, 2)), 1.8),
+            _Series("series-buy-only", text.t("r.buy_only"), [p.buy_only_usd for p in points], BUY_COLOUR,
+                    (0, (2, 2)), 1.8),
         ]
         for one in series:
             xs = [x for x, v in zip(xs_all, one.values, strict=True) if v is not None]
@@ -98,33 +145,35 @@ def plan_chart_svg(plan: PlanResult, narrow: bool = False) -> bytes:
                 line.set_gid(one.gid)
         days = plan.break_even.days
         if days is not None:
-            _mark_break_even(ax, start, days, [p.day for p in points], [p.plan_usd for p in points])
-        _end_labels(ax, xs_all[-1], [(last, one.colour) for one in series if (last := one.values[-1]) is not None],
-                    plan.currency)
-        ax.set_title(f"Cumulative cost over {plan.horizon.get('periods', len(dates) - 1)} months, {plan.currency}")
+            _mark_break_even(ax, text, start, days, [p.day for p in points], [p.plan_usd for p in points])
+        _end_labels(ax, text, xs_all[-1],
+                    [(last, one.colour) for one in series if (last := one.values[-1]) is not None], plan.currency)
+        months = int(plan.horizon.get("periods", len(dates) - 1))
+        ax.set_title(text.t("chart.plan.title", n=text.number(months, 0), currency=plan.currency))
         ax.set_ylim(bottom=0)
-        _money_axis(ax, plan.currency)
-        _date_axis(ax)
+        _money_axis(ax.yaxis, text, plan.currency)
+        _date_axis(ax, text)
         ax.grid(axis="y", color="#e3e3e3", linewidth=0.8)
         ax.set_axisbelow(True)
         ax.legend(loc="upper left", ncols=3)
-        return _svg(fig, f"gpuplan: cumulative cost, plan {plan.id or ''}".strip())
+        return _svg(fig, document)
 
 
-def _mark_break_even(ax: Axes, start: dt.date, days: float, xs: Sequence[float], plan_usd: Sequence[float]) -> None:
+def _mark_break_even(ax: Axes, text: ChartText, start: dt.date, days: float, xs: Sequence[float],
+                     plan_usd: Sequence[float]) -> None:
     """A vertical line, a point on the plan's curve and a label with the day and the date."""
     when = start + dt.timedelta(days=days)
     cost = float(np.interp(days, xs, plan_usd))
     ax.axvline(_num(when), color=MARK_COLOUR, linestyle=":", linewidth=1.2, gid="break-even-line")
     ax.plot([_num(when)], [cost], marker="o", markersize=7, color=MARK_COLOUR, gid="break-even-point", linestyle="none")
     right_half = days > 0.6 * (xs[-1] - xs[0]) if len(xs) > 1 else False
-    ax.annotate(f"Break-even: day {days:,.0f}\n{when.isoformat()}", xy=(_num(when), cost),
+    ax.annotate(text.t("chart.plan.break_even", day=text.number(days, 0), date=text.date(when)), xy=(_num(when), cost),
                 xytext=(-10 if right_half else 10, 18), textcoords="offset points",
                 ha="right" if right_half else "left", va="bottom", color="#222222", gid="break-even-label",
                 bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "#bbbbbb"})
 
 
-def _end_labels(ax: Axes, end: float, values: list[tuple[float, str]], currency: str) -> None:
+def _end_labels(ax: Axes, text: ChartText, end: float, values: list[tuple[float, str]], currency: str) -> None:
     """Each series' total at the right edge; a label too close to one already placed is left out."""
     top = max((v for v, _ in values), default=0.0) or 1.0
     placed: list[float] = []
@@ -132,7 +181,7 @@ def _end_labels(ax: Axes, end: float, values: list[tuple[float, str]], currency:
         if any(abs(value - other) < 0.05 * top for other in placed):
             continue
         placed.append(value)
-        ax.annotate(_usd(value, currency), xy=(end, value), xytext=(4, 0), textcoords="offset points",
+        ax.annotate(text.money(value, currency), xy=(end, value), xytext=(4, 0), textcoords="offset points",
                     va="center", ha="left", color=colour, fontweight="bold", annotation_clip=False)
 
 
@@ -167,26 +216,28 @@ def cheapest_over_time(history: pd.DataFrame) -> dict[str, pd.Series]:
 
 
 def price_history_svg(gpu: str, history: pd.DataFrame, until: dt.datetime | None = None,
-                      narrow: bool = False) -> bytes:
+                      narrow: bool = False, lang: str | None = None) -> bytes:
     """Cheapest cloud price per GPU-hour (top) and hardware price per GPU (bottom) over time, as steps.
 
     `until` (e.g. now) extends each step line to that moment: the last price is still in force.
     """
     series = cheapest_over_time(history)
-    panels = [("Cloud, USD per GPU-hour (cheapest)", [k for k in series if k.startswith("cloud-")]),
-              ("Hardware, USD per GPU (cheapest)", [k for k in series if not k.startswith("cloud-")])]
+    text = chart_text(lang)
+    panels = [(text.t("chart.history.cloud"), [k for k in series if k.startswith("cloud-")]),
+              (text.t("chart.history.hardware"), [k for k in series if not k.startswith("cloud-")])]
     panels = [(title, keys) for title, keys in panels if keys]
-    with _LOCK, mpl.rc_context(_RC):
+    document = text.t("chart.history.document", gpu=gpu)
+    with drawing(text):
         fig = Figure(figsize=(5.2 if narrow else 8, 2.6 * max(1, len(panels)) + 0.4), layout="constrained")
         if not panels:
-            _empty(fig.add_subplot(), f"no prices recorded for {gpu}")
-            return _svg(fig, f"gpuplan: price history of {gpu}")
+            _empty(fig.add_subplot(), text.t("chart.history.empty", gpu=gpu))
+            return _svg(fig, document)
         axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-        fig.suptitle(f"{gpu}: price history", x=0.01, ha="left", fontweight="bold", fontsize=12)
+        fig.suptitle(text.t("chart.history.title", gpu=gpu), x=0.01, ha="left", fontweight="bold", fontsize=12)
         end = None if until is None else _utc(pd.Timestamp(until))
         for ax, (title, keys) in zip(axes, panels, strict=True):
             for key in keys:
-                label, colour = HISTORY_SERIES[key]
+                label, colour = text.t(f"chart.history.{key}"), HISTORY_SERIES[key]
                 steps = series[key]
                 xs = [_num(t.to_pydatetime()) for t in steps.index]
                 ys = [float(v) for v in steps.to_numpy()]
@@ -199,12 +250,12 @@ def price_history_svg(gpu: str, history: pd.DataFrame, until: dt.datetime | None
                         color=colour)
             ax.set_title(title)
             ax.set_ylim(bottom=0, top=ax.get_ylim()[1] * 1.1)
-            _money_axis(ax)
+            _money_axis(ax.yaxis, text)
             ax.grid(axis="y", color="#e3e3e3", linewidth=0.8)
             ax.set_axisbelow(True)
             ax.legend(loc="best", ncols=2)
-        _date_axis(axes[-1])
-        return _svg(fig, f"gpuplan: price history of {gpu}")
+        _date_axis(axes[-1], text)
+        return _svg(fig, document)
 
 
 def _utc(moment: pd.Timestamp) -> pd.Timestamp:
@@ -216,10 +267,38 @@ def _num(moment: dt.date | dt.datetime) -> float:
     return float(mdates.date2num(moment))  # type: ignore[no-untyped-call]
 
 
-def _date_axis(ax: Axes) -> None:
+class _LocaleDates(Formatter):
+    """Date ticks in the reader's language, as concise as matplotlib's ConciseDateFormatter (whose strftime names
+    follow the process's C locale, not the request's): the year on the first tick and where a year starts, month
+    names between; on shorter axes days, then hours."""
+
+    def __init__(self, text: ChartText) -> None:
+        self.text = text
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return self.format_ticks([x])[0]
+
+    def format_ticks(self, values: Sequence[float]) -> list[str]:
+        moments = [mdates.num2date(v) for v in values]  # type: ignore[no-untyped-call]
+        step = (values[-1] - values[0]) / (len(values) - 1) if len(values) > 1 else 365.0  # days between ticks
+        text, labels = self.text, []
+        for i, when in enumerate(moments):
+            if step >= 300:
+                labels.append(text.year(when))
+            elif step >= 28:
+                labels.append(text.month_year(when) if i == 0 or when.month == 1 else text.month(when))
+            elif step >= 1:
+                labels.append(text.date(when) if i == 0 else text.day_month(when))
+            else:
+                new_day = i == 0 or when.date() != moments[i - 1].date()
+                labels.append(f"{when:%H:%M}\n{text.day_month(when)}" if new_day else f"{when:%H:%M}")
+        return labels
+
+
+def _date_axis(ax: Axes, text: ChartText) -> None:
     locator = mdates.AutoDateLocator(minticks=4, maxticks=9)  # type: ignore[no-untyped-call]
     ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
+    ax.xaxis.set_major_formatter(_LocaleDates(text))
 
 
 def _empty(ax: Axes, message: str) -> None:
@@ -227,27 +306,15 @@ def _empty(ax: Axes, message: str) -> None:
     ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="#555555")
 
 
-# how a chart writes each plan currency before an amount (the charts are English, as the API is)
-_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "CN¥", "INR": "₹", "CHF": "CHF ", "CAD": "CA$",
-            "AUD": "A$"}
-
-
-def _usd(value: float, currency: str = "USD") -> str:
-    """An amount in `currency` (the plan's; the name is the API's `*_usd`): whole units from 100 up, else cents."""
-    symbol = _SYMBOLS.get(currency, f"{currency} ")
-    return f"{symbol}{value:,.0f}" if abs(value) >= 100 else f"{symbol}{value:,.2f}"
-
-
-def _money_axis(ax: Axes, currency: str = "USD") -> None:
-    """One tick format per axis, chosen by its range: $12k, $1,500 or $2.50 (or €..., in the plan's currency)."""
-    symbol = _SYMBOLS.get(currency, f"{currency} ")
-    top = ax.get_ylim()[1]
+def _money_axis(axis: Axis, text: ChartText, currency: str = "USD") -> None:
+    """One tick format per axis, chosen by its range: $12k, $1,500 or $2.50 in English; 12 k €, 1 500 € or
+    2,50 € in French; US$1.2万 (ten-thousands), US$1,500 or US$2.50 in Chinese."""
+    top = axis.get_view_interval()[1]
     if top >= 20_000:
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{symbol}{v / 1000:,.0f}k"))
-    elif top >= 10:
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{symbol}{v:,.0f}"))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: text.compact_money(v, currency)))
     else:
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{symbol}{v:,.2f}"))
+        digits = 0 if top >= 10 else 2
+        axis.set_major_formatter(FuncFormatter(lambda v, _: text.money_digits(v, currency, digits)))
 
 
 def _svg(fig: Figure, title: str) -> bytes:
@@ -261,14 +328,19 @@ COMPARE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4
 _COMPARE_STYLES: tuple[LineStyleType, ...] = ("-", (0, (6, 3)), (0, (2, 2)), "-.", (0, (8, 2, 2, 2)), ":")
 
 
-def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> bytes:
+def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str] | None = None,
+                         lang: str | None = None) -> bytes:
     """Each plan's cumulative cost on one axis (colour and dash per plan), its break-even day marked with a point.
 
     Every plan is drawn against its own dates, so plans made on different days sit where they fall in time; plans
     in different currencies are drawn in one (service/plans/compare.py `common_currency`), as the title says.
+    Lines are named by `labels`, else as the compare page names the plans (Plan 1, Plan 2, ...).
     """
     currency, factors = common_currency(plans)
-    with _LOCK, mpl.rc_context(_RC):
+    text = chart_text(lang)
+    labels = labels or [text.t("c.plan_n", n=text.number(i + 1, 0)) for i in range(len(plans))]
+    document = text.t("chart.compare.document")
+    with drawing(text):
         fig = Figure(figsize=(8, 4.2), layout="constrained")
         ax = fig.add_subplot()
         drawn = 0
@@ -290,33 +362,38 @@ def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str]) -> 
                         gid=f"break-even-{i}")
             drawn += 1
         if not drawn:
-            _empty(ax, "no cumulative costs in these plans")
-            return _svg(fig, "Cumulative cost")
-        note = (" (converted at each plan's ECB rates)" if len({p.currency for p in plans}) > 1
-                else " (points: break-even against cloud only)")
-        ax.set_title(f"Cumulative cost of each plan, {currency}{note}")
+            _empty(ax, text.t("chart.compare.empty"))
+            return _svg(fig, document)
+        converted = len({p.currency for p in plans}) > 1
+        ax.set_title(text.t("chart.compare.title_converted" if converted else "chart.compare.title", currency=currency))
         ax.set_ylim(bottom=0)
-        _money_axis(ax, currency)
-        _date_axis(ax)
+        _money_axis(ax.yaxis, text, currency)
+        _date_axis(ax, text)
         ax.grid(axis="y", color="#e3e3e3", linewidth=0.8)
         ax.set_axisbelow(True)
         ax.legend(loc="upper left")
-        return _svg(fig, "gpuplan: cumulative cost of compared plans")
+        return _svg(fig, document)
 
 
 DECISION_CHANGES_COLOUR = "#CC79A7"
 
 
-def sensitivity_chart_svg(found: Sensitivity, currency: str = "USD") -> bytes:
+def sensitivity_chart_svg(found: Sensitivity, plan: PlanResult | None = None, lang: str | None = None) -> bytes:
     """A tornado: per input, a bar from the total at the low end to the total at the high end, the plan's total
-    as a vertical line; a bar whose decision differs from the plan's is coloured and hatched, and says so."""
+    as a vertical line; a bar whose decision differs from the plan's is coloured and hatched, and says so.
+
+    `plan` (the plan the sensitivity is of) gives the currency the totals are in and the rate that puts the
+    electricity range, which the rows give in USD, in that currency as the page's table does."""
     rows = [r for r in found.rows if r.low_total_usd is not None or r.high_total_usd is not None]
-    with _LOCK, mpl.rc_context(_RC):
+    text = chart_text(lang)
+    currency = plan.currency if plan else "USD"
+    document = text.t("chart.sens.document")
+    with drawing(text):
         fig = Figure(figsize=(8, 1.2 + 0.62 * max(1, len(rows))), layout="constrained")
         ax = fig.add_subplot()
         if not rows:
-            _empty(ax, "no input moved the plan")
-            return _svg(fig, "Sensitivity")
+            _empty(ax, text.t("chart.sens.empty"))
+            return _svg(fig, document)
         ys = list(range(len(rows)))[::-1]  # the largest swing on top
         for y, row in zip(ys, rows, strict=True):
             ends = [v for v in (row.low_total_usd, row.high_total_usd) if v is not None]
@@ -328,23 +405,55 @@ def sensitivity_chart_svg(found: Sensitivity, currency: str = "USD") -> bytes:
             same = row.low_total_usd == row.high_total_usd
             for value, end in ((row.low_total_usd, row.low_value), (row.high_total_usd, row.high_value)):
                 if same and value is not None:  # both ends cost the same: one label
-                    ax.annotate(f"{_usd(value, currency)} at both ends", xy=(value, y), xytext=(6, 0),
-                                textcoords="offset points", ha="left", va="center", fontsize=8, color="#333333")
+                    ax.annotate(text.t("chart.sens.both_ends", total=text.money(value, currency)), xy=(value, y),
+                                xytext=(6, 0), textcoords="offset points", ha="left", va="center", fontsize=8,
+                                color="#333333")
                     break
                 if value is not None:
-                    ax.annotate(f"{_usd(value, currency)} @ {end:g}", xy=(value, y),
+                    ax.annotate(text.t("chart.sens.at", total=text.money(value, currency),
+                                       value=_input_value(text, row, end, plan)), xy=(value, y),
                                 xytext=(4 if value == right else -4, 0), textcoords="offset points",
                                 ha="left" if value == right else "right", va="center", fontsize=8, color="#333333")
-        labels = [f"{r.label}\n{r.low_value:g} to {r.high_value:g} {r.unit}" for r in rows]
+        labels = [f"{_input_name(text, r)}\n" + text.t("chart.sens.range", low=_input_value(text, r, r.low_value, plan),
+                                                      high=_input_value(text, r, r.high_value, plan)) for r in rows]
         ax.set_yticks(ys, labels)
         ax.axvline(found.base_total_usd, color=MARK_COLOUR, linestyle=":", linewidth=1.2, gid="base-line")
-        ax.set_title(f"Total cost when one input moves (plan: {_usd(found.base_total_usd, currency)}; "
-                     f"hatched: the decision changes)", fontsize=10)
+        # over the whole figure, from its left edge: long input names push the axes right, and a title on the axes
+        # ran off the canvas
+        fig.suptitle(text.t("chart.sens.title", total=text.money(found.base_total_usd, currency)), x=0.01,
+                     ha="left", fontsize=10, fontweight="bold")
         lo = min(min(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
         hi = max(max(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
-        pad = 0.25 * max(hi - lo, 0.05 * hi, 1.0)
+        pad = 0.4 * max(hi - lo, 0.05 * hi, 1.0)  # room for the end labels beside the bars
         ax.set_xlim(max(0.0, lo - pad), hi + pad)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _usd(v, currency)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: text.money(v, currency)))
         ax.grid(axis="x", color="#e3e3e3", linewidth=0.8)
         ax.set_axisbelow(True)
-        return _svg(fig, "gpuplan: sensitivity of the plan's total cost")
+        return _svg(fig, document)
+
+
+def _input_name(text: ChartText, row: SensitivityRow) -> str:
+    """The input's name as the page's table names it; the API's English label for an input the catalogue lacks."""
+    return text.strings.get(f"sens.{row.input}", row.label)
+
+
+def _input_value(text: ChartText, row: SensitivityRow, value: float, plan: PlanResult | None) -> str:
+    """One end of an input's range as the page's table writes it: 0.5×, a rate per kWh in the plan's currency,
+    36 months, 10.0% a year."""
+    if row.unit == "USD/kWh":
+        per_unit = _usd_per_unit(plan)
+        return text.t("wi.per_kwh", price=text.rate_money(value / per_unit, plan.currency) if plan and per_unit
+                      else text.rate_money(value, "USD"))
+    if row.unit == "months":
+        return text.t("r.n_months", n=text.number(value, 0))
+    if row.unit == "per year":
+        return text.percent(value)
+    return f"{text.number(value, 2)}×"
+
+
+def _usd_per_unit(plan: PlanResult | None) -> float | None:
+    """USD per unit of the plan's currency at the rates the plan was made with (1 for a plan in USD)."""
+    if plan is None or plan.currency == "USD":
+        return 1.0
+    rates = plan.exchange_rates.rates if plan.exchange_rates else []
+    return next((r.usd_per_unit for r in rates if r.currency == plan.currency), None)

@@ -1,13 +1,15 @@
 """Issue 17 in headless Chromium: a permalink fills the form with its plan's profile, the page speaks Chinese and
 French (chosen by Accept-Language and by the switch, which is remembered), and two plans compare side by side.
 
-Screenshots go to artifacts/e2e/ (page-zh.png, page-fr.png, compare.png).
+Screenshots go to artifacts/e2e/ (page-zh-Hans.png and page-fr.png, with both charts; chart-zh-Hans.png and
+chart-fr.png, the cumulative-cost chart alone; compare.png).
 """
 
 from __future__ import annotations
 
 import copy
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +66,20 @@ def _browser_in(browser: Browser, locale: str) -> tuple[Page, list[str]]:
 # the worked example's sentence in each language: "Buy 1 x <desktop> (new); saves ...; buying pays off after N days."
 SAID = {"zh-Hans": ("购买 1 × ", "（全新）；36 个月内比纯云方案节省 ", " 天后回本。"),
         "fr": ("Acheter 1 × ", " (neuf) ; économise ", " jours.")}
+# what the worked example's charts say in each language (besides the catalogue's legend names): the cumulative
+# chart's break-even label, a January tick, money; the tornado's title
+CHART_SAYS = {"zh-Hans": (re.compile(r"回本：第 \d+ 天"), re.compile(r"20\d\d年1月"), "US$"),
+              "fr": (re.compile(r"Point mort : jour \d+"), re.compile(r"janv\. 20\d\d"), "\u00a0$US")}
+
+
+def _svg_text(page: Page, service_url: str, selector: str) -> str:
+    """The text of the SVG an <img> on the page shows (fetched again from its address)."""
+    src = page.locator(selector).get_attribute("src")
+    assert src, selector
+    svg = page.request.get(f"{service_url}{src}")
+    assert svg.ok and svg.headers["content-type"].startswith("image/svg+xml"), src
+    root = ET.fromstring(svg.body())
+    return " ".join("".join(el.itertext()) for el in root.iter("{http://www.w3.org/2000/svg}text"))
 
 
 @pytest.mark.parametrize(("browser_locale", "page_locale", "money"),
@@ -100,6 +116,15 @@ def test_the_page_speaks_the_readers_language(browser: Browser, service_url: str
             page.wait_for_function("s => { const img = document.querySelector(s);"
                                    " return img && img.complete && img.naturalWidth > 0 }", arg=chart,
                                    timeout=TIMEOUT_MS)
+        # the charts speak the page's language too: legends from the catalogue, the locale's dates and money
+        expect(page.locator("#plan-chart")).to_have_attribute("src", re.compile(f"lang={page_locale}$"))
+        drawn = _svg_text(page, service_url, "#plan-chart")
+        break_even, january, currency = CHART_SAYS[page_locale]
+        assert break_even.search(drawn) and january.search(drawn) and currency in drawn, drawn
+        assert strings["r.cloud_only"] in drawn and "Break-even" not in drawn and "Cloud only" not in drawn
+        tornado = _svg_text(page, service_url, "#sensitivity-chart")
+        assert strings["chart.sens.title"].split("{total}")[0] in tornado and strings["sens.hardware_prices"] in tornado
+        page.locator("#plan-chart").screenshot(path=str(artifacts / f"chart-{page_locale}.png"))
         page.screenshot(path=str(artifacts / f"page-{page_locale}.png"), full_page=True)
         assert not problems, problems
     finally:

@@ -65,7 +65,7 @@ def test_plan_the_worked_example(desktop: tuple[Page, list[str]], service_url: s
     expect(chart).to_be_visible()
     _chart_loaded(page, "#plan-chart")
     src = chart.get_attribute("src")
-    assert src == f"/v1/plans/{plan['id']}/chart.svg"
+    assert src == f"/v1/plans/{plan['id']}/chart.svg?lang=en"  # the chart in the page's language
     svg = page.request.get(f"{service_url}{src}").text()
     assert 'id="break-even-line"' in svg and 'id="series-cloud-only"' in svg
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -32,14 +33,14 @@ def test_cheapest_offers_and_history(desktop: tuple[Page, list[str]], service_ur
     cheapest = min(p["usd_per_hour"] / p["gpu_count"] for p in prices)
     row = page.locator('#price-table tbody tr[data-gpu="RTX 3090"]')
     expect(row).to_contain_text(f"${cheapest:.2f}/h", timeout=TIMEOUT_MS)
-    assert _chart_loaded(page).endswith("gpu=RTX%203090")  # the default GPU
+    assert parse_qs(urlsplit(_chart_loaded(page)).query) == {"gpu": ["RTX 3090"], "lang": ["en"]}  # the default
     # commitment prices in their own table, one row per GPU and term (bundled: e.g. H100 SXM for 12 and 36 months)
     terms = page.locator("#commitment-table tbody tr", has_text="H100 SXM")
     expect(terms.first).to_contain_text("12 months", timeout=TIMEOUT_MS)
     expect(page.locator("#commitment-table")).to_contain_text("36 months")
 
     page.get_by_role("button", name="Show the price history of H100 SXM").click()
-    expect(page.locator("#history-chart")).to_have_attribute("src", re.compile(r"gpu=H100%20SXM$"))
+    expect(page.locator("#history-chart")).to_have_attribute("src", re.compile(r"gpu=H100\+SXM&lang=en$"))
     _chart_loaded(page)
     expect(page.get_by_label("Price history of", exact=True)).to_have_value("H100 SXM")
     expect(page.locator('#price-table tbody tr[data-gpu="H100 SXM"]')).to_have_attribute("aria-current", "true")

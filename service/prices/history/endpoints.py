@@ -15,7 +15,7 @@ from service.core.errors import InvalidField
 from service.core.spreadsheet import neutralise_frame
 from service.prices.history.schemas import HistoryRow
 from service.web import charts
-from service.web.charts import SVG_RESPONSE, ChartSize
+from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
 from solvers.bounds import Timestamp
 
 router = APIRouter(prefix="/v1", tags=["prices"])
@@ -63,9 +63,10 @@ def price_history(
 
 
 @router.get("/prices/history.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
-def price_history_chart(engine: EngineDep, base: BaseCatalogDep, gpu: Gpu, size: ChartSize = "wide") -> Response:
+def price_history_chart(engine: EngineDep, base: BaseCatalogDep, gpu: Gpu, size: ChartSize = "wide",
+                        lang: ChartLang = None) -> Response:
     """The cheapest cloud price per GPU-hour and hardware price per GPU over time (bundled snapshot, then refreshes)."""
     name = _known_gpu(base, gpu)
     table = history.price_history(engine, base, name)
-    svg = charts.price_history_svg(name, table, until=utcnow(), narrow=size == "narrow")
+    svg = charts.price_history_svg(name, table, until=utcnow(), narrow=size == "narrow", lang=lang)
     return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "no-cache"})

@@ -116,6 +116,12 @@ const gp = (() => {
     return { ok: response.ok, status: response.status, body };
   }
 
+  /** A chart's address in the page's language: `path` (an API `.svg` route) with `params` and `lang`, so the chart
+   *  draws its text, numbers and dates as the page writes them (the API's charts are English without `lang`). */
+  function chartUrl(path, params) {
+    return `${path}?${new URLSearchParams({ ...params, lang: locale })}`;
+  }
+
   /**
    * A table in a horizontally scrolling wrapper (wide tables never widen the page).
    * columns: [{label, num?, wrap?}] (num: right-aligned figures; wrap: free text that may wrap), rows: [[cell, ...]]; a cell is a string/number or a Node.
@@ -149,5 +155,5 @@ const gp = (() => {
   languageSwitch();
 
   return { h, t, has: (key) => key in strings, locale, usd, money, rateMoney, wholeMoney, currency, num, pct, date, addDays,
-    ageDays, call, table, setCurrency };
+    ageDays, call, table, setCurrency, chartUrl };
 })();

@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const { h, t, money, num, date, call, table, locale } = gp;
+  const { h, t, money, num, date, call, table, locale, chartUrl } = gp;
   const { recommendation } = gpText;
   const $ = (id) => document.getElementById(id);
   const MAX = 6;
@@ -83,7 +83,7 @@
   }
 
   function chart(ids, body) {
-    const src = `/v1/plans/compare.svg?ids=${ids.map(encodeURIComponent).join(",")}`;
+    const src = chartUrl("/v1/plans/compare.svg", { ids: ids.join(",") });
     const alt = body.plans.map((p, i) => `${label(i)}: ${money(p.total_cost_usd, p.currency)}`).join(", ");
     return h("section", { class: "card", id: "compare-chart", "aria-labelledby": "compare-chart-title" },
       h("h2", { id: "compare-chart-title" }, t("r.cumulative_cost")),

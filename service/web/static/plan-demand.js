@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { h, t, num, date, call, locale } = gp;
+  const { h, t, num, date, call, locale, chartUrl } = gp;
   const gpus = (value) => value.toLocaleString(locale, { maximumFractionDigits: 2 }); // 5.75 GPUs, not 5.8
   const { extend, FieldError, showErrors, clearErrors } = gpForm;
   const $ = (id) => document.getElementById(id);
@@ -15,7 +15,7 @@
   const READINGS = ["at_once", "average"];
 
   let logDemand = null; // the hourly demand of the usage log read (or of the plan shown), sent as the demand
-  let chartUrl = null;
+  let chartBlob = null;
 
   const kind = () => form.elements.demand_kind.value;
 
@@ -43,15 +43,15 @@
   async function drawChart(demand) {
     let response;
     try {
-      response = await fetch("/v1/usage/chart.svg", { method: "POST", body: JSON.stringify(demand),
+      response = await fetch(chartUrl("/v1/usage/chart.svg"), { method: "POST", body: JSON.stringify(demand),
         headers: { "content-type": "application/json", accept: "image/svg+xml" } });
     } catch (_) {
       return;
     }
     if (!response.ok) return;
-    if (chartUrl) URL.revokeObjectURL(chartUrl);
-    chartUrl = URL.createObjectURL(await response.blob());
-    $("log-chart").src = chartUrl;
+    if (chartBlob) URL.revokeObjectURL(chartBlob);
+    chartBlob = URL.createObjectURL(await response.blob());
+    $("log-chart").src = chartBlob;
     $("log-figure").hidden = false;
   }
 

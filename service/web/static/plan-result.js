@@ -2,7 +2,7 @@
 "use strict";
 
 const gpResult = (() => {
-  const { h, t, usd, num, pct, addDays, date, ageDays, call, table } = gp;
+  const { h, t, usd, num, pct, addDays, date, ageDays, call, table, chartUrl } = gp;
   const { value, recommendation, notices, offer, decision, fromUsd } = gpText;
   const $ = (id) => document.getElementById(id);
   const plural = new Intl.PluralRules(gp.locale);
@@ -43,9 +43,11 @@ const gpResult = (() => {
       + (buyOnly ? t("r.chart_alt_buy", { usd: usd(buyOnly.total_cost_usd) }) : "")
       + (be.days === null ? t("r.chart_alt_never") :
         t("r.chart_alt_day", { n: num(be.days, 0), date: date(addDays(plan.horizon.start, be.days)) }));
-    const src = `/v1/plans/${encodeURIComponent(plan.id)}/chart.svg`;
+    const path = `/v1/plans/${encodeURIComponent(plan.id)}/chart.svg`;
+    const src = chartUrl(path);
     return card(t("r.cumulative_cost"), "chart",
-      h("figure", {}, h("picture", {}, h("source", { media: "(max-width: 640px)", srcset: `${src}?size=narrow` }),
+      h("figure", {}, h("picture", {},
+        h("source", { media: "(max-width: 640px)", srcset: chartUrl(path, { size: "narrow" }) }),
         h("img", { id: "plan-chart", src, alt, width: 800, height: 420 })),
         h("figcaption", {}, t("r.from_to", { start: date(plan.horizon.start), end: date(plan.horizon.end) }), " ",
           h("a", { href: src }, t("r.chart_svg")), " · ", h("a", { href: `/v1/plans/${plan.id}` }, t("r.plan_json")),
@@ -230,8 +232,8 @@ const gpResult = (() => {
       const alt = found.rows.map((r) => `${t(`sens.${r.input}`)}: ${usd(r.low_total_usd)} – ${usd(r.high_total_usd)}`)
         .join("; ");
       body.replaceChildren(
-        h("figure", {}, h("img", { id: "sensitivity-chart", src: `${base}.svg`, alt: `${t("r.sensitivity")}: ${alt}`,
-          width: 800, height: 420 })),
+        h("figure", {}, h("img", { id: "sensitivity-chart", src: chartUrl(`${base}.svg`),
+          alt: `${t("r.sensitivity")}: ${alt}`, width: 800, height: 420 })),
         table(t("r.sensitivity"), [{ label: t("r.sens_input") }, { label: t("r.sens_range") },
           { label: t("r.sens_low"), num: true }, { label: t("r.sens_high"), num: true },
           { label: t("r.sens_decision"), wrap: true }], rows),

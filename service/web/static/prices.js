@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const { h, t, usd, num, date, call, table } = gp;
+  const { h, t, usd, num, date, call, table, chartUrl } = gp;
   const { value } = gpText;
   const perHour = (value) => t("ui_form.prices.per_hour", { price: usd(value) });
   const $ = (id) => document.getElementById(id);
@@ -52,12 +52,12 @@
   }
 
   function showChart(gpu, moveFocus) {
-    const src = `/v1/prices/history.svg?gpu=${encodeURIComponent(gpu)}`;
+    const src = chartUrl("/v1/prices/history.svg", { gpu });
     const img = $("history-chart");
     $("status").textContent = t("ui_form.prices.loading", { gpu });
     img.onload = () => { $("status").textContent = t("ui_form.prices.loaded", { gpu }); };
     img.onerror = () => { $("status").textContent = t("ui_form.prices.no_chart", { gpu }); };
-    $("history-narrow").srcset = `${src}&size=narrow`;
+    $("history-narrow").srcset = chartUrl("/v1/prices/history.svg", { gpu, size: "narrow" });
     img.src = src;
     img.alt = t("ui_form.prices.chart_alt", { gpu });
     $("history-link").href = src;
