@@ -436,6 +436,13 @@ def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
                 np.concatenate([np.ones(n_blocks),
                                 -(1 - availability) * np.outer(block_hours, coef).reshape(-1)]),
                 np.full(n_blocks, -INF), np.zeros(n_blocks))
+            # and only hours the option is busy: d_gb <= w_gb / r_g (an idle card has no work to displace, so its
+            # maintenance earns no energy credit; without this row the model bought free idle cards for the credit)
+            model.builder.add_rows(
+                np.concatenate([np.arange(n_blocks), np.arange(n_blocks)]),
+                np.concatenate([model.d[g], model.w[g]]),
+                np.concatenate([np.ones(n_blocks), np.full(n_blocks, -1.0 / o.throughput)]),
+                np.full(n_blocks, -INF), np.zeros(n_blocks))
 
 
 def _displaced_work(model: Model) -> None:
