@@ -259,7 +259,8 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
         cloud, mask, width, per_gpu = _width_copies(cloud, mask, widths)
     nodes = linked_instances(cloud, profile, width)
     if (nodes > 1).any():  # a job wider than one instance: `nodes` linked instances of the offer rented together
-        per_gpu = per_gpu * np.array([cross_machine_efficiency(profile, int(k)) for k in nodes])
+        if jobs.runs != "continuously":  # always-on: `serving_efficiency` (the reference replica is linked too)
+            per_gpu = per_gpu * np.array([cross_machine_efficiency(profile, int(k)) for k in nodes])
         cloud = cloud.priced(
             gpu_count=cloud.gpu_count * nodes,
             usd_per_hour=cloud.usd_per_hour * nodes,
@@ -541,7 +542,7 @@ def build_options(
             if linked:
                 option = _linked(option, profile)
             if jobs.runs == "continuously":
-                option = _serving(option, option.width, jobs.load)
+                option = _serving(option, option.width, jobs.load, pooled=linked or not option.includes_host)
                 if option.slots_per_unit <= 0:
                     continue  # slower than the reference: cannot carry a replica
             owned.append(option)
@@ -549,7 +550,7 @@ def build_options(
         owned = [_with_opex(o, opts.opex) for o in owned]
     committed = commitment_options(catalog, profile, throughput, today, horizon_days, start, widths)
     if jobs.runs == "continuously":  # a reserved instance carries always-on load like a rented one
-        committed = [c for c in (_serving(c, c.width, jobs.load) for c in committed) if c.slots_per_unit > 0]
+        committed = [c for c in (_serving(c, c.width, jobs.load, pooled=False) for c in committed) if c.slots_per_unit > 0]
     owned += committed
     if widths is not None:
         owned = useful_widths(owned, catalog.hosts)
@@ -670,22 +671,27 @@ def _owned_option(
 
 def _linked(option: OwnedOption, profile: Profile) -> OwnedOption:
     """A machine smaller than a job, linked to others of its kind: each machine carries gpus / width of a job at
-    the cross-machine efficiency, and (InfiniBand) pays its share of the network, `NETWORK_USD_PER_MACHINE`."""
+    the cross-machine efficiency, and (InfiniBand) pays its share of the network, `NETWORK_USD_PER_MACHINE`.
+
+    Always-on load keeps the machine's own speed: a replica wider than any machine is linked however it runs, the
+    reference replica included, so its load is stated on linked machines and the efficiency does not apply twice
+    (on jobs that finish, the efficiency is what a job loses against running on one machine)."""
     jobs = profile.jobs
     machines = math.ceil(option.width / option.gpus_per_unit)
     network = defaults.NETWORK_USD_PER_MACHINE if jobs.interconnect == "infiniband" else 0.0
+    efficiency = 1.0 if jobs.runs == "continuously" else cross_machine_efficiency(profile, machines)
     return replace(option, slots_per_unit=option.gpus_per_unit / option.width,
-                   throughput=option.throughput * cross_machine_efficiency(profile, machines),
-                   unit_price_usd=option.unit_price_usd + network)
+                   throughput=option.throughput * efficiency, unit_price_usd=option.unit_price_usd + network)
 
 
-def _serving(option: OwnedOption, width: int, load: str) -> OwnedOption:
+def _serving(option: OwnedOption, width: int, load: str, pooled: bool) -> OwnedOption:
     """The option for always-on load: capacity in load units per unit (`serving_slots`), busy every hour it
-    holds load (throughput 1: a faster GPU does not finish sooner), energy per unit of load it carries."""
+    holds load (throughput 1: a faster GPU does not finish sooner), energy per unit of load it carries.
+    `pooled`: its GPUs join others' (bare cards in the plan's hosts, machines linked for a replica wider than
+    one), so a unit carries a fraction of a replica."""
     r = option.throughput
     return replace(option, throughput=1.0, load_per_gpu=r if load == "divisible" else 1.0,
-                   slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load,
-                                                pooled=not option.includes_host))
+                   slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load, pooled=pooled))
 
 
 def _resale(row: _OwnedRow, used_value: dict[str, float], years: float, profile: Profile) -> float:

@@ -99,3 +99,29 @@ def test_ethernet_needs_a_measured_efficiency() -> None:
     plan = plan_for(wide_job([box], [], interconnect="ethernet", cross_machine_efficiency=0.5))
     # no network priced on ethernet; the job runs 4,380 / 0.5 h on 16 GPUs
     assert plan.total_cost_usd == pytest.approx(2 * 1000 + 16 * 0.045 * BUSY / 0.5, abs=0.05)
+
+
+def always_on(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], load: str = "replicas") -> dict[str, Any]:
+    """A 24/7 service whose replica needs 16 GPUs (a model sharded over two 8-GPU machines), all of 2027."""
+    profile = wide_job(owned, cloud, interconnect="infiniband", runs="continuously", load=load)
+    profile["demand"]["utilisation"] = 1.0
+    return profile
+
+
+@pytest.mark.parametrize("load", ["replicas", "divisible"])
+def test_an_always_on_replica_wider_than_a_machine_runs_on_linked_instances_every_hour(load: str) -> None:
+    # two linked 8-GPU instances at $4/h each, every hour of 2027: 8,760 h x $8 = $70,080. The reference replica
+    # spans two machines as well, so the cross-machine efficiency does not make the pair "slower than a replica".
+    plan = plan_for(always_on([], [eight(4.0, multi_node=True)], load))
+    assert plan.cloud[0].name == "8x x2 linked" and plan.cloud[0].hours == pytest.approx(8760.0)
+    assert plan.total_cost_usd == pytest.approx(8.0 * 8760, abs=0.05)
+    assert all(p.served_every_hour for p in plan.periods)
+
+
+def test_an_always_on_replica_runs_on_two_owned_machines_linked_by_infiniband() -> None:
+    # 2 x ($1,000 + $250 network) + 16 GPUs x 450 W x 8,760 h x $0.10/kWh = 2,500 + 6,307.20 = $8,807.20
+    box = owned_item(1000, watts=8 * 450, gpus_per_unit=8)
+    plan = plan_for(always_on([box], []))
+    assert sum(b.count for b in plan.buy) == 2
+    assert plan.total_cost_usd == pytest.approx(2 * 1250 + 16 * 0.45 * 8760 * 0.10, abs=0.05)
+    assert all(p.served_every_hour for p in plan.periods)
