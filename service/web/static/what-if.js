@@ -59,9 +59,9 @@ const gpWhatIf = (() => {
       cloud: 1,
     };
     const perUnit = usdPerUnit(plan, currency);
-    // a step of a thousandth of the range, so the plan's own rate (0.233 EUR/kWh) is a position of the slider
+    // any step, so the plan's own rate (Germany's 0.2723 EUR/kWh, a place's four decimals) is a position of the slider
     const top = perUnit ? niceCeil(1 / perUnit) : 1;
-    const range = { electricity: { max: top, step: top / 1000 } };
+    const range = { electricity: { max: top, step: "any" } };
     const inputs = {};
     const marks = {};
     const outputs = {};
