@@ -582,6 +582,16 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
             solution.owned_jobs[o.key] = owned_at_once * share
         if model.d.size and (x[model.d[g]] > 1e-9).any():
             solution.displaced[o.key] = np.maximum(x[model.d[g]], 0.0)
+    _read_rented(model, owned_at_once, solution)
+    for k, c in enumerate(model.cloud):
+        if model.y.size and (x[model.y[k]] > 1e-9).any():
+            solution.packed_hours[c.key] = np.maximum(x[model.y[k]], 0.0)
+    return solution
+
+
+def _read_rented(model: Model, owned_at_once: np.ndarray, solution: MipSolution) -> None:
+    """Whole (or packed) instances per cell for the jobs the owned slots leave, offer by offer."""
+    cells = model.layers.cells
     whole = np.zeros((len(model.cloud), len(cells.jobs)))
     for cell in range(len(cells.jobs)):
         for i, count in model.renting.instances(cells.jobs[cell] - owned_at_once[cell]).items():
@@ -589,8 +599,23 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
     for k, c in enumerate(model.cloud):
         if (whole[k] > 1e-12).any():
             solution.instances[c.key] = whole[k]
-        if model.y.size and (x[model.y[k]] > 1e-9).any():
-            solution.packed_hours[c.key] = np.maximum(x[model.y[k]], 0.0)
+
+
+def rent_only(model: Model, limits: Limits) -> MipSolution:
+    """What the same cloud offers solve to with nothing owned and nothing committed (the cloud-only alternative),
+    read from a built model's screening curve at K = 0 owned slots instead of building and running a model of its
+    own. That model has no columns: every level of every block is rented as the curve prices it at K = 0, which
+    does not depend on the owned options (column 0 of `screening` never serves a job), so its solution is this one
+    field for field. It is infeasible when the quotas cannot cover the peak without owned slots (no finite rent at
+    K = 0)."""
+    layers = model.layers
+    if layers.required > 0:
+        return MipSolution(status=SolveStatus.INFEASIBLE, objective=math.inf)
+    rent = float(layers.rent[0])
+    weights = limits.weights
+    fixed = weights.fixed_cloud_usd if weights is not None and weights.fixed_cloud_usd > 0 and rent > 1e-9 else 0.0
+    solution = MipSolution(status=SolveStatus.OPTIMAL, objective=rent + fixed, gap=0.0)
+    _read_rented(model, layers.owned_jobs[:, 0], solution)
     return solution
 
 
@@ -606,7 +631,11 @@ def solve(
     """Cheapest plan (`cost`); `capex` and `gpus` find the least spend / fewest GPUs that can meet the
     demand, which is how an infeasible profile learns the nearest feasible limit."""
     started = time.perf_counter()
-    model = build(owned, cloud, hosts, blocks, limits, objective)
+    return solved(build(owned, cloud, hosts, blocks, limits, objective), started, time_limit_s)
+
+
+def solved(model: Model, started: float, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> MipSolution:
+    """Run a built model and read its solution out; `started` is when its building began (`build_ms`, `solve_ms`)."""
     built = time.perf_counter()
     highs, status = run(model, time_limit_s)
     solution = read_out(model, highs, status)

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
@@ -24,7 +29,7 @@ from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
-from solvers.model import Limits, MipSolution, SolveStatus, solve
+from solvers.model import Limits, MipSolution, Model, SolveStatus, build, rent_only, solve, solved
 from solvers.options import HostOption, Options, OwnedOption, build_options
 from solvers.periods import Period, always_on, build_periods, scaling_efficiency
 from solvers.place_inputs import prepare
@@ -141,6 +146,41 @@ def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[str]:
     return notes
 
 
+class Deferred:
+    """A solve that runs beside the caller on the alternatives' thread when that thread is idle, else when its
+    result is asked for. Why: HiGHS's `run` releases the GIL, so the buy-only alternative's MIP runs on the second
+    core while the main one runs (and while Python accounts for the plan); under load, when plans already fill the
+    cores, the thread is busy and each plan solves its own alternative inline, adding no queue and no threads."""
+
+    def __init__(self, solve_it: Callable[[], MipSolution]) -> None:
+        self._solve_it = solve_it
+        self._future: Future[MipSolution] | None = None
+        executor = _alternatives_thread()
+        if _ALTERNATIVES_IDLE.acquire(blocking=False):
+            try:
+                self._future = executor.submit(solve_it)
+            except BaseException:
+                _ALTERNATIVES_IDLE.release()
+                raise
+            self._future.add_done_callback(lambda _: _ALTERNATIVES_IDLE.release())
+
+    def result(self) -> MipSolution:
+        return self._solve_it() if self._future is None else self._future.result()
+
+
+_ALTERNATIVES_IDLE = threading.Lock()
+_ALTERNATIVES: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _alternatives_thread() -> ThreadPoolExecutor:
+    """One long-lived thread per process (HiGHS keeps a task scheduler per calling thread); made again in a forked
+    child, whose copy of the parent's thread does not run."""
+    global _ALTERNATIVES
+    if _ALTERNATIVES is None or _ALTERNATIVES[0] != os.getpid():
+        _ALTERNATIVES = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="gpuplan-alternatives"))
+    return _ALTERNATIVES[1]
+
+
 @dataclass
 class Core:
     """The cheapest mix itself, before any alternative or break-even analysis: what alerts re-plan with."""
@@ -157,6 +197,8 @@ class Core:
     ledger: Ledger
     plan: Accounts
     workload: WorkloadPlan | None = None  # the workload form's per-GPU table (profile is then its compiled form)
+    model: Model | None = None  # the main model as built (the cloud-only alternative reads its screening curve)
+    buy_only: Deferred | None = None  # the buy-only alternative, started beside the main solve (make_plan)
 
 
 def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
@@ -170,10 +212,11 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
     return _solve_prepared(prep.profile, prep.catalog, today, prune)
 
 
-def _solve_prepared(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
+def _solve_prepared(profile: Profile, catalog: Catalog, today: dt.date, prune: bool,
+                    alternatives: bool = False) -> Core:
     if profile.job is not None:
         return _solve_job(profile, catalog, today, prune)
-    return _solve_class(profile, catalog, today, prune)
+    return _solve_class(profile, catalog, today, prune, alternatives)
 
 
 def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
@@ -196,7 +239,8 @@ def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) 
     return best
 
 
-def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
+def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool, alternatives: bool = False) -> Core:
+    """`alternatives`: start the buy-only alternative's solve before the main one, to run beside it."""
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
@@ -215,7 +259,10 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     owned_main = (prune_unprofitable(owned, options.cloud, blocks, rate, limits.width, limits.weights)
                   if prune else owned)
 
-    main = solve(owned_main, options.cloud, options.hosts, blocks, limits)
+    buy_only = _buy_only(owned, options, blocks, limits) if alternatives else None
+    started = time.perf_counter()
+    model = build(owned_main, options.cloud, options.hosts, blocks, limits)
+    main = solved(model, started)
     if main.status == SolveStatus.INFEASIBLE:
         raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
     if main.status == SolveStatus.ERROR:
@@ -225,13 +272,30 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
                     {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
                     scaling_efficiency(profile), always_on=always_on(profile), terms=terms)
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
-                ledger.account(_allocation(main)))
+                ledger.account(_allocation(main)), model=model, buy_only=buy_only)
+
+
+def _buy_only(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits) -> Deferred | None:
+    """The buy-only alternative (every purchase option, no cloud), started; None when nothing can be bought."""
+    purchases = purchases_only(owned)
+    if not purchases:
+        return None
+    return Deferred(partial(solve, purchases, [], options.hosts, blocks, limits))
+
+
+def _cloud_only(core: Core) -> MipSolution:
+    """The cloud-only alternative: on-demand, spot and commitments, nothing bought. Without commitments it has no
+    decision left (every job is rented as the screening curve prices it), so it is read from the main model."""
+    commitments = commitments_only(core.owned)
+    if not commitments and core.model is not None:
+        return rent_only(core.model, core.limits)
+    return solve(commitments, core.options.cloud, core.options.hosts, core.blocks, core.limits)
 
 
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
     prep = prepare(profile, catalog)
     catalog = prep.catalog
-    core = _solve_prepared(prep.profile, catalog, today, prune)
+    core = _solve_prepared(prep.profile, catalog, today, prune, alternatives=True)
     profile = core.profile  # the compiled class form when the profile is in the workload form
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
@@ -243,8 +307,9 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                           limits.integer_instances, hours_scale)
     notes: list[str] = []
     cloud_only_acc: Accounts | None = None
+    buy_only = core.buy_only or _buy_only(owned, options, blocks, limits)
     if options.cloud or commitments_only(owned):  # cloud only: on-demand, spot and commitments, nothing bought
-        cloud_only_sol = solve(commitments_only(owned), options.cloud, options.hosts, blocks, limits)
+        cloud_only_sol = _cloud_only(core)
         if cloud_only_sol.status.has_solution:
             cloud_only_acc = ledger.account(_allocation(cloud_only_sol))
         else:
@@ -253,8 +318,8 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         notes.append("cloud_only: no cloud offer is allowed by this profile")
     buy_only_sol: MipSolution | None = None
     buy_only_acc: Accounts | None = None
-    if purchases_only(owned):
-        buy_only_sol = solve(purchases_only(owned), [], options.hosts, blocks, limits)
+    if buy_only is not None:
+        buy_only_sol = buy_only.result()
         if buy_only_sol.status.has_solution:
             buy_only_acc = ledger.account(_allocation(buy_only_sol))
         else:
