@@ -311,7 +311,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     if options.cloud or commitments_only(owned):  # cloud only: on-demand, spot and commitments, nothing bought
         cloud_only_sol = _cloud_only(core)
         if cloud_only_sol.status.has_solution:
-            cloud_only_acc = ledger.account(_allocation(cloud_only_sol))
+            cloud_only_acc = ledger.account(_allocation(cloud_only_sol), detail=False)
         else:
             notes.append("cloud_only: the cloud offers' quotas cannot meet the demand alone")
     else:
@@ -321,7 +321,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     if buy_only is not None:
         buy_only_sol = buy_only.result()
         if buy_only_sol.status.has_solution:
-            buy_only_acc = ledger.account(_allocation(buy_only_sol))
+            buy_only_acc = ledger.account(_allocation(buy_only_sol), detail=False)
         else:
             notes.append("buy_only: no purchase within the profile's limits meets the demand without cloud")
     else:
