@@ -161,13 +161,19 @@ class Evaluator:
 
     def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""
+        return Evaluation(self.cost(purchase, scenario))
+
+    def cost(self, purchase: Purchase, scenario: Scenario) -> float:
+        """`evaluate(...).cost`, the figure the thresholds' bisections ask for some hundred times a plan: written
+        out in one function (same operations in the same order as `fixed_cost` and the operation's cost)."""
         rate = scenario.usd_per_kwh
         cost = self.fixed_cost(purchase, scenario)
-        owned = sorted(((self.owned[k].usd_per_job_hour(rate, self.width), k, n)
-                        for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
-        operation = self._operation(tuple((k, n) for _, k, n in owned), scenario.demand)
+        width, options = self.width, self.owned
+        # (energy, key, units) tuples sort by energy then key: keys are unique, so units never decide
+        owned = sorted([(options[k].usd_per_job_hour(rate, width), k, n) for k, n in purchase.units.items() if n > 0])
+        operation = self._operation(tuple([(k, n) for _, k, n in owned]), scenario.demand)
         if operation is None:
-            return Evaluation(math.inf)
+            return math.inf
         cost += scenario.cloud_price * operation.rent
         for (energy, _, _), taken in zip(owned, operation.taken, strict=True):
             cost += energy * taken
@@ -175,11 +181,8 @@ class Evaluator:
             if moved > 1e-9:
                 cost += self._packed * scenario.cloud_price * moved
         if operation.short or not math.isfinite(cost):
-            return Evaluation(math.inf)
-        return Evaluation(cost)
-
-    def cost(self, purchase: Purchase, scenario: Scenario) -> float:
-        return self.evaluate(purchase, scenario).cost
+            return math.inf
+        return cost
 
 
 def _slots(option: OwnedOption, units: int, width: int) -> float:
