@@ -593,8 +593,12 @@ def _read_rented(model: Model, owned_at_once: np.ndarray, solution: MipSolution)
     """Whole (or packed) instances per cell for the jobs the owned slots leave, offer by offer."""
     cells = model.layers.cells
     whole = np.zeros((len(model.cloud), len(cells.jobs)))
-    for cell in range(len(cells.jobs)):
-        for i, count in model.renting.instances(cells.jobs[cell] - owned_at_once[cell]).items():
+    covers: dict[float, dict[int, float]] = {}  # cells rent the same few job counts (levels are whole jobs)
+    for cell, jobs in enumerate((cells.jobs - owned_at_once).tolist()):
+        cover = covers.get(jobs)
+        if cover is None:
+            cover = covers[jobs] = model.renting.instances(jobs)
+        for i, count in cover.items():
             whole[i, cell] = count
     for k, c in enumerate(model.cloud):
         if (whole[k] > 1e-12).any():
