@@ -145,30 +145,64 @@ class _Builder:
         self.row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float).ravel(), lower.shape).copy())
         self.n_rows += len(lower)
 
-    def lp(self) -> highspy.HighsLp:
-        lp = highspy.HighsLp()
-        lp.num_col_ = self.n_cols
-        lp.num_row_ = self.n_rows
-        lp.col_cost_ = _cat(self.cost)
-        lp.col_lower_ = _cat(self.lower)
-        lp.col_upper_ = _cat(self.upper)
+    def arrays(self) -> Arrays:
+        """The model as HiGHS takes it: columns, rows by row (zeros dropped), integrality."""
         rows, cols, vals = _cat(self.rows_i, np.int64), _cat(self.rows_j, np.int64), _cat(self.rows_v)
         keep = vals != 0
         rows, cols, vals = rows[keep], cols[keep], vals[keep]
         order = np.lexsort((cols, rows))
+        return Arrays(
+            self.n_cols, self.n_rows, _cat(self.cost), _cat(self.lower), _cat(self.upper), _cat(self.row_lower),
+            _cat(self.row_upper),
+            np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self.n_rows))]).astype(np.int32),
+            cols[order].astype(np.int32), vals[order], _cat(self.integer, bool))
+
+    def lp(self) -> highspy.HighsLp:
+        return self.arrays().lp()
+
+
+@dataclass(frozen=True)
+class Arrays:
+    """A built model's arrays, passed to HiGHS in one call (`pass_to`): numpy buffers go in as they are, where
+    filling a `HighsLp` field by field converts every element to a Python object and back."""
+
+    n_cols: int
+    n_rows: int
+    cost: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    start: np.ndarray  # row starts (row-wise matrix)
+    index: np.ndarray
+    value: np.ndarray
+    integer: np.ndarray
+
+    def pass_to(self, highs: highspy.Highs, offset: float) -> None:
+        integrality = np.where(self.integer, int(highspy.HighsVarType.kInteger),
+                               int(highspy.HighsVarType.kContinuous)).astype(np.int32)
+        highs.passModel(self.n_cols, self.n_rows, len(self.value), int(highspy.MatrixFormat.kRowwise),
+                        int(highspy.ObjSense.kMinimize), offset, self.cost, self.lower, self.upper, self.row_lower,
+                        self.row_upper, self.start, self.index, self.value, integrality)
+
+    def lp(self) -> highspy.HighsLp:
+        lp = highspy.HighsLp()
+        lp.num_col_ = self.n_cols
+        lp.num_row_ = self.n_rows
+        lp.col_cost_ = self.cost
+        lp.col_lower_ = self.lower
+        lp.col_upper_ = self.upper
         lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self.n_rows))]).astype(
-            np.int32)
-        lp.a_matrix_.index_ = cols[order].astype(np.int32)
-        lp.a_matrix_.value_ = vals[order]
+        lp.a_matrix_.start_ = self.start
+        lp.a_matrix_.index_ = self.index
+        lp.a_matrix_.value_ = self.value
         lp.a_matrix_.num_col_ = self.n_cols
         lp.a_matrix_.num_row_ = self.n_rows
-        lp.row_lower_ = _cat(self.row_lower)
-        lp.row_upper_ = _cat(self.row_upper)
-        integer = _cat(self.integer, bool)
-        if integer.any():
+        lp.row_lower_ = self.row_lower
+        lp.row_upper_ = self.row_upper
+        if self.integer.any():
             lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                               for i in integer]
+                               for i in self.integer]
         return lp
 
 
@@ -533,13 +567,12 @@ def run(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> tup
     for name, value in _HIGHS_OPTIONS.items():
         highs.setOptionValue(name, value)
     highs.setOptionValue("time_limit", float(time_limit_s))
-    lp = model.builder.lp()
-    lp.offset_ = model.offset
-    highs.passModel(lp)
+    arrays = model.builder.arrays()
+    arrays.pass_to(highs, model.offset)
     highs.run()
     status = highs.getModelStatus()
     if status == highspy.HighsModelStatus.kModelEmpty:  # no columns: feasible iff every row admits 0
-        lower, upper = np.asarray(lp.row_lower_), np.asarray(lp.row_upper_)
+        lower, upper = arrays.row_lower, arrays.row_upper
         feasible = bool(((lower <= 1e-9) & (upper >= -1e-9)).all())
         return highs, SolveStatus.OPTIMAL if feasible else SolveStatus.INFEASIBLE
     return highs, map_status(status, highs.getInfo().primal_solution_status == 2)
