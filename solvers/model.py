@@ -86,15 +86,17 @@ def cells_of(blocks: list[Block]) -> Cells:
     )
 
 
-def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits) -> int:
-    """Most units worth buying: enough slots for the busiest level and the busiest block's hours."""
+def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits,
+               load: tuple[float, list[tuple[float, float]]] | None = None) -> int:
+    """Most units worth buying: enough slots for the busiest level and the busiest block's hours. `load`: the
+    blocks' `block_load`, when many options are bounded at once."""
     if option.slots_per_unit <= 0:
         return 0
-    need = max((b.peak_jobs for b in blocks), default=0.0)
+    need, work = block_load(blocks) if load is None else load
     availability = limits.availability if option.availability is None else option.availability
-    for b in blocks:
-        busy = float(np.dot(b.jobs, b.level_hours)) / option.throughput
-        need = max(need, busy / (availability * b.hours))
+    for done, hours in work:
+        busy = done / option.throughput
+        need = max(need, busy / (availability * hours))
     bound = math.ceil(need / option.slots_per_unit - 1e-9)
     if option.max_units is not None:
         bound = min(bound, option.max_units)
@@ -105,6 +107,12 @@ def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits) -> int:
     if limits.max_owned_gpus is not None:
         bound = min(bound, limits.max_owned_gpus // option.gpus_per_unit)
     return max(bound, 0)
+
+
+def block_load(blocks: list[Block]) -> tuple[float, list[tuple[float, float]]]:
+    """The busiest level's jobs at once, and each block's work (job-hours at reference pace) and hours."""
+    return (max((b.peak_jobs for b in blocks), default=0.0),
+            [(float(np.dot(b.jobs, b.level_hours)), b.hours) for b in blocks])
 
 
 class _Builder:
@@ -246,7 +254,8 @@ def cheapest_owned_energy(owned: list[OwnedOption], limits: Limits) -> float:
 def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
           limits: Limits, objective: Literal["cost", "capex", "gpus"] = "cost") -> Model:
     """Columns, then one function per constraint family."""
-    bounds = {o.key: unit_bound(o, blocks, limits) for o in owned}
+    load = block_load(blocks)
+    bounds = {o.key: unit_bound(o, blocks, limits, load) for o in owned}
     owned = [o for o in owned if bounds[o.key] > 0]
     cells = cells_of(blocks)
     total_hours = sum(b.hours for b in blocks)
@@ -441,27 +450,30 @@ def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
     A job on a GPU of throughput r is busy 1 / r hours per hour of reference work; maintenance is taken in
     idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`).
     """
-    n_blocks = len(blocks)
+    n_blocks, n_owned = len(blocks), len(model.owned)
+    if not n_owned:
+        return
     block_hours = np.array([b.hours for b in blocks])
-    for g, o in enumerate(model.owned):
-        cols, coef = model.slots[g]
-        rows = [np.arange(n_blocks), np.repeat(np.arange(n_blocks), len(cols))]
-        cc = [model.w[g], np.tile(cols, n_blocks)]
-        availability = limits.availability if o.availability is None else o.availability
-        vals = [np.full(n_blocks, 1.0 / o.throughput), -availability * np.outer(block_hours, coef).reshape(-1)]
-        if model.d.size:
-            rows.append(np.arange(n_blocks))
-            cc.append(model.d[g])
-            vals.append(-np.ones(n_blocks))
-        model.builder.add_rows(np.concatenate(rows), np.concatenate(cc), np.concatenate(vals),
-                               np.full(n_blocks, -INF), np.zeros(n_blocks))
-        if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots
-            model.builder.add_rows(
-                np.concatenate([np.arange(n_blocks), np.repeat(np.arange(n_blocks), len(cols))]),
-                np.concatenate([model.d[g], np.tile(cols, n_blocks)]),
-                np.concatenate([np.ones(n_blocks),
-                                -(1 - availability) * np.outer(block_hours, coef).reshape(-1)]),
-                np.full(n_blocks, -INF), np.zeros(n_blocks))
+    # every option's rows at once, numbered as option by option: its availability rows, then its displaced rows
+    per_option = 2 * n_blocks if model.d.size else n_blocks
+    first = np.arange(n_owned)[:, None] * per_option + np.arange(n_blocks)[None, :]  # (owned, blocks)
+    slot_col = np.array([model.slots[g][0][0] for g in range(n_owned)])
+    slot_coef = np.array([model.slots[g][1][0] for g in range(n_owned)])
+    availability = np.array([limits.availability if o.availability is None else o.availability
+                             for o in model.owned])
+    slot_hours = block_hours[None, :] * slot_coef[:, None]  # np.outer(block_hours, coef) of each option
+    rows = [first, first]
+    cols = [model.w, np.repeat(slot_col[:, None], n_blocks, axis=1)]
+    vals = [np.repeat(np.array([1.0 / o.throughput for o in model.owned])[:, None], n_blocks, axis=1),
+            -availability[:, None] * slot_hours]
+    if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots
+        rows += [first, first + n_blocks, first + n_blocks]
+        cols += [model.d, model.d, cols[1]]
+        vals += [-np.ones((n_owned, n_blocks)), np.ones((n_owned, n_blocks)),
+                 -(1 - availability)[:, None] * slot_hours]
+    model.builder.add_rows(np.concatenate([r.ravel() for r in rows]), np.concatenate([c.ravel() for c in cols]),
+                           np.concatenate([v.ravel() for v in vals]), np.full(n_owned * per_option, -INF),
+                           np.zeros(n_owned * per_option))
 
 
 def _displaced_work(model: Model) -> None:
