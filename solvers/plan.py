@@ -14,8 +14,9 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -146,15 +147,19 @@ def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[str]:
     return notes
 
 
-class Deferred:
-    """A solve that runs beside the caller on the alternatives' thread when that thread is idle, else when its
-    result is asked for. Why: HiGHS's `run` releases the GIL, so the buy-only alternative's MIP runs on the second
-    core while the main one runs (and while Python accounts for the plan); under load, when plans already fill the
-    cores, the thread is busy and each plan solves its own alternative inline, adding no queue and no threads."""
+T = TypeVar("T")
 
-    def __init__(self, solve_it: Callable[[], MipSolution]) -> None:
+
+class Deferred(Generic[T]):
+    """Work (the alternatives' solves and accounts) that runs beside the caller on the alternatives' thread when
+    that thread is idle, else when its result is asked for. Why: HiGHS's `run` releases the GIL, so the buy-only
+    alternative's MIP runs on the second core while the main one runs, and its Python (building, accounting) runs
+    while the main MIP holds no GIL; under load, when plans already fill the cores, the thread is busy and each plan
+    does its own alternatives inline, adding no queue and no threads."""
+
+    def __init__(self, solve_it: Callable[[], T]) -> None:
         self._solve_it = solve_it
-        self._future: Future[MipSolution] | None = None
+        self._future: Future[T] | None = None
         executor = _alternatives_thread()
         if _ALTERNATIVES_IDLE.acquire(blocking=False):
             try:
@@ -164,7 +169,7 @@ class Deferred:
                 raise
             self._future.add_done_callback(lambda _: _ALTERNATIVES_IDLE.release())
 
-    def result(self) -> MipSolution:
+    def result(self) -> T:
         return self._solve_it() if self._future is None else self._future.result()
 
 
@@ -198,7 +203,17 @@ class Core:
     plan: Accounts
     workload: WorkloadPlan | None = None  # the workload form's per-GPU table (profile is then its compiled form)
     model: Model | None = None  # the main model as built (the cloud-only alternative reads its screening curve)
-    buy_only: Deferred | None = None  # the buy-only alternative, started beside the main solve (make_plan)
+    others: Deferred[Others] | None = None  # the alternatives, started beside the main solve (make_plan)
+
+
+@dataclass
+class Others:
+    """The cloud-only and buy-only alternatives, accounted, and why one is missing."""
+
+    cloud_only: Accounts | None = None
+    buy_only: Accounts | None = None
+    buy_only_solution: MipSolution | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
@@ -259,37 +274,49 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     owned_main = (prune_unprofitable(owned, options.cloud, blocks, rate, limits.width, limits.weights)
                   if prune else owned)
 
-    buy_only = _buy_only(owned, options, blocks, limits) if alternatives else None
+    ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
+                    {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
+                    scaling_efficiency(profile), always_on=always_on(profile), terms=terms)
     started = time.perf_counter()
     model = build(owned_main, options.cloud, options.hosts, blocks, limits)
+    others = Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model)) if alternatives else None
     main = solved(model, started)
     if main.status == SolveStatus.INFEASIBLE:
         raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
     if main.status == SolveStatus.ERROR:
         raise SolverFailure("the solver returned no solution and no proof of infeasibility")
-
-    ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
-                    {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
-                    scaling_efficiency(profile), always_on=always_on(profile), terms=terms)
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
-                ledger.account(_allocation(main)), model=model, buy_only=buy_only)
+                ledger.account(_allocation(main)), model=model, others=others)
 
 
-def _buy_only(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits) -> Deferred | None:
-    """The buy-only alternative (every purchase option, no cloud), started; None when nothing can be bought."""
+def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
+                  model: Model | None) -> Others:
+    """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
+    commitments, nothing bought), accounted. Without commitments cloud only has no decision left (every job is
+    rented as the screening curve prices it), so it is read from the main model when there is one."""
+    others = Others()
+    buy_notes = []
     purchases = purchases_only(owned)
-    if not purchases:
-        return None
-    return Deferred(partial(solve, purchases, [], options.hosts, blocks, limits))
-
-
-def _cloud_only(core: Core) -> MipSolution:
-    """The cloud-only alternative: on-demand, spot and commitments, nothing bought. Without commitments it has no
-    decision left (every job is rented as the screening curve prices it), so it is read from the main model."""
-    commitments = commitments_only(core.owned)
-    if not commitments and core.model is not None:
-        return rent_only(core.model, core.limits)
-    return solve(commitments, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    if purchases:
+        others.buy_only_solution = solve(purchases, [], options.hosts, blocks, limits)
+        if others.buy_only_solution.status.has_solution:
+            others.buy_only = ledger.account(_allocation(others.buy_only_solution), detail=False)
+        else:
+            buy_notes.append("buy_only: no purchase within the profile's limits meets the demand without cloud")
+    else:
+        buy_notes.append("buy_only: no GPU can be bought under this profile")
+    commitments = commitments_only(owned)
+    if options.cloud or commitments:
+        cloud = (rent_only(model, limits) if not commitments and model is not None
+                 else solve(commitments, options.cloud, options.hosts, blocks, limits))
+        if cloud.status.has_solution:
+            others.cloud_only = ledger.account(_allocation(cloud), detail=False)
+        else:
+            others.notes.append("cloud_only: the cloud offers' quotas cannot meet the demand alone")
+    else:
+        others.notes.append("cloud_only: no cloud offer is allowed by this profile")
+    others.notes += buy_notes
+    return others
 
 
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
@@ -305,27 +332,10 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                    and profile.jobs.patience == "none")
     evaluator = Evaluator(owned, options.cloud, options.hosts, blocks, opts.availability, limits.width,
                           limits.integer_instances, hours_scale)
-    notes: list[str] = []
-    cloud_only_acc: Accounts | None = None
-    buy_only = core.buy_only or _buy_only(owned, options, blocks, limits)
-    if options.cloud or commitments_only(owned):  # cloud only: on-demand, spot and commitments, nothing bought
-        cloud_only_sol = _cloud_only(core)
-        if cloud_only_sol.status.has_solution:
-            cloud_only_acc = ledger.account(_allocation(cloud_only_sol), detail=False)
-        else:
-            notes.append("cloud_only: the cloud offers' quotas cannot meet the demand alone")
-    else:
-        notes.append("cloud_only: no cloud offer is allowed by this profile")
-    buy_only_sol: MipSolution | None = None
-    buy_only_acc: Accounts | None = None
-    if buy_only is not None:
-        buy_only_sol = buy_only.result()
-        if buy_only_sol.status.has_solution:
-            buy_only_acc = ledger.account(_allocation(buy_only_sol), detail=False)
-        else:
-            notes.append("buy_only: no purchase within the profile's limits meets the demand without cloud")
-    else:
-        notes.append("buy_only: no GPU can be bought under this profile")
+    others = (core.others or Deferred(partial(_alternatives, owned, options, blocks, limits, ledger,
+                                              core.model))).result()
+    cloud_only_acc, buy_only_acc, buy_only_sol, notes = (others.cloud_only, others.buy_only,
+                                                         others.buy_only_solution, others.notes)
 
     plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
     break_even = _break_even(profile, periods, blocks, options, owned, evaluator, limits, plan_acc, cloud_only_acc,
