@@ -203,7 +203,8 @@ class Core:
     plan: Accounts
     workload: WorkloadPlan | None = None  # the workload form's per-GPU table (profile is then its compiled form)
     model: Model | None = None  # the main model as built (the cloud-only alternative reads its screening curve)
-    others: Deferred[Others] | None = None  # the alternatives, started beside the main solve (make_plan)
+    # the alternatives and the thresholds' evaluator, started beside the main solve (make_plan)
+    others: Deferred[tuple[Others, Evaluator]] | None = None
 
 
 @dataclass
@@ -214,6 +215,7 @@ class Others:
     buy_only: Accounts | None = None
     buy_only_solution: MipSolution | None = None
     notes: list[str] = field(default_factory=list)
+    singles: list[Purchase] = field(default_factory=list)  # one unit of the best owned options (thresholds)
 
 
 def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> Core:
@@ -279,7 +281,8 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
                     scaling_efficiency(profile), always_on=always_on(profile), terms=terms)
     started = time.perf_counter()
     model = build(owned_main, options.cloud, options.hosts, blocks, limits)
-    others = Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model)) if alternatives else None
+    others = (Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model,
+                               _evaluator(profile, owned, options, blocks, limits))) if alternatives else None)
     main = solved(model, started)
     if main.status == SolveStatus.INFEASIBLE:
         raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
@@ -289,11 +292,21 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
                 ledger.account(_allocation(main)), model=model, others=others)
 
 
+def _evaluator(profile: Profile, owned: list[OwnedOption], options: Options, blocks: list[Block],
+               limits: Limits) -> Evaluator:
+    demand = profile.demand
+    hours_scale = (isinstance(demand, UtilisationDemand) and demand.reading == "at_once"
+                   and profile.jobs.patience == "none")
+    return Evaluator(owned, options.cloud, options.hosts, blocks, profile.options.availability, limits.width,
+                     limits.integer_instances, hours_scale)
+
+
 def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
-                  model: Model | None) -> Others:
+                  model: Model | None, evaluator: Evaluator) -> tuple[Others, Evaluator]:
     """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
     commitments, nothing bought), accounted. Without commitments cloud only has no decision left (every job is
-    rented as the screening curve prices it), so it is read from the main model when there is one."""
+    rented as the screening curve prices it), so it is read from the main model when there is one. Also the
+    thresholds' single units, in order of their cost: none of it depends on the main plan."""
     others = Others()
     buy_notes = []
     purchases = purchases_only(owned)
@@ -316,7 +329,9 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
     else:
         others.notes.append("cloud_only: no cloud offer is allowed by this profile")
     others.notes += buy_notes
-    return others
+    base = Scenario(limits.usd_per_kwh)
+    others.singles = sorted(_single_units(owned, options.hosts, limits), key=lambda p: evaluator.cost(p, base))[:4]
+    return others, evaluator
 
 
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
@@ -327,19 +342,15 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
-    demand = profile.demand
-    hours_scale = (isinstance(demand, UtilisationDemand) and demand.reading == "at_once"
-                   and profile.jobs.patience == "none")
-    evaluator = Evaluator(owned, options.cloud, options.hosts, blocks, opts.availability, limits.width,
-                          limits.integer_instances, hours_scale)
-    others = (core.others or Deferred(partial(_alternatives, owned, options, blocks, limits, ledger,
-                                              core.model))).result()
+    others, evaluator = (core.others or Deferred(partial(
+        _alternatives, owned, options, blocks, limits, ledger, core.model,
+        _evaluator(profile, owned, options, blocks, limits)))).result()
     cloud_only_acc, buy_only_acc, buy_only_sol, notes = (others.cloud_only, others.buy_only,
                                                          others.buy_only_solution, others.notes)
 
     plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
-    break_even = _break_even(profile, periods, blocks, options, owned, evaluator, limits, plan_acc, cloud_only_acc,
-                             buy_only_acc, plan_purchase, buy_only_sol, horizon_days)
+    break_even = _break_even(profile, periods, blocks, options, owned, evaluator, others.singles, limits, plan_acc,
+                             cloud_only_acc, buy_only_acc, plan_purchase, buy_only_sol, horizon_days)
     result = PlanResult(
         status=main.status.value,  # type: ignore[arg-type]
         recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
@@ -385,8 +396,8 @@ def _status_warnings(sol: MipSolution) -> list[str]:
 
 
 def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], options: Options,
-                owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, plan: Accounts,
-                cloud_only: Accounts | None, buy_only: Accounts | None, plan_purchase: Purchase,
+                owned: list[OwnedOption], evaluator: Evaluator, singles: list[Purchase], limits: Limits,
+                plan: Accounts, cloud_only: Accounts | None, buy_only: Accounts | None, plan_purchase: Purchase,
                 buy_only_sol: MipSolution | None, horizon_days: int) -> BreakEven:
     days, dates = day_grid(periods)
     plan_curve = curve(plan.start_usd, plan.period_running_usd, plan.resale_basis_usd)
@@ -402,8 +413,6 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
     plan_buys = not plan_purchase.empty
     payback = crossings.plan_vs_cloud_only if plan_buys else None
 
-    base = Scenario(limits.usd_per_kwh)
-    singles = sorted(_single_units(owned, options.hosts, limits), key=lambda p: evaluator.cost(p, base))[:4]
     candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
                               and buy_only_sol.status.has_solution else None) if p and not p.empty]
     candidates += singles
