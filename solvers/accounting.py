@@ -381,9 +381,11 @@ class _Flows:
             totals.append(cumulative)
             totals_pv.append(cumulative_pv)
         if rows_wanted and n:
-            two = [round_floats(column, 2) for column in (capex_by_period, elec, self.opex, cl, self.commitments,
-                                                           resale, net, net_pv, totals, totals_pv)]
-            factors = round_floats(df, 8)
+            # each figure rounded as `round(float(x), 2)` was, from columns of Python floats
+            two = [[round(v, 2) for v in (column.tolist() if isinstance(column, np.ndarray) else column)]
+                   for column in (capex_by_period, elec, self.opex, cl, self.commitments, resale, net, net_pv, totals,
+                                  totals_pv)]
+            factors = [round(v, 8) for v in df.tolist()]
             rows += [CashFlowLine(
                 month=period.label, date=period.end.isoformat(), capex_usd=two[0][p], electricity_usd=two[1][p],
                 opex_usd=two[2][p], cloud_usd=two[3][p], commitments_usd=two[4][p], resale_usd=two[5][p],
@@ -405,16 +407,12 @@ def rounded(values: list[float], digits: int) -> list[float]:
     times a Python one (a plan rounds some thousand of them). `np.round` of an array rounds each element exactly
     as `round` of that element's numpy scalar does (both scale, round half to even and unscale), while Python's
     `round` of a float rounds its exact decimal value, which can differ in the last digit: so the numpy scalars
-    go through `np.round` and the Python floats through `round_floats`, and every figure is the one `round` gave
-    before.
+    go through `np.round` and the rest through `round`, and every figure is the one `round` gave before.
     """
     out = list(values)
     numpy_at = []
-    python_at = []
     for i, v in enumerate(values):
-        if type(v) is float:
-            python_at.append(i)
-        elif type(v) is int:
+        if type(v) is float or type(v) is int:
             out[i] = round(v, digits)
         else:
             numpy_at.append(i)
@@ -422,33 +420,6 @@ def rounded(values: list[float], digits: int) -> list[float]:
         scaled = np.round(np.array([values[i] for i in numpy_at], dtype=np.float64), digits).tolist()
         for i, v in zip(numpy_at, scaled, strict=True):
             out[i] = v
-    if python_at:
-        for i, v in zip(python_at, round_floats([values[i] for i in python_at], digits), strict=True):
-            out[i] = v
-    return out
-
-
-_EPSILON = float(np.finfo(np.float64).eps)
-
-
-def round_floats(values: np.ndarray | list[float], digits: int) -> list[float]:
-    """Python's `round(float(v), digits)` of each value, as Python floats, in a few array operations.
-
-    `round` of a float rounds its exact binary value to `digits` decimals (half to even) and returns the double
-    nearest that decimal. Scaling by 10**digits, `np.rint` and dividing gives the same double (the division is
-    correctly rounded) unless the scaled product, itself rounded, lies within a few ulps of a half: those values,
-    and huge or non-finite ones, go through `round` itself. Checked against `round` on millions of values, halves
-    and their neighbours included (tests/solvers/test_rounded.py).
-    """
-    v = np.asarray(values, dtype=np.float64)
-    scale = 10.0 ** digits
-    y = v * scale
-    out: list[float] = (np.rint(y) / scale).tolist()
-    with np.errstate(invalid="ignore"):
-        near_half = np.abs(y - np.floor(y) - 0.5) <= 8 * _EPSILON * np.maximum(1.0, np.abs(y))
-        risky = ~np.isfinite(y) | (np.abs(y) >= 2.0 ** 50) | near_half
-    for i in np.flatnonzero(risky).tolist():
-        out[i] = round(float(v[i]), digits)
     return out
 
 
