@@ -87,6 +87,7 @@ class Evaluator:
         self._screens: dict[tuple[float, int], Layers] = {}
         self._scaled: dict[float, tuple[Cells, int]] = {}
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
+        self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
         # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
 
@@ -166,11 +167,29 @@ class Evaluator:
     def cost(self, purchase: Purchase, scenario: Scenario) -> float:
         """`evaluate(...).cost`, the figure the thresholds' bisections ask for some hundred times a plan: written
         out in one function (same operations in the same order as `fixed_cost` and the operation's cost)."""
+        if not purchase.units and not purchase.hosts:  # cloud only: the same for every electricity rate
+            key = (scenario.demand, scenario.cloud_price)
+            found = self._nothing.get(key)
+            if found is None:
+                found = self._nothing[key] = self._cost(purchase, scenario)
+            return found
+        return self._cost(purchase, scenario)
+
+    def _cost(self, purchase: Purchase, scenario: Scenario) -> float:
         rate = scenario.usd_per_kwh
-        cost = self.fixed_cost(purchase, scenario)
-        width, options = self.width, self.owned
+        width, options, total_hours = self.width, self.owned, self.total_hours
+        cost = 0.0  # `fixed_cost`, written out
+        owned = []
+        for key, n in purchase.units.items():
+            o = options[key]
+            cost += n * (o.net_price_usd + o.idle_kwh_per_unit_hour * rate * total_hours)
+            if n > 0:
+                owned.append((o.usd_per_job_hour(rate, width), key, n))
+        for name, n in purchase.hosts.items():
+            h = self.hosts[name]
+            cost += n * (h.host.base_cost_usd + h.idle_kwh_per_hour * rate * total_hours)
         # (energy, key, units) tuples sort by energy then key: keys are unique, so units never decide
-        owned = sorted([(options[k].usd_per_job_hour(rate, width), k, n) for k, n in purchase.units.items() if n > 0])
+        owned.sort()
         operation = self._operation(tuple([(k, n) for _, k, n in owned]), scenario.demand)
         if operation is None:
             return math.inf

@@ -19,6 +19,7 @@ MAX_USD_PER_KWH = 100.0
 MAX_CLOUD_FACTOR = 100.0
 MAX_DEMAND_SCALE = 1000.0
 _ITERATIONS = 48
+_NOTHING = Purchase()  # cloud only
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def _first_true(pred: Callable[[float], bool], lo: float, hi: float) -> float | 
 def _buying_pays(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario) -> bool:
     """Whether the cheapest candidate beats cloud-only; stops at the first candidate that does (a bisection
     asks this some hundred times a plan, and the answer, not the minimum, is all it needs)."""
-    cloud_only = evaluator.cost(Purchase(), scenario)
+    cloud_only = evaluator.cost(_NOTHING, scenario)
     if not math.isfinite(cloud_only):
         return any(math.isfinite(evaluator.cost(p, scenario)) for p in candidates)
     bar = cloud_only - 1e-6 * max(1.0, abs(cloud_only))
