@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import statistics
+import threading
 import time
 from dataclasses import replace
 
@@ -130,21 +131,23 @@ def synthetic_catalog(base: Catalog, offers: int, seed: int = 7) -> Catalog:
 
 
 def measure(catalog: Catalog, repeat: int) -> tuple[float, float]:
+    """Median plan latency, and the HiGHS runs' time (main model and alternatives, on whichever thread) as a share
+    of the plans' wall time: above 100% when the alternatives' MIP runs beside the main one."""
     profile = Profile.model_validate(SERIES)
     solver_time = 0.0
-    original = model.solve
+    original = model.run
+    lock = threading.Lock()
 
-    def timed_solve(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def timed_run(*args, **kwargs):  # type: ignore[no-untyped-def]
         nonlocal solver_time
         started = time.perf_counter()
         try:
             return original(*args, **kwargs)
         finally:
-            solver_time += time.perf_counter() - started
+            with lock:
+                solver_time += time.perf_counter() - started
 
-    import solvers.plan as plan_module
-
-    plan_module.solve = timed_solve  # type: ignore[assignment]
+    model.run = timed_run  # type: ignore[assignment]
     try:
         make_plan(profile, catalog, TODAY)  # warm-up
         solver_time = 0.0
@@ -154,7 +157,7 @@ def measure(catalog: Catalog, repeat: int) -> tuple[float, float]:
             make_plan(profile, catalog, TODAY)
             samples.append(time.perf_counter() - started)
     finally:
-        plan_module.solve = original  # type: ignore[assignment]
+        model.run = original  # type: ignore[assignment]
     return statistics.median(samples), solver_time / sum(samples)
 
 
@@ -175,9 +178,9 @@ def main() -> None:
     median_bundled, share_bundled = measure(bundled, args.repeat)
     median_big, share_big = measure(big, args.repeat)
     print(f"bundled catalog ({len(bundled.cloud)} cloud offers), 36-month series: "
-          f"median {1000 * median_bundled:.1f} ms, time in model solves {100 * share_bundled:.0f}% of it")
+          f"median {1000 * median_bundled:.1f} ms, HiGHS runs (all threads) {100 * share_bundled:.0f}% of it")
     print(f"synthetic catalog ({len(big.cloud)} cloud offers), 36-month series: "
-          f"median {1000 * median_big:.1f} ms, time in model solves {100 * share_big:.0f}% of it")
+          f"median {1000 * median_big:.1f} ms, HiGHS runs (all threads) {100 * share_big:.0f}% of it")
     print(f"ratio 10,000-offer / bundled: {median_big / median_bundled:.2f}x (target <= 2x)")
     print(f"bundled median below 50 ms: {'yes' if median_bundled < 0.050 else 'NO'}")
 

@@ -54,7 +54,14 @@ def profiles() -> dict[str, dict[str, Any]]:
     sys.path.insert(0, str(ROOT / "bench"))
     from plan_latency import SERIES, hourly_log, quote_items
 
-    from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
+    from service.plans.examples import (
+        CATALOG_EXAMPLE,
+        FINANCE_EXAMPLE,
+        PLACE_EXAMPLE,
+        SERIES_EXAMPLE,
+        WORKED_EXAMPLE,
+        WORKLOAD_EXAMPLE,
+    )
 
     def variant(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
         data = json.loads(json.dumps(base))
@@ -89,6 +96,21 @@ def profiles() -> dict[str, dict[str, Any]]:
         "extend_cloud": variant(CATALOG_EXAMPLE, demand__gpus=2, demand__utilisation=0.5, prices__mode="extend",
                                 prices__cloud=[{"provider": "mycloud", "name": "x1", "gpu": "RTX 4090",
                                                 "usd_per_hour": 0.31, "region": "eu"}]),
+        # the alternatives' paths: commitments (cloud-only is then a MIP), a discounted basis with cloud data costs
+        # (a fixed cost when renting), the workload form (alternatives after the widths), always-on load, a cloud
+        # whose quotas cannot carry the peak alone, no purchase option, no cloud offer
+        "workload_example": WORKLOAD_EXAMPLE,
+        "place_example": PLACE_EXAMPLE,
+        "finance_example": FINANCE_EXAMPLE,
+        "cloud_data_discounted": variant(SERIES, options__discount_rate=0.1, options__cloud_data={
+            "dataset_gb": 500, "storage_usd_per_gb_month": 0.02}),
+        "always_on": variant(CATALOG_EXAMPLE, demand__gpus=2, demand__utilisation=1.0, jobs__runs="continuously"),
+        "quota_cloud_only": variant(WORKED_EXAMPLE, demand__gpus=3, demand__utilisation=0.5,
+                                    prices__cloud=[{"provider": "host", "name": "box", "gpu": "RTX 3090",
+                                                    "usd_per_hour": 0.3, "region": "eu", "max_instances": 2}]),
+        "nothing_to_buy": variant(WORKED_EXAMPLE, prices__owned=[]),
+        "no_cloud": variant(WORKED_EXAMPLE, demand__gpus=2, prices__cloud=[]),
+        "hourly_patience_day": variant(hourly_log(24 * 120, seed=4), jobs__patience="day"),
     }
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from solvers.blocks import Block
 from solvers.evaluate import Purchase
 from solvers.finance import Calendar, Terms, calendar, capex_schedule, discount
+from solvers.layers import Cells
 from solvers.model import cells_of
 from solvers.options import CloudOption, HostOption, OwnedOption
 from solvers.periods import Period
@@ -94,9 +95,17 @@ class Ledger:
 
     def _line_width(self, width: int) -> int | None:
         return width if self.show_widths else None
+    _fixed: _PlanFixed | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def fixed(self) -> _PlanFixed:
+        """What every account of this plan shares (a plan accounts for itself and its two alternatives)."""
+        if self._fixed is None:
+            self._fixed = _PlanFixed.of(self.blocks, self.periods)
+        return self._fixed
 
     def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
-        cells = cells_of(self.blocks)
+        cells = self.fixed.cells
         w = self.width
         figures = [_BlockFigures() for _ in self.blocks]
         owned_at_once = np.zeros(len(cells.jobs))
@@ -142,7 +151,9 @@ class Ledger:
             f.served = bool((remaining[mine] <= 1e-6).all())
         return figures
 
-    def account(self, alloc: Allocation) -> Accounts:
+    def account(self, alloc: Allocation, detail: bool = True) -> Accounts:
+        """`detail` False (an alternative): the lines, costs and curves, without the per-period table and the
+        cash-flow rows, which only the plan itself shows."""
         rate = self.usd_per_kwh
         n_periods = len(self.periods)
         electricity = [0.0] * n_periods
@@ -159,9 +170,7 @@ class Ledger:
             electricity[p] = rate * idle_kwh_per_hour * period.hours
         cloud_totals: dict[str, tuple[float, float]] = {}
         for b, fig in enumerate(self._block_figures(alloc)):
-            block = self.blocks[b]
-            for p in block.periods:
-                share = self.periods[p].hours / block.hours
+            for p, share in self.fixed.shares[b]:
                 for key, gpu_hours in fig.owned_gpu_hours.items():
                     o = self.owned[key]
                     if o.is_commitment:  # committed instance-hours worked, shown with the cloud's
@@ -239,19 +248,27 @@ class Ledger:
             financing_interest_usd=round(flows.interest, 2),
             cloud_data_usd=round(flows.cloud_data_total, 2),
         )
+        running = [e + c for e, c in zip(electricity, cloud_cost, strict=True)]
+        table, start_basis, running_basis, resale_basis, present_value = flows.table(self, electricity, cloud_cost,
+                                                                                     running, detail)
+        costs.present_value_usd = round(present_value, 2)
+        listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})
+        if not detail:
+            return Accounts(buy, hosts, cloud, costs, [], running_basis, listings, commitments, table, start_basis,
+                            resale_basis)
         n = len(self.periods)
         owned_kept = [{k: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
         cloud_kept = [{k: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
         owned_rounded = _unflatten(owned_kept, rounded([v for d in owned_kept for v in d.values()], 3))
         cloud_rounded = _unflatten(cloud_kept, rounded([v for d in cloud_kept for v in d.values()], 3))
-        demand_r = rounded([period.demand for period in self.periods], 3)
+        demand_r = self.fixed.demand_r
         delivered_r = rounded(delivered, 3)
         electricity_r = rounded(electricity, 2)
         cloud_r = rounded(cloud_cost, 2)
         peak_owned_r = rounded([peak[0] for peak in peaks], 3)
         peak_rented_r = rounded([peak[1] for peak in peaks], 3)
         unused_r = rounded(unused, 3)
-        waited_r = rounded([period.waited_gpu_hours for period in self.periods], 3)
+        waited_r = self.fixed.waited_r
         commitments_r = rounded([float(v) for v in flows.commitments], 2)
         opex_r = rounded([float(v) for v in flows.opex], 2)
         lines = [
@@ -268,17 +285,13 @@ class Ledger:
                        served_every_hour=served[p] if self.always_on else None)
             for p, period in enumerate(self.periods)
         ]
-        listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})
-        running = [e + c for e, c in zip(electricity, cloud_cost, strict=True)]
-        table, start_basis, running_basis, resale_basis = flows.table(self, electricity, cloud_cost, running)
-        costs.present_value_usd = round(table[-1].cumulative_present_value_usd, 2) if table else costs.total_usd
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
                         start_basis, resale_basis)
 
     def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
                uses_cloud: bool) -> _Flows:
-        hours = np.array([p.hours for p in self.periods])
-        cal = calendar([p.start for p in self.periods], [p.end for p in self.periods])
+        hours = self.fixed.hours
+        cal = self.fixed.calendar
         n = len(self.periods)
         commitments = np.zeros(n)
         total_hours = float(hours.sum())
@@ -309,6 +322,28 @@ class Ledger:
                       np.array(fee_months), np.array(fees))
 
 
+@dataclass(frozen=True)
+class _PlanFixed:
+    """A plan's figures that do not depend on the allocation: cells, period hours and calendar, each block's periods
+    with their share of its hours, and the rounded demand and waiting of each period."""
+
+    cells: Cells
+    hours: np.ndarray
+    calendar: Calendar
+    shares: list[list[tuple[int, float]]]
+    demand_r: list[float]
+    waited_r: list[float]
+
+    @staticmethod
+    def of(blocks: list[Block], periods: list[Period]) -> _PlanFixed:
+        return _PlanFixed(
+            cells_of(blocks), np.array([p.hours for p in periods]),
+            calendar([p.start for p in periods], [p.end for p in periods]),
+            [[(p, periods[p].hours / block.hours) for p in block.periods] for block in blocks],
+            rounded([period.demand for period in periods], 3),
+            rounded([period.waited_gpu_hours for period in periods], 3))
+
+
 @dataclass
 class _Flows:
     """An allocation's cash flows by period (commitments, opex) and the purchase's dated payments."""
@@ -328,9 +363,10 @@ class _Flows:
     fee_months: np.ndarray = field(default_factory=lambda: np.zeros(0))  # commitments' upfront fees: when
     fees: np.ndarray = field(default_factory=lambda: np.zeros(0))  # and how much (all instances of a line)
 
-    def table(self, ledger: Ledger, electricity: list[float], cloud: list[float],
-              running: list[float]) -> tuple[list[CashFlowLine], float, list[float], float]:
-        """The monthly cash-flow table, and the curve's start, per-period and resale figures on the basis."""
+    def table(self, ledger: Ledger, electricity: list[float], cloud: list[float], running: list[float],
+              rows_wanted: bool = True) -> tuple[list[CashFlowLine], float, list[float], float, float]:
+        """The monthly cash-flow table (its rows only when wanted), the curve's start, per-period and resale figures
+        on the basis, and the cumulative present value (its last row's, rounded to the cent)."""
         t_end = self.cal.t_end
         rate = ledger.terms.discount_rate
         n = len(t_end)
@@ -346,31 +382,40 @@ class _Flows:
         df = discount(rate, t_end)
         net_pv = net * df
         start_net = at_start + fees_at_start
-        rows = [CashFlowLine(month="start", date=ledger.periods[0].start.isoformat() if n else "",
-                             capex_usd=round(at_start, 2), electricity_usd=0.0, opex_usd=0.0, cloud_usd=0.0,
-                             commitments_usd=round(fees_at_start, 2), resale_usd=0.0, net_usd=round(start_net, 2),
-                             cumulative_usd=round(start_net, 2), discount_factor=1.0,
-                             net_present_value_usd=round(start_net, 2),
-                             cumulative_present_value_usd=round(start_net, 2))]
+        rows: list[CashFlowLine] = []
+        if rows_wanted:
+            rows.append(CashFlowLine(month="start", date=ledger.periods[0].start.isoformat() if n else "",
+                                     capex_usd=round(at_start, 2), electricity_usd=0.0, opex_usd=0.0, cloud_usd=0.0,
+                                     commitments_usd=round(fees_at_start, 2), resale_usd=0.0,
+                                     net_usd=round(start_net, 2), cumulative_usd=round(start_net, 2),
+                                     discount_factor=1.0, net_present_value_usd=round(start_net, 2),
+                                     cumulative_present_value_usd=round(start_net, 2)))
         cumulative, cumulative_pv = start_net, start_net
-        for p, period in enumerate(ledger.periods):
+        totals, totals_pv = [], []
+        for p in range(len(ledger.periods)):
             cumulative += float(net[p])
             cumulative_pv += float(net_pv[p])
-            rows.append(CashFlowLine(
-                month=period.label, date=period.end.isoformat(), capex_usd=round(float(capex_by_period[p]), 2),
-                electricity_usd=round(float(elec[p]), 2), opex_usd=round(float(self.opex[p]), 2),
-                cloud_usd=round(float(cl[p]), 2), commitments_usd=round(float(commitments[p]), 2),
-                resale_usd=round(float(resale[p]), 2), net_usd=round(float(net[p]), 2),
-                cumulative_usd=round(cumulative, 2), discount_factor=round(float(df[p]), 8),
-                net_present_value_usd=round(float(net_pv[p]), 2),
-                cumulative_present_value_usd=round(cumulative_pv, 2)))
+            totals.append(cumulative)
+            totals_pv.append(cumulative_pv)
+        if rows_wanted and n:
+            # each figure rounded as `round(float(x), 2)` was, from columns of Python floats
+            two = [[round(v, 2) for v in (column.tolist() if isinstance(column, np.ndarray) else column)]
+                   for column in (capex_by_period, elec, self.opex, cl, commitments, resale, net, net_pv, totals,
+                                  totals_pv)]
+            factors = [round(v, 8) for v in df.tolist()]
+            rows += [CashFlowLine(
+                month=period.label, date=period.end.isoformat(), capex_usd=two[0][p], electricity_usd=two[1][p],
+                opex_usd=two[2][p], cloud_usd=two[3][p], commitments_usd=two[4][p], resale_usd=two[5][p],
+                net_usd=two[6][p], cumulative_usd=two[8][p], discount_factor=factors[p],
+                net_present_value_usd=two[7][p], cumulative_present_value_usd=two[9][p])
+                for p, period in enumerate(ledger.periods)]
         if ledger.terms.plain and not commitments.any() and not self.opex.any() and not self.cloud_data.any() \
                 and not fees_at_start:
-            return rows, self.capex, running, self.resale  # today's curves, to the bit
+            return rows, self.capex, running, self.resale, round(cumulative_pv, 2)  # today's curves, to the bit
         basis = df if rate > 0 else np.ones(n)
         per_period = (net - resale) * basis
         resale_basis = self.resale * (float(df[-1]) if rate > 0 and n else 1.0)
-        return rows, start_net, [float(v) for v in per_period], resale_basis
+        return rows, start_net, [float(v) for v in per_period], resale_basis, round(cumulative_pv, 2)
 
 
 def _by_period(t_end: np.ndarray, months: np.ndarray, amounts: np.ndarray) -> np.ndarray:

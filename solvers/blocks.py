@@ -35,11 +35,16 @@ class Block:
 
 def merge_periods(periods: list[Period]) -> list[Block]:
     groups: dict[tuple[tuple[float, ...], tuple[float, ...]], list[int]] = {}
-    for i, p in enumerate(periods):
-        if p.hours <= 0:
-            continue
-        key = (tuple(np.round(p.jobs, 9)), tuple(np.round(p.level_hours / p.hours, 9)))
-        groups.setdefault(key, []).append(i)
+    active = [i for i, p in enumerate(periods) if p.hours > 0]
+    if active:  # every period's curve rounded in one call (the same values as period by period)
+        sizes = [len(periods[i].jobs) for i in active]
+        jobs = np.round(np.concatenate([periods[i].jobs for i in active]), 9).tolist()
+        shares = np.round(np.concatenate([periods[i].level_hours / periods[i].hours for i in active]), 9).tolist()
+        at = 0
+        for i, size in zip(active, sizes, strict=True):
+            # Python floats hash and compare as the numpy scalars did
+            groups.setdefault((tuple(jobs[at:at + size]), tuple(shares[at:at + size])), []).append(i)
+            at += size
     blocks = []
     for _, idx in sorted(groups.items(), key=lambda kv: kv[1][0]):
         first = periods[idx[0]]

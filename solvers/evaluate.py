@@ -94,6 +94,7 @@ class Evaluator:
         self._screens: dict[tuple[float, int], Layers] = {}
         self._scaled: dict[float, tuple[Cells, int]] = {}
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
+        self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
         # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
         self.weights = weights
@@ -188,13 +189,27 @@ class Evaluator:
 
     def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""
+        return Evaluation(self.cost(purchase, scenario))
+
+    def cost(self, purchase: Purchase, scenario: Scenario) -> float:
+        """`evaluate(...).cost`, the figure the thresholds' bisections ask for some hundred times a plan; cloud
+        only is kept per demand and cloud price (it does not depend on the electricity rate)."""
+        if not purchase.units and not purchase.hosts:  # cloud only: the same for every electricity rate
+            key = (scenario.demand, scenario.cloud_price)
+            found = self._nothing.get(key)
+            if found is None:
+                found = self._nothing[key] = self._cost(purchase, scenario)
+            return found
+        return self._cost(purchase, scenario)
+
+    def _cost(self, purchase: Purchase, scenario: Scenario) -> float:
         rate = scenario.usd_per_kwh
         cost = self.fixed_cost(purchase, scenario)
         owned = sorted(((self.owned[k].usd_per_job_hour(rate), k, n)
                         for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
         operation = self._operation(tuple((k, n) for _, k, n in owned), scenario.demand)
         if operation is None:
-            return Evaluation(math.inf)
+            return math.inf
         cost += scenario.cloud_price * operation.rent
         for (energy, _, _), taken in zip(owned, operation.taken, strict=True):
             cost += energy * taken
@@ -202,13 +217,13 @@ class Evaluator:
             if moved > 1e-9:
                 cost += self._packed * scenario.cloud_price * moved
         if operation.short or not math.isfinite(cost):
-            return Evaluation(math.inf)
+            return math.inf
         w = self.weights
         if w is not None and w.fixed_cloud_usd and (
                 operation.rent > 0 or any(m > 1e-9 for m in operation.moved)
                 or any(n > 0 and self.owned[k].is_commitment for k, n in purchase.units.items())):
             cost += w.fixed_cloud_usd
-        return Evaluation(cost)
+        return cost
 
     def committed_cloud(self, key: str, scenario: Scenario) -> float:
         """Cheapest cost of doing the work with n instances of one commitment (n = 0, 1, ...) and renting the
@@ -237,9 +252,6 @@ class Evaluator:
         if w is not None and w.fixed_cloud_usd:
             costs = costs + np.where((n > 0) | (layers.rent[k] > 0), w.fixed_cloud_usd, 0.0)
         return float(costs.min(initial=math.inf))
-
-    def cost(self, purchase: Purchase, scenario: Scenario) -> float:
-        return self.evaluate(purchase, scenario).cost
 
 
 def _slots(option: OwnedOption, units: int, width: int) -> float:

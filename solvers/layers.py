@@ -191,9 +191,10 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
         cell_rent = cell_rent * block_weight[cells.block][:, None]
     total_rent = cell_rent.sum(axis=0)
     hours = owned_jobs * cells.hours[:, None]
-    owned_hours = np.zeros((n_blocks, len(ks)))
-    for j in range(len(ks)):
-        owned_hours[:, j] = np.bincount(cells.block, weights=hours[:, j], minlength=n_blocks)
+    # every column's per-block sums in one bincount: bin (block, K) takes its cells in the same order as a bincount
+    # per column would
+    bins = (cells.block[:, None] * len(ks) + np.arange(len(ks))[None, :]).ravel()
+    owned_hours = np.bincount(bins, weights=hours.ravel(), minlength=n_blocks * len(ks)).reshape(n_blocks, len(ks))
     finite = np.flatnonzero(np.isfinite(total_rent))
     required = int(finite[0]) if len(finite) else len(ks)
     return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs, required)

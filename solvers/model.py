@@ -91,15 +91,17 @@ def cells_of(blocks: list[Block]) -> Cells:
     )
 
 
-def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits) -> int:
-    """Most units worth buying: enough slots for the busiest level and the busiest block's hours."""
+def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits,
+               load: tuple[float, list[tuple[float, float]]] | None = None) -> int:
+    """Most units worth buying: enough slots for the busiest level and the busiest block's hours. `load`: the
+    blocks' `block_load`, when many options are bounded at once."""
     if option.slots_per_unit <= 0:
         return 0
-    need = max((b.peak_jobs for b in blocks), default=0.0)
+    need, work = block_load(blocks) if load is None else load
     availability = limits.availability if option.availability is None else option.availability
-    for b in blocks:
-        busy = float(np.dot(b.jobs, b.level_hours)) / option.throughput
-        need = max(need, busy / (availability * b.hours))
+    for done, hours in work:
+        busy = done / option.throughput
+        need = max(need, busy / (availability * hours))
     bound = math.ceil(need / option.slots_per_unit - 1e-9)
     if option.max_units is not None:
         bound = min(bound, option.max_units)
@@ -110,6 +112,12 @@ def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits) -> int:
     if limits.max_owned_gpus is not None:
         bound = min(bound, limits.max_owned_gpus // option.gpus_per_unit)
     return max(bound, 0)
+
+
+def block_load(blocks: list[Block]) -> tuple[float, list[tuple[float, float]]]:
+    """The busiest level's jobs at once, and each block's work (job-hours at reference pace) and hours."""
+    return (max((b.peak_jobs for b in blocks), default=0.0),
+            [(float(np.dot(b.jobs, b.level_hours)), b.hours) for b in blocks])
 
 
 class _Builder:
@@ -150,30 +158,64 @@ class _Builder:
         self.row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float).ravel(), lower.shape).copy())
         self.n_rows += len(lower)
 
-    def lp(self) -> highspy.HighsLp:
-        lp = highspy.HighsLp()
-        lp.num_col_ = self.n_cols
-        lp.num_row_ = self.n_rows
-        lp.col_cost_ = _cat(self.cost)
-        lp.col_lower_ = _cat(self.lower)
-        lp.col_upper_ = _cat(self.upper)
+    def arrays(self) -> Arrays:
+        """The model as HiGHS takes it: columns, rows by row (zeros dropped), integrality."""
         rows, cols, vals = _cat(self.rows_i, np.int64), _cat(self.rows_j, np.int64), _cat(self.rows_v)
         keep = vals != 0
         rows, cols, vals = rows[keep], cols[keep], vals[keep]
         order = np.lexsort((cols, rows))
+        return Arrays(
+            self.n_cols, self.n_rows, _cat(self.cost), _cat(self.lower), _cat(self.upper), _cat(self.row_lower),
+            _cat(self.row_upper),
+            np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self.n_rows))]).astype(np.int32),
+            cols[order].astype(np.int32), vals[order], _cat(self.integer, bool))
+
+    def lp(self) -> highspy.HighsLp:
+        return self.arrays().lp()
+
+
+@dataclass(frozen=True)
+class Arrays:
+    """A built model's arrays, passed to HiGHS in one call (`pass_to`): numpy buffers go in as they are, where
+    filling a `HighsLp` field by field converts every element to a Python object and back."""
+
+    n_cols: int
+    n_rows: int
+    cost: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    start: np.ndarray  # row starts (row-wise matrix)
+    index: np.ndarray
+    value: np.ndarray
+    integer: np.ndarray
+
+    def pass_to(self, highs: highspy.Highs, offset: float) -> None:
+        integrality = np.where(self.integer, int(highspy.HighsVarType.kInteger),
+                               int(highspy.HighsVarType.kContinuous)).astype(np.int32)
+        highs.passModel(self.n_cols, self.n_rows, len(self.value), int(highspy.MatrixFormat.kRowwise),
+                        int(highspy.ObjSense.kMinimize), offset, self.cost, self.lower, self.upper, self.row_lower,
+                        self.row_upper, self.start, self.index, self.value, integrality)
+
+    def lp(self) -> highspy.HighsLp:
+        lp = highspy.HighsLp()
+        lp.num_col_ = self.n_cols
+        lp.num_row_ = self.n_rows
+        lp.col_cost_ = self.cost
+        lp.col_lower_ = self.lower
+        lp.col_upper_ = self.upper
         lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self.n_rows))]).astype(
-            np.int32)
-        lp.a_matrix_.index_ = cols[order].astype(np.int32)
-        lp.a_matrix_.value_ = vals[order]
+        lp.a_matrix_.start_ = self.start
+        lp.a_matrix_.index_ = self.index
+        lp.a_matrix_.value_ = self.value
         lp.a_matrix_.num_col_ = self.n_cols
         lp.a_matrix_.num_row_ = self.n_rows
-        lp.row_lower_ = _cat(self.row_lower)
-        lp.row_upper_ = _cat(self.row_upper)
-        integer = _cat(self.integer, bool)
-        if integer.any():
+        lp.row_lower_ = self.row_lower
+        lp.row_upper_ = self.row_upper
+        if self.integer.any():
             lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                               for i in integer]
+                               for i in self.integer]
         return lp
 
 
@@ -217,7 +259,8 @@ def cheapest_owned_energy(owned: list[OwnedOption], limits: Limits) -> float:
 def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
           limits: Limits, objective: Literal["cost", "capex", "gpus"] = "cost") -> Model:
     """Columns, then one function per constraint family."""
-    bounds = {o.key: unit_bound(o, blocks, limits) for o in owned}
+    load = block_load(blocks)
+    bounds = {o.key: unit_bound(o, blocks, limits, load) for o in owned}
     owned = [o for o in owned if bounds[o.key] > 0]
     cells = cells_of(blocks)
     total_hours = sum(b.hours for b in blocks)
@@ -415,34 +458,32 @@ def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
     A job on a GPU of throughput r is busy 1 / r hours per hour of reference work; maintenance is taken in
     idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`).
     """
-    n_blocks = len(blocks)
+    n_blocks, n_owned = len(blocks), len(model.owned)
+    if not n_owned:
+        return
     block_hours = np.array([b.hours for b in blocks])
-    for g, o in enumerate(model.owned):
-        cols, coef = model.slots[g]
-        rows = [np.arange(n_blocks), np.repeat(np.arange(n_blocks), len(cols))]
-        cc = [model.w[g], np.tile(cols, n_blocks)]
-        availability = limits.availability if o.availability is None else o.availability
-        vals = [np.full(n_blocks, 1.0 / o.throughput), -availability * np.outer(block_hours, coef).reshape(-1)]
-        if model.d.size:
-            rows.append(np.arange(n_blocks))
-            cc.append(model.d[g])
-            vals.append(-np.ones(n_blocks))
-        model.builder.add_rows(np.concatenate(rows), np.concatenate(cc), np.concatenate(vals),
-                               np.full(n_blocks, -INF), np.zeros(n_blocks))
-        if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots
-            model.builder.add_rows(
-                np.concatenate([np.arange(n_blocks), np.repeat(np.arange(n_blocks), len(cols))]),
-                np.concatenate([model.d[g], np.tile(cols, n_blocks)]),
-                np.concatenate([np.ones(n_blocks),
-                                -(1 - availability) * np.outer(block_hours, coef).reshape(-1)]),
-                np.full(n_blocks, -INF), np.zeros(n_blocks))
-            # and only hours the option is busy: d_gb <= w_gb / r_g (an idle card has no work to displace, so its
-            # maintenance earns no energy credit; without this row the model bought free idle cards for the credit)
-            model.builder.add_rows(
-                np.concatenate([np.arange(n_blocks), np.arange(n_blocks)]),
-                np.concatenate([model.d[g], model.w[g]]),
-                np.concatenate([np.ones(n_blocks), np.full(n_blocks, -1.0 / o.throughput)]),
-                np.full(n_blocks, -INF), np.zeros(n_blocks))
+    # every option's rows at once, numbered as option by option: its availability rows, then its displaced rows
+    per_option = 3 * n_blocks if model.d.size else n_blocks
+    first = np.arange(n_owned)[:, None] * per_option + np.arange(n_blocks)[None, :]  # (owned, blocks)
+    slot_col = np.array([model.slots[g][0][0] for g in range(n_owned)])
+    slot_coef = np.array([model.slots[g][1][0] for g in range(n_owned)])
+    availability = np.array([limits.availability if o.availability is None else o.availability
+                             for o in model.owned])
+    slot_hours = block_hours[None, :] * slot_coef[:, None]  # np.outer(block_hours, coef) of each option
+    rows = [first, first]
+    cols = [model.w, np.repeat(slot_col[:, None], n_blocks, axis=1)]
+    vals = [np.repeat(np.array([1.0 / o.throughput for o in model.owned])[:, None], n_blocks, axis=1),
+            -availability[:, None] * slot_hours]
+    if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots,
+        # and only hours the option is busy: d_gb <= w_gb / r_g (an idle card has no work to displace, so its
+        # maintenance earns no energy credit; without these rows the model bought free idle cards for the credit)
+        rows += [first, first + n_blocks, first + n_blocks, first + 2 * n_blocks, first + 2 * n_blocks]
+        cols += [model.d, model.d, cols[1], model.d, model.w]
+        vals += [-np.ones((n_owned, n_blocks)), np.ones((n_owned, n_blocks)),
+                 -(1 - availability)[:, None] * slot_hours, np.ones((n_owned, n_blocks)), -vals[0]]
+    model.builder.add_rows(np.concatenate([r.ravel() for r in rows]), np.concatenate([c.ravel() for c in cols]),
+                           np.concatenate([v.ravel() for v in vals]), np.full(n_owned * per_option, -INF),
+                           np.zeros(n_owned * per_option))
 
 
 def _displaced_work(model: Model) -> None:
@@ -595,13 +636,12 @@ def run(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> tup
     for name, value in _HIGHS_OPTIONS.items():
         highs.setOptionValue(name, value)
     highs.setOptionValue("time_limit", float(time_limit_s))
-    lp = model.builder.lp()
-    lp.offset_ = model.offset
-    highs.passModel(lp)
+    arrays = model.builder.arrays()
+    arrays.pass_to(highs, model.offset)
     highs.run()
     status = highs.getModelStatus()
     if status == highspy.HighsModelStatus.kModelEmpty:  # no columns: feasible iff every row admits 0
-        lower, upper = np.asarray(lp.row_lower_), np.asarray(lp.row_upper_)
+        lower, upper = arrays.row_lower, arrays.row_upper
         feasible = bool(((lower <= 1e-9) & (upper >= -1e-9)).all())
         return highs, SolveStatus.OPTIMAL if feasible else SolveStatus.INFEASIBLE
     return highs, map_status(status, highs.getInfo().primal_solution_status == 2)
@@ -644,15 +684,44 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
             solution.owned_jobs[o.key] = owned_at_once * share
         if model.d.size and (x[model.d[g]] > 1e-9).any():
             solution.displaced[o.key] = np.maximum(x[model.d[g]], 0.0)
+    _read_rented(model, owned_at_once, solution)
+    for k, c in enumerate(model.cloud):
+        if model.y.size and (x[model.y[k]] > 1e-9).any():
+            solution.packed_hours[c.key] = np.maximum(x[model.y[k]], 0.0)
+    return solution
+
+
+def _read_rented(model: Model, owned_at_once: np.ndarray, solution: MipSolution) -> None:
+    """Whole (or packed) instances per cell for the jobs the owned slots leave, offer by offer."""
+    cells = model.layers.cells
     whole = np.zeros((len(model.cloud), len(cells.jobs)))
-    for cell in range(len(cells.jobs)):
-        for i, count in model.renting.instances(cells.jobs[cell] - owned_at_once[cell]).items():
+    covers: dict[float, dict[int, float]] = {}  # cells rent the same few job counts (levels are whole jobs)
+    for cell, jobs in enumerate((cells.jobs - owned_at_once).tolist()):
+        cover = covers.get(jobs)
+        if cover is None:
+            cover = covers[jobs] = model.renting.instances(jobs)
+        for i, count in cover.items():
             whole[i, cell] = count
     for k, c in enumerate(model.cloud):
         if (whole[k] > 1e-12).any():
             solution.instances[c.key] = whole[k]
-        if model.y.size and (x[model.y[k]] > 1e-9).any():
-            solution.packed_hours[c.key] = np.maximum(x[model.y[k]], 0.0)
+
+
+def rent_only(model: Model, limits: Limits) -> MipSolution:
+    """What the same cloud offers solve to with nothing owned and nothing committed (the cloud-only alternative),
+    read from a built model's screening curve at K = 0 owned slots instead of building and running a model of its
+    own. That model has no columns: every level of every block is rented as the curve prices it at K = 0, which
+    does not depend on the owned options (column 0 of `screening` never serves a job), so its solution is this one
+    field for field. It is infeasible when the quotas cannot cover the peak without owned slots (no finite rent at
+    K = 0)."""
+    layers = model.layers
+    if layers.required > 0:
+        return MipSolution(status=SolveStatus.INFEASIBLE, objective=math.inf)
+    rent = float(layers.rent[0])
+    weights = limits.weights
+    fixed = weights.fixed_cloud_usd if weights is not None and weights.fixed_cloud_usd > 0 and rent > 1e-9 else 0.0
+    solution = MipSolution(status=SolveStatus.OPTIMAL, objective=rent + fixed, gap=0.0)
+    _read_rented(model, layers.owned_jobs[:, 0], solution)
     return solution
 
 
@@ -668,7 +737,11 @@ def solve(
     """Cheapest plan (`cost`); `capex` and `gpus` find the least spend / fewest GPUs that can meet the
     demand, which is how an infeasible profile learns the nearest feasible limit."""
     started = time.perf_counter()
-    model = build(owned, cloud, hosts, blocks, limits, objective)
+    return solved(build(owned, cloud, hosts, blocks, limits, objective), started, time_limit_s)
+
+
+def solved(model: Model, started: float, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> MipSolution:
+    """Run a built model and read its solution out; `started` is when its building began (`build_ms`, `solve_ms`)."""
     built = time.perf_counter()
     highs, status = run(model, time_limit_s)
     solution = read_out(model, highs, status)

@@ -550,7 +550,8 @@ def build_options(
         owned = [_with_opex(o, opts.opex) for o in owned]
     committed = commitment_options(catalog, profile, throughput, today, horizon_days, start, widths)
     if jobs.runs == "continuously":  # a reserved instance carries always-on load like a rented one
-        committed = [c for c in (_serving(c, c.width, jobs.load, pooled=False) for c in committed) if c.slots_per_unit > 0]
+        committed = [c for c in (_serving(c, c.width, jobs.load, pooled=False) for c in committed)
+                     if c.slots_per_unit > 0]
     owned += committed
     if widths is not None:
         owned = useful_widths(owned, catalog.hosts)

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass, replace
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -25,7 +31,7 @@ from solvers.errors import ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
-from solvers.model import Limits, MipSolution, SolveStatus, solve
+from solvers.model import Limits, MipSolution, Model, SolveStatus, build, rent_only, solve, solved
 from solvers.notices import Notice, classified, notice, texts
 from solvers.options import HostOption, JobWidths, Options, OwnedOption, build_options
 from solvers.periods import Period, always_on, build_periods, scaling_efficiency
@@ -171,6 +177,45 @@ def _option_notices(options: Options) -> list[Notice]:
     return [classified(text, [default]) for text in options.warnings]
 
 
+T = TypeVar("T")
+
+
+class Deferred(Generic[T]):
+    """Work (the alternatives' solves and accounts) that runs beside the caller on the alternatives' thread when
+    that thread is idle, else when its result is asked for. Why: HiGHS's `run` releases the GIL, so the buy-only
+    alternative's MIP runs on the second core while the main one runs, and its Python (building, accounting) runs
+    while the main MIP holds no GIL; under load, when plans already fill the cores, the thread is busy and each plan
+    does its own alternatives inline, adding no queue and no threads."""
+
+    def __init__(self, solve_it: Callable[[], T]) -> None:
+        self._solve_it = solve_it
+        self._future: Future[T] | None = None
+        executor = _alternatives_thread()
+        if _ALTERNATIVES_IDLE.acquire(blocking=False):
+            try:
+                self._future = executor.submit(solve_it)
+            except BaseException:
+                _ALTERNATIVES_IDLE.release()
+                raise
+            self._future.add_done_callback(lambda _: _ALTERNATIVES_IDLE.release())
+
+    def result(self) -> T:
+        return self._solve_it() if self._future is None else self._future.result()
+
+
+_ALTERNATIVES_IDLE = threading.Lock()
+_ALTERNATIVES: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _alternatives_thread() -> ThreadPoolExecutor:
+    """One long-lived thread per process (HiGHS keeps a task scheduler per calling thread); made again in a forked
+    child, whose copy of the parent's thread does not run."""
+    global _ALTERNATIVES
+    if _ALTERNATIVES is None or _ALTERNATIVES[0] != os.getpid():
+        _ALTERNATIVES = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="gpuplan-alternatives"))
+    return _ALTERNATIVES[1]
+
+
 @dataclass
 class Core:
     """The cheapest mix itself, before any alternative or break-even analysis: what alerts re-plan with."""
@@ -187,6 +232,21 @@ class Core:
     ledger: Ledger
     plan: Accounts
     workload: WorkloadPlan | None = None  # the workload form's per-GPU table (profile is then its compiled form)
+    model: Model | None = None  # the main model as built (the cloud-only alternative reads its screening curve)
+    # the alternatives and the thresholds' evaluator, started beside the main solve (make_plan)
+    others: Deferred[tuple[Others, Evaluator]] | None = None
+
+
+@dataclass
+class Others:
+    """The cloud-only and buy-only alternatives, accounted, and why one is missing."""
+
+    cloud_only: Accounts | None = None
+    buy_only: Accounts | None = None
+    buy_only_solution: MipSolution | None = None
+    cloud_only_solution: MipSolution | None = None  # its commitments are a mix the thresholds weigh (issue 16)
+    notes: list[Notice] = field(default_factory=list)
+    singles: list[Purchase] = field(default_factory=list)  # one unit of the best owned options (thresholds)
 
 
 def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True,
@@ -204,16 +264,17 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
     return _solve_prepared(prep.profile, prep.catalog, today, prune)
 
 
-def _solve_prepared(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
+def _solve_prepared(profile: Profile, catalog: Catalog, today: dt.date, prune: bool,
+                    alternatives: bool = False) -> Core:
     if profile.job is not None:
-        return _solve_job(profile, catalog, today, prune)
-    return _solve_class(profile, catalog, today, prune)
+        return _solve_job(profile, catalog, today, prune, alternatives)
+    return _solve_class(profile, catalog, today, prune, alternatives=alternatives)
 
 
-def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) -> Core:
+def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool, alternatives: bool = False) -> Core:
     compiled = compile_job(profile, catalog)
     candidate = compiled.candidate
-    core = _solve_class(candidate.profile, candidate.catalog, today, prune, candidate.widths)
+    core = _solve_class(candidate.profile, candidate.catalog, today, prune, candidate.widths, alternatives)
     used: dict[str, set[int]] = {}
     lines = [(b.gpu, b.gpus_per_job) for b in core.plan.buy] + [(c.gpu, c.gpus_per_job) for c in core.plan.cloud]
     for gpu, width in lines + [(c.gpu, c.gpus_per_job) for c in core.plan.commitments]:
@@ -224,7 +285,8 @@ def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool) 
 
 
 def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool,
-                 widths: JobWidths | None = None) -> Core:
+                 widths: JobWidths | None = None, alternatives: bool = False) -> Core:
+    """`alternatives`: start the buy-only alternative's solve before the main one, to run beside it."""
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
@@ -244,63 +306,88 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     owned_main = (prune_unprofitable(owned, options.cloud, blocks, rate, limits.width, limits.weights)
                   if prune else owned)
 
-    main = solve(owned_main, options.cloud, options.hosts, blocks, limits)
-    if main.status == SolveStatus.INFEASIBLE:
-        raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
-    if main.status == SolveStatus.ERROR:
-        raise SolverFailure("the solver returned no solution and no proof of infeasibility")
-
     ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
                     {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
                     scaling_efficiency(profile), always_on=always_on(profile), terms=terms,
                     show_widths=widths is not None)
+    started = time.perf_counter()
+    model = build(owned_main, options.cloud, options.hosts, blocks, limits)
+    others = (Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model,
+                               _evaluator(profile, owned, options, blocks, limits))) if alternatives else None)
+    main = solved(model, started)
+    if main.status == SolveStatus.INFEASIBLE:
+        raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
+    if main.status == SolveStatus.ERROR:
+        raise SolverFailure("the solver returned no solution and no proof of infeasibility")
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
-                ledger.account(_allocation(main)))
+                ledger.account(_allocation(main)), model=model, others=others)
+
+
+def _evaluator(profile: Profile, owned: list[OwnedOption], options: Options, blocks: list[Block],
+               limits: Limits) -> Evaluator:
+    demand = profile.demand
+    hours_scale = (isinstance(demand, UtilisationDemand) and demand.reading == "at_once"
+                   and profile.jobs.patience == "none")
+    return Evaluator(owned, options.cloud, options.hosts, blocks, profile.options.availability, limits.width,
+                     limits.integer_instances, hours_scale, limits.weights)
+
+
+def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
+                  model: Model | None, evaluator: Evaluator) -> tuple[Others, Evaluator]:
+    """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
+    commitments, nothing bought), accounted. Without commitments cloud only has no decision left (every job is
+    rented as the screening curve prices it), so it is read from the main model when there is one. Also the
+    thresholds' single units, in order of their cost: none of it depends on the main plan."""
+    others = Others()
+    buy_notes: list[Notice] = []
+    purchases = purchases_only(owned)
+    if purchases:
+        others.buy_only_solution = solve(purchases, [], options.hosts, blocks, limits)
+        if others.buy_only_solution.status.has_solution:
+            others.buy_only = ledger.account(_allocation(others.buy_only_solution), detail=False)
+        else:
+            buy_notes.append(notice("buy_only_infeasible"))
+    else:
+        buy_notes.append(notice("buy_only_none"))
+    commitments = commitments_only(owned)
+    if options.cloud or commitments:
+        cloud = (rent_only(model, limits) if not commitments and model is not None
+                 else solve(commitments, options.cloud, options.hosts, blocks, limits))
+        if cloud.status.has_solution:
+            others.cloud_only = ledger.account(_allocation(cloud), detail=False)
+            others.cloud_only_solution = cloud
+        else:
+            others.notes.append(notice("cloud_only_quota"))
+    else:
+        others.notes.append(notice("cloud_only_none"))
+    others.notes += buy_notes
+    base = Scenario(limits.usd_per_kwh)
+    others.singles = sorted(_single_units(owned, options.hosts, limits), key=lambda p: evaluator.cost(p, base))[:4]
+    return others, evaluator
 
 
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
     prep = prepare(profile, catalog)
     catalog = prep.catalog
-    core = _solve_prepared(prep.profile, catalog, today, prune)
+    core = _solve_prepared(prep.profile, catalog, today, prune, alternatives=True)
     profile = core.profile  # the compiled class form when the profile is in the workload form
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
-    demand = profile.demand
-    hours_scale = (isinstance(demand, UtilisationDemand) and demand.reading == "at_once"
-                   and profile.jobs.patience == "none")
-    evaluator = Evaluator(owned, options.cloud, options.hosts, blocks, opts.availability, limits.width,
-                          limits.integer_instances, hours_scale, limits.weights)
-    notes: list[Notice] = []
-    cloud_only_acc: Accounts | None = None
-    cloud_only_sol: MipSolution | None = None
-    if options.cloud or commitments_only(owned):  # cloud only: on-demand, spot and commitments, nothing bought
-        cloud_only_sol = solve(commitments_only(owned), options.cloud, options.hosts, blocks, limits)
-        if cloud_only_sol.status.has_solution:
-            cloud_only_acc = ledger.account(_allocation(cloud_only_sol))
-        else:
-            notes.append(notice("cloud_only_quota"))
-    else:
-        notes.append(notice("cloud_only_none"))
-    buy_only_sol: MipSolution | None = None
-    buy_only_acc: Accounts | None = None
-    if purchases_only(owned):
-        buy_only_sol = solve(purchases_only(owned), [], options.hosts, blocks, limits)
-        if buy_only_sol.status.has_solution:
-            buy_only_acc = ledger.account(_allocation(buy_only_sol))
-        else:
-            notes.append(notice("buy_only_infeasible"))
-    else:
-        notes.append(notice("buy_only_none"))
+    others, evaluator = (core.others or Deferred(partial(
+        _alternatives, owned, options, blocks, limits, ledger, core.model,
+        _evaluator(profile, owned, options, blocks, limits)))).result()
+    cloud_only_acc, buy_only_acc, buy_only_sol, notes = (others.cloud_only, others.buy_only,
+                                                         others.buy_only_solution, others.notes)
 
     warnings = (_option_notices(options) + _warnings(profile, options, plan_acc) + _status_warnings(main)
                 + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
                                          list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
                                          plan_acc.cloud, plan_acc.costs.total_usd))
     plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
-    mixes = commitment_mixes(owned, main, cloud_only_sol)
-    break_even = _break_even(profile, periods, blocks, options, owned, evaluator, limits, plan_acc, cloud_only_acc,
-                             buy_only_acc, plan_purchase, buy_only_sol, horizon_days, mixes)
+    mixes = commitment_mixes(owned, main, others.cloud_only_solution)
+    break_even = _break_even(profile, periods, blocks, options, owned, evaluator, others.singles, limits, plan_acc,
+                             cloud_only_acc, buy_only_acc, plan_purchase, buy_only_sol, horizon_days, mixes)
     result = PlanResult(
         status=main.status.value,  # type: ignore[arg-type]
         recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
@@ -345,8 +432,8 @@ def _status_warnings(sol: MipSolution) -> list[Notice]:
 
 
 def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], options: Options,
-                owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, plan: Accounts,
-                cloud_only: Accounts | None, buy_only: Accounts | None, plan_purchase: Purchase,
+                owned: list[OwnedOption], evaluator: Evaluator, singles: list[Purchase], limits: Limits,
+                plan: Accounts, cloud_only: Accounts | None, buy_only: Accounts | None, plan_purchase: Purchase,
                 buy_only_sol: MipSolution | None, horizon_days: int,
                 mixes: list[Purchase] | None = None) -> BreakEven:
     days, dates = day_grid(periods)
@@ -363,8 +450,6 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
     plan_buys = not plan_purchase.empty
     payback = crossings.plan_vs_cloud_only if plan_buys else None
 
-    base = Scenario(limits.usd_per_kwh)
-    singles = sorted(_single_units(owned, options.hosts, limits), key=lambda p: evaluator.cost(p, base))[:4]
     candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
                               and buy_only_sol.status.has_solution else None) if p and not p.empty]
     candidates += singles
@@ -372,7 +457,7 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
     if len(mixes) > 1:  # each purchase alone and beside the plan's and cloud only's commitments
         combined = [Purchase({**p.units, **c.units}, p.hosts) for p in candidates for c in mixes]
         candidates = [p for i, p in enumerate(combined) if p not in combined[:i]]
-    cloud_side = _cloud_side(owned, mixes, evaluator, base)
+    cloud_side = _cloud_side(owned, mixes, evaluator, Scenario(limits.usd_per_kwh))
     demand = profile.demand
     max_scale = 1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE
     found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, plan_buys, cloud_side)

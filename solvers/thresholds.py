@@ -24,6 +24,7 @@ MAX_USD_PER_KWH = 100.0
 MAX_CLOUD_FACTOR = 100.0
 MAX_DEMAND_SCALE = 1000.0
 _ITERATIONS = 48
+_NOTHING = Purchase()  # cloud only
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def _buying_pays(evaluator: Evaluator, candidates: list[Purchase], scenario: Sce
                  cloud_side: CloudSide | None = None) -> bool:
     """Whether the cheapest candidate beats cloud-only; stops at the first candidate that does (a bisection
     asks this some hundred times a plan, and the answer, not the minimum, is all it needs)."""
-    cloud_only = (evaluator.cost(Purchase(), scenario) if cloud_side is None
+    cloud_only = (evaluator.cost(_NOTHING, scenario) if cloud_side is None
                   else cloud_side.cost(evaluator, scenario))
     if not math.isfinite(cloud_only):
         return any(math.isfinite(evaluator.cost(p, scenario)) for p in candidates)
