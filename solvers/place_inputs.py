@@ -5,7 +5,7 @@ hours per instance-hour; every option of this issue changes those inputs and not
 structure. The steps, each on a copy (the caller's profile and catalog are not touched):
 
 1. every money input is converted to USD with the ECB rates in force (`catalog.fx`): owned, cloud and commitment
-   quotes, the electricity price, the capex budget, the carbon price;
+   quotes, the electricity price, the capex budget, the carbon price, owned opex and cloud storage/egress prices;
 2. `electricity.location` fills the rate from the bundled table (`pricing.place`) unless a rate is given
    (`electricity_usd_per_kwh` wins over `electricity.price_per_kwh`, which wins over the location);
 3. VAT and import duty multiply every purchase price (catalog hardware, hosts, owned quotes): the model's resale
@@ -18,6 +18,7 @@ structure. The steps, each on a copy (the caller's profile and catalog are not t
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import pandas as pd
 
@@ -33,7 +34,7 @@ from pricing.place import (
 )
 from solvers import defaults
 from solvers.errors import ProfileError
-from solvers.profile import CloudPriceItem, CommitmentPriceItem, OwnedPriceItem, Profile
+from solvers.profile import CloudData, CloudPriceItem, CommitmentPriceItem, OwnedOpex, OwnedPriceItem, Profile
 
 
 @dataclass
@@ -61,6 +62,18 @@ def _usd(rates: ExchangeRates, amount: float, currency: str, where: str) -> floa
     except UnknownCurrency:
         raise ProfileError(where, "known_currency", f"{currency!r} is not a currency of the ECB reference rates of "
                            f"{rates.as_of.isoformat()}; known: {', '.join(rates.currencies())}") from None
+
+
+_M = TypeVar("_M", OwnedOpex, CloudData)
+
+
+def _in_usd(rates: ExchangeRates, amounts: _M, where: str) -> _M:
+    """Opex or cloud-data amounts (their `*_usd*` fields, in `currency`) in USD."""
+    if amounts.currency.upper() == "USD":
+        return amounts
+    money = {name: _usd(rates, getattr(amounts, name), amounts.currency, where)
+             for name in type(amounts).model_fields if "_usd" in name}
+    return amounts.model_copy(update={**money, "currency": "USD"})
 
 
 def gpu_kw(catalog: Catalog, gpu: str) -> float | None:
@@ -127,6 +140,8 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
     max_capex = opts.max_capex_usd
     if max_capex is not None:
         max_capex = _usd(rates, max_capex, opts.max_capex_currency, "options.max_capex_currency")
+    opex = _in_usd(rates, opts.opex, "options.opex.currency")
+    cloud_data = None if opts.cloud_data is None else _in_usd(rates, opts.cloud_data, "options.cloud_data.currency")
     # 4: the carbon price on owned energy
     priced_rate = rate
     if carbon_usd_per_kg is not None and owned_intensity is not None:  # None only without the WORLD row
@@ -139,12 +154,14 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
         "electricity_usd_per_kwh": priced_rate if explicit or priced_rate != rate else None,
         "prices": profile.prices.model_copy(update={"owned": owned, "cloud": cloud, "commitments": commitments}),
         "options": opts.model_copy(update={"max_capex_usd": max_capex, "max_capex_currency": "USD",
+                                           "opex": opex, "cloud_data": cloud_data,
                                            "carbon_price_currency": "USD"}),
     })
     used_catalog = _catalog(catalog, tax_factor, carbon_usd_per_kg, opts.cloud_pue)
     quotes: list[OwnedPriceItem | CloudPriceItem | CommitmentPriceItem] = [
         *profile.prices.owned, *profile.prices.cloud, *profile.prices.commitments]
-    inputs = sorted({q.currency.upper() for q in quotes}
+    inputs = sorted({q.currency.upper() for q in quotes} | {opts.opex.currency.upper()}
+                    | ({opts.cloud_data.currency.upper()} if opts.cloud_data else set())
                     | ({profile.electricity.currency.upper()} if profile.electricity else set())
                     | ({row.currency} if row else set()) | {opts.max_capex_currency.upper(),
                                                             opts.carbon_price_currency.upper()})

@@ -219,6 +219,7 @@ class OwnedOpex(_Strict):
     staff_usd_per_hour: Money = Field(0.0, description="cost of one staff hour")
     storage_networking_usd_per_month: Money = Field(
         0.0, description="storage and networking for the owned machines, per month (paid if any GPU is owned)")
+    currency: CurrencyCode = Field("USD", description="currency of the amounts above (default USD)")
 
     @property
     def fixed_usd_per_month(self) -> float:
@@ -236,6 +237,7 @@ class CloudData(_Strict):
     egress_gb_per_month: float = Field(0.0, ge=0, le=1e9, allow_inf_nan=False,
                                        description="data sent out of the cloud each month")
     egress_usd_per_gb: Money = Field(0.0, description="price of one GB sent out (required with egress_gb_per_month)")
+    currency: CurrencyCode = Field("USD", description="currency of the storage and egress prices (default USD)")
 
     @model_validator(mode="after")
     def _egress_priced(self) -> CloudData:

@@ -31,9 +31,9 @@ EVERY_INPUT: dict[str, Any] = {
         "financing": {"annual_rate": 0.07, "term_months": 24, "down_payment": 0.1},
         "opex": {"colocation_usd_per_kw_month": 150, "maintenance_usd_per_gpu_year": 300,
                  "staff_usd_per_gpu_month": 20, "staff_hours_per_month": 4, "staff_usd_per_hour": 60,
-                 "storage_networking_usd_per_month": 45},
+                 "storage_networking_usd_per_month": 45, "currency": "EUR"},
         "cloud_data": {"dataset_gb": 500, "checkpoints_gb": 120, "storage_usd_per_gb_month": 0.023,
-                       "egress_gb_per_month": 50, "egress_usd_per_gb": 0.09},
+                       "egress_gb_per_month": 50, "egress_usd_per_gb": 0.09, "currency": "GBP"},
     },
     "prices": {
         "mode": "replace",

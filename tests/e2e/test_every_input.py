@@ -60,7 +60,9 @@ def test_every_input_comes_back_from_a_permalink_and_is_sent_again(desktop: tupl
         assert page.locator("#advanced").input_value() == "", page.locator("#advanced").input_value()
         if profile is EVERY_INPUT:
             page.locator("#advanced-box").evaluate("box => { box.open = true }")
-            expect(page.get_by_label("Egress price per GB (USD)")).to_have_value("0.09")
+            expect(page.get_by_label("Egress price per GB")).to_have_value("0.09")
+            expect(page.get_by_label("Currency of these prices")).to_have_value("GBP")
+            expect(page.get_by_label("Currency of these costs")).to_have_value("EUR")
             expect(page.locator("#q-commitments tbody tr")).to_have_count(1)
             page.locator("#form-title").scroll_into_view_if_needed()
             page.screenshot(path=str(artifacts / "plan-every-input.png"), full_page=True)

@@ -184,3 +184,18 @@ def test_every_usd_field_of_the_plan_is_listed_as_money() -> None:
                 if "usd" in field and field not in MONEY_FIELDS.get(name, {}) and f"{name}.{field}" not in STAYS_USD:
                     missing.append(f"{name}.{field}")
     assert missing == []
+
+
+def test_opex_and_cloud_storage_prices_in_euros_are_converted() -> None:
+    # maintenance EUR 100 per GPU-year (of 8,766 h) on one owned RTX 4090 for the 8,760 h of 2027:
+    # 100 x 1.1794 x 8,760 / 8,766 = USD 117.86; cloud storage of 1,000 GB at EUR 0.02 per GB-month while renting,
+    # 12 months: 240 EUR = USD 283.06
+    owned = owned_4090(opex={"maintenance_usd_per_gpu_year": 100, "currency": "EUR"})
+    in_usd = owned_4090(opex={"maintenance_usd_per_gpu_year": 100 * EUR_USD})
+    assert plan(owned).costs.opex_usd == pytest.approx(100 * EUR_USD * 8760 / 8766, abs=0.01)
+    assert plan(owned).total_cost_usd == pytest.approx(plan(in_usd).total_cost_usd, abs=0.01)
+    rented = plan(cloud_4090(cloud_data={"dataset_gb": 1000, "storage_usd_per_gb_month": 0.02, "currency": "EUR"}))
+    assert rented.costs.cloud_data_usd == pytest.approx(12 * 1000 * 0.02 * EUR_USD, abs=0.01)
+    with pytest.raises(ProfileError) as info:
+        plan(owned_4090(opex={"maintenance_usd_per_gpu_year": 100, "currency": "XYZ"}))
+    assert info.value.field == "options.opex.currency"

@@ -8,4 +8,5 @@ gpForm.fieldSection([
   { id: "cd_storage_price", path: "options.cloud_data.storage_usd_per_gb_month", kind: "number" },
   { id: "cd_egress_gb", path: "options.cloud_data.egress_gb_per_month", kind: "number" },
   { id: "cd_egress_price", path: "options.cloud_data.egress_usd_per_gb", kind: "number" },
+  { id: "cd_currency", path: "options.cloud_data.currency", kind: "select" },
 ]);

@@ -37,6 +37,7 @@
       $("financing_term_months").value = plain(take(rest, "options.financing.term_months"));
       $("financing_down_pct").value = percent(take(rest, "options.financing.down_payment"));
       for (const [id, key] of OPEX) $(id).value = plain(take(rest, `options.opex.${key}`) || null);  // 0: the default
+      $("opex_currency").value = take(rest, "options.opex.currency") || "USD";
       // The stored profile spells out every opex default (0); zeros add nothing, so keep them out of the JSON box.
       const opex = rest.options && rest.options.opex;
       if (opex && typeof opex === "object") {
@@ -63,6 +64,7 @@
         const value = readNumber(id, `options.opex.${key}`);
         if (value !== undefined) opex[key] = value;
       }
+      if (Object.keys(opex).length && $("opex_currency").value !== "USD") opex.currency = $("opex_currency").value;
       if (Object.keys(opex).length) options.opex = { ...(options.opex || {}), ...opex };
     },
   });
