@@ -8,7 +8,7 @@ from dataclasses import replace
 from pricing.catalog import Catalog
 from solvers.blocks import Block
 from solvers.errors import InfeasibleProfile
-from solvers.model import Limits, solve
+from solvers.model import Limits, card_capacity, solve
 from solvers.options import CloudOption, HostOption, OwnedOption
 from solvers.periods import Period
 from solvers.profile import Profile
@@ -57,7 +57,8 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
     if solve(owned, cloud, hosts, blocks, free, objective="capex").status.has_solution is False:
         return InfeasibleProfile(
             "demand",
-            f"the demand in {month} cannot be met by any purchase that fits the available hosts and {no_cloud}",
+            f"the demand in {month} cannot be met by any purchase that fits the available hosts and {no_cloud}"
+            + _unhosted(owned, hosts, limits),
         )
     if limits.max_capex_usd is not None:
         least = solve(owned, cloud, hosts, blocks, replace(limits, max_capex_usd=None), objective="capex")
@@ -81,3 +82,22 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
         "options.max_capex_usd",
         "max_capex_usd and max_owned_gpus together allow no purchase that meets the demand while " + no_cloud,
     )
+
+
+def _unhosted(owned: list[OwnedOption], hosts: list[HostOption], limits: Limits) -> str:
+    """Why bare cards find no host for a whole job: the host that takes the most of them and what it lacks."""
+    notes = []
+    for o in owned:
+        if o.includes_host or o.is_commitment:
+            continue
+        taking = [h for k, h in enumerate(hosts) if k in o.accepting_hosts]
+        best = max(taking, key=lambda h: card_capacity(h, o, limits.host_watts_reserve), default=None)
+        if best is None:
+            notes.append(f"no host takes a {o.gpu} card")
+        elif card_capacity(best, o, limits.host_watts_reserve) < o.width:
+            notes.append(f"a job of {o.width} x {o.gpu} ({o.card_watts:g} W each) needs one host for all of them; "
+                         f"the largest that takes them, {best.host.name} ({best.host.slots} slots, "
+                         f"{best.host.psu_watts:g} W PSU less {limits.host_watts_reserve:g} W for the CPU), holds "
+                         f"{card_capacity(best, o, limits.host_watts_reserve)}")
+    unique = list(dict.fromkeys(notes))
+    return ("; " + "; ".join(unique)) if unique else ""

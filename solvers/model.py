@@ -5,13 +5,14 @@ Demand comes as load-duration curves (solvers.periods): in each block b, level l
 The screening curve (solvers.layers) has already priced, for every number K of owned job slots, the rent of
 whole instances for the jobs above the owned ones at every level, R(K), and the owned job-hours per block,
 W_b(K). Variables (one numpy range each):
-- u_g   units bought of owned option g (integer); m_k host machines of size k (integer);
+- u_g   units bought of owned option g (integer); m_k host machines of kind k (integer);
 - q_g   job slots of bare option g (integer, only for jobs wider than one GPU: whole jobs per card set);
-        with several such widths, hosts split between widths (integer counts per host size and width);
+- a_gk  bare option g's cards (one-GPU jobs, continuous) or jobs (integer) placed in hosts of kind k, each host
+        within its slots and its own PSU (`_hosts`);
 - mu_j  at least ks[j] owned job slots (binary, unary: mu_j <= mu_(j-1)); the objective adds R's steps;
 - w_gb  owned job-hours of option g in block b (continuous): together at least sum_j W_b steps x mu_j;
-- d_gb  owned slot-hours displaced by maintenance (availability < 1) and y_ob packed cloud hours that absorb
-        them (work displaced by maintenance waits for it).
+- d_gb  owned slot-hours displaced by maintenance (availability < 1, at most the hours g is busy) and y_ob packed
+        cloud hours that absorb them (work displaced by maintenance waits for it).
 Each constraint family is one function below; they append rows in bulk (coordinate arrays). Commitments
 (issue 16) fit the same shape: integer counts of committed slots that add to the owned slots of `_owned_slots`
 at a cost per hour of the term.
@@ -293,7 +294,9 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         host_cost = np.array([
             (h.host.base_cost_usd * host_capex + rate * h.idle_kwh_per_hour * host_hours) if cost_on
             else (h.host.base_cost_usd if objective == "capex" else 0.0) for h in hosts])
-        m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / h.host.slots) for h in hosts], dtype=float), True)
+        fewest = [min((card_capacity(h, owned[i], limits.host_watts_reserve) for i in bare
+                       if k in owned[i].accepting_hosts), default=0) for k, h in enumerate(hosts)]
+        m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / max(n, 1)) for n in fewest], dtype=float), True)
     slots = _slot_columns(bld, owned, bare, u, bounds)
 
     # mu_j for grid steps j = 1..: at least ks[j] owned slots; forced up to the fewest with a finite rent
@@ -334,7 +337,6 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     _availability(model, blocks, limits)
     _displaced_work(model)
     _hosts(model, bare, limits)
-    _wide_jobs_in_hosts(model, bare)
     _limits(model, limits)
     _shared_quotas(model, blocks)
     if cost_on and weights is not None and weights.fixed_owned_usd > 0:
@@ -500,76 +502,46 @@ def _displaced_work(model: Model) -> None:
         np.zeros(n_blocks), INF)
 
 
+def card_capacity(host: HostOption, option: OwnedOption, reserve: float) -> int:
+    """Cards of `option` one host holds: its slots, and no more than its PSU powers after the CPU's reserve."""
+    if option.card_watts <= 0:
+        return host.host.slots
+    return min(host.host.slots, math.floor((host.host.psu_watts - reserve) / option.card_watts + 1e-9))
+
+
 def _hosts(model: Model, bare: list[int], limits: Limits) -> None:
-    """Bare cards need host slots, and their power must fit the hosts' PSUs (less the CPU reserve)."""
+    """Every bare card in a host that takes it, each host within its slots and its PSU (less the CPU reserve).
+
+    Placement columns a_gk: jobs of option g placed in hosts of kind k (for one-GPU jobs: cards, continuous; for
+    wider jobs whole jobs, integer: a job's GPUs sit in one host). A host of kind k holds c_gk = floor(capacity /
+    width) jobs of g, its capacity the cards its slots take and its PSU powers (`card_capacity`), and only kinds
+    that accept the card (hardware fit) get a column. Rows: the option's cards (or jobs) are all placed, and each
+    kind's hosts hold what is placed in them, sum_g a_gk / c_gk <= m_k. Exact for hosts that each hold one card
+    type and width; a host mixing two is counted by the share each takes of it, which is safe (both its slots
+    and its watts hold) but can miss a mix that would just fit. Why not pooled slots and watts: a 2-GPU desktop
+    bought for its PSU watts would then power a 4-GPU job in another machine.
+    """
     if not bare:
         return
-    owned, hosts, u, m = model.owned, model.hosts, model.u, model.m
-    cols = np.concatenate([u[bare], m])
-    slots = np.concatenate([[owned[i].gpus_per_unit for i in bare], [-h.host.slots for h in hosts]])
-    watts = np.concatenate([[owned[i].card_watts * owned[i].gpus_per_unit for i in bare],
-                            [-(h.host.psu_watts - limits.host_watts_reserve) for h in hosts]])
-    model.builder.add_rows(np.concatenate([np.zeros(len(cols)), np.ones(len(cols))]), np.concatenate([cols, cols]),
-                           np.concatenate([slots, watts]), np.full(2, -INF), np.zeros(2))
-    _hosts_by_fit(model, bare, limits)
-
-
-def _hosts_by_fit(model: Model, bare: list[int], limits: Limits) -> None:
-    """Cards that only some hosts accept (modules, passively cooled PCIe, power-hungry cards) must fit in those.
-
-    For each distinct set S of accepting hosts, the cards accepted only within S need S's slots and PSU
-    watts (Hall's condition on the card-to-host assignment; exact when the sets are nested, as server-only
-    within all hosts is). The pooled rows above are the case S = all hosts.
-    """
-    owned, hosts, u, m = model.owned, model.hosts, model.u, model.m
-    everyone = frozenset(range(len(hosts)))
-    for group in sorted({frozenset(owned[i].accepting_hosts) for i in bare} - {everyone}, key=sorted):
-        cards = [i for i in bare if frozenset(owned[i].accepting_hosts) <= group]
-        ks = sorted(group)
-        cols = np.concatenate([u[cards], m[ks]])
-        slots = np.concatenate([[owned[i].gpus_per_unit for i in cards], [-hosts[k].host.slots for k in ks]])
-        watts = np.concatenate([[owned[i].card_watts * owned[i].gpus_per_unit for i in cards],
-                                [-(hosts[k].host.psu_watts - limits.host_watts_reserve) for k in ks]])
-        model.builder.add_rows(np.concatenate([np.zeros(len(cols)), np.ones(len(cols))]),
-                               np.concatenate([cols, cols]), np.concatenate([slots, watts]),
-                               np.full(2, -INF), np.zeros(2))
-
-
-def _wide_jobs_in_hosts(model: Model, bare: list[int]) -> None:
-    """A job of w GPUs runs inside one host: at most floor(slots / w) such jobs per host.
-
-    With one width above 1 among the bare cards (every class-form plan), any host may take those jobs. With several
-    (the workload form: each GPU type at its own widths), each host is given to one width (integer counts per host
-    size and width, summing to at most the hosts bought) and jobs of width w fit in the hosts given to w; cards
-    outside jobs and jobs of one GPU fill the remaining slots (the pooled slot row of `_hosts`). Sufficient, and
-    exact unless a host could mix jobs of two widths (a 4-slot host with one 2-GPU job and one 2-GPU job of another
-    width would be counted as two hosts).
-    """
-    widths = sorted({model.owned[i].width for i in bare} - {1})
-    if not widths:
-        return
     owned, hosts, bld = model.owned, model.hosts, model.builder
-    given = {widths[0]: model.m}
-    if len(widths) > 1:
-        split = bld.add_cols(np.zeros(len(widths) * len(hosts)), INF, True).reshape(len(widths), len(hosts))
-        given = {w: split[j] for j, w in enumerate(widths)}
-        k = np.arange(len(hosts))
-        bld.add_rows(np.concatenate([np.tile(k, len(widths)), k]), np.concatenate([split.reshape(-1), model.m]),
-                     np.concatenate([np.ones(split.size), -np.ones(len(hosts))]), np.full(len(hosts), -INF),
-                     np.zeros(len(hosts)))
-    everyone = frozenset(range(len(hosts)))
-    for width in widths:
-        at_width = [i for i in bare if owned[i].width == width]
-        groups = [everyone, *sorted({frozenset(owned[i].accepting_hosts) for i in at_width} - {everyone}, key=sorted)]
-        for group in groups:  # as in _hosts_by_fit: jobs on cards only some hosts accept fit in those hosts
-            cards = [i for i in at_width if frozenset(owned[i].accepting_hosts) <= group]
-            if not cards:
-                continue
-            ks = sorted(group)
-            q_cols = np.concatenate([model.slots[i][0] for i in cards])
-            cols = np.concatenate([q_cols, given[width][ks]])
-            vals = np.concatenate([np.ones(len(q_cols)), [-float(hosts[k].host.slots // width) for k in ks]])
-            bld.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
+    share_rows: list[list[tuple[int, float]]] = [[] for _ in hosts]
+    for g in bare:
+        o = owned[g]
+        jobs = {k: card_capacity(hosts[k], o, limits.host_watts_reserve) // o.width
+                for k in o.accepting_hosts if k < len(hosts)}
+        kinds = [k for k, n in jobs.items() if n >= 1]
+        a = bld.add_cols(np.zeros(len(kinds)), INF, o.width > 1)
+        placed, coef = ((model.slots[g][0][0], 1.0) if o.width > 1 else (model.u[g], float(o.gpus_per_unit)))
+        bld.add_rows(np.zeros(len(kinds) + 1), np.concatenate([a, [placed]]),
+                     np.concatenate([np.ones(len(kinds)), [-coef]]), np.array([0.0]), np.array([0.0]))
+        for col, k in zip(a, kinds, strict=True):
+            share_rows[k].append((int(col), 1.0 / jobs[k]))
+    for k, shares in enumerate(share_rows):
+        if not shares:
+            continue
+        cols = np.array([c for c, _ in shares] + [model.m[k]])
+        vals = np.array([v for _, v in shares] + [-1.0])
+        bld.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
 
 
 def _limits(model: Model, limits: Limits) -> None:
