@@ -9,8 +9,8 @@ run the job with selective or full recomputation: its GPUs per job are the fewes
 that cannot hold a 13B LoRA fine-tune's activations with selective recomputation holds it with gradient
 checkpointing, as fine-tuning practice does (QLoRA, Dettmers et al. 2023, trains with gradient checkpointing);
 a wider job of the same type takes whichever of the two fits there with fewer FLOPs (`hours_at`).
-Serving: a replica is tensor-parallel over the fewest GPUs of one server that hold the weights and at least one
-sequence's KV cache; prefill is compute-bound (2N FLOPs per prompt token), decode bandwidth-bound (weights plus
+Serving: a replica is tensor-parallel over 1, 2, 4 or 8 GPUs of one server that hold the weights and at least one
+sequence's KV cache, the size with the fewest GPU-hours for the demand; prefill is compute-bound (2N FLOPs per prompt token), decode bandwidth-bound (weights plus
 the batch's KV cache read once per step at 70% of peak bandwidth), and the batch is the largest that fits.
 All coefficients and their sources: `coefficients.py` and README.md.
 """
@@ -176,18 +176,33 @@ def hours_at(row: GpuEstimate, width: int) -> float:
 
 
 def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:
+    """A replica tensor-parallel over 1, 2, 4 or 8 GPUs of one server: of the sizes that hold the weights and one
+    sequence's KV cache, the one with the fewest GPU-hours for the demand. Why not simply the fewest GPUs: a 70B
+    model in 8 bits fills one 80 GB card, leaving room for a batch of one, so one replica per GPU serves a fraction
+    of what a replica over two GPUs with a full batch does, and the demand would take many times the GPUs."""
     wclass = workload_class(workload)
     per_gpu = achieved_tflops(spec, wclass)
     common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
     usable = spec.memory_gb * workload.usable_memory_fraction * 1e9
     kv_seq = kv_cache_bytes_per_sequence(shape, workload.context_length)
     weights = shape.params * c.WEIGHT_BYTES[workload.precision]
-    tp = next((t for t in (1, 2, 4, 8) if t <= workload.max_gpus_per_job and weights + kv_seq <= usable * t), None)
-    if tp is None:
+    sizes = [t for t in (1, 2, 4, 8) if t <= workload.max_gpus_per_job and weights + kv_seq <= usable * t]
+    if not sizes:
         need = (weights + kv_seq) / 1e9
         why = (f"does not fit: weights plus one sequence's KV cache need {need:.1f} GB, more than "
                f"{min(8, workload.max_gpus_per_job)} x {usable / 1e9:.1f} GB usable in one server")
         return GpuEstimate(fits=False, excluded_reason=why, **common)
+    replica_hours, tp, batch = min((_replica_hours(workload, shape, spec, per_gpu, t, usable, weights, kv_seq)
+                                    for t in sizes), key=lambda r: (r[0] * r[1], r[1]))
+    memory = serving_memory(workload, shape, tp, batch)
+    sharding = f"tensor parallel over {tp} GPU(s) of one server, batch {batch} at {workload.context_length} tokens"
+    return GpuEstimate(fits=True, gpus_per_job=tp, hours_per_job=replica_hours, gpu_hours=replica_hours * tp,
+                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding, **common)
+
+
+def _replica_hours(workload: Workload, shape: Shape, spec: GpuSpec, per_gpu: float, tp: int, usable: float,
+                   weights: float, kv_seq: float) -> tuple[float, int, int]:
+    """Replica-hours a month for the demand with replicas over `tp` GPUs, and the batch a replica runs."""
     batch = max(1, min(workload.batch_size, math.floor((usable * tp - weights) / kv_seq)))
     bandwidth = spec.memory_bandwidth_gbs * 1e9 * tp * c.DECODE_BANDWIDTH_UTILISATION
     step_memory = (weights + batch * kv_seq) / bandwidth
@@ -197,15 +212,9 @@ def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEst
     prefill_s = c.INFERENCE_FLOPS_PER_PARAM_TOKEN * shape.params * prompt / (per_gpu * 1e12 * tp)
     replica_rps = 1.0 / (prefill_s + workload.output_tokens / decode_tokens_per_s)
     if workload.requests_per_second is not None:
-        replicas = math.ceil(workload.requests_per_second / replica_rps)
-        replica_hours = replicas * HOURS_PER_MONTH
-    else:
-        assert workload.tokens is not None
-        replica_hours = workload.tokens / (replica_rps * workload.output_tokens) / 3600
-    memory = serving_memory(workload, shape, tp, batch)
-    sharding = f"tensor parallel over {tp} GPU(s) of one server, batch {batch} at {workload.context_length} tokens"
-    return GpuEstimate(fits=True, gpus_per_job=tp, hours_per_job=replica_hours, gpu_hours=replica_hours * tp,
-                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding, **common)
+        return math.ceil(workload.requests_per_second / replica_rps) * HOURS_PER_MONTH, tp, batch
+    assert workload.tokens is not None
+    return workload.tokens / (replica_rps * workload.output_tokens) / 3600, tp, batch
 
 
 def estimate(workload: Workload, gpus: Iterable[GpuSpec] | None = None) -> Estimate:
