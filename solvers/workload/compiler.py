@@ -10,8 +10,9 @@ that cannot hold a 13B LoRA fine-tune's activations with selective recomputation
 checkpointing, as fine-tuning practice does (QLoRA, Dettmers et al. 2023, trains with gradient checkpointing);
 a wider job of the same type takes whichever of the two fits there with fewer FLOPs (`hours_at`).
 Serving: a replica is tensor-parallel over 1, 2, 4 or 8 GPUs of one server that hold the weights and at least one
-sequence's KV cache, the size with the fewest GPU-hours for the demand; prefill is compute-bound (2N FLOPs per prompt token), decode bandwidth-bound (weights plus
-the batch's KV cache read once per step at 70% of peak bandwidth), and the batch is the largest that fits.
+sequence's KV cache, the size with the fewest GPU-hours for the demand; prefill is compute-bound (2N FLOPs per
+prompt token), decode bandwidth-bound (weights plus the batch's KV cache read once per step at 70% of peak
+bandwidth), and the batch is the largest that fits.
 All coefficients and their sources: `coefficients.py` and README.md.
 """
 
