@@ -1,12 +1,14 @@
 """Place: electricity price and grid carbon intensity by location, and the location of cloud regions.
 
-A location is an ISO 3166-1 alpha-2 country code (`DE`), a US state as `US-CA` (ISO 3166-2), or `EU` (the
-European Union average). The tables are bundled, one sourced and dated row per location
+A location is an ISO 3166-1 alpha-2 country code (`DE`), a subdivision as ISO 3166-2 (`US-CA`, a Canadian province
+`CA-ON`), or `EU` (the European Union average). The tables are bundled, one sourced and dated row per location
 (`pricing/data/electricity_prices.csv`, `grid_carbon.csv`, `cloud_regions.csv`, described in
 `pricing/data/README.md`); no figure is invented, so a location may have a price and no intensity or the reverse.
 
-Look-ups fall back from a US state to the United States (`US-CA` -> `US`) for carbon intensity only, and say so:
-the EIA state price table covers every state, the carbon table only some. Where no location is known at all (a
+Look-ups fall back from a subdivision to its country (`US-CA` -> `US`, `CA-ON` -> `CA`) for carbon intensity only, and
+say so: the price tables are per state or province where prices differ that much (EIA by state, Hydro-Quebec by city),
+the carbon table only has some of them. A price never falls back: a country row would hide the spread between
+provinces, so a province without a row asks for a price. Where no location is known at all (a
 cloud offer listed as "global", a profile without a location) `world_carbon_intensity` gives the world average
 (row `WORLD`), again marked as a fallback, so a carbon price weighs every option and never favours the unknown.
 """
@@ -34,7 +36,7 @@ class PlaceFigure:
     period: str
     source: str
     as_of: str
-    fallback_from: str | None = None  # set when a US state fell back to the US figure
+    fallback_from: str | None = None  # set when a subdivision fell back to its country's figure
 
 
 def normalise(location: str) -> str:
@@ -84,12 +86,12 @@ def electricity_price(location: str) -> PlaceFigure | None:
 
 
 def carbon_intensity(location: str) -> PlaceFigure | None:
-    """gCO2e per kWh at a location; a US state without its own row takes the US figure (marked `fallback_from`)."""
+    """gCO2e per kWh at a location; a subdivision without its own row takes its country's (marked `fallback_from`)."""
     key = normalise(location)
     found = grid_carbon().get(key)
-    if found is None and key.startswith("US-") and "US" in grid_carbon():
-        us = grid_carbon()["US"]
-        return replace(us, fallback_from=key)
+    country = key.split("-", 1)[0]
+    if found is None and country != key and country in grid_carbon():
+        return replace(grid_carbon()[country], fallback_from=key)
     return found
 
 

@@ -116,3 +116,38 @@ def test_a_state_with_its_own_row_no_longer_falls_back_and_one_without_still_doe
     oh, tx = carbon_intensity("US-OH"), carbon_intensity("US-TX")
     assert oh is not None and oh.fallback_from is None and oh.value == 474.6
     assert tx is not None and tx.fallback_from == "US-TX"
+
+
+@pytest.mark.parametrize(
+    ("location", "value", "currency", "period", "names"),
+    [
+        # DESNZ QEP table 3.4.2 (incl. CCL, excl. VAT), Small band 20-499 MWh, 2026 Q1: 28.76 p/kWh
+        ("GB", 0.2876, "GBP", "2026-Q1", "non-domestic-sector"),
+        # SP Group Q2 2026, Low Tension Supplies Non-Domestic: 27.27 cents/kWh before GST
+        ("sg", 0.2727, "SGD", "2026-Q2", "Low Tension Supplies, Non-Domestic"),
+        # Hydro-Quebec 2022 comparison, 10,000 kWh/month at 40 kW, excl. taxes: Toronto 13.65, Montreal 10.42,
+        # Vancouver 11.69, Winnipeg 9.69 Canadian cents/kWh
+        ("CA-ON", 0.1365, "CAD", "2022-04", "Toronto, ON 13.65"),
+        ("ca_qc", 0.1042, "CAD", "2022-04", "Montreal, QC 10.42"),
+        ("CA-BC", 0.1169, "CAD", "2022-04", "Vancouver, BC 11.69"),
+        ("CA-MB", 0.0969, "CAD", "2022-04", "Winnipeg, MB 9.69"),
+    ],
+)
+def test_rows_outside_eurostat_and_eia_as_published(
+        location: str, value: float, currency: str, period: str, names: str) -> None:
+    found = electricity_price(location)
+    assert found is not None and (found.value, found.currency, found.period) == (value, currency, period)
+    assert names in found.source
+
+
+def test_places_without_a_stored_source_have_no_price() -> None:
+    """JP, KR, AU, IN, CN, CH and Canada as a whole: no price invented (place.SOURCES.md says what was searched)."""
+    for location in ["JP", "KR", "AU", "IN", "CN", "CH", "CA", "CA-NS"]:
+        assert electricity_price(location) is None, location
+
+
+def test_a_province_takes_its_country_carbon_figure_and_says_so() -> None:
+    on = carbon_intensity("ca-on")
+    assert on is not None and on.value == 170 and on.name == "Canada" and on.fallback_from == "CA-ON"
+    assert carbon_intensity("CA") is not None and carbon_intensity("CA").fallback_from is None  # type: ignore[union-attr]
+    assert carbon_intensity("ZZ-AB") is None  # unknown country: nothing to fall back to

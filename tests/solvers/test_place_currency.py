@@ -77,6 +77,34 @@ def test_us_state_rate_from_eia_and_explicit_rate_wins() -> None:
     assert plan(body).costs.electricity_usd == pytest.approx(KWH_4090 * 0.10, abs=0.01)
 
 
+def test_london_rate_from_desnz_converted_at_the_ecb_rates() -> None:
+    body = owned_4090()
+    del body["electricity_usd_per_kwh"]
+    body["electricity"] = {"location": "GB"}
+    # GB row: 0.2876 GBP/kWh (DESNZ non-domestic, Small band, 2026 Q1); in USD 0.2876 / 0.86790 x 1.1794 = 0.39082
+    usd_per_kwh = 0.2876 / EUR_GBP * EUR_USD
+    result = plan(body)
+    assert result.electricity is not None and result.electricity.location == "GB"
+    assert result.costs.electricity_usd == pytest.approx(KWH_4090 * usd_per_kwh, abs=0.01)  # 591.3 kWh: 231.09 USD
+    body["currency"] = "GBP"
+    in_gbp = plan(body)
+    assert in_gbp.electricity is not None and in_gbp.electricity.price_per_kwh == pytest.approx(0.2876)
+    assert in_gbp.costs.electricity_usd == pytest.approx(KWH_4090 * 0.2876, abs=0.01)  # 170.06 GBP
+
+
+def test_a_toronto_lab_gets_the_ontario_rate_and_the_canadian_grid() -> None:
+    body = owned_4090()
+    del body["electricity_usd_per_kwh"]
+    body["electricity"] = {"location": "CA-ON"}
+    body["currency"] = "CAD"
+    result = plan(body)
+    # CA-ON row: 0.1365 CAD/kWh (Hydro-Quebec 2022, Toronto); carbon: Canada's 170 g/kWh, marked as a fallback
+    assert result.costs.electricity_usd == pytest.approx(KWH_4090 * 0.1365, abs=0.01)  # 80.71 CAD
+    assert result.carbon is not None and result.carbon.owned_g_co2e_per_kwh == 170
+    assert result.carbon.owned_kg_co2e == pytest.approx(KWH_4090 * 170 / 1000, abs=0.1)  # 100.5 kg
+    assert any("CA-ON" in note and "Canada" in note for note in result.carbon.notes)
+
+
 @pytest.mark.parametrize(("electricity", "rule"), [
     ({"location": "XX"}, "known_location"),
     ({"location": "JP"}, "known_location"),  # Japan: a carbon intensity, no price in the table
