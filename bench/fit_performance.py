@@ -7,6 +7,12 @@ architecture family and the class's batch-size term, on the measured GPUs minus
 `solvers.calibration.HELD_BACK`, with the guide's published ratios as hard-ish constraints (a steep
 penalty outside +-7%, inside the tests' 10%). It prints values to paste into `solvers/performance.py` and
 `solvers/calibration.py` and the median absolute errors (fitted and held-back GPUs) for the README.
+
+Then, with that roofline held fixed, it fits the GPUs measured only as ratios to another GPU
+(`pricing/data/measured_ratios.csv`, the rows `solvers.performance.ratio_row_used` accepts): one efficiency per
+GPU and class, by least squares of the log per-GPU ratios, the GPUs of the single-GPU tables (H100 SXM, A100
+80GB) held at their family's fitted value. It prints `RATIO_FITTED_EFFICIENCY` and each pair's predicted vs
+measured ratio.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from scipy.optimize import minimize
 
 from pricing.gpus import bundled_gpus
 from pricing.measurements import bundled_measurements
-from solvers.calibration import HELD_BACK, class_errors
+from solvers.calibration import HELD_BACK, class_errors, ratio_errors, used_ratio_rows
 from solvers.performance import TRAINING, ClassParameters, family, unit_time
 
 # Classes whose benchmark batch-size effect is fitted: as a memory exponent (solvers.calibration.BATCH_EXPONENT;
@@ -149,6 +155,56 @@ def leave_one_out() -> None:
               f" over {len(errors)} GPUs, worst {', '.join(f'{g} {e:+.0%}' for g, e in worst)}", flush=True)
 
 
+# Classes with used ratio rows, and the class whose fitted roofline and family values they are scored with (the
+# inference classes take the transformer roofline and family values: solvers/performance.py).
+RATIO_CLASSES = {"transformer_training": "transformer_training", "inference_8bit": "transformer_training"}
+
+
+def fit_ratio_class(workload: str, params: ClassParameters, eff: dict[str, float]) -> dict[str, float]:
+    """Per-GPU efficiencies of the GPUs in the class's used ratio rows that no single-GPU table holds.
+
+    Linear least squares in logs: for a row, log(measured) = log(roofline ratio) + log e_gpu - log e_reference,
+    with e of a single-GPU-table GPU fixed at its family's fitted value."""
+    gpus = bundled_gpus()
+    rows = used_ratio_rows(workload)
+    anchors = {m.gpu for m in bundled_measurements()}
+    unknown = sorted({g for m in rows for g in (m.gpu, m.reference) if g not in anchors})
+
+    def log_eff_and_column(gpu: str) -> tuple[float, int | None]:
+        return (math.log(eff[family(gpus[gpu])]), None) if gpu in anchors else (0.0, unknown.index(gpu))
+
+    design = np.zeros((len(rows), len(unknown)))
+    target = np.zeros(len(rows))
+    for i, m in enumerate(rows):
+        roofline = unit_time(gpus[m.reference], workload, params, 1.0) / unit_time(gpus[m.gpu], workload, params, 1.0)
+        target[i] = math.log(m.ratio) - math.log(roofline)
+        for gpu, sign in ((m.gpu, 1.0), (m.reference, -1.0)):
+            fixed, column = log_eff_and_column(gpu)
+            target[i] -= sign * fixed
+            if column is not None:
+                design[i, column] += sign
+    solution, *_ = np.linalg.lstsq(design, target, rcond=None)
+    return {gpu: math.exp(float(v)) for gpu, v in zip(unknown, solution, strict=True)}
+
+
+def print_ratio_fit(fitted: dict[str, tuple[ClassParameters, dict[str, float]]]) -> None:
+    gpus = bundled_gpus()
+    result = {}
+    for workload, basis in RATIO_CLASSES.items():
+        params, eff = fitted[basis]
+        own = fit_ratio_class(workload, params, eff)
+        result[workload] = {g: round(v, 3) for g, v in own.items()}
+
+        def predict(gpu: str, w: str, p: ClassParameters = params, e: dict[str, float] = eff,
+                    o: dict[str, float] = own) -> float:
+            return 1.0 / unit_time(gpus[gpu], w, p, o[gpu] if gpu in o else e[family(gpus[gpu])])
+
+        for err in ratio_errors(workload, predict):
+            print(f"  {workload} {err.gpu} / {err.reference}: measured {err.measured:.3f} "
+                  f"({err.low:.3f}-{err.high:.3f}, {err.rows} rows) predicted {err.predicted:.3f} ({err.error:+.1%})")
+    print("RATIO_FITTED_EFFICIENCY =", result)
+
+
 def main() -> None:
     if "--by-benchmark" in sys.argv[1:]:
         benchmark_breakdown()
@@ -157,8 +213,10 @@ def main() -> None:
         leave_one_out()
         return
     gpus = bundled_gpus()
+    fitted = {}
     for workload in TRAINING:
         params, eff, beta, tokens = fit_class(workload)
+        fitted[workload] = (params, eff)
         err = class_errors(
             workload, lambda gpu, w, p=params, e=eff: 1.0 / unit_time(gpus[gpu], w, p, e[family(gpus[gpu])]),
             batch_exponent=beta, saturation_tokens=tokens)
@@ -169,6 +227,7 @@ def main() -> None:
               f"batch_exponent={beta:.3f} saturation_tokens={tokens:.0f}")
         print(f"  median |error| fitted {err.fitted_median:.1%}  held back {err.held_back_median:.1%}  "
               f"worst {', '.join(f'{g} {e:+.0%}' for g, e in worst)}")
+    print_ratio_fit(fitted)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,9 @@ Measured values are comparable only within one results table, so each (table, be
 scale: the geometric mean of measured/predicted over the GPUs used for fitting. A GPU's error for a
 class is exp(mean log residual over its benchmarks and tables) - 1, so a GPU measured in two tables
 counts once. Held-back GPUs are scored with scales taken from the fitted GPUs only.
+
+Published per-GPU ratios (`pricing/data/measured_ratios.csv`) need no scale: each used row is a ratio of two
+GPUs in one benchmark, and a pair's measured ratio is the geometric mean of its rows (`ratio_errors`).
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pricing.gpus import GpuTable, bundled_gpus
+from pricing.measured_ratios import RatioMeasurement, bundled_ratios
 from pricing.measurements import Measurement, bundled_measurements
-from solvers.performance import TRAINING, throughput_score
+from solvers.performance import TRAINING, ratio_row_used, throughput_score
 
 # GPUs left out of the fit and scored afterwards (one per family where a family has several,
 # chosen before fitting): 6 of the 18 measured GPUs.
@@ -98,3 +102,37 @@ def class_errors(workload: str, predict: Predictor | None = None,
 
 def all_class_errors(predict: Predictor | None = None) -> dict[str, ClassError]:
     return {w: class_errors(w, predict) for w in TRAINING}
+
+
+@dataclass(frozen=True)
+class RatioError:
+    """The model's ratio of two GPUs against the published per-GPU ratios of the pair (used rows only)."""
+
+    gpu: str
+    reference: str
+    workload: str
+    measured: float  # geometric mean of the rows' per-GPU ratios
+    low: float
+    high: float
+    rows: int
+    predicted: float
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.measured - 1
+
+
+def used_ratio_rows(workload: str, rows: Iterable[RatioMeasurement] | None = None) -> list[RatioMeasurement]:
+    return [m for m in (rows or bundled_ratios()) if m.workload == workload and ratio_row_used(m)]
+
+
+def ratio_errors(workload: str, predict: Predictor | None = None,
+                 rows: Iterable[RatioMeasurement] | None = None) -> list[RatioError]:
+    """One entry per (GPU, reference) pair with used rows of the class, in file order."""
+    predict = predict or _default_predictor(bundled_gpus())
+    by_pair: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for m in used_ratio_rows(workload, rows):
+        by_pair[(m.gpu, m.reference)].append(m.ratio)
+    return [RatioError(gpu, ref, workload, math.exp(statistics.fmean(math.log(r) for r in ratios)), min(ratios),
+                       max(ratios), len(ratios), predict(gpu, workload) / predict(ref, workload))
+            for (gpu, ref), ratios in by_pair.items()]

@@ -27,9 +27,19 @@ CNN 1.57x; RTX 4090 vs H100 SXM 8-bit inference 0.33x sets the inference classes
 benchmarks' batch-size effect is taken out of the comparison (`solvers.calibration`), not put into these
 figures. The fit's errors are in the README's table.
 
-Families without any measurement (Blackwell, AMD CDNA2/3/4, Hopper variants share Hopper's) keep
-their own entry in `FAMILY_EFFICIENCY`, set to the nearest measured lineage until measured; every
-answer for a GPU without measurements of that class is flagged by `is_extrapolated`.
+GPUs that no single-GPU table holds (H200, B200, AMD Instinct) are calibrated on published per-GPU ratios to
+a measured GPU (`pricing/data/measured_ratios.csv`: MLPerf Training Llama-2-70B LoRA, MLPerf Inference
+Llama-2-70B, MosaicML's MI250 vs A100): each gets its own efficiency per class with such a measurement
+(`RATIO_FITTED_EFFICIENCY`, fitted by the same script with the roofline above held fixed). Why per GPU and
+not per family: the roofline, fitted on BERT and Transformer-XL, is bandwidth-bound on Hopper-class parts
+and credits the H200 its full 1.43x bandwidth where the LLM measurement gives 1.16x, and MI325X measures
+1.34x MI300X on the same die and peak FLOPS (1000 W vs 750 W board power; bandwidth explains 1.13x): a
+family value cannot hold both members. A class without a measurement for such a GPU takes its nearest
+measured class's factor relative to its lineage (`TRANSFER_FROM`: CNN and RNN take the transformer
+factor, inference the 8-bit or transformer one). Families with no measured member keep their lineage's
+value (`INHERITS`); unmeasured members of a calibrated family take the representative's
+(`REPRESENTATIVE`: B300 and GB200 the B200's), H100 NVL and GH200 the H200's (`NEAREST_MEASURED`). Every
+answer for a GPU without a measurement of that class is flagged by `is_extrapolated`.
 
 A profile's `throughput_overrides` replace the model for the GPUs they name.
 """
@@ -41,6 +51,7 @@ from functools import lru_cache
 
 from pricing.compute import ComputeSpec, bundled_compute
 from pricing.gpus import GpuSpec
+from pricing.measured_ratios import RatioMeasurement, bundled_ratios
 from pricing.measurements import bundled_measurements
 
 WORKLOADS = ("transformer_training", "cnn_training", "rnn_training", "inference_16bit", "inference_8bit")
@@ -86,16 +97,71 @@ FITTED_EFFICIENCY: dict[str, dict[str, float]] = {
 }
 
 # Families without measurements take the value of their nearest measured lineage (their own entry,
-# so a future measurement replaces it without touching the others).
+# so a future measurement replaces it without touching the others). The lineage is also what a ratio-calibrated
+# GPU's factor is taken relative to when it moves to a class it was not measured in.
 INHERITS = {"blackwell": "hopper", "blackwell_client": "ada", "cdna2": "ampere_dc", "cdna3": "hopper",
             "cdna4": "hopper"}
 
+# Fitted by bench/fit_performance.py on the used rows of pricing/data/measured_ratios.csv (log least squares
+# of the per-GPU ratios, the references measured in the single-GPU tables, H100 SXM and A100 80GB, held at
+# their family's value). Predicted against measured: pricing/data/gpu_compute.SOURCES.md.
+RATIO_FITTED_EFFICIENCY: dict[str, dict[str, float]] = {
+    "transformer_training": {"H200": 0.761, "MI300X": 0.559, "MI325X": 0.666, "B200": 0.939, "MI355X": 1.053,
+                             "MI250": 0.462},
+    "inference_8bit": {"H200": 0.778, "MI300X": 0.547, "MI325X": 0.591},
+}
+# A class without a ratio measurement for a GPU takes the factor (GPU's efficiency / its lineage's) of the first
+# of these classes that has one. CNN and RNN: the transformer factor (software maturity and power-limited
+# clocks are the GPU's, not the class's; no AMD or H200/B200 CNN/RNN measurement exists); 16-bit inference:
+# the 8-bit one (the same LLM serving stacks), else the transformer one.
+TRANSFER_FROM: dict[str, tuple[str, ...]] = {
+    "transformer_training": (), "cnn_training": ("transformer_training",), "rnn_training": ("transformer_training",),
+    "inference_8bit": ("transformer_training",), "inference_16bit": ("inference_8bit", "transformer_training"),
+}
+# The measured GPU whose factors the unmeasured members of a ratio-calibrated family take.
+REPRESENTATIVE = {"blackwell": "B200", "cdna2": "MI250", "cdna3": "MI300X", "cdna4": "MI355X"}
+# Unmeasured GPUs that take a measured sibling's factors instead of their family's: the Hopper parts with more
+# bandwidth than the H100 SXM. The roofline credits them that bandwidth in full (H100 NVL 1.16x and GH200 1.19x
+# an H100 SXM, although the NVL has 84% of its compute at 400 W); the one measured such part, the H200, gets
+# 1.17x where the roofline says 1.43x, so they take its factor (0.82 of Hopper's): H100 NVL 0.95x, GH200 0.98x.
+NEAREST_MEASURED = {"H100 NVL": "H200", "GH200": "H200"}
+# Precisions a published comparison may have run in and still speak for a class; both GPUs in the same one.
+# FP8 speaks for the 16-bit training classes only where both GPUs run FP8 at twice their FP16/BF16 dense rate
+# (`_fp8_doubles_training_rate`): FP8 then halves both GPUs' compute time and bytes alike, and the roofline gives
+# the same ratio at either precision. FP4 speaks for no class (Blackwell's MLPerf inference ran FP4 against
+# Hopper's FP8: its 8-bit figure stays extrapolated).
+CLASS_PRECISIONS: dict[str, tuple[str, ...]] = {
+    "transformer_training": ("bf16", "fp16", "fp8"), "cnn_training": ("bf16", "fp16", "fp8"),
+    "rnn_training": ("bf16", "fp16", "fp8"), "inference_16bit": ("bf16", "fp16"), "inference_8bit": ("fp8", "int8"),
+}
 
-def _with_inherited(fitted: dict[str, float]) -> dict[str, float]:
-    return {**fitted, **{fam: fitted[parent] for fam, parent in INHERITS.items()}}
+
+def _lineage(fam: str) -> str:
+    return fam if fam in FITTED_EFFICIENCY["transformer_training"] else INHERITS[fam]
 
 
-FAMILY_EFFICIENCY: dict[str, dict[str, float]] = {name: _with_inherited(t) for name, t in FITTED_EFFICIENCY.items()}
+def _gpu_efficiency(gpu: str, fam: str, workload: str) -> float | None:
+    """A ratio-calibrated GPU's efficiency: its own fit, else transferred (TRANSFER_FROM); None if neither."""
+    own = RATIO_FITTED_EFFICIENCY.get(workload, {})
+    if gpu in own:
+        return own[gpu]
+    lineage = _lineage(fam)
+    for source in TRANSFER_FROM[workload]:
+        if gpu in RATIO_FITTED_EFFICIENCY.get(source, {}):
+            factor = RATIO_FITTED_EFFICIENCY[source][gpu] / FITTED_EFFICIENCY[source][lineage]
+            return FITTED_EFFICIENCY[workload][lineage] * factor
+    return None
+
+
+def _family_table(workload: str) -> dict[str, float]:
+    fitted = FITTED_EFFICIENCY[workload]
+    table = {**fitted, **{fam: fitted[parent] for fam, parent in INHERITS.items()}}
+    for fam, gpu in REPRESENTATIVE.items():
+        table[fam] = _gpu_efficiency(gpu, fam, workload) or table[fam]
+    return table
+
+
+FAMILY_EFFICIENCY: dict[str, dict[str, float]] = {name: _family_table(name) for name in FITTED_EFFICIENCY}
 
 
 def family(spec: GpuSpec) -> str:
@@ -144,11 +210,13 @@ def effective_bandwidth(spec: GpuSpec, workload: str, params: ClassParameters | 
 
 
 def efficiency(spec: GpuSpec, workload: str) -> float:
+    """The GPU's own ratio-calibrated value where it has one, else its family's (see module docstring)."""
     table = FAMILY_EFFICIENCY[workload]
     fam = family(spec)
     if fam not in table:
         raise ValueError(f"no performance model for architecture {spec.architecture!r}")
-    return table[fam]
+    own = _gpu_efficiency(NEAREST_MEASURED.get(spec.name, spec.name), fam, workload)
+    return table[fam] if own is None else own
 
 
 def unit_time(spec: GpuSpec, workload: str, params: ClassParameters | None = None,
@@ -174,11 +242,28 @@ def relative_throughput(spec: GpuSpec, reference: GpuSpec, workload: str) -> flo
     return throughput_score(spec, workload) / throughput_score(reference, workload)
 
 
+def _fp8_doubles_training_rate(gpu: str) -> bool:
+    comp = bundled_compute().get(gpu)
+    return comp is not None and comp.fp8_tflops is not None and abs(comp.fp8_tflops / comp.train_tflops - 2) < 0.01
+
+
+def ratio_row_used(m: RatioMeasurement) -> bool:
+    """Whether a published comparison speaks for its class (CLASS_PRECISIONS)."""
+    if m.precision != m.reference_precision or m.precision not in CLASS_PRECISIONS.get(m.workload, ()):
+        return False
+    if m.workload in TRAINING and m.precision == "fp8":
+        return _fp8_doubles_training_rate(m.gpu) and _fp8_doubles_training_rate(m.reference)
+    return True
+
+
 @lru_cache(maxsize=1)
 def _measured_pairs() -> frozenset[tuple[str, str]]:
     pairs = {(m.gpu, m.workload) for m in bundled_measurements()}
     # The guide's measured RTX 4090 vs H100 SXM 8-bit inference ratio (DOMAIN §1, 2023).
     pairs |= {("RTX 4090", "inference_8bit"), ("H100 SXM", "inference_8bit")}
+    for m in bundled_ratios():
+        if ratio_row_used(m):
+            pairs |= {(m.gpu, m.workload), (m.reference, m.workload)}
     return frozenset(pairs)
 
 

@@ -35,14 +35,15 @@ def test_student_example_names_every_extrapolated_chosen_gpu() -> None:
     chosen = {line.gpu for line in result.buy} | {c.gpu for c in result.cloud}
     expected = {g for g in chosen if g != "RTX 3090" and is_extrapolated(g, "transformer_training")}
     # whatever the example picks (a measured RTX 4090 since the software-stack refit, an unmeasured MI300X before),
-    # the warnings name exactly the chosen extrapolated GPUs; the B200 cases below always choose one
+    # the warnings name exactly the chosen extrapolated GPUs; the B300 cases below always choose one
     assert chosen
     assert set(warned(result)) == expected
 
 
 def mixed_profile(**extra: Any) -> dict[str, Any]:
-    """Own one measured RTX 3090 (max_owned_gpus = 1) and rent B200 (never measured) for the rest."""
-    profile = simple_profile([owned_item(1000.0)], [cloud_item(3.0, gpu="B200", name="b200")], utilisation=0.9,
+    """Own one measured RTX 3090 (max_owned_gpus = 1) and rent B300 (never measured: it takes the B200's
+    MLPerf-calibrated factor) for the rest."""
+    profile = simple_profile([owned_item(1000.0)], [cloud_item(3.0, gpu="B300", name="b300")], utilisation=0.9,
                              max_owned_gpus=1)
     profile["demand"]["gpus"] = 3
     profile.update(extra)
@@ -53,16 +54,16 @@ def test_only_the_extrapolated_gpu_is_named_with_its_share_of_the_cost() -> None
     result = plan(mixed_profile())
     assert any(line.gpu == "RTX 3090" for line in result.buy) and result.cloud
     notes = warned(result)
-    assert set(notes) == {"B200"}
+    assert set(notes) == {"B300"}
     rented = sum(c.cost_usd for c in result.cloud)
     share = rented / result.total_cost_usd
     assert 0 < share < 1
-    assert f"USD {rented:,.0f} ({100 * share:.0f}% of the plan's cost)" in notes["B200"]
+    assert f"USD {rented:,.0f} ({100 * share:.0f}% of the plan's cost)" in notes["B300"]
 
 
 def test_a_measured_override_silences_the_warning() -> None:
-    result = plan(mixed_profile(throughput_overrides={"B200": 2.5}))
-    assert result.cloud and "B200" not in warned(result)
+    result = plan(mixed_profile(throughput_overrides={"B300": 2.5}))
+    assert result.cloud and "B300" not in warned(result)
 
 
 def test_measured_gpus_alone_give_no_warning() -> None:

@@ -64,10 +64,14 @@ def test_blackwell_and_amd_have_their_own_family_entries() -> None:
 def test_extrapolated_flag_follows_the_measurements() -> None:
     assert not is_extrapolated("RTX 4090", "transformer_training")
     assert not is_extrapolated("V100", "rnn_training")
-    assert is_extrapolated("MI300X", "transformer_training")
     assert is_extrapolated("B200", "cnn_training")
     assert is_extrapolated("RTX 4090", "inference_16bit")
     assert not is_extrapolated("H100 SXM", "inference_8bit")
+    # published per-GPU ratios (measured_ratios.csv): MLPerf LoRA training and Llama-2-70B FP8 inference
+    assert not is_extrapolated("MI300X", "transformer_training")
+    assert not is_extrapolated("MI325X", "inference_8bit")
+    assert is_extrapolated("MI300X", "cnn_training")  # a class without a measurement stays flagged
+    assert is_extrapolated("B300", "transformer_training")  # takes the B200's factor, is not measured itself
 
 
 def test_calibration_meets_issue_14s_target_in_every_training_class() -> None:
