@@ -17,7 +17,7 @@ benefit. Here the time of one unit of a class's work on GPU g is
 - I_c: the class's effective arithmetic intensity (FLOP per byte of DRAM traffic) at which compute
   and bandwidth take equally long; k softens the corner of the roofline (k -> infinity is max()).
 - e_f: an efficiency per architecture family (software maturity, clocks under power limits, what
-  the spec sheet hides); Turing is the 1.0 reference.
+  the spec sheet hides), or per GPU for the ratio-calibrated GPUs below; Turing is the 1.0 reference.
 
 The parameters in `PARAMETERS` are fitted by `bench/fit_performance.py` on the measured throughput in
 `pricing/data/measured_throughput.csv` (Lambda Labs' published PyTorch training tables, three software
