@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 import pytest
@@ -150,3 +151,13 @@ def test_calibrated_families_are_no_longer_rated_on_bandwidth() -> None:
     assert mi250 == pytest.approx(measured("MI250", "A100 80GB", w)
                                   * relative_throughput(gpus["A100 80GB"], gpus["H100 SXM"], w), rel=TOLERANCE)
     assert math.isclose(mi250, 0.46, abs_tol=0.03)
+
+
+def test_every_ratio_row_names_its_public_source_and_date() -> None:
+    """A repository file at a full commit (owner/repo path@40 hex digits) or a public page, and a publication
+    month or day, for both sides of every comparison."""
+    source = re.compile(r"^([\w.-]+/[\w.-]+ \S+@[0-9a-f]{40}|https://\S+)$")
+    date = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
+    for m in bundled_ratios():
+        assert source.match(m.source) and source.match(m.reference_source), (m.gpu, m.reference, m.source)
+        assert date.match(m.date) and date.match(m.reference_date), (m.gpu, m.reference)
