@@ -15,7 +15,7 @@ def host(name: str) -> HostRow:
 @pytest.mark.parametrize("gpu", ["H100 SXM", "B200", "MI300X", "GB200", "GH200"])
 def test_module_gpus_only_in_4_or_8_gpu_servers(gpu: str) -> None:
     spec = bundled_gpus()[gpu]
-    assert not host_accepts(host("2-GPU desktop"), spec).ok
+    assert not host_accepts(host("2-GPU workstation"), spec).ok
     assert not host_accepts(host("4-GPU rack workstation"), spec).ok
     assert host_accepts(host("8-GPU HGX/OAM server"), spec, 8).ok
     odd = HostRow("2-slot server", 2, 3000.0, "server", frozenset({"sxm", "oam", "superchip"}), True)
@@ -31,18 +31,36 @@ def test_passive_data_centre_cards_only_in_server_chassis(gpu: str) -> None:
 
 
 def test_desktop_psu_limits_follow_the_guide() -> None:
+    # the guide's 1,600 W desktop (DOMAIN §3): 3 x 350 W + 150 W, +10% = 1,320 W fits; 4 x RTX 3090 need
+    # (1,400 + 150) x 1.1 = 1,705 W, "wants >= 1,700 W or a power limit"
     gpus = bundled_gpus()
-    desktop = host("4-GPU workstation (self-built")  # 1,600 W
+    desktop = HostRow("guide's 1,600 W desktop", 4, 1600.0, "desktop", frozenset({"pcie"}), False)
     assert host_accepts(desktop, gpus["RTX 3090"], 3).ok
-    four = host_accepts(desktop, gpus["RTX 3090"], 4)  # guide: 4x RTX 3090 wants >= 1,700 W
+    four = host_accepts(desktop, gpus["RTX 3090"], 4)
     assert not four.ok and "PSU" in four.reason
-    assert not host_accepts(desktop, gpus["RTX 5090"], 3).ok
+    assert not host_accepts(desktop, gpus["RTX 5090"], 3).ok  # (3 x 575 + 150) x 1.1 = 2,062.5 W
+
+
+def test_bundled_2025_2026_hosts_power_the_cards_they_are_built_for() -> None:
+    gpus = bundled_gpus()
+    # 1-GPU desktop, 1,500 W: one RTX 5090 (575 + 150) x 1.1 = 797.5 W; its one slot holds no second card
+    assert host_accepts(host("1-GPU desktop"), gpus["RTX 5090"]).ok
+    assert not host_accepts(host("1-GPU desktop"), gpus["RTX 4090"], 2).ok
+    # 2-GPU workstation, 2,000 W: two RTX 5090s (1,150 + 150) x 1.1 = 1,430 W; two RTX PRO 6000s 1,485 W
+    assert host_accepts(host("2-GPU workstation"), gpus["RTX 5090"], 2).ok
+    assert host_accepts(host("2-GPU workstation"), gpus["RTX PRO 6000"], 2).ok
+    # 4-GPU workstation, dual PSU 2,600 W: four RTX 4090s (1,800 + 150) x 1.1 = 2,145 W fit; four RTX 5090s
+    # (2,300 + 150) x 1.1 = 2,695 W do not (power-limit them)
+    dual = host("4-GPU workstation (Threadripper PRO")
+    assert host_accepts(dual, gpus["RTX 4090"], 4).ok
+    assert not host_accepts(dual, gpus["RTX 5090"], 4).ok
+    # 4-GPU rack workstation, one 2,000 W PSU: two RTX 5090s (1,430 W) fit, four RTX 4090s (2,145 W) do not
     assert host_accepts(host("4-GPU rack workstation"), gpus["RTX 5090"], 2).ok
-    assert host_accepts(host("2-GPU desktop"), gpus["RTX 4090"], 2).ok
+    assert not host_accepts(host("4-GPU rack workstation"), gpus["RTX 4090"], 4).ok
 
 
 def test_slot_count_is_respected() -> None:
-    assert not host_accepts(host("2-GPU desktop"), bundled_gpus()["RTX 3090"], 3).ok
+    assert not host_accepts(host("2-GPU workstation"), bundled_gpus()["RTX 3090"], 3).ok
 
 
 def test_priced_pcie_server_takes_eight_passive_cards_but_no_modules() -> None:
@@ -53,5 +71,5 @@ def test_priced_pcie_server_takes_eight_passive_cards_but_no_modules() -> None:
         assert host_accepts(server, gpus[gpu], 8).ok
     assert not host_accepts(server, gpus["L40S"], 9).ok
     assert not host_accepts(server, gpus["H100 SXM"], 8).ok  # SXM modules come only in HGX servers
-    for desktop in ("1-GPU desktop", "2-GPU desktop", "4-GPU rack workstation"):
+    for desktop in ("1-GPU desktop", "2-GPU workstation", "4-GPU workstation", "4-GPU rack workstation"):
         assert not host_accepts(host(desktop), gpus["L40S"]).ok

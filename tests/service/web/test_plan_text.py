@@ -41,8 +41,10 @@ RESERVES = {"workload": "transformer_training", "horizon_months": 12, "electrici
                        "cloud": [{"provider": "acme", "name": "4090", "gpu": "RTX 4090", "usd_per_hour": 0.8}],
                        "commitments": [{"provider": "acme", "name": "4090-1y", "gpu": "RTX 4090", "usd_per_hour": 0.5,
                                         "term_months": 12}]}}
-# cards in a host machine ("... in 1 x 2-GPU desktop"), in dollars so the money is written as the API writes it
-IN_A_HOST = {**PLACE_EXAMPLE, "currency": "USD",
+# cards in a host machine ("... in 1 x 2-GPU workstation"), in dollars so the money is written as the API writes it;
+# at 80% use: with the 2026 host prices (USD 3,170 for a 2-GPU workstation without GPUs) two cards at the example's
+# 40% no longer pay for their host against renting, and the plan would not reach the hosts clause
+IN_A_HOST = {**PLACE_EXAMPLE, "currency": "USD", "demand": {**PLACE_EXAMPLE["demand"], "utilisation": 0.8},
              "prices": {"owned": [{**PLACE_EXAMPLE["prices"]["owned"][0], "currency": "USD"}]}}
 EXAMPLES = {"worked": WORKED_EXAMPLE, "catalog": CATALOG_EXAMPLE, "series": SERIES_EXAMPLE,
             "workload": WORKLOAD_EXAMPLE, "finance": FINANCE_EXAMPLE, "reserves": RESERVES, "in_a_host": IN_A_HOST}
