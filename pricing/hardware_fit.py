@@ -109,3 +109,11 @@ def host_accepts(host: AcceptingHost, spec: GpuSpec, count: int = 1) -> Fit:
             return Fit(False, f"{count} x {spec.name} ({count * spec.tdp_w:.0f} W) need a {needed:.0f} W PSU; "
                               f"{host.name} has {host.psu_watts:.0f} W (power-limit the cards or use fewer)")
     return Fit(True, "fits")
+
+
+def cards_powered(psu_watts: float, card_watts: float) -> int:
+    """How many cards of `card_watts` a PSU powers by the rule above (GPUs + host overhead, 10% headroom): the
+    planner's per-host capacity, so what it places is what `host_accepts` accepts."""
+    if card_watts <= 0:
+        return 10**6
+    return max(0, int((psu_watts / PSU_HEADROOM - HOST_OVERHEAD_W) // card_watts + 1e-9))

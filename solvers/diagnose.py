@@ -58,7 +58,7 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
         return InfeasibleProfile(
             "demand",
             f"the demand in {month} cannot be met by any purchase that fits the available hosts and {no_cloud}"
-            + _unhosted(owned, hosts, limits),
+            + _unhosted(owned, hosts),
         )
     if limits.max_capex_usd is not None:
         least = solve(owned, cloud, hosts, blocks, replace(limits, max_capex_usd=None), objective="capex")
@@ -84,20 +84,20 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
     )
 
 
-def _unhosted(owned: list[OwnedOption], hosts: list[HostOption], limits: Limits) -> str:
+def _unhosted(owned: list[OwnedOption], hosts: list[HostOption]) -> str:
     """Why bare cards find no host for a whole job: the host that takes the most of them and what it lacks."""
     notes = []
     for o in owned:
         if o.includes_host or o.is_commitment:
             continue
         taking = [h for k, h in enumerate(hosts) if k in o.accepting_hosts]
-        best = max(taking, key=lambda h: card_capacity(h, o, limits.host_watts_reserve), default=None)
+        best = max(taking, key=lambda h: card_capacity(h, o), default=None)
         if best is None:
             notes.append(f"no host takes a {o.gpu} card")
-        elif card_capacity(best, o, limits.host_watts_reserve) < o.width:
+        elif card_capacity(best, o) < o.width:
             notes.append(f"a job of {o.width} x {o.gpu} ({o.card_watts:g} W each) needs one host for all of them; "
                          f"the largest that takes them, {best.host.name} ({best.host.slots} slots, "
-                         f"{best.host.psu_watts:g} W PSU less {limits.host_watts_reserve:g} W for the CPU), holds "
-                         f"{card_capacity(best, o, limits.host_watts_reserve)}")
+                         f"{best.host.psu_watts:g} W PSU: cards + 150 W of host with 10% headroom), holds "
+                         f"{card_capacity(best, o)}")
     unique = list(dict.fromkeys(notes))
     return ("; " + "; ".join(unique)) if unique else ""

@@ -36,6 +36,7 @@ from typing import Literal
 import highspy
 import numpy as np
 
+from pricing.hardware_fit import cards_powered
 from solvers import defaults
 from solvers.blocks import Block
 from solvers.finance import Weights, term_starts_factor
@@ -47,7 +48,6 @@ from solvers.options import CloudOption, HostOption, OwnedOption
 class Limits:
     usd_per_kwh: float
     availability: float
-    host_watts_reserve: float
     max_capex_usd: float | None = None
     max_owned_gpus: int | None = None
     width: int = 1                 # GPUs per job
@@ -294,7 +294,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         host_cost = np.array([
             (h.host.base_cost_usd * host_capex + rate * h.idle_kwh_per_hour * host_hours) if cost_on
             else (h.host.base_cost_usd if objective == "capex" else 0.0) for h in hosts])
-        fewest = [min((card_capacity(h, owned[i], limits.host_watts_reserve) for i in bare
+        fewest = [min((card_capacity(h, owned[i]) for i in bare
                        if k in owned[i].accepting_hosts), default=0) for k, h in enumerate(hosts)]
         m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / max(n, 1)) for n in fewest], dtype=float), True)
     slots = _slot_columns(bld, owned, bare, u, bounds)
@@ -502,15 +502,14 @@ def _displaced_work(model: Model) -> None:
         np.zeros(n_blocks), INF)
 
 
-def card_capacity(host: HostOption, option: OwnedOption, reserve: float) -> int:
-    """Cards of `option` one host holds: its slots, and no more than its PSU powers after the CPU's reserve."""
-    if option.card_watts <= 0:
-        return host.host.slots
-    return min(host.host.slots, math.floor((host.host.psu_watts - reserve) / option.card_watts + 1e-9))
+def card_capacity(host: HostOption, option: OwnedOption) -> int:
+    """Cards of `option` one host holds: its slots, and no more than its PSU powers by the hardware-fit rule
+    (`pricing.hardware_fit`: cards + 150 W of host, 10% headroom; 4 x RTX 3090 want a 1,700 W PSU, DOMAIN §3)."""
+    return min(host.host.slots, cards_powered(host.host.psu_watts, option.card_watts))
 
 
 def _hosts(model: Model, bare: list[int], limits: Limits) -> None:
-    """Every bare card in a host that takes it, each host within its slots and its PSU (less the CPU reserve).
+    """Every bare card in a host that takes it, each host within its slots and its PSU (`card_capacity`).
 
     Placement columns a_gk: jobs of option g placed in hosts of kind k (for one-GPU jobs: cards, continuous; for
     wider jobs whole jobs, integer: a job's GPUs sit in one host). A host of kind k holds c_gk = floor(capacity /
@@ -527,7 +526,7 @@ def _hosts(model: Model, bare: list[int], limits: Limits) -> None:
     share_rows: list[list[tuple[int, float]]] = [[] for _ in hosts]
     for g in bare:
         o = owned[g]
-        jobs = {k: card_capacity(hosts[k], o, limits.host_watts_reserve) // o.width
+        jobs = {k: card_capacity(hosts[k], o) // o.width
                 for k in o.accepting_hosts if k < len(hosts)}
         kinds = [k for k, n in jobs.items() if n >= 1]
         a = bld.add_cols(np.zeros(len(kinds)), INF, o.width > 1)

@@ -31,7 +31,7 @@ from solvers.errors import ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
-from solvers.model import Limits, MipSolution, Model, SolveStatus, build, rent_only, solve, solved
+from solvers.model import Limits, MipSolution, Model, SolveStatus, build, card_capacity, rent_only, solve, solved
 from solvers.notices import Notice, classified, notice, texts
 from solvers.options import HostOption, JobWidths, Options, OwnedOption, build_options
 from solvers.periods import Period, always_on, build_periods, scaling_efficiency
@@ -75,10 +75,10 @@ def _check_providers(profile: Profile, catalog: Catalog) -> None:
                            f"unknown provider(s) {unknown}; known: {sorted(known)}")
 
 
-def fitting_host(option: OwnedOption, hosts: list[HostOption], reserve: float) -> HostOption | None:
+def fitting_host(option: OwnedOption, hosts: list[HostOption]) -> HostOption | None:
     """Cheapest host that takes one unit of a bare card option (slots, PSU and the hardware-fit rule)."""
-    fits = [h for k, h in enumerate(hosts) if k in option.accepting_hosts and h.host.slots >= option.gpus_per_unit
-            and h.host.psu_watts - reserve >= option.card_watts * option.gpus_per_unit]
+    fits = [h for k, h in enumerate(hosts)
+            if k in option.accepting_hosts and card_capacity(h, option) >= option.gpus_per_unit]
     return min(fits, key=lambda h: (h.host.base_cost_usd, h.host.slots), default=None)
 
 
@@ -87,7 +87,7 @@ def _single_units(owned: list[OwnedOption], hosts: list[HostOption], limits: Lim
     for o in owned:
         if o.is_commitment:
             continue
-        host = None if o.includes_host else fitting_host(o, hosts, limits.host_watts_reserve)
+        host = None if o.includes_host else fitting_host(o, hosts)
         if not o.includes_host and host is None:
             continue
         capex = o.unit_price_usd + (host.host.base_cost_usd if host else 0.0)
@@ -300,7 +300,7 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     rate = options.electricity_usd_per_kwh
     opts = profile.options
     terms = terms_of(profile)
-    limits = Limits(rate, opts.availability, opts.host_watts_per_working_gpu, opts.max_capex_usd, opts.max_owned_gpus,
+    limits = Limits(rate, opts.availability, opts.max_capex_usd, opts.max_owned_gpus,
                     profile.jobs.gpus_per_job, profile.jobs.patience == "none", model_weights(terms, periods, blocks))
     owned = prune_dominated(options.owned) if prune else options.owned
     owned_main = (prune_unprofitable(owned, options.cloud, blocks, rate, limits.width, limits.weights)
@@ -468,7 +468,7 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
     if chosen is not None and reference is not None:
         if chosen.width != limits.width:  # the closed form reads reference GPU-hours per GPU-hour
             chosen = replace(chosen, throughput=chosen.throughput * limits.width / chosen.width)
-        host = None if chosen.includes_host else fitting_host(chosen, options.hosts, limits.host_watts_reserve)
+        host = None if chosen.includes_host else fitting_host(chosen, options.hosts)
         ref_per_day = sum(b.demand for b in blocks) / horizon_days
         simple = simple_break_even(chosen, host, reference, ref_per_day, limits.availability, limits.usd_per_kwh)
 

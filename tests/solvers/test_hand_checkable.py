@@ -144,16 +144,17 @@ def test_two_hosts_of_the_same_size_are_told_apart() -> None:
         catalog = replace(bundled_catalog(), hosts=hosts)
         plan = make_plan(Profile.model_validate(profile), catalog, TODAY)
         assert plan.buy[0].count == 4
-        # a weak host powers 2 cards ((1,000 - 100 W CPU reserve) / 350 W), so the 4 cards take two of them
+        # a weak host powers 2 cards (1,000 W / 1.1 - 150 W of host = 759 W, / 350 W), so the 4 cards take two of them
         # ($1,000 and 50 W idle each) rather than the strong one ($3,000): per host, not pooled watts
         assert [(h.name, h.count) for h in plan.hosts] == [("4-slot, weak PSU", 2)]
         assert plan.costs.capex_usd == pytest.approx(4 * 700 + 2 * 500)
 
 
 def test_a_four_gpu_job_needs_one_host_that_powers_all_four_cards() -> None:
-    """4 x RTX 5090 (575 W) for one 4-GPU job: a 4-slot workstation with a 2,000 W PSU powers only 3 of them
-    ((2,000 - 100 W CPU) / 575 W = 3.3), and a 2-slot desktop's PSU cannot lend it watts: no plan. With a 4-slot
-    host whose 2,600 W PSU powers all four ((2,600 - 100) / 575 = 4.3), the plan buys that one."""
+    """4 x RTX 5090 (575 W) for one 4-GPU job. The hardware-fit rule (cards + 150 W of host, 10% headroom) lets a
+    4-slot workstation with a 2,000 W PSU power 2 of them (2,000 / 1.1 - 150 = 1,668 W, / 575 = 2.9), and a 2-slot
+    desktop's PSU cannot lend it watts: no plan. A 4-slot host with 2,800 W powers all four (2,545 - 150 = 2,395 W,
+    / 575 = 4.2): the plan buys that one."""
     from dataclasses import replace
 
     from pricing.catalog import Host
@@ -164,10 +165,10 @@ def test_a_four_gpu_job_needs_one_host_that_powers_all_four_cards() -> None:
     profile = simple_profile([card], [], utilisation=0.5)
     profile["demand"].update({"gpus": 4, "reference_gpu": "RTX 5090"})
     profile["jobs"] = {"gpus_per_job": 4, "scaling_efficiency": 1.0}
-    with pytest.raises(InfeasibleProfile, match=r"4 x RTX 5090 \(575 W each\) needs one host.*holds 3"):
+    with pytest.raises(InfeasibleProfile, match=r"4 x RTX 5090 \(575 W each\) needs one host.*holds 2"):
         make_plan(Profile.model_validate(profile), replace(bundled_catalog(), hosts=[workstation, desktop]), TODAY)
-    big = Host("4-slot workstation, 2,600 W", 4, 3500, 2600, 80, "test", "2027-01-01")
+    big = Host("4-slot workstation, 2,800 W", 4, 3500, 2800, 80, "test", "2027-01-01")
     plan = make_plan(Profile.model_validate(profile),
                      replace(bundled_catalog(), hosts=[workstation, desktop, big]), TODAY)
-    assert [(h.name, h.count) for h in plan.hosts] == [("4-slot workstation, 2,600 W", 1)]
+    assert [(h.name, h.count) for h in plan.hosts] == [("4-slot workstation, 2,800 W", 1)]
     assert plan.buy[0].count == 4

@@ -104,7 +104,7 @@ def test_bundled_server_makes_passive_cards_candidates_with_its_cost(gpu: str) -
     server = bundled_server()
     for option in bare_cards:
         assert [options.hosts[k].host.name for k in option.accepting_hosts] == [server.name]
-        host = fitting_host(option, options.hosts, 0.0)
+        host = fitting_host(option, options.hosts)
         assert host is not None and host.host.base_cost_usd == server.base_cost_usd > 0
 
 
