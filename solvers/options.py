@@ -402,8 +402,20 @@ def _catalog_owned_rows(hardware: pd.DataFrame) -> list[_OwnedRow]:
         _OwnedRow(r.name, r.gpu, r.condition, int(r.gpus_per_unit), float(r.unit_price_usd), bool(r.includes_host),
                   None if pd.isna(r.watts) else float(r.watts), None if pd.isna(r.idle_watts) else float(r.idle_watts),
                   r.vendor, r.source, r.as_of, r.feed)
-        for r in hardware.itertuples(index=False)
+        for r in current_card_prices(hardware).itertuples(index=False)
     ]
+
+
+def current_card_prices(hardware: pd.DataFrame) -> pd.DataFrame:
+    """The catalog's hardware with only the newest price of each single card (GPU and condition): a card sells at
+    its market price today, not at the launch price of years ago (a new RTX 4090 was USD 1,599 at launch in 2022
+    and USD 3,160 in Amazon's buy box in July 2025). Whole systems (several GPUs, or a host included) are kept
+    apart: each is a vendor's own product and price."""
+    card = (hardware["gpus_per_unit"] == 1) & ~hardware["includes_host"].astype(bool)
+    cards = hardware[card]
+    newest = cards["as_of"].astype(str) == cards.groupby(["gpu", "condition"])["as_of"].transform(
+        lambda d: d.astype(str).max())
+    return pd.concat([cards[newest], hardware[~card]]).sort_index()
 
 
 @dataclass(frozen=True)
