@@ -408,8 +408,8 @@ def _catalog_owned_rows(hardware: pd.DataFrame) -> list[_OwnedRow]:
 
 def current_card_prices(hardware: pd.DataFrame) -> pd.DataFrame:
     """The catalog's hardware with only the newest price of each single card (GPU and condition): a card sells at
-    its market price today, not at the launch price of years ago (a new RTX 4090 was USD 1,599 at launch in 2022
-    and USD 3,160 in Amazon's buy box in July 2025). Whole systems (several GPUs, or a host included) are kept
+    its market price today, not at its launch price (a new RTX 5090: USD 1,999 MSRP in January 2025, USD 3,400 at
+    the low end of street prices in February 2026). Whole systems (several GPUs, or a host included) are kept
     apart: each is a vendor's own product and price."""
     card = (hardware["gpus_per_unit"] == 1) & ~hardware["includes_host"].astype(bool)
     cards = hardware[card]
