@@ -13,6 +13,7 @@ Pure: no I/O beyond reading the bundled hosts file in `bundled_host_rows`.
 from __future__ import annotations
 
 import csv
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -113,7 +114,10 @@ def host_accepts(host: AcceptingHost, spec: GpuSpec, count: int = 1) -> Fit:
 
 def cards_powered(psu_watts: float, card_watts: float) -> int:
     """How many cards of `card_watts` a PSU powers by the rule above (GPUs + host overhead, 10% headroom): the
-    planner's per-host capacity, so what it places is what `host_accepts` accepts."""
+    planner's per-host capacity, so what it places is exactly what `host_accepts` accepts."""
     if card_watts <= 0:
         return 10**6
-    return max(0, int((psu_watts / PSU_HEADROOM - HOST_OVERHEAD_W) // card_watts + 1e-9))
+    count = max(0, math.floor((psu_watts / PSU_HEADROOM - HOST_OVERHEAD_W) / card_watts) + 1)
+    while count > 0 and (count * card_watts + HOST_OVERHEAD_W) * PSU_HEADROOM > psu_watts:  # host_accepts' test
+        count -= 1
+    return count

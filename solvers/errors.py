@@ -12,6 +12,10 @@ class ProfileError(ValueError):
         self.rule = rule
         self.message = message
 
+    def __reduce__(self) -> tuple[type[ProfileError], tuple[str, str, str]]:
+        """Picklable with every argument: plans are solved in worker processes and their errors cross back."""
+        return type(self), (self.field, self.rule, self.message)
+
 
 class InfeasibleProfile(ValueError):
     """No plan meets the profile: names the constraint and, where one exists, the nearest feasible value."""
@@ -21,3 +25,7 @@ class InfeasibleProfile(ValueError):
         self.constraint = constraint
         self.message = message
         self.nearest_feasible = nearest_feasible
+
+    def __reduce__(self) -> tuple[type[InfeasibleProfile], tuple[str, str, float | str | None]]:
+        """Picklable with every argument (see ProfileError.__reduce__)."""
+        return type(self), (self.constraint, self.message, self.nearest_feasible)

@@ -336,7 +336,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     _owned_work(model)
     _availability(model, blocks, limits)
     _displaced_work(model)
-    _hosts(model, bare, limits)
+    _hosts(model, bare)
     _limits(model, limits)
     _shared_quotas(model, blocks)
     if cost_on and weights is not None and weights.fixed_owned_usd > 0:
@@ -508,7 +508,7 @@ def card_capacity(host: HostOption, option: OwnedOption) -> int:
     return min(host.host.slots, cards_powered(host.host.psu_watts, option.card_watts))
 
 
-def _hosts(model: Model, bare: list[int], limits: Limits) -> None:
+def _hosts(model: Model, bare: list[int]) -> None:
     """Every bare card in a host that takes it, each host within its slots and its PSU (`card_capacity`).
 
     Placement columns a_gk: jobs of option g placed in hosts of kind k (for one-GPU jobs: cards, continuous; for

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pricing.gpus import bundled_gpus
-from pricing.hardware_fit import HostRow, bundled_host_rows, host_accepts
+from pricing.hardware_fit import HostRow, bundled_host_rows, cards_powered, host_accepts
 
 
 def host(name: str) -> HostRow:
@@ -73,3 +73,20 @@ def test_priced_pcie_server_takes_eight_passive_cards_but_no_modules() -> None:
     assert not host_accepts(server, gpus["H100 SXM"], 8).ok  # SXM modules come only in HGX servers
     for desktop in ("1-GPU desktop", "2-GPU workstation", "4-GPU workstation", "4-GPU rack workstation"):
         assert not host_accepts(host(desktop), gpus["L40S"]).ok
+
+
+@pytest.mark.parametrize("psu", [1600.0, 1700.0, 1705.0, 1706.0, 2062.5, 2600.0, 5200.0])
+@pytest.mark.parametrize("gpu", ["RTX 3090", "RTX 4090", "RTX 5090", "RTX A6000"])
+def test_cards_powered_is_exactly_what_host_accepts_takes(psu: float, gpu: str) -> None:
+    # the planner's per-host capacity must agree with the fit rule at the boundary: (4 x 350 + 150) x 1.1 is
+    # 1,705.0000000000002 in floating point, so a 1,705 W PSU powers three RTX 3090s, not four
+    spec = bundled_gpus()[gpu]
+    box = HostRow("test box", 16, psu, "workstation", frozenset({"pcie"}), False)
+    count = cards_powered(psu, spec.tdp_w)
+    assert count == 0 or host_accepts(box, spec, count).ok
+    assert not host_accepts(box, spec, count + 1).ok
+
+
+def test_cards_powered_at_the_floating_point_boundary() -> None:
+    assert cards_powered(1705.0, 350.0) == 3
+    assert cards_powered(1706.0, 350.0) == 4
