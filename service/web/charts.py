@@ -82,14 +82,33 @@ _CJK_LOCALES = frozenset({"zh-Hans"})
 CJK_FAMILIES = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "Droid Sans Fallback")
 
 
+# file names of the CJK fonts above, as Debian and other distributions install them
+_CJK_FILE_HINTS = ("wqy", "notosanscjk", "sourcehansans", "notosanssc", "droidsansfallback")
+
+
+def _installed_cjk_families() -> list[str]:
+    """The CJK families matplotlib can use. Its font list is cached on disk when first built, so a CJK font
+    installed after that (CI installs fonts-wqy-microhei into a machine that may already have drawn a chart) is
+    missing from it: the system's font files are then scanned once and the CJK ones added."""
+    installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    if not any(name in installed for name in CJK_FAMILIES):
+        for path in font_manager.findSystemFonts():
+            if any(hint in path.lower().replace("-", "").replace("_", "") for hint in _CJK_FILE_HINTS):
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):  # an unreadable file is skipped, not fatal
+                    continue
+        installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    return [name for name in CJK_FAMILIES if name in installed]
+
+
 @cache
 def _rc(locale: str) -> dict[RcKeyType, Any]:
     """The drawing settings of a locale: for Chinese, the installed CJK families after DejaVu Sans, so matplotlib
     falls back to them glyph by glyph (a generic family resolves to one font and has no fallback)."""
     if locale not in _CJK_LOCALES:
         return _RC
-    installed = {entry.name for entry in font_manager.fontManager.ttflist}
-    cjk = [name for name in CJK_FAMILIES if name in installed]
+    cjk = _installed_cjk_families()
     if not cjk:
         _log.warning("no CJK font installed (e.g. Debian's fonts-wqy-microhei): Chinese chart text is laid out "
                      "with DejaVu Sans widths and may overlap")

@@ -266,3 +266,12 @@ def test_empty_charts_say_so_in_the_readers_language() -> None:
     assert "aucun prix enregistré pour X" in _text(price_history_svg("X", pd.DataFrame(), lang="fr"))
     assert "没有输入改变方案" in _text(sensitivity_chart_svg(
         Sensitivity(base_total_usd=1.0, base_decision="a", rows=[], note=""), None, "zh-Hans"))
+
+
+def test_a_cjk_font_installed_after_matplotlibs_font_cache_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    # CI installs fonts-wqy-microhei on a machine whose matplotlib font list may already be cached without it
+    if not any("wqy" in path.lower() for path in font_manager.findSystemFonts()):
+        pytest.skip("no WenQuanYi font file on this machine (CI installs fonts-wqy-microhei)")
+    stale = [entry for entry in font_manager.fontManager.ttflist if entry.name not in charts.CJK_FAMILIES]
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", stale)
+    assert "WenQuanYi Micro Hei" in charts._installed_cjk_families()
