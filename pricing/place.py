@@ -5,11 +5,13 @@ A location is an ISO 3166-1 alpha-2 country code (`DE`), a subdivision as ISO 31
 (`pricing/data/electricity_prices.csv`, `grid_carbon.csv`, `cloud_regions.csv`, described in
 `pricing/data/README.md`); no figure is invented, so a location may have a price and no intensity or the reverse.
 
-Look-ups fall back from a subdivision to its country (`US-CA` -> `US`, `CA-ON` -> `CA`) for carbon intensity only, and
+Look-ups fall back from a subdivision to its country (`US-PR` -> `US`, `CA-ON` -> `CA`) for carbon intensity only, and
 say so: the price tables are per state or province where prices differ that much (EIA by state, Hydro-Quebec by city),
-the carbon table only has some of them. A price never falls back: a country row would hide the spread between
-provinces, so a province without a row asks for a price. Where no location is known at all (a
-cloud offer listed as "global", a profile without a location) `world_carbon_intensity` gives the world average
+the carbon table has every US state and DC, but only the country for Canada and for territories such as `US-PR`. A
+price never falls back: a country row would hide the spread between provinces, so a province without a row asks for
+a price (`US` itself has a row, the national average, for a profile that names only the country). Where no location
+is known at all (a cloud offer listed as "global", a profile without a location) `world_carbon_intensity` gives the
+world average
 (row `WORLD`), again marked as a fallback, so a carbon price weighs every option and never favours the unknown.
 """
 

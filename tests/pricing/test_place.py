@@ -42,9 +42,9 @@ def test_carbon_intensity_and_its_fallbacks() -> None:
     assert fr is not None and fr.value == 56 and fr.fallback_from is None  # OWID/Ember 2023
     wv = carbon_intensity("US-WV")
     assert wv is not None and wv.value == pytest.approx(1919 * 0.45359237, abs=0.1)  # 1,919 lb/MWh
-    tx = carbon_intensity("US-TX")  # no Texas row: the US average, 1,532 Mt / 4,183,271 GWh
-    assert tx is not None and tx.value == pytest.approx(1532e12 / 4183271e9 * 1000, abs=0.1)
-    assert tx.fallback_from == "US-TX"
+    pr = carbon_intensity("US-PR")  # no Puerto Rico row: the US average, 1,532 Mt / 4,183,271 GWh
+    assert pr is not None and pr.value == pytest.approx(1532e12 / 4183271e9 * 1000, abs=0.1)
+    assert pr.fallback_from == "US-PR" and pr.name == "United States"
     assert carbon_intensity("XX") is None  # no row: nothing invented
     world = world_carbon_intensity("aws global")
     assert world is not None and world.value == 481 and world.fallback_from == "aws global"
@@ -113,9 +113,55 @@ def test_new_carbon_rows_as_published(location: str, expected: float) -> None:
 
 
 def test_a_state_with_its_own_row_no_longer_falls_back_and_one_without_still_does() -> None:
-    oh, tx = carbon_intensity("US-OH"), carbon_intensity("US-TX")
+    oh, tx, pr = carbon_intensity("US-OH"), carbon_intensity("US-TX"), carbon_intensity("US-PR")
     assert oh is not None and oh.fallback_from is None and oh.value == 474.6
-    assert tx is not None and tx.fallback_from == "US-TX"
+    assert tx is not None and tx.fallback_from is None and tx.value == 372.8
+    assert pr is not None and pr.fallback_from == "US-PR"
+
+
+US_STATES_AND_DC = [
+    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
+    "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",
+    "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY"
+]
+
+
+def test_every_us_state_and_dc_has_its_own_carbon_row() -> None:
+    assert len(US_STATES_AND_DC) == 51
+    for state in US_STATES_AND_DC:
+        found = carbon_intensity(f"US-{state}")
+        assert found is not None and found.fallback_from is None and 0 < found.value < 1000, state
+        assert found.period in {"2022", "2023"}, state
+
+
+@pytest.mark.parametrize(
+    ("location", "lb_per_mwh"),
+    [
+        # EPA eGRID2022 ST22 STC2ERTA (lb CO2e/MWh), read by hand from the OpenUBEM transcription @2fa127c as
+        # kg/kWh (0.372828, 0.207512, 0.084352, 0.785737, 0.251696) and turned back into lb/MWh with 0.453592 kg/lb
+        ("US-TX", 821.9),
+        ("us-ca", 457.5),
+        ("US-WA", 186.0),
+        ("US-KY", 1732.3),
+        ("US-DC", 554.9),
+    ],
+)
+def test_egrid_2022_state_rows_by_hand(location: str, lb_per_mwh: float) -> None:
+    """g/kWh = lb/MWh x 453.592 g/lb / 1,000 kWh/MWh: Texas 821.9 lb/MWh is 372.8 g/kWh."""
+    found = carbon_intensity(location)
+    assert found is not None and found.period == "2022" and found.fallback_from is None
+    assert found.value == pytest.approx(lb_per_mwh * 0.453592, abs=0.06)
+    assert "eGRID2022" in found.source and "STC2ERTA" in found.source
+
+
+def test_us_country_row_for_price_and_carbon() -> None:
+    """`US` alone: EIA's 2022 U.S. commercial average, 12.41 cents (172,600 million USD / 1,390,873 GWh), and the
+    US carbon row (1,532 Mt / 4,183,271 GWh), neither a fallback."""
+    price = electricity_price("us")
+    assert price is not None and (price.value, price.currency, price.period) == (0.1241, "USD", "2022")
+    assert price.value == pytest.approx(172_600e6 / 1_390_873e6, abs=0.0001)
+    carbon = carbon_intensity("US")
+    assert carbon is not None and carbon.value == 366.2 and carbon.fallback_from is None
 
 
 @pytest.mark.parametrize(

@@ -77,6 +77,32 @@ def test_us_state_rate_from_eia_and_explicit_rate_wins() -> None:
     assert plan(body).costs.electricity_usd == pytest.approx(KWH_4090 * 0.10, abs=0.01)
 
 
+def test_a_lab_that_only_says_us_gets_the_national_rate_and_carbon() -> None:
+    """`{location: "US"}` was a 422 (a carbon row and no price). Now: the US row, 0.1241 USD/kWh (EIA 2022
+    commercial average, 12.41 cents) and 366.2 g/kWh (EIA 2023, 1,532 Mt / 4,183,271 GWh), no fallback note."""
+    body = owned_4090()
+    del body["electricity_usd_per_kwh"]
+    body["electricity"] = {"location": "US"}
+    result = plan(body)
+    assert result.electricity is not None and result.electricity.location == "US"
+    assert result.costs.electricity_usd == pytest.approx(KWH_4090 * 0.1241, abs=0.01)  # 73.38 USD
+    assert result.carbon is not None and result.carbon.owned_g_co2e_per_kwh == 366.2
+    assert result.carbon.owned_kg_co2e == pytest.approx(KWH_4090 * 366.2 / 1000, abs=0.1)  # 216.5 kg
+    assert "carbon_owned_fallback" not in [notice.code for notice in result.carbon.notices]
+
+
+def test_a_texas_lab_gets_texas_carbon_not_the_us_average() -> None:
+    body = owned_4090()
+    del body["electricity_usd_per_kwh"]
+    body["electricity"] = {"location": "US-TX"}
+    result = plan(body)
+    # US-TX: 0.0882 USD/kWh (EIA 2023 commercial, 8.82 cents); eGRID2022 821.9 lb/MWh x 0.453592 = 372.8 g/kWh
+    assert result.costs.electricity_usd == pytest.approx(KWH_4090 * 0.0882, abs=0.01)
+    assert result.carbon is not None and result.carbon.owned_g_co2e_per_kwh == 372.8
+    assert "carbon_owned_fallback" not in [notice.code for notice in result.carbon.notices]
+    assert not any("US-TX" in note for note in result.carbon.notes)
+
+
 def test_london_rate_from_desnz_converted_at_the_ecb_rates() -> None:
     body = owned_4090()
     del body["electricity_usd_per_kwh"]
