@@ -50,22 +50,30 @@ HEAD_DIM = 128.0  # LLaMA and GPT-3 head size (same tables)
 LORA_PARAMS_PER_RANK_HIDDEN = 18.0
 DEFAULT_LORA_RANK = 16  # QLoRA's rank for its main experiments is 64; Hu et al. show r = 4-16 suffices
 
-# Achieved model FLOPs utilisation of a reference GPU (A100 80GB) on large transformer training: 46%
-# (PaLM, Chowdhery et al. 2022, table 3, 46.2% MFU; the guide's 45-65% tensor-core utilisation,
-# DOMAIN.md section 1). Other GPUs scale by the throughput model (solvers/performance.py).
-REFERENCE_GPU = "A100 80GB"
-REFERENCE_MFU = 0.46
+# Achieved FLOP/s in training and prefill: each GPU's dense 16-bit tensor peak times its family's achieved fraction,
+# calibrated on published LLM training runs (`mfu.py`, `pricing/data/llm_training_runs.csv`: llm-foundry and
+# torchtitan give A100 56% and H100 41% of peak counted as 6ND, 8ND with activation recomputation). It replaces a
+# 46% "MFU on A100" (PaLM's 46.2% was measured on TPU v4) scaled by the bandwidth-led throughput model.
 
-# Fraction of peak memory bandwidth a serving stack reaches in decode (MBU): 70-85% for vLLM and
-# TensorRT-LLM (https://www.open-source-ai.tech/glossary/model-bandwidth-utilization); the low end is used.
+# Fraction of peak memory bandwidth a serving stack reaches in decode (MBU): 70-85% for vLLM and TensorRT-LLM
+# (https://www.open-source-ai.tech/glossary/model-bandwidth-utilization, a glossary; the low end is used). Nearest
+# published measurement: NVIDIA NeMo Framework's Llama-2 inference table
+# (https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html): Llama-2-7B, batch 1, 128
+# prompt and 20 output tokens take 234 ms on one A100 80GB and 153.8 ms on one H100; with the prompt's time counted
+# as decode, 13.5 GB of 16-bit weights are read at least every 11.7 / 7.7 ms, >= 57% / >= 52% of peak bandwidth
+# (lower bounds). 0.70 stays the default, between the two.
 DECODE_BANDWIDTH_UTILISATION = 0.70
 
-# GPU memory usable by a job: the CUDA context, allocator fragmentation and framework buffers take the
-# rest. 0.90 is a gpuplan default (estimate, no published figure), overridable per request.
+# GPU memory usable by a job: the CUDA context, allocator fragmentation and framework buffers take the rest.
+# 0.90 is vLLM's default `gpu_memory_utilization` ("the fraction of GPU memory to be used for the model executor",
+# https://docs.vllm.ai/en/latest/models/engine_args.html), overridable per request.
 USABLE_MEMORY_FRACTION = 0.90
 
-# Data-parallel scaling (DOMAIN.md section 3, guide 2019): 1.9x / 2.8x / 3.5x on 2 / 3 / 4 GPUs; beyond 4
-# each doubling keeps 95% (gpuplan assumption, extrapolated; issue 13 replaces it with measured curves).
+# Data-parallel scaling (DOMAIN.md section 3, guide 2019): 1.9x / 2.8x / 3.5x on 2 / 3 / 4 GPUs. Beyond 4 each
+# doubling keeps 95%: a gpuplan default. Nearest published figures: llm-foundry's FSDP tables (the runs file's
+# source, 1,600 Gbit/s RoCE) keep 97-101% of per-GPU throughput per doubling from 8 to 64 GPUs (H100 MPT-1B 45,455
+# / 46,037 / 45,130 / 44,402 tokens/s/GPU on 8 / 16 / 32 / 64; A100 40GB MPT-13B 1,993 / 1,998 / 1,976 / 1,972 on
+# 16 / 32 / 64 / 128); 95% is kept as the allowance for slower networks than those clusters'.
 SCALING = {1: 1.0, 2: 1.9, 3: 2.8, 4: 3.5}
 SCALING_PER_DOUBLING_BEYOND_4 = 0.95
 

@@ -1,18 +1,18 @@
 """Compile a workload into GPUs per job and hours per job for every GPU type.
 
 Training and fine-tuning: FLOPs = k * N * D (k = 6, 4 for LoRA/QLoRA; full recomputation adds one forward
-pass, 2 N D); a GPU type's achieved FLOP/s = the reference MFU (A100 80GB, 46%, PaLM) scaled by the throughput
-model's transformer ratio; the job takes the fewest GPUs whose memory holds the sharded states
-plus one micro-batch's activations (plain data parallel when one GPU suffices, else ZeRO-3 unless
-the user names a stage), widened until it meets the deadline. With `recompute: auto` (the default) a type may
-run the job with selective or full recomputation: its GPUs per job are the fewest either needs, so a 24 GB card
-that cannot hold a 13B LoRA fine-tune's activations with selective recomputation holds it with gradient
-checkpointing, as fine-tuning practice does (QLoRA, Dettmers et al. 2023, trains with gradient checkpointing);
-a wider job of the same type takes whichever of the two fits there with fewer FLOPs (`hours_at`).
+pass, 2 N D); a GPU type's achieved FLOP/s = its dense 16-bit peak x its family's achieved fraction, calibrated
+on published LLM training runs (`mfu.py`: A100 56%, H100 41% of peak); the job takes the fewest GPUs whose
+memory holds the sharded states plus one micro-batch's activations (plain data parallel when one GPU suffices,
+else ZeRO-3 unless the user names a stage), widened until it meets the deadline. With `recompute: auto` (the
+default) a type may run the job with selective or full recomputation: its GPUs per job are the fewest either
+needs, so a 24 GB card that cannot hold a 13B LoRA fine-tune's activations with selective recomputation holds it
+with gradient checkpointing, as fine-tuning practice does (QLoRA, Dettmers et al. 2023, trains with gradient
+checkpointing); a wider job of the same type takes whichever of the two fits there with fewer FLOPs (`hours_at`).
 Serving: a replica is tensor-parallel over 1, 2, 4 or 8 GPUs of one server that hold the weights and at least one
 sequence's KV cache, the size with the fewest GPU-hours for the demand; prefill is compute-bound (2N FLOPs per
-prompt token), decode bandwidth-bound (weights plus the batch's KV cache read once per step at 70% of peak
-bandwidth), and the batch is the largest that fits.
+prompt token at the training fraction of the precision's peak), decode bandwidth-bound (weights plus the batch's
+KV cache read once per step at 70% of peak bandwidth), and the batch is the largest that fits.
 All coefficients and their sources: `coefficients.py` and README.md.
 """
 
@@ -23,8 +23,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pricing.gpus import GpuSpec, bundled_gpus
-from solvers.performance import is_extrapolated, precision_tflops, relative_throughput
+from solvers.performance import is_extrapolated
 from solvers.workload import coefficients as c
+from solvers.workload import mfu
 from solvers.workload.memory import (
     Shape,
     kv_cache_bytes_per_sequence,
@@ -55,10 +56,19 @@ def workload_class(workload: Workload) -> str:
 
 
 def achieved_tflops(spec: GpuSpec, workload_class: str) -> float:
-    """Sustained dense TFLOPS of one GPU on the class: reference MFU x reference peak x model ratio."""
-    reference = bundled_gpus()[c.REFERENCE_GPU]
-    return c.REFERENCE_MFU * precision_tflops(reference, workload_class) * relative_throughput(
-        spec, reference, workload_class)
+    """Sustained dense TFLOPS of one GPU on the class: the GPU's achieved fraction in LLM training (`mfu.py`) times
+    its peak in the class's precision (training and 16-bit prefill: BF16/FP16 with FP32 accumulate; 8-bit: 8-bit).
+    Compute-led, not the bandwidth-led throughput model: large transformers' matrix products are compute-bound."""
+    if workload_class == "transformer_training":
+        return mfu.training_tflops(spec)
+    return mfu.prefill_tflops(spec, eight_bit=workload_class == "inference_8bit")
+
+
+def extrapolated(spec: GpuSpec, workload_class: str) -> bool:
+    """Whether a row's speed rests on no measurement of this GPU: training needs a published LLM training run or
+    ratio; serving also the throughput model's measurement of the inference class (decode is bandwidth-bound)."""
+    llm = mfu.fraction(spec).extrapolated
+    return llm if workload_class == "transformer_training" else llm or is_extrapolated(spec.name, workload_class)
 
 
 def training_flops(workload: Workload, shape: Shape) -> float:
@@ -143,7 +153,7 @@ def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEs
     the fewest FLOPs (selective before full). Wider jobs may take another: `hours_at` reads `recompute_options`."""
     wclass = workload_class(workload)
     per_gpu = achieved_tflops(spec, wclass)
-    common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
+    common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": extrapolated(spec, wclass)}
     usable = spec.memory_gb * workload.usable_memory_fraction
     tried = [_fit(mode, shape, usable, per_gpu) for mode in _recompute_modes(workload)]
     fits = [f for f in tried if isinstance(f, _Fit)]
@@ -183,7 +193,7 @@ def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEst
     of what a replica over two GPUs with a full batch does, and the demand would take many times the GPUs."""
     wclass = workload_class(workload)
     per_gpu = achieved_tflops(spec, wclass)
-    common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": is_extrapolated(spec.name, wclass)}
+    common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": extrapolated(spec, wclass)}
     usable = spec.memory_gb * workload.usable_memory_fraction * 1e9
     kv_seq = kv_cache_bytes_per_sequence(shape, workload.context_length)
     weights = shape.params * c.WEIGHT_BYTES[workload.precision]
@@ -243,8 +253,8 @@ def estimate(workload: Workload, gpus: Iterable[GpuSpec] | None = None) -> Estim
 
 def assumptions(workload: Workload) -> list[str]:
     """What the numbers assume, in words the plan can show."""
-    notes = [f"achieved FLOP/s: {c.REFERENCE_MFU:.0%} MFU on {c.REFERENCE_GPU} (PaLM), other GPUs scaled by the "
-             "spec-based throughput model (solvers/performance.py)"]
+    notes = ["achieved FLOP/s: each GPU's dense 16-bit peak (FP32 accumulate) times its family's achieved fraction "
+             "in published LLM training runs (A100 56%, H100 41%: llm-foundry, torchtitan; solvers/workload/mfu.py)"]
     if workload.kind == "serve":
         notes += [f"decode reads all weights and the batch's KV cache every step at "
                   f"{c.DECODE_BANDWIDTH_UTILISATION:.0%} of peak bandwidth; prefill at the achieved FLOP/s",

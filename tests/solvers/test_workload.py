@@ -207,12 +207,15 @@ def test_auto_recomputation_keeps_a_job_in_one_server_rather_than_sharding_it_ov
 
 def test_a_replica_spans_the_gpus_that_serve_the_demand_with_the_fewest_gpu_hours() -> None:
     # 70B in 8 bits on an H100 SXM (72 GB usable): 70 GB of weights + 1.19 GB of KV cache per 4,096-token sequence
-    # (71 layers x 8 KV heads x 127.8 x 2 x 2 bytes x 4,096). One GPU holds it with a batch of 1: 5 req/s need
-    # 45 replicas, 32,850 GPU-hours a month. Two GPUs hold a batch of 32 (the default cap): 4 replicas, 5,840.
+    # (71 layers x 8 KV heads x 127.8 x 2 x 2 bytes x 4,096). Prefill at 41% (Hopper's LLM training fraction) of
+    # 1,979 INT8 TOPS = 809 per GPU. One GPU holds it with a batch of 1: 256 decode steps reading 71.2 GB at 70% of
+    # 3,350 GB/s (7.8 s) + 3,840 prompt tokens x 140 GFLOP (0.66 s): 0.118 req/s, so 5 req/s need 43 replicas,
+    # 31,390 GPU-hours a month. Two GPUs hold a batch of 32 (the default cap): a step reads 70 + 32 x 1.19 GB at
+    # 4.69 TB/s (23 ms, 1,388 tokens/s), prefill 0.33 s: 1.94 req/s a replica, 3 replicas, 4,380 GPU-hours.
     work = Workload(kind="serve", model={"params_b": 70, "kv_heads": 8}, precision="int8", requests_per_second=5)
     row = estimate(work, [bundled_gpus()["H100 SXM"]]).gpus[0]
     assert row.gpus_per_job == 2 and row.sharding is not None and "batch 32" in row.sharding
-    assert row.gpu_hours == pytest.approx(4 * 730 * 2)
+    assert row.gpu_hours == pytest.approx(3 * 730 * 2)
     single = estimate(Workload(kind="serve", model={"params_b": 70, "kv_heads": 8}, precision="int8",
                                requests_per_second=5, max_gpus_per_job=1), [bundled_gpus()["H100 SXM"]]).gpus[0]
-    assert single.gpus_per_job == 1 and single.gpu_hours == pytest.approx(45 * 730)
+    assert single.gpus_per_job == 1 and single.gpu_hours == pytest.approx(43 * 730)
