@@ -165,6 +165,11 @@ class SimpleBreakEven(BaseModel):
     owned: str
     cloud: str
     units: int
+    owned_name: str | None = Field(None, description="the owned option of `owned` (it is units x owned_name, in "
+                                   "hosts x host_name when the cards need a host): for a client composing `owned` in "
+                                   "its language")
+    hosts: int = Field(0, description="host machines the units go in (0: the option includes its host)")
+    host_name: str | None = None
     upfront_usd: float
     owned_usd_per_day: float
     cloud_usd_per_day: float

@@ -59,6 +59,15 @@ NOTE = ("Each input moved alone over its range, the rest of the profile and the 
 RENT_ONLY, NO_PLAN = "rent only", "no feasible plan"
 
 
+class DecisionItem(BaseModel):
+    """One purchase of an end's plan, for a client that writes the decision in its own language."""
+
+    count: int
+    name: str
+    gpu: str
+    condition: str
+
+
 class SensitivityRow(BaseModel):
     input: str = Field(description="demand_scale, electricity, cloud_prices, hardware_prices, resale, horizon or "
                        "discount_rate")
@@ -72,6 +81,9 @@ class SensitivityRow(BaseModel):
     high_total_usd: float | None
     low_decision: str
     high_decision: str
+    low_purchases: list[DecisionItem] | None = Field(None, description="what the low end's plan buys (empty: rent "
+                                                     "only; null: no feasible plan), the structure of low_decision")
+    high_purchases: list[DecisionItem] | None = None
     decision_changes: bool = Field(description="the purchases differ from the plan's at either end")
     swing_usd: float = Field(description="|high total - low total|: rows are sorted by it, largest first")
 
@@ -90,6 +102,13 @@ def decision(plan: PlanResult | None) -> str:
     if not plan.buy:
         return RENT_ONLY
     return "buy " + ", ".join(f"{b.count} x {b.name}" for b in plan.buy)
+
+
+def purchases(plan: PlanResult | None) -> list[DecisionItem] | None:
+    """What `decision` says, as items: the plan's purchases (empty: rent only), None when no plan was feasible."""
+    if plan is None:
+        return None
+    return [DecisionItem(count=b.count, name=b.name, gpu=b.gpu, condition=b.condition) for b in plan.buy]
 
 
 def _scaled_frame(frame: Any, column: str, factor: float) -> Any:
@@ -230,7 +249,7 @@ def sensitivity(profile: Profile, catalog: Catalog, today: dt.date,
             input=one.key, label=one.label, why=one.why, base_value=value, unit=unit,
             low_value=_end_value(one.key, value, one.low), high_value=_end_value(one.key, value, one.high),
             low_total_usd=totals[0], high_total_usd=totals[1], low_decision=decision(low),
-            high_decision=decision(high),
+            high_decision=decision(high), low_purchases=purchases(low), high_purchases=purchases(high),
             decision_changes=decision(low) != base_decision or decision(high) != base_decision,
             swing_usd=swing if swing != float("inf") else 0.0))
     rows.sort(key=lambda r: r.swing_usd, reverse=True)

@@ -1,4 +1,5 @@
-"""Plans side by side: the inputs that differ, what each buys and rents, its costs and its break-even day.
+"""Plans side by side: the inputs that differ, what each buys (hosts and reserved instances too) and rents, its costs
+and its break-even day.
 
 Pure over stored plans (no database here): the endpoint reads each plan within the caller's lab and hands them in.
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -24,11 +25,20 @@ MAX_PLANS = 6  # one chart stays readable with this many lines; the page says so
 
 
 class ComparedPurchase(BaseModel):
+    """One thing a plan commits money to before any work is done: cards or machines bought, the host machines the
+    cards go in, and reserved / committed cloud instances (a term paid whether used or not)."""
+
+    kind: Literal["buy", "host", "commitment"] = Field("buy", description="buy: GPUs or complete machines bought; "
+                                                        "host: a machine bought for cards; commitment: reserved "
+                                                        "instances over a term")
     name: str
-    gpu: str
-    condition: str
-    count: int
-    cost_usd: float
+    gpu: str | None = Field(None, description="the GPU type (null for a host machine)")
+    condition: str | None = Field(None, description="new or used (buy); null for hosts and commitments")
+    count: int = Field(description="units, hosts or instances")
+    cost_usd: float = Field(description="count x unit price (commitment: its cost over the horizon), in the plan's "
+                            "currency")
+    provider: str | None = Field(None, description="commitment: the cloud provider")
+    term_months: int | None = Field(None, description="commitment: the term")
 
 
 class ComparedPlan(BaseModel):
@@ -118,6 +128,16 @@ def differing_inputs(profiles: Sequence[Mapping[str, Any]]) -> list[InputDiffere
     return [InputDifference(field=path, values=values) for path, values in rows if len(set(map(repr, values))) > 1]
 
 
+def purchases(plan: PlanResult) -> list[ComparedPurchase]:
+    """What the plan buys, the hosts its cards go in, and what it reserves: the money it commits up front."""
+    return ([ComparedPurchase(kind="buy", name=b.name, gpu=b.gpu, condition=b.condition, count=b.count,
+                              cost_usd=b.count * b.unit_price_usd) for b in plan.buy]
+            + [ComparedPurchase(kind="host", name=h.name, count=h.count, cost_usd=h.count * h.unit_price_usd)
+               for h in plan.hosts]
+            + [ComparedPurchase(kind="commitment", name=c.name, gpu=c.gpu, count=c.count, cost_usd=c.cost_usd,
+                                provider=c.provider, term_months=c.term_months) for c in plan.commitments])
+
+
 def _compared(plan: PlanResult, to_common: float) -> ComparedPlan:
     start = str(plan.horizon.get("start", ""))
     days = plan.break_even.days
@@ -131,8 +151,7 @@ def _compared(plan: PlanResult, to_common: float) -> ComparedPlan:
         buy_only_total_usd=alts.buy_only.total_cost_usd if alts.buy_only else None,
         break_even_days=days, break_even_date=when, horizon_start=start,
         horizon_months=int(plan.horizon.get("periods", len(plan.periods))),
-        purchases=[ComparedPurchase(name=b.name, gpu=b.gpu, condition=b.condition, count=b.count,
-                                    cost_usd=b.count * b.unit_price_usd) for b in plan.buy],
+        purchases=purchases(plan),
         cloud_instance_hours=sum(c.hours for c in plan.cloud), currency=plan.currency, to_common=to_common,
         total_in_common=round(plan.total_cost_usd * to_common, 2))
 

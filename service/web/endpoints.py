@@ -20,7 +20,7 @@ from service.plans.examples import (
     WORKED_EXAMPLE,
     WORKLOAD_EXAMPLE,
 )
-from service.web.form_schema import profile_defaults, quote_fields
+from service.web.form_schema import field_label_keys, profile_defaults, quote_fields
 from service.web.i18n import LOCALE_COOKIE, LOCALE_NAMES, catalogue, choose_locale
 
 router = APIRouter(include_in_schema=False)
@@ -67,4 +67,7 @@ def prices_page(lang: LangQuery = None, gpuplan_lang: LangCookie = None,
 @router.get("/compare", response_class=HTMLResponse)
 def compare_page(lang: LangQuery = None, gpuplan_lang: LangCookie = None,
                  accept_language: AcceptLanguage = None) -> HTMLResponse:
-    return _localised("compare.html", lang, gpuplan_lang, accept_language)
+    strings = catalogue(choose_locale(lang, gpuplan_lang, accept_language))
+    # the inputs that differ are named by the planning form's own labels (path -> label in the page's language)
+    labels = {path: strings[key] for path, key in field_label_keys().items() if key in strings}
+    return _localised("compare.html", lang, gpuplan_lang, accept_language, field_labels=labels)

@@ -7,6 +7,7 @@ Read from the pydantic models, so a field added to the schema is known to the pa
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from functools import cache
@@ -57,3 +58,27 @@ def quote_fields() -> dict[str, list[str]]:
     """The fields of each kind of price quote the API accepts (`prices.owned`, `prices.cloud`, `prices.commitments`)."""
     return {kind: list(model.model_fields) for kind, model in
             (("owned", OwnedPriceItem), ("cloud", CloudPriceItem), ("commitments", CommitmentPriceItem))}
+
+
+_FIELD = re.compile(r'data-field="([^"]+)"')
+_SLOT = re.compile(r"\[\[([\w.-]+)\]\]")
+_LABEL_REACH = 400  # characters after data-field within which a field's own label or legend starts
+
+
+@cache
+def field_label_keys() -> dict[str, str]:
+    """Profile path -> the catalogue key of the planning form's label for it (`demand.utilisation` ->
+    `form.utilisation`), read from the form's templates: the first text slot after each `data-field` is its label
+    or legend. Why from the templates: the compare page names a differing input as the form does, and a field added
+    to the form is named there without a second list."""
+    from service import web  # the package's renderer; imported here because the package imports this module's users
+
+    html = web.render("plan.html")
+    keys: dict[str, str] = {}
+    for found in _FIELD.finditer(html):
+        slot = _SLOT.search(html, found.end(), found.end() + _LABEL_REACH)
+        if slot is not None and found.group(1) != "*":
+            keys.setdefault(found.group(1), slot.group(1))
+    if "workload.model" in keys:  # the model's box is labelled by its one required field, the size
+        keys.setdefault("workload.model.params_b", keys["workload.model"])
+    return keys

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pricing.gpus import GpuSpec, bundled_gpus
+from solvers.notices import Param
 from solvers.performance import is_extrapolated
 from solvers.workload import coefficients as c
 from solvers.workload import mfu
@@ -34,6 +35,7 @@ from solvers.workload.memory import (
     trainable_params,
     training_memory,
 )
+from solvers.workload.reasons import excluded, serving_sharding, training_sharding
 from solvers.workload.schema import Estimate, GpuEstimate, RecomputeFit, Workload
 
 HOURS_PER_MONTH = 730.0  # 8,760 / 12
@@ -124,15 +126,16 @@ class _Fit:
         return self.gpus * self.hours
 
 
-def _fit(workload: Workload, shape: Shape, usable: float, per_gpu: float) -> _Fit | str:
-    """The fewest GPUs that hold the job with this recomputation, widened for the deadline; else why not."""
+def _fit(workload: Workload, shape: Shape, usable: float, per_gpu: float) -> _Fit | dict[str, Param]:
+    """The fewest GPUs that hold the job with this recomputation, widened for the deadline; else why not (a
+    reason's code and parameters, `reasons.EXCLUDED`; the GPU's own name and memory are added by the caller)."""
     limit = workload.max_gpus_per_job
     choice = next(((stage, n) for stage in _stages(workload)
                    if (n := _fewest_gpus(workload, shape, stage, usable)) is not None and n <= limit), None)
     if choice is None:
         worst = training_memory(workload, shape, _stages(workload)[-1], limit)
-        return (f"does not fit: needs {worst.total:.1f} GB per GPU even on {limit} GPUs "
-                f"({worst.activations:.1f} GB of it activations)")
+        return {"code": "training_too_large", "need_gb": worst.total, "gpus": limit,
+                "activations_gb": worst.activations}
     stage, n = choice
     flops = training_flops(workload, shape)
 
@@ -143,7 +146,8 @@ def _fit(workload: Workload, shape: Shape, usable: float, per_gpu: float) -> _Fi
         # wider data parallelism: per-GPU memory stays (ddp) or shrinks (ZeRO), so it still fits
         fast = next((w for w in range(n, limit + 1) if hours(w) <= workload.deadline_hours), None)
         if fast is None:
-            return f"too slow for the deadline: {hours(limit):.0f} h on {limit} GPUs > {workload.deadline_hours:g} h"
+            return {"code": "deadline_too_slow", "hours": hours(limit), "gpus": limit,
+                    "deadline_hours": workload.deadline_hours}
         n = fast
     return _Fit(workload, stage, n, flops, hours(n))
 
@@ -158,24 +162,22 @@ def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEs
     tried = [_fit(mode, shape, usable, per_gpu) for mode in _recompute_modes(workload)]
     fits = [f for f in tried if isinstance(f, _Fit)]
     if not fits:  # the last mode recomputes most, so its reason is the closest miss
-        reason = tried[-1]
-        assert isinstance(reason, str)
-        if reason.startswith("does not fit"):
-            reason += f", {spec.name} has {usable:.1f} GB usable"
-        return GpuEstimate(fits=False, excluded_reason=reason, **common)
+        last = tried[-1]
+        assert isinstance(last, dict)
+        params = dict(last)
+        code = str(params.pop("code"))
+        if code == "training_too_large":
+            params.update(gpu=spec.name, usable_gb=usable)
+        why = excluded(code, **params)
+        return GpuEstimate(fits=False, excluded_reason=why.text, excluded_notice=why, **common)
     best = min(fits, key=lambda f: (f.gpus, f.flops))
     memory = training_memory(best.workload, shape, best.stage, best.gpus)
-    sharding = {"ddp": "data parallel, states replicated", "zero1": "ZeRO-1 (optimizer states sharded)",
-                "zero2": "ZeRO-2 (optimizer states and gradients sharded)",
-                "zero3": "ZeRO-3 (weights, gradients and optimizer states sharded)"}[best.stage]
-    if best.workload.recompute == "full":
-        sharding += "; full recomputation (gradient checkpointing)"
-    if best.gpus > c.GPUS_PER_SERVER:
-        sharding += f"; {math.ceil(best.gpus / c.GPUS_PER_SERVER)} servers, >= 50 Gbit/s networking between them"
+    sharding = training_sharding(best.stage, best.workload.recompute == "full", best.gpus, c.GPUS_PER_SERVER)
     options = [RecomputeFit(recompute=f.workload.recompute, min_gpus=f.gpus, flops=f.flops) for f in fits]
     return GpuEstimate(fits=True, gpus_per_job=best.gpus, hours_per_job=best.hours, gpu_hours=best.gpu_hours,
-                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding,
-                       recompute=best.workload.recompute, flops=best.flops, recompute_options=options, **common)
+                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding.text,
+                       sharding_notice=sharding, recompute=best.workload.recompute, flops=best.flops,
+                       recompute_options=options, **common)
 
 
 def hours_at(row: GpuEstimate, width: int) -> float:
@@ -199,16 +201,16 @@ def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEst
     weights = shape.params * c.WEIGHT_BYTES[workload.precision]
     sizes = [t for t in (1, 2, 4, 8) if t <= workload.max_gpus_per_job and weights + kv_seq <= usable * t]
     if not sizes:
-        need = (weights + kv_seq) / 1e9
-        why = (f"does not fit: weights plus one sequence's KV cache need {need:.1f} GB, more than "
-               f"{min(8, workload.max_gpus_per_job)} x {usable / 1e9:.1f} GB usable in one server")
-        return GpuEstimate(fits=False, excluded_reason=why, **common)
+        why = excluded("serving_too_large", need_gb=(weights + kv_seq) / 1e9, gpus=min(8, workload.max_gpus_per_job),
+                       usable_gb=usable / 1e9)
+        return GpuEstimate(fits=False, excluded_reason=why.text, excluded_notice=why, **common)
     replica_hours, tp, batch = min((_replica_hours(workload, shape, spec, per_gpu, t, usable, weights, kv_seq)
                                     for t in sizes), key=lambda r: (r[0] * r[1], r[1]))
     memory = serving_memory(workload, shape, tp, batch)
-    sharding = f"tensor parallel over {tp} GPU(s) of one server, batch {batch} at {workload.context_length} tokens"
+    sharding = serving_sharding(tp, batch, workload.context_length)
     return GpuEstimate(fits=True, gpus_per_job=tp, hours_per_job=replica_hours, gpu_hours=replica_hours * tp,
-                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding, **common)
+                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding.text,
+                       sharding_notice=sharding, **common)
 
 
 def _replica_hours(workload: Workload, shape: Shape, spec: GpuSpec, per_gpu: float, tp: int, usable: float,

@@ -44,9 +44,11 @@ from pricing.catalog import Catalog
 from pricing.hardware_fit import MODULE_FORM_FACTORS, MODULE_SERVER_SLOTS, host_accepts
 from solvers.bounds import MAX_GPUS, MIN_FRACTION
 from solvers.errors import ProfileError
+from solvers.notices import Notice
 from solvers.profile import JobShape, Profile, UtilisationDemand
 from solvers.thresholds import MAX_DEMAND_SCALE
 from solvers.workload.compiler import HOURS_PER_MONTH, estimate, hours_at, workload_class
+from solvers.workload.reasons import excluded
 from solvers.workload.schema import (
     Estimate,
     GpuEstimate,
@@ -77,7 +79,7 @@ class CompiledJob:
 
     workload: PlanWorkload
     estimate: Estimate
-    reasons: dict[str, str]  # GPU -> why it cannot take part (no fit, too slow, no price, no machine large enough)
+    reasons: dict[str, Notice]  # GPU -> why it cannot take part (no fit, too slow, no price, no machine large enough)
     candidate: Candidate
 
     def report(self, used: dict[str, set[int]]) -> WorkloadPlan:
@@ -91,9 +93,11 @@ class CompiledJob:
             planned = (in_plan[0].hours_per_job if in_plan
                        else hours.get(est.gpus_per_job) if est.gpus_per_job is not None else None)
             rows.append(WorkloadPlanRow(
-                gpu=est.gpu, in_plan=reason is None, excluded_reason=reason, gpus_per_job=est.gpus_per_job,
+                gpu=est.gpu, in_plan=reason is None, excluded_reason=reason.text if reason else None,
+                excluded_notice=reason, gpus_per_job=est.gpus_per_job,
                 hours_per_job=est.hours_per_job, gpu_hours=est.gpu_hours, memory_per_gpu_gb=est.memory_per_gpu_gb,
-                sharding=est.sharding, planned_hours_per_job=planned, extrapolated=est.extrapolated,
+                sharding=est.sharding, sharding_notice=est.sharding_notice, planned_hours_per_job=planned,
+                extrapolated=est.extrapolated,
                 widths=sorted(chosen.widths.get(est.gpu, {})), plan_widths=in_plan))
         demand = chosen.profile.demand
         assert isinstance(demand, UtilisationDemand)
@@ -272,27 +276,27 @@ def compile_job(profile: Profile, catalog: Catalog) -> CompiledJob:
     est = estimate(workload, list(catalog.gpus))
     priced = _priced_gpus(profile, catalog)
     sizes = _machine_sizes(profile, catalog)
-    reasons: dict[str, str] = {}
+    reasons: dict[str, Notice] = {}
     usable: list[GpuEstimate] = []
     fastest = min((r.gpu_hours for r in est.gpus if r.gpu_hours), default=None)
     for row in est.gpus:
         if not row.fits or row.gpus_per_job is None or row.gpu_hours is None:
-            reasons[row.gpu] = row.excluded_reason or "does not fit"
+            reasons[row.gpu] = row.excluded_notice or excluded("does_not_fit")
         elif row.gpus_per_job > MAX_PLAN_WIDTH:
-            reasons[row.gpu] = f"needs {row.gpus_per_job} GPUs per job, more than the planner's {MAX_PLAN_WIDTH}"
+            reasons[row.gpu] = excluded("wider_than_planner", gpus=row.gpus_per_job, max_gpus=MAX_PLAN_WIDTH)
         elif row.gpu not in priced:
-            reasons[row.gpu] = "no price: no purchase or cloud offer for this GPU among the prices the profile allows"
+            reasons[row.gpu] = excluded("no_price")
         elif fastest is not None and fastest / row.gpu_hours < MIN_FRACTION:
-            reasons[row.gpu] = "too slow: over a million times the GPU-hours of the fastest type"
+            reasons[row.gpu] = excluded("too_slow")
         elif profile.min_gpu_memory_gb and catalog.gpus[row.gpu].memory_gb < profile.min_gpu_memory_gb:
-            reasons[row.gpu] = f"less memory than min_gpu_memory_gb ({profile.min_gpu_memory_gb:g} GB)"
+            reasons[row.gpu] = excluded("below_min_memory", min_gb=profile.min_gpu_memory_gb)
         elif max(sizes.get(row.gpu, {0})) < row.gpus_per_job:
-            reasons[row.gpu] = (f"needs {row.gpus_per_job} GPUs per job; the largest machine on offer has "
-                                f"{max(sizes.get(row.gpu, {0}))} (a job runs on one machine)")
+            reasons[row.gpu] = excluded("machine_too_small", gpus=row.gpus_per_job,
+                                        largest=max(sizes.get(row.gpu, {0})))
         else:
             usable.append(row)
     if not usable:
-        detail = "; ".join(f"{g}: {r}" for g, r in sorted(reasons.items())[:6])
+        detail = "; ".join(f"{g}: {r.text}" for g, r in sorted(reasons.items())[:6])
         raise ProfileError("workload", "fits_some_gpu",
                            f"no GPU type can run this workload ({detail}{'; ...' if len(reasons) > 6 else ''})")
     minimums = {r.gpus_per_job for r in usable if r.gpus_per_job is not None}

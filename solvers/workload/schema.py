@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from solvers.notices import Notice
+
 Kind = Literal["train", "fine_tune", "serve"]
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp8", "int8", "int4"]
@@ -129,12 +131,16 @@ class GpuEstimate(BaseModel):
     gpu: str
     fits: bool
     excluded_reason: str | None = None
+    excluded_notice: Notice | None = Field(None, description="excluded_reason as a stable code and its parameters "
+                                           "(solvers/workload/reasons.py), for a client that says it in its language")
     gpus_per_job: int | None = None
     hours_per_job: float | None = None
     gpu_hours: float | None = None
     memory_per_gpu_gb: float | None = None
     memory: MemoryBreakdown | None = None
     sharding: str | None = None
+    sharding_notice: Notice | None = Field(None, description="sharding as a stable code (ddp, zero1, zero2, zero3, "
+                                           "tensor_parallel) and its parameters (solvers/workload/reasons.py)")
     recompute: Literal["selective", "full"] | None = Field(
         None, description="the activation recomputation this GPU type runs the job with at gpus_per_job (training)")
     flops: float | None = Field(None, description="FLOPs one job executes on this type at gpus_per_job, "
@@ -200,12 +206,16 @@ class WorkloadPlanRow(BaseModel):
     in_plan: bool = Field(description="the planner could buy or rent this type (it fits, is fast enough, has a price "
                           "and a machine that holds a job)")
     excluded_reason: str | None = Field(None, description="why the planner could not use it")
+    excluded_notice: Notice | None = Field(None, description="excluded_reason as a stable code and its parameters "
+                                           "(solvers/workload/reasons.py)")
     gpus_per_job: int | None = Field(None, description="fewest GPUs of this type that hold one job (serve: a replica)")
     hours_per_job: float | None = Field(None, description="wall-clock hours of one job on gpus_per_job GPUs; serve: "
                                         "replica-hours per month")
     gpu_hours: float | None = Field(None, description="GPU-hours of one job (serve: per month)")
     memory_per_gpu_gb: float | None = None
     sharding: str | None = None
+    sharding_notice: Notice | None = Field(None, description="sharding as a stable code and its parameters "
+                                           "(solvers/workload/reasons.py)")
     planned_hours_per_job: float | None = Field(
         None, description="hours of one job at the narrowest width the plan runs this type at (at gpus_per_job when "
         "the plan does not buy or rent it)")

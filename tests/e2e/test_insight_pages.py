@@ -162,8 +162,10 @@ def test_two_plans_side_by_side(desktop: tuple[Page, list[str]], service_url: st
         expect(summary).to_contain_text(plan["recommendation"])
         expect(summary).to_contain_text(f"${plan['total_cost_usd']:,.0f}")
     inputs = page.locator("#compare-inputs")
-    for field in ("demand.utilisation", "electricity_usd_per_kwh", "horizon_months"):
-        expect(inputs).to_contain_text(field)
+    english = catalogue("en")
+    for field, label in (("demand.utilisation", "form.utilisation"), ("electricity_usd_per_kwh", "form.electricity"),
+                         ("horizon_months", "form.horizon")):  # named by the form's own labels, the path beside
+        expect(inputs.locator(f'[data-path="{field}"]')).to_have_text(english[label])
     expect(inputs.locator("tbody tr")).to_have_count(3)
     page.wait_for_function("() => { const img = document.querySelector('#comparison-chart');"
                            " return img && img.complete && img.naturalWidth > 0 }", timeout=TIMEOUT_MS)

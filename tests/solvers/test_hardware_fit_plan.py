@@ -79,6 +79,14 @@ def test_two_gpu_jobs_on_server_cards_run_in_the_server() -> None:
     assert h100 <= sum(h.count * h.slots for h in plan.hosts if h.name == SERVER.name)
 
 
+def test_the_closed_form_says_which_host_bare_cards_go_in_in_parts() -> None:
+    profile = simple_profile([bare("RTX 4090")], [cloud_item(10.0)], utilisation=0.9)
+    simple = make_plan(Profile.model_validate(profile), bundled_catalog(), TODAY).break_even.simple
+    assert simple is not None and simple.hosts >= 1 and simple.host_name is not None
+    # the parts a page composes the owned side from in its language, and the English sentence made of them
+    assert simple.owned == f"{simple.units} x {simple.owned_name} in {simple.hosts} x {simple.host_name}"
+
+
 def lab_profile(**options: Any) -> dict[str, Any]:
     """A lab serving 16-bit models on 48 GB cards around the clock, owned hardware only, on the bundled prices."""
     return {"workload": "inference_16bit", "min_gpu_memory_gb": 48,

@@ -51,6 +51,10 @@ def test_double_the_demand_turns_renting_into_buying(catalog: Catalog) -> None:
     assert found.base_total_usd == pytest.approx(0.08 * 8760, abs=0.01)
     demand = next(r for r in found.rows if r.input == "demand_scale")
     assert demand.low_decision == "rent only" and demand.high_decision.startswith("buy ")
+    # the same decision as items, for a page that writes it in its language: nothing bought, then the one GPU
+    assert demand.low_purchases == [] and demand.high_purchases is not None
+    assert [(b.count, b.name) for b in demand.high_purchases] == [(1, profile.prices.owned[0].name)]
+    assert demand.high_decision == f"buy 1 x {demand.high_purchases[0].name}"
     assert demand.low_total_usd == pytest.approx(0.04 * 8760, abs=0.01)
     assert demand.high_total_usd == pytest.approx(1000 + 0.16 * 8760 * 0.045, abs=0.01)
     assert demand.decision_changes
@@ -80,6 +84,7 @@ def test_an_end_beyond_the_bounds_has_no_plan_rather_than_an_error(catalog: Cata
     found = sensitivity(Profile.model_validate(profile), catalog, TODAY)
     demand = next(r for r in found.rows if r.input == "demand_scale")
     assert demand.high_total_usd is None and demand.high_decision == "no feasible plan"
+    assert demand.high_purchases is None  # no plan: no items, unlike renting only (an empty list)
     assert demand.low_total_usd == pytest.approx(found.base_total_usd / 2, rel=1e-3)
 
 

@@ -19,6 +19,10 @@ def test_worked_example_breaks_even_after_about_293_days() -> None:
     assert plan.break_even.days == pytest.approx(2200 / (2.14 * 0.15 * 24 - 0.45 * 0.15 * 24 * 0.12), abs=0.05)
     assert plan.break_even.simple is not None
     assert plan.break_even.simple.days == pytest.approx(plan.break_even.days, abs=0.5)
+    # the owned side in parts (a page composes it in its language): the desktop includes its host
+    simple = plan.break_even.simple
+    assert (simple.units, simple.owned_name, simple.hosts, simple.host_name) == (1, plan.buy[0].name, 0, None)
+    assert simple.owned == f"1 x {simple.owned_name}"
 
 
 def test_worked_example_costs_match_the_guide_arithmetic() -> None:

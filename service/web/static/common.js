@@ -58,6 +58,25 @@ const gp = (() => {
     return Number.isNaN(when) ? iso : dateFormat.format(new Date(when));
   }
 
+  const monthFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "short", timeZone: "UTC" });
+  const dateTimeFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "short", day: "numeric",
+    hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+
+  /** A period's label as the reader writes it: "2026-12" a month (déc. 2026, 2026年12月), "2027-01-04" a date (a
+   *  week's or a day's period); any other label ("start") is shown as it is. */
+  function period(label) {
+    if (typeof label !== "string") return label ?? "–";
+    if (/^\d{4}-\d{2}$/.test(label)) return monthFormat.format(new Date(`${label}-01T00:00:00Z`));
+    return /^\d{4}-\d{2}-\d{2}$/.test(label) ? date(label) : label;
+  }
+
+  /** An ISO timestamp as the reader writes a date and time, in UTC (the page says so beside it). */
+  function dateTime(iso) {
+    if (!iso) return "–";
+    const when = Date.parse(iso);
+    return Number.isNaN(when) ? iso : dateTimeFormat.format(new Date(when));
+  }
+
   /** Money in `code` (default: the shown plan's currency): whole units from 100 up, cents below (hourly prices,
    *  small totals). The name is historical: the API's `*_usd` fields are in the plan's currency. */
   function money(value, code) {
@@ -154,6 +173,6 @@ const gp = (() => {
   }
   languageSwitch();
 
-  return { h, t, has: (key) => key in strings, locale, usd, money, rateMoney, wholeMoney, currency, num, pct, date, addDays,
+  return { h, t, has: (key) => key in strings, locale, usd, money, rateMoney, wholeMoney, currency, num, pct, date, period, dateTime, addDays,
     ageDays, call, table, setCurrency, chartUrl };
 })();

@@ -3,9 +3,12 @@
 
 (() => {
   const { h, t, money, num, date, call, table, locale, chartUrl } = gp;
-  const { recommendation } = gpText;
+  const { recommendation, value, productName } = gpText;
   const $ = (id) => document.getElementById(id);
   const MAX = 6;
+  // profile path -> the planning form's label for it, in the page's language (service/web/form_schema.py)
+  const labelsEl = document.getElementById("field-labels");
+  const FIELD_LABELS = labelsEl ? JSON.parse(labelsEl.textContent) : {};
 
   function idsInAddress() {
     const raw = new URLSearchParams(location.search).get("ids") || "";
@@ -34,8 +37,7 @@
     const columns = [{ label: "" }, ...plans.map((p, i) => ({ label: label(i), wrap: true }))]; // sentences wrap
     const be = (p) => (p.break_even_days === null ? t("r.never")
       : `${t("r.day", { n: num(p.break_even_days, 0) })} (${date(p.break_even_date)})`);
-    const bought = (p) => (p.purchases.length ? p.purchases.map((b) => `${b.count} × ${b.name}`).join("; ")
-      : t("c.nothing"));
+    const bought = (p) => (p.purchases.length ? p.purchases.map(purchase).join("; ") : t("c.nothing"));
     const rows = [
       [t("r.recommendation"), ...plans.map((p) => (full.has(p.id) ? recommendation(full.get(p.id)) : p.recommendation))],
       ...(mixed ? [[t("c.currency"), ...plans.map((p) => p.currency)]] : []),
@@ -60,6 +62,16 @@
       mixed ? conversionNote(body) : null);
   }
 
+  /** One thing a plan buys or reserves (cards and machines, the hosts they go in, reserved instances). */
+  function purchase(b) {
+    const count = num(b.count, 0);
+    if (b.kind === "host") return t("c.host_item", { count, name: productName(b.name) });
+    if (b.kind === "commitment") {
+      return t("c.commitment_item", { count, provider: b.provider, name: b.name, months: num(b.term_months, 0) });
+    }
+    return t("rec.buy_item", { count, name: productName(b.name), condition: value("condition", b.condition), jobs: "" });
+  }
+
   /** Plans in different currencies: which rates put them in one, of which day (the API's `conversions`). */
   function conversionNote(body) {
     const index = new Map(body.plans.map((p, i) => [p.id, i]));
@@ -71,12 +83,18 @@
       rates: rates.join("; ") }));
   }
 
+  /** An input by the form's own label where the form has one (its path as a tooltip), else its path. */
+  const field = (path) => (FIELD_LABELS[path] ? h("span", { title: path, "data-path": path }, FIELD_LABELS[path])
+    : h("code", {}, path));
+
   function differences(body) {
-    const shown = (v) => (v === null || v === undefined ? "–" : typeof v === "object" ? JSON.stringify(v)
-      : typeof v === "number" ? num(v, v % 1 ? 3 : 0) : String(v));
+    // a list of named items (price quotes) by its names, as the purchases are named; other structures as JSON
+    const named = (v) => Array.isArray(v) && v.length > 0 && v.every((item) => item && typeof item.name === "string");
+    const shown = (v) => (v === null || v === undefined ? "–" : named(v) ? v.map((item) => productName(item.name)).join("; ")
+      : typeof v === "object" ? JSON.stringify(v) : typeof v === "number" ? num(v, v % 1 ? 3 : 0) : String(v));
     const content = body.differing_inputs.length
       ? table(t("c.inputs"), [{ label: t("c.field") }, ...body.plans.map((p, i) => ({ label: label(i), wrap: true }))],
-        body.differing_inputs.map((d) => [h("code", {}, d.field), ...d.values.map(shown)]))
+        body.differing_inputs.map((d) => [field(d.field), ...d.values.map(shown)]))
       : h("p", {}, t("c.same_inputs"));
     return h("section", { class: "card", id: "compare-inputs", "aria-labelledby": "compare-inputs-title" },
       h("h2", { id: "compare-inputs-title" }, t("c.inputs")), content);

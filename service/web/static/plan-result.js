@@ -2,8 +2,8 @@
 "use strict";
 
 const gpResult = (() => {
-  const { h, t, usd, num, pct, addDays, date, ageDays, call, table, chartUrl } = gp;
-  const { value, recommendation, notices, offer, decision, fromUsd } = gpText;
+  const { h, t, usd, num, pct, addDays, date, period, dateTime, ageDays, call, table, chartUrl } = gp;
+  const { value, recommendation, notices, offer, decision, fromUsd, productName } = gpText;
   const $ = (id) => document.getElementById(id);
   const plural = new Intl.PluralRules(gp.locale);
   let lastProfile = null;
@@ -85,9 +85,18 @@ const gpResult = (() => {
       h("code", {}, be.simple.formula), ` = ${usd(be.simple.upfront_usd)} / (${usd(be.simple.cloud_usd_per_day)}`
       + ` − ${usd(be.simple.owned_usd_per_day)}) = `,
       h("strong", {}, be.simple.days === null ? t("r.never") : t("r.days", { n: num(be.simple.days, 0) })),
-      " ", t("r.simple_against", { owned: be.simple.owned, cloud: offer(plan, be.simple.cloud) })) : null;
+      " ", t("r.simple_against", { owned: simpleOwned(be.simple), cloud: offer(plan, be.simple.cloud) })) : null;
     return card(t("r.flips"), "thresholds", h("dl", { class: "thresholds" }, rows.flat()),
       h("p", { class: "muted small" }, t("r.thresholds_note")), simple);
+  }
+
+  /** The closed form's owned side ("1 x RTX 3090 desktop", "2 x RTX 4090 in 1 x 2-GPU workstation") in the reader's
+   *  words, from its parts; the API's English `owned` for a plan made before the parts were answered. */
+  function simpleOwned(simple) {
+    if (!simple.owned_name) return simple.owned;
+    const owned = t("r.simple_owned", { count: num(simple.units, 0), name: productName(simple.owned_name) });
+    return simple.hosts && simple.host_name ? t("r.simple_in_hosts", { owned, count: num(simple.hosts, 0),
+      host: productName(simple.host_name) }) : owned;
   }
 
   function costs(plan) {
@@ -110,7 +119,7 @@ const gpResult = (() => {
   function purchases(plan) {
     const parts = [];
     if (plan.buy.length || plan.hosts.length) {
-      const rows = plan.buy.map((b) => [b.name, `${b.count} × ${b.gpus_per_unit} ${b.gpu}`, value("condition", b.condition),
+      const rows = plan.buy.map((b) => [productName(b.name), `${b.count} × ${b.gpus_per_unit} ${b.gpu}`, value("condition", b.condition),
         usd(b.unit_price_usd), usd(b.count * b.unit_price_usd), date(b.price_as_of)]);
       for (const host of plan.hosts) {
         rows.push([host.name, t(`r.host_units.${plural.select(host.count)}`, { n: num(host.count, 0), slots: host.slots }),
@@ -124,7 +133,7 @@ const gpResult = (() => {
     }
     if (plan.cloud.length) {
       parts.push(h("h4", {}, t("r.cloud_offers")), table(t("r.cloud_offers"), [{ label: t("r.offer"), wrap: true },
-        { label: "GPUs" }, { label: t("r.pricing") }, { label: `${plan.currency || "USD"}/h`, num: true }, { label: t("r.hours"), num: true },
+        { label: t("r.gpus") }, { label: t("r.pricing") }, { label: `${plan.currency || "USD"}/h`, num: true }, { label: t("r.hours"), num: true },
         { label: t("r.cost"), num: true }],
       plan.cloud.map((c) => [`${c.provider}/${c.name} (${c.region})`, `${c.gpu_count} × ${c.gpu}`,
         value("pricing", c.pricing), usd(c.usd_per_hour), num(c.hours, 1), usd(c.cost_usd)])));
@@ -141,7 +150,7 @@ const gpResult = (() => {
     // always-on load (jobs.runs = continuously): whether owned and rented GPUs covered every hour of the period
     const served = plan.periods.some((p) => p.served_every_hour != null);
     const yesNo = (ok) => (ok ? t("serve_demand.yes") : t("serve_demand.no"));
-    const rows = plan.periods.map((p) => [p.month, num(p.demand_reference_gpu_hours, 1), num(sum(p.owned_gpu_hours), 1),
+    const rows = plan.periods.map((p) => [period(p.month), num(p.demand_reference_gpu_hours, 1), num(sum(p.owned_gpu_hours), 1),
       num(sum(p.cloud_hours), 1), num(p.peak_owned_gpus ?? 0, 1), num(p.peak_rented_gpus ?? 0, 1),
       num(p.unused_rented_gpu_hours ?? 0, 1),
       ...(waited ? [num(p.waited_gpu_hours ?? 0, 1), num(p.max_wait_hours ?? 0, 0)] : []),
@@ -186,7 +195,7 @@ const gpResult = (() => {
       const why = (s) => (!s.enabled ? (s.missing_credentials?.length
         ? t("r.needs", { names: s.missing_credentials.join(", ") }) : t("r.turned_off")) : s.stale ? staleWhy(s) : "");
       const rows = sources.map((s) => [s.source, s.enabled ? (s.scheduled ? t("r.every_h", { n: num(s.interval_hours) })
-        : t("r.by_hand")) : "–", s.last_success_at ? s.last_success_at.slice(0, 16).replace("T", " ") : t("r.never"),
+        : t("r.by_hand")) : "–", s.last_success_at ? dateTime(s.last_success_at) : t("r.never"),
       num(s.rows_in_force, 0),
       h("span", { class: `badge ${status(s)}` }, statusText(s)), why(s)]);
       parts.push(h("h4", {}, t("r.live_sources")), table(t("r.live_sources"), [{ label: t("r.source") },
@@ -227,7 +236,8 @@ const gpResult = (() => {
         : unit === "months" ? t("r.n_months", { n: num(value, 0) }) : pct(value));
       const rows = found.rows.map((r) => [t(`sens.${r.input}`), `${end(r.low_value, r.unit)} – ${end(r.high_value, r.unit)}`,
         usd(r.low_total_usd), usd(r.high_total_usd),
-        r.decision_changes ? h("strong", { class: "flips" }, `${decision(r.low_decision)} / ${decision(r.high_decision)}`)
+        r.decision_changes ? h("strong", { class: "flips" },
+          `${decision(r.low_decision, r.low_purchases)} / ${decision(r.high_decision, r.high_purchases)}`)
           : t("r.sens_same")]);
       const alt = found.rows.map((r) => `${t(`sens.${r.input}`)}: ${usd(r.low_total_usd)} – ${usd(r.high_total_usd)}`)
         .join("; ");

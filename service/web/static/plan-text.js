@@ -15,6 +15,30 @@ const gpText = (() => {
     return has(key) ? t(key) : String(raw ?? "");
   }
 
+  const monthYear = new Intl.DateTimeFormat(locale, { year: "numeric", month: "short", timeZone: "UTC" });
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+  /** A catalog item's name with its trailing qualifier in the reader's words: "RTX 4090 (used, eBay)" is
+   *  "RTX 4090 (d'occasion, eBay)" in French. The qualifier's parts the catalogue knows (`product.q.*`: condition and
+   *  kind of price) and month-year dates ("Feb 2026") are translated; vendor names and anything else stay, and a
+   *  name none of whose qualifier the page knows (a user's own "desktop (guide 2020)") stays as it was written. */
+  function productName(name) {
+    const found = /^(.*) \(([^()]*)\)$/.exec(name || "");
+    if (!found) return name;
+    let known = false;
+    const parts = found[2].split(", ").map((part) => {
+      if (has(`product.q.${part}`)) {
+        known = true;
+        return t(`product.q.${part}`);
+      }
+      const when = /^([A-Z][a-z]{2}) (\d{4})$/.exec(part);
+      const month = when ? MONTHS.indexOf(when[1]) : -1;
+      known ||= month >= 0;
+      return month >= 0 ? monthYear.format(new Date(Date.UTC(Number(when[2]), month, 1))) : part;
+    });
+    return known ? t("rec.named", { name: found[1], qualifier: parts.join(t("rec.sep")) }) : name;
+  }
+
   /** Names joined as the sentence's language joins a list ("a, b" in the recommendation, as the API does). */
   const joined = (items) => items.join(t("rec.sep"));
 
@@ -57,7 +81,7 @@ const gpText = (() => {
     let sentence = "";
     const clause = (first, then, items) => { sentence += t(sentence ? then : first, { items }); };
     if (plan.buy.length) {
-      let items = joined(plan.buy.map((b) => t("rec.buy_item", { count: num(b.count, 0), name: b.name,
+      let items = joined(plan.buy.map((b) => t("rec.buy_item", { count: num(b.count, 0), name: productName(b.name),
         condition: value("condition", b.condition), jobs: jobsOf(b.gpus_per_job) })));
       if ((plan.hosts || []).length) {
         items = t("rec.in_hosts", { items, hosts: joined(plan.hosts.map((h) => t("rec.host_item",
@@ -110,6 +134,8 @@ const gpText = (() => {
     if (name === "gap") return raw.toLocaleString(locale, { style: "percent", maximumFractionDigits: 3 });
     if (name === "share" || name === "efficiency") return pct(raw);
     if (name === "oldest" || name.endsWith("_at")) return date(raw);
+    if (name === "location" && raw === "no electricity.location") return t("carbon.no_location");
+    if (name === "fallback" && raw === "World (average)") return t("carbon.world");
     if (typeof raw === "number") return num(raw, 0);
     return String(raw);
   }
@@ -140,12 +166,17 @@ const gpText = (() => {
       price: fromUsd(plan, Number(found[4]), true) });
   }
 
-  /** A sensitivity end's decision ("rent only", "buy 1 x RTX 3090", "no feasible plan": solvers/sensitivity.py). */
-  function decision(text) {
+  /** A sensitivity end's decision ("rent only", "buy 1 x RTX 3090", "no feasible plan": solvers/sensitivity.py);
+   *  `items` (the row's `*_purchases`, when the API gave them) write the purchases in the reader's words. */
+  function decision(text, items) {
+    if (Array.isArray(items) && items.length) {
+      return t("sens.buy", { items: joined(items.map((b) => t("sens.buy_item", { count: num(b.count, 0),
+        name: productName(b.name) }))) });
+    }
     if (text === "rent only") return t("sens.rent_only");
     if (text === "no feasible plan") return t("sens.no_plan");
     return text.startsWith("buy ") ? t("sens.buy", { items: text.slice(4) }) : text;
   }
 
-  return { value, recommendation, notice, notices, offer, decision, fromUsd, usdPerUnit };
+  return { value, recommendation, notice, notices, offer, decision, fromUsd, usdPerUnit, productName };
 })();

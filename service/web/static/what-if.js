@@ -65,6 +65,7 @@ const gpWhatIf = (() => {
     const inputs = {};
     const marks = {};
     const outputs = {};
+    const beyond = {};
     const fields = SLIDERS.map((s) => {
       const id = `wi-${s.key}`;
       const value = start[s.key];
@@ -72,16 +73,18 @@ const gpWhatIf = (() => {
       const own = { ...s, ...(range[s.key] || {}) };
       const max = disabled ? own.max : Math.max(own.max, value);
       inputs[s.key] = h("input", { type: "range", id, min: s.min, max, step: own.step, value: disabled ? s.min : value,
-        disabled, "aria-describedby": `${id}-mark` });
+        disabled, "aria-describedby": `${id}-mark ${id}-beyond` });
       inputs[s.key].dataset.max = max;
       // a span, not <output> (an implicit live "status" region): the slider's aria-valuetext says the value
       outputs[s.key] = h("span", { class: "wi-value", "aria-hidden": "true" },
         disabled ? t("wi.not_in_profile") : s.show(value));
       if (!disabled) inputs[s.key].setAttribute("aria-valuetext", s.show(value));
       marks[s.key] = h("span", { class: "wi-mark", id: `${id}-mark`, hidden: true });
+      // a threshold off the slider's scale is said beside it, not left unmarked
+      beyond[s.key] = h("span", { class: "wi-beyond muted small", id: `${id}-beyond`, hidden: true });
       return h("div", { class: "field wi-field", "data-slider": s.key },
         h("label", { for: id }, t(`wi.${s.key}`), " ", outputs[s.key]),
-        h("div", { class: "wi-track" }, inputs[s.key], marks[s.key]));
+        h("div", { class: "wi-track" }, inputs[s.key], marks[s.key]), beyond[s.key]);
     });
     const result = h("div", { class: "wi-result", id: "what-if-result", "aria-live": "polite" },
       t("wi.hint"));
@@ -93,7 +96,13 @@ const gpWhatIf = (() => {
         const mark = marks[s.key];
         const value = found[s.key];
         const max = Number(inputs[s.key].dataset.max);
-        if (value === null || value === undefined || inputs[s.key].disabled || value < s.min || value > max) {
+        const off = value === null || value === undefined || inputs[s.key].disabled ? null
+          : value < s.min ? "low" : value > max ? "high" : null;
+        const said = off === null ? null : { mark: t(s.mark, { value: s.show(value) }) };
+        beyond[s.key].hidden = off === null;
+        beyond[s.key].textContent = off === null ? "" : off === "low" ? t("wi.beyond_low", said)
+          : t("wi.beyond_high", said);
+        if (value === null || value === undefined || inputs[s.key].disabled || off !== null) {
           mark.hidden = true;
           mark.textContent = "";
           continue;

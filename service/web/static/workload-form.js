@@ -4,7 +4,7 @@
 "use strict";
 
 const gpWorkloadForm = (() => {
-  const { h, t, num, table } = gp;
+  const { h, t, has, num, table } = gp;
   const $ = (id) => document.getElementById(id);
   const form = $("plan-form");
   const BILLION = 1e9;
@@ -160,6 +160,32 @@ const gpWorkloadForm = (() => {
 
   /* ---------- the plan's per-GPU-type table ---------- */
 
+  /** A workload parameter written for the reader (solvers/workload/reasons.py names them by what they hold). */
+  function param(name, raw) {
+    if (typeof raw !== "number") return String(raw ?? "–");
+    if (name.endsWith("_gb")) return num(raw, 1);
+    if (name === "hours") return num(raw, 0);
+    return name === "deadline_hours" || name === "min_gb" ? num(raw) : num(raw, 0);
+  }
+
+  /** A coded sentence ({code, params, text}) from the catalogue under `prefix`; its English text for a code the
+   *  page does not know, `fallback` for a plan made before the codes were answered. */
+  function coded(prefix, found, fallback) {
+    if (!found || !has(`${prefix}.${found.code}`)) return found ? found.text : fallback;
+    const values = {};
+    for (const [name, raw] of Object.entries(found.params || {})) values[name] = param(name, raw);
+    return t(`${prefix}.${found.code}`, values);
+  }
+
+  /** How the job is laid out on a type: the ZeRO stage or tensor parallelism, then full recomputation and servers. */
+  function sharding(row) {
+    const found = row.sharding_notice;
+    if (!found || !has(`wf.shard.${found.code}`)) return row.sharding || "–";
+    const p = found.params || {};
+    return coded("wf.shard", found, row.sharding) + (p.full_recomputation ? t("wf.shard.full_recomputation") : "")
+      + (p.servers ? t("wf.shard.servers", { servers: num(p.servers, 0) }) : "");
+  }
+
   function gpuTable(workload) {
     const columns = [{ label: t("wf.col_gpu") }, { label: t("wf.col_gpus_per_job"), num: true },
       { label: t("wf.col_hours"), num: true }, { label: t("wf.col_memory"), num: true },
@@ -167,8 +193,9 @@ const gpWorkloadForm = (() => {
       { label: t("wf.col_plan_widths") }, { label: t("wf.col_reason"), wrap: true }];
     const rows = [...workload.gpus].sort((a, b) => Number(b.in_plan) - Number(a.in_plan)).map((r) => [
       r.gpu + (r.extrapolated ? " *" : ""), r.gpus_per_job ?? "–", num(r.hours_per_job, 1),
-      num(r.memory_per_gpu_gb, 1), r.sharding || "–", r.in_plan ? t("wf.yes") : t("wf.no"),
-      (r.plan_widths || []).map((p) => num(p.gpus_per_job, 0)).join(", ") || "–", r.excluded_reason || ""]);
+      num(r.memory_per_gpu_gb, 1), sharding(r), r.in_plan ? t("wf.yes") : t("wf.no"),
+      (r.plan_widths || []).map((p) => num(p.gpus_per_job, 0)).join(", ") || "–",
+      coded("wf.why", r.excluded_notice, r.excluded_reason || "")]);
     return table(t("wf.result_title"), columns, rows);
   }
 

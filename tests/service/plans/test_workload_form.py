@@ -89,6 +89,14 @@ def test_seven_b_full_training_is_sharded_on_80gb_and_wider_on_24gb(client: Test
     # of 8: the A100 may run at 3, 4 or 8, and the 24 GB card at none (its 34 GPUs do not fit its 1-GPU instance)
     assert a100["widths"] == [3, 4, 8] and rtx["widths"] == []
     assert "the largest machine on offer has 1" in rtx["excluded_reason"]
+    # the same reasons as stable codes with their parameters (the page translates them), the English text beside
+    assert rtx["excluded_notice"] == {"code": "machine_too_small", "params": {"gpus": fewest_gpus(24), "largest": 1},
+                                      "text": rtx["excluded_reason"]}
+    assert rows["H100 SXM"]["excluded_notice"]["code"] == "no_price"
+    assert rows["RTX 3080"]["excluded_notice"]["code"] == "training_too_large"
+    assert rows["RTX 3080"]["excluded_notice"]["params"]["gpu"] == "RTX 3080"
+    assert a100["sharding_notice"]["code"] == "zero3" and a100["sharding_notice"]["text"] == a100["sharding"]
+    assert a100["excluded_notice"] is None
     # one job a month (an average load of well under one job at once) leaves GPUs of a whole 8-GPU instance idle
     # at 3 or 4 GPUs per job; on all 8 it finishes 6.65 / 2.8 = 2.4 times sooner than on 3, so the plan runs jobs
     # of 8 and rents the instance for the job's hours: 12 months of 730 h on average

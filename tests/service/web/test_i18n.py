@@ -52,6 +52,7 @@ def test_every_string_the_page_uses_is_in_the_catalogue() -> None:
     dynamic |= {k for k in keys if k.startswith("ui_form.reading.")}  # t(`ui_form.reading.${value}`)
     dynamic |= {k for k in keys if k.startswith(("notice.", "api.", "r.host_units.", "q.col."))}  # codes, API values
     dynamic |= {k for k in keys if k.startswith("dep.method.")}  # t(`dep.method.${schedule.method}`)
+    dynamic |= {k for k in keys if k.startswith(("wf.shard.", "wf.why.", "product.q."))}  # workload codes, qualifiers
     assert used - keys == set()
     assert keys - used - dynamic - {k for k in keys if k.startswith("ex.")} == set()
 

@@ -137,3 +137,24 @@ def test_warnings_and_offers_are_said_in_french(plans: dict[str, Any]) -> None:
     assert notices[1] == "kept as the API said"  # an unknown code falls back to the English text
     name = offer.split(" (")[0]
     assert offer_fr.startswith(f"{name} (") and " à " in offer_fr and "USD/h" not in offer_fr, (offer, offer_fr)
+
+
+NAMES = ["RTX 4090 (used, eBay)", "RTX 5090 (new, street price, Feb 2026)", "RTX 3090 desktop (guide 2020)",
+         "H100 PCIe (new, Amazon buy box)"]
+
+
+@needs_node
+@pytest.mark.parametrize(("locale", "expected"), [
+    ("en", [*NAMES, "Dec 2026", "Jan 4, 2027", "start"]),
+    ("fr", ["RTX 4090 (d'occasion, eBay)", "RTX 5090 (neuf, prix constaté, févr. 2026)",
+            "RTX 3090 desktop (guide 2020)", "H100 PCIe (neuf, prix Amazon mis en avant)", "déc. 2026",
+            "4 janv. 2027", "start"]),
+    ("zh-Hans", ["RTX 4090（二手、eBay）", "RTX 5090（全新、市场价、2026年2月）", "RTX 3090 desktop (guide 2020)",
+                 "H100 PCIe（全新、亚马逊推荐购买价）", "2026年12月", "2027年1月4日", "start"]),
+])
+def test_catalog_qualifiers_and_period_labels_are_in_the_readers_words(locale: str, expected: list[str]) -> None:
+    """A catalog item's qualifier is translated where the page knows its words (a user's own name stays as written,
+    English stays the API's), and a period's "2026-12" or "2027-01-04" is written as the locale writes dates."""
+    said = run_page(["plan-text.js"], "console.log(JSON.stringify([...INPUT.map(gpText.productName),"
+                    " gp.period('2026-12'), gp.period('2027-01-04'), gp.period('start')]))", NAMES, locale)
+    assert said == expected
