@@ -201,7 +201,8 @@ class Ledger:
             BuyLine(name=o.name, gpu=o.gpu, condition=o.condition, count=n, gpus_per_unit=o.gpus_per_unit,  # type: ignore[arg-type]
                     includes_host=o.includes_host, unit_price_usd=o.unit_price_usd,
                     resale_usd_per_unit=round(o.resale_usd, 2), source=o.source, price_as_of=o.as_of,
-                    gpus_per_job=self._line_width(o.width))
+                    gpus_per_job=self._line_width(o.width),
+                    vendor=o.vendor if o.feed != "request" and isinstance(o.vendor, str) and o.vendor else None)
             for k, n in sorted(purchases.items()) if n > 0 for o in [self.owned[k]]
         ]
         hosts = [

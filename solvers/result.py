@@ -31,6 +31,9 @@ class BuyLine(BaseModel):
     source: str
     price_as_of: str
     gpus_per_job: int | None = Field(None, description=LINE_WIDTH)
+    vendor: str | None = Field(None, description="the seller or price publisher the catalog names for the row (e.g. "
+                               "Amazon, eBay, NVIDIA MSRP); null for a profile quote, whose `source` says where it "
+                               "came from")
 
 
 class HostLine(BaseModel):
