@@ -201,7 +201,8 @@ class Ledger:
             BuyLine(name=o.name, gpu=o.gpu, condition=o.condition, count=n, gpus_per_unit=o.gpus_per_unit,  # type: ignore[arg-type]
                     includes_host=o.includes_host, unit_price_usd=o.unit_price_usd,
                     resale_usd_per_unit=round(o.resale_usd, 2), source=o.source, price_as_of=o.as_of,
-                    gpus_per_job=self._line_width(o.width))
+                    gpus_per_job=self._line_width(o.width),
+                    vendor=o.vendor if o.feed != "request" and isinstance(o.vendor, str) and o.vendor else None)
             for k, n in sorted(purchases.items()) if n > 0 for o in [self.owned[k]]
         ]
         hosts = [
@@ -226,9 +227,11 @@ class Ledger:
             CommitmentLine(provider=o.provider, name=o.name, gpu=o.gpu, gpu_count=o.gpus_per_unit, region=o.region,
                            count=n, term_months=o.term_months,
                            terms=o.terms,
-                           usd_per_hour=o.usd_per_hour, paid_hours=round(o.paid_hours, 3),
-                           cost_usd=round(n * o.usd_per_hour * o.paid_hours if not o.upfront_usd
+                           usd_per_hour=o.usd_per_hour + o.carbon_usd_per_hour, paid_hours=round(o.paid_hours, 3),
+                           cost_usd=round(n * (o.usd_per_hour + o.carbon_usd_per_hour) * o.paid_hours
+                                          if not o.upfront_usd
                                           else n * (o.hourly_usd * o.paid_hours + o.upfront_usd * o.terms), 2),
+                           carbon_usd_per_hour=o.carbon_usd_per_hour,
                            payment=o.payment or "not_stated", upfront_usd=round(o.upfront_usd, 2),
                            source=o.source, price_as_of=o.as_of, gpus_per_job=self._line_width(o.width))
             for k, n in sorted(committed.items()) for o in [self.owned[k]]

@@ -21,13 +21,14 @@ MONEY_FIELDS: dict[str, dict[str, int]] = {
     "PlanResult": {"total_cost_usd": AMOUNT},
     "BuyLine": {"unit_price_usd": AMOUNT, "resale_usd_per_unit": AMOUNT},
     "HostLine": {"unit_price_usd": AMOUNT},
-    "CloudLine": {"usd_per_hour": RATE, "cost_usd": AMOUNT},
+    "CloudLine": {"usd_per_hour": RATE, "cost_usd": AMOUNT, "carbon_usd_per_hour": RATE},
     "Costs": {"capex_usd": AMOUNT, "electricity_usd": AMOUNT, "cloud_usd": AMOUNT, "resale_credit_usd": AMOUNT,
               "total_usd": AMOUNT, "commitments_usd": AMOUNT, "opex_usd": AMOUNT, "financing_interest_usd": AMOUNT,
               "cloud_data_usd": AMOUNT, "present_value_usd": AMOUNT},
     "PeriodLine": {"electricity_usd": AMOUNT, "cloud_usd": AMOUNT, "commitments_usd": AMOUNT, "opex_usd": AMOUNT},
     # issue 16, finance: reserved instances and the monthly cash-flow table
-    "CommitmentLine": {"usd_per_hour": RATE, "cost_usd": AMOUNT, "upfront_usd": AMOUNT},
+    "CommitmentLine": {"usd_per_hour": RATE, "cost_usd": AMOUNT, "upfront_usd": AMOUNT, "carbon_usd_per_hour": RATE,
+                       "on_demand_usd_per_hour": RATE},
     "CashFlowLine": {"capex_usd": AMOUNT, "electricity_usd": AMOUNT, "opex_usd": AMOUNT, "cloud_usd": AMOUNT,
                      "commitments_usd": AMOUNT, "resale_usd": AMOUNT, "net_usd": AMOUNT, "cumulative_usd": AMOUNT,
                      "net_present_value_usd": AMOUNT, "cumulative_present_value_usd": AMOUNT},
@@ -36,7 +37,7 @@ MONEY_FIELDS: dict[str, dict[str, int]] = {
     "SimpleBreakEven": {"upfront_usd": AMOUNT, "owned_usd_per_day": RATE, "cloud_usd_per_day": RATE},
     "BreakEven": {"electricity_threshold_usd_per_kwh": RATE, "cloud_price_threshold_usd_per_hour": RATE},
     "ElectricityUsed": {"price_per_kwh": RATE},
-    "CarbonReport": {"carbon_price_per_tonne": AMOUNT, "carbon_cost": AMOUNT},
+    "CarbonReport": {"carbon_price_per_tonne": AMOUNT, "carbon_cost": AMOUNT, "owned_carbon_cost": AMOUNT},
 }
 
 # fields named in USD that stay in USD whatever the plan's currency (they describe the conversion itself)

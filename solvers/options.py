@@ -75,6 +75,8 @@ class OwnedOption:
     offer: str = ""  # copies of one offer at several widths share it (and its quota); "" = this option's own key
     payment: str = ""  # commitment: no_upfront, partial_upfront, all_upfront ("" when the source does not say)
     upfront_usd: float = 0.0  # commitment: fee per instance at each term's start (solvers.finance.upfront_fee)
+    # commitment: what a carbon price adds to each held instance-hour (solvers.place_inputs), paid as the hours pass
+    carbon_usd_per_hour: float = 0.0
 
     @property
     def is_commitment(self) -> bool:
@@ -87,8 +89,10 @@ class OwnedOption:
 
     @property
     def hourly_usd(self) -> float:
-        """A commitment's price per instance-hour paid as the hours pass (its upfront fee taken out)."""
-        return hourly_part(self.usd_per_hour, self.term_months, self.payment, self.upfront_usd)
+        """A commitment's price per instance-hour paid as the hours pass (its upfront fee taken out), with the carbon
+        price of the held hour (never in an upfront fee: the emissions come hour by hour)."""
+        paid = hourly_part(self.usd_per_hour, self.term_months, self.payment, self.upfront_usd)
+        return paid + self.carbon_usd_per_hour
 
     @property
     def net_price_usd(self) -> float:
@@ -765,7 +769,8 @@ def _commitment_frame(catalog: Catalog, profile: Profile, today: dt.date) -> pd.
             "payment": [c.payment for c in items], "upfront_usd": [c.upfront_usd for c in items],
             "source": [c.source or "request" for c in items],
             "as_of": [(c.as_of or today).isoformat() for c in items], "feed": ["request"] * len(items),
-            "max_instances": [c.max_instances for c in items]}))
+            "max_instances": [c.max_instances for c in items],
+            "carbon_usd_per_hour": [c.carbon_usd_per_hour for c in items]}))
     frames = [f for f in frames if not f.empty]
     if not frames:
         return pd.DataFrame()
@@ -816,11 +821,13 @@ def commitment_options(catalog: Catalog, profile: Profile, throughput: Throughpu
         quota = getattr(r, "max_instances", None)
         payment = r.payment if isinstance(r.payment, str) else ""
         fee = upfront_fee(float(r.usd_per_hour), int(r.term_months), payment, getattr(r, "upfront_usd", None))
-        hourly = hourly_part(float(r.usd_per_hour), int(r.term_months), payment, fee)
+        carbon = getattr(r, "carbon_usd_per_hour", 0.0)
+        carbon = 0.0 if carbon is None or pd.isna(carbon) else float(carbon)
+        hourly = hourly_part(float(r.usd_per_hour), int(r.term_months), payment, fee) + carbon
         out.append(OwnedOption(
             key=f"commit:{i}" if widths is None else f"commit:{i}/w{width}", name=str(r.name), gpu=str(r.gpu),
             condition="new", gpus_per_unit=int(r.gpu_count),
-            unit_price_usd=float(r.usd_per_hour) * paid if not fee else fee * terms + hourly * paid,
+            unit_price_usd=(float(r.usd_per_hour) + carbon) * paid if not fee else fee * terms + hourly * paid,
             includes_host=True, throughput=speed,
             marginal_kwh_per_gpu_hour=0.0, idle_kwh_per_unit_hour=0.0, card_watts=0.0, resale_usd=0.0,
             memory_gb=memory.get(r.gpu, 0.0), slots_per_unit=float(int(r.gpu_count) // width),
@@ -828,5 +835,6 @@ def commitment_options(catalog: Catalog, profile: Profile, throughput: Throughpu
             kind="commitment", usd_per_hour=float(r.usd_per_hour), term_months=int(r.term_months),
             paid_hours=paid, terms=terms, provider=str(r.provider), region=str(r.region), availability=1.0,
             max_units=None if quota is None or pd.isna(quota) else int(quota), width=width,
-            offer="" if widths is None else f"commit:{i}", payment=payment, upfront_usd=fee))
+            offer="" if widths is None else f"commit:{i}", payment=payment, upfront_usd=fee,
+            carbon_usd_per_hour=carbon))
     return out

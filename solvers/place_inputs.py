@@ -12,7 +12,18 @@ structure. The steps, each on a copy (the caller's profile and catalog are not t
    credit is a share of the purchase price, so the resale value is of the gross (tax-inclusive) price, as second-hand
    buyers pay tax-inclusive market prices; a lab that reclaims VAT leaves `vat_percent` at 0;
 4. a carbon price adds price x intensity to the electricity rate (owned energy, at the profile's location) and
-   price x (GPU board power x GPUs x cloud PUE) x region intensity to each cloud offer's hourly price.
+   price x (GPU board power x GPUs x cloud PUE) x region intensity to each cloud offer's hourly price, and the same
+   per-hour figure to every reserved / committed instance (catalog rows get a `carbon_usd_per_hour` column, the
+   profile's quotes carry it as a private attribute; `solvers.options.commitment_options` adds it to the hourly
+   part, never to an upfront fee).
+
+Which hours of a commitment emit: every hour of every term it is held (`paid_hours`, the same hours it is paid
+for, including the rest of a last term that ends after the horizon), at GPU board power, as a rented on-demand
+instance-hour is counted. A reserved instance is the lab's every hour of its term: the provider keeps it running for
+the lab and cannot hand those hours to anyone else, so the lab owns those emissions whether a job runs or not; counting
+only the hours a job uses would make idle reserved capacity carbon-free and let a carbon price favour reserving over
+renting on demand, which is the bias this rule removes. Board power for idle hours is an upper bound (an idle GPU
+draws less), the same simplification the rented hours already make.
 """
 
 from __future__ import annotations
@@ -136,7 +147,9 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
         "usd_per_hour": _usd(rates, quote.usd_per_hour, quote.currency, f"prices.commitments[{i}].currency"),
         "upfront_usd": None if quote.upfront_usd is None else _usd(rates, quote.upfront_usd, quote.currency,
                                                                    f"prices.commitments[{i}].currency"),
-        "currency": "USD"}) for i, quote in enumerate(profile.prices.commitments)]
+        "currency": "USD"}).with_carbon(_carbon_per_hour(carbon_usd_per_kg, catalog, quote.provider, quote.region,
+                                                         quote.gpu, quote.gpu_count, opts.cloud_pue))
+        for i, quote in enumerate(profile.prices.commitments)]
     max_capex = opts.max_capex_usd
     if max_capex is not None:
         max_capex = _usd(rates, max_capex, opts.max_capex_currency, "options.max_capex_currency")
@@ -186,11 +199,23 @@ def _catalog(catalog: Catalog, tax_factor: float, usd_per_kg: float | None, pue:
     hosts = [replace(h, base_cost_usd=h.base_cost_usd * tax_factor) for h in catalog.hosts]
     cloud = catalog.cloud
     if usd_per_kg is not None and not cloud.empty:
-        adders = [_carbon_per_hour(usd_per_kg, catalog, p, r, g, int(n), pue)
-                  for p, r, g, n in zip(cloud["provider"], cloud["region"], cloud["gpu"], cloud["gpu_count"],
-                                        strict=True)]
-        cloud = cloud.assign(usd_per_hour=cloud["usd_per_hour"] + pd.Series(adders, index=cloud.index))
-    return replace(catalog, hardware=hardware, hosts=hosts, cloud=cloud)
+        cloud = cloud.assign(usd_per_hour=cloud["usd_per_hour"] + _adders(cloud, catalog, usd_per_kg, pue))
+    commitments = catalog.commitments
+    if usd_per_kg is not None and not commitments.empty:  # paid every held hour, beside the provider's price
+        commitments = commitments.assign(carbon_usd_per_hour=_adders(commitments, catalog, usd_per_kg, pue))
+    return replace(catalog, hardware=hardware, hosts=hosts, cloud=cloud, commitments=commitments)
+
+
+def _adders(frame: pd.DataFrame, catalog: Catalog, usd_per_kg: float, pue: float) -> pd.Series:
+    """The carbon price of one instance-hour of each row of a cloud or commitment frame."""
+    return pd.Series([_carbon_per_hour(usd_per_kg, catalog, p, r, g, int(n), pue)
+                      for p, r, g, n in zip(frame["provider"], frame["region"], frame["gpu"], frame["gpu_count"],
+                                            strict=True)], index=frame.index, dtype=float)
+
+
+def carbon_usd_per_hour(prep: Prepared, provider: str, region: str, gpu: str, count: int) -> float:
+    """What the plan's carbon price adds to one instance-hour of this instance (0 without a price)."""
+    return _carbon_per_hour(prep.carbon_usd_per_kg, prep.catalog, provider, region, gpu, count, prep.cloud_pue)
 
 
 def carbon_adder_usd_per_kwh(prep: Prepared) -> float:

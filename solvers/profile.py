@@ -15,6 +15,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    PrivateAttr,
     Tag,
     ValidationInfo,
     field_validator,
@@ -369,6 +370,19 @@ class CommitmentPriceItem(_Strict):
         "usd_per_hour x 730 h x term_months)")
     upfront_usd: Money | None = Field(None, description="partial_upfront only: the fee per instance paid at each "
                                       "term's start; the rest is paid hourly")
+    # set by solvers.place_inputs.prepare, never by a request: what a carbon price adds to each held instance-hour
+    _carbon_usd_per_hour: float = PrivateAttr(0.0)
+
+    @property
+    def carbon_usd_per_hour(self) -> float:
+        """USD a carbon price adds to each instance-hour of the term (0 without one); not part of the request."""
+        return self._carbon_usd_per_hour
+
+    def with_carbon(self, usd_per_hour: float) -> CommitmentPriceItem:
+        """A copy carrying the carbon price of its held hours (a private attribute: the schema is unchanged)."""
+        copy = self.model_copy()
+        copy._carbon_usd_per_hour = usd_per_hour
+        return copy
 
     @field_validator("provider")
     @classmethod

@@ -2,7 +2,9 @@
 
 Carbon (issue 16): owned kgCO2e = owned energy (kWh, PUE applied, as billed) x the grid intensity at the profile's
 location; rented kgCO2e = per cloud line, GPU board power (gpus.csv `tdp_w`) x GPUs x instance-hours x cloud PUE x
-the intensity of the region's location. A figure whose intensity is unknown is left out and said so, never guessed.
+the intensity of the region's location; committed (reserved) instances the same for every hour of every term they
+are held (count x paid_hours: see solvers/place_inputs.py for why held, not used, hours). A figure whose intensity is
+unknown is left out and said so, never guessed.
 The owned energy is read back from the plan's electricity cost at the rate it was priced at (the rate with any
 carbon price folded in), so it is exactly the energy the objective paid for.
 """
@@ -14,9 +16,11 @@ from collections import defaultdict
 from pricing.place import region_location
 from solvers.currency import convert_model, usd_to
 from solvers.notices import Notice, classified, notice, texts
-from solvers.place_inputs import Prepared, carbon_adder_usd_per_kwh, cloud_intensity, gpu_kw
+from solvers.place_inputs import Prepared, carbon_adder_usd_per_kwh, carbon_usd_per_hour, cloud_intensity, gpu_kw
 from solvers.result import (
     CarbonReport,
+    CloudLine,
+    CommitmentLine,
     ElectricityUsed,
     ExchangeRatesUsed,
     PlanResult,
@@ -44,20 +48,32 @@ def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
     hours: dict[tuple[str, str], float] = defaultdict(float)
     kwh: dict[tuple[str, str], float] = defaultdict(float)
     unknown_power = 0.0
-    for line in plan.cloud:
+    committed: dict[tuple[str, str], float] = defaultdict(float)
+    committed_kg = 0.0
+    held: list[tuple[CloudLine | CommitmentLine, float]] = [(line, line.hours) for line in plan.cloud]
+    held += [(line, line.count * line.paid_hours) for line in plan.commitments]
+    for line, line_hours in held:
         key = (line.provider, line.region)
-        hours[key] += line.hours
+        line.carbon_usd_per_hour = round(carbon_usd_per_hour(prep, line.provider, line.region, line.gpu,
+                                                             line.gpu_count), 6)
+        if isinstance(line, CommitmentLine):
+            committed[key] += line_hours
+        else:
+            hours[key] += line_hours
         kw = gpu_kw(prep.catalog, line.gpu)
         if kw is None:
-            unknown_power += line.hours
+            unknown_power += line_hours
             continue
-        line_kwh = kw * line.gpu_count * line.hours * prep.cloud_pue
+        line_kwh = kw * line.gpu_count * line_hours * prep.cloud_pue
         kwh[key] += line_kwh
         grid = cloud_intensity(line.provider, line.region)
         line.kg_co2e = None if grid is None else round(line_kwh * grid.value / 1000.0, 3)
+        if grid is not None and isinstance(line, CommitmentLine):
+            committed_kg += line_kwh * grid.value / 1000.0
     regions, rented_kg, unknown_hours = [], 0.0, unknown_power
     fallbacks: list[str] = []
-    for (provider, region), h in sorted(hours.items()):
+    for (provider, region) in sorted(set(hours) | set(committed)):
+        h = hours.get((provider, region), 0.0) + committed.get((provider, region), 0.0)
         grid = cloud_intensity(provider, region)
         energy = kwh[(provider, region)]
         kg = energy * grid.value / 1000.0 if grid is not None else None
@@ -68,7 +84,9 @@ def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
         if grid is not None and grid.fallback_from:
             fallbacks.append(f"{provider} {region}")
         regions.append(RegionCarbon(provider=provider, region=region, location=region_location(provider, region),
-                                    g_co2e_per_kwh=grid.value if grid else None, instance_hours=round(h, 3),
+                                    g_co2e_per_kwh=grid.value if grid else None,
+                                    instance_hours=round(hours.get((provider, region), 0.0), 3),
+                                    committed_instance_hours=round(committed.get((provider, region), 0.0), 3),
                                     kwh=round(energy, 3), kg_co2e=None if kg is None else round(kg, 3),
                                     source=grid.source if grid else None))
     if fallbacks:
@@ -76,18 +94,45 @@ def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
                             regions=", ".join(fallbacks[:5]) + (" ..." if len(fallbacks) > 5 else "")))
     if unknown_hours:
         notes.append(notice("carbon_unknown_power", hours=unknown_hours))
-    cost = None
+    cost = owned_cost = None
     if prep.carbon_usd_per_kg is not None:
         owned_priced = owned_kg if owned_kg is not None and carbon_adder_usd_per_kwh(prep) > 0 else 0.0
-        cost = prep.carbon_usd_per_kg * (rented_kg + owned_priced)
+        cost = round(prep.carbon_usd_per_kg * (rented_kg + owned_priced), 2)
+        owned_cost = round(prep.carbon_usd_per_kg * owned_priced, 2)
     return CarbonReport(
         owned_kwh=None if owned_kwh is None else round(owned_kwh, 3),
         owned_g_co2e_per_kwh=intensity.value if intensity else None,
         owned_location=prep.electricity_location, owned_source=intensity.source if intensity else None,
         owned_kg_co2e=None if owned_kg is None else round(owned_kg, 3), rented_kg_co2e=round(rented_kg, 3),
+        committed_kg_co2e=round(committed_kg, 3), owned_carbon_cost=owned_cost,
         rented_unknown_instance_hours=round(unknown_hours, 3), cloud_pue=prep.cloud_pue, regions=regions,
         carbon_price_per_tonne=None if prep.carbon_usd_per_kg is None else prep.carbon_usd_per_kg * 1000.0,
         carbon_cost=cost, notes=texts(notes) + prep.notes, notices=notes + [classified(n, []) for n in prep.notes])
+
+
+def _on_demand_prices(plan: PlanResult, prep: Prepared) -> None:
+    """Each commitment's on-demand price of the same instance (provider, name, region, GPUs), the provider's price
+    without any carbon price: the list price a commitment discounts (FOCUS ListUnitPrice in the exports). The
+    profile's own on-demand quotes first, then the catalog; None where neither has the instance."""
+    if not plan.commitments:
+        return
+    found: dict[tuple[str, str, str, int], float] = {}
+    cloud = prep.catalog.cloud
+    if not cloud.empty:
+        on_demand = cloud[cloud["pricing"] == "on_demand"]
+        for p, n, r, g, c, price in zip(on_demand["provider"], on_demand["name"], on_demand["region"],
+                                        on_demand["gpu"], on_demand["gpu_count"], on_demand["usd_per_hour"],
+                                        strict=True):
+            key = (str(p), str(n), str(r), int(c))
+            carbon = carbon_usd_per_hour(prep, str(p), str(r), str(g), int(c))
+            found[key] = min(found.get(key, float("inf")), float(price) - carbon)
+    for q in prep.profile.prices.cloud:
+        if q.pricing == "on_demand":
+            found[(q.provider, q.name, q.region, q.gpu_count)] = q.usd_per_hour - carbon_usd_per_hour(
+                prep, q.provider, q.region, q.gpu, q.gpu_count)
+    for line in plan.commitments:
+        price = found.get((line.provider, line.name, line.region, line.gpu_count))
+        line.on_demand_usd_per_hour = None if price is None else round(price, 6)
 
 
 def finish(plan: PlanResult, prep: Prepared) -> PlanResult:
@@ -105,6 +150,7 @@ def finish(plan: PlanResult, prep: Prepared) -> PlanResult:
         source=row.source if row else "profile" if prep.profile.electricity_usd_per_kwh is not None else
         "default: the guide's 2023 figure", as_of=row.as_of if row else None, period=row.period if row else None)
     plan.carbon = carbon_report(plan, prep)
+    _on_demand_prices(plan, prep)
     if prep.tax_factor != 1.0:
         opts = prep.profile.options
         plan.purchase_tax = PurchaseTax(vat_percent=opts.vat_percent, import_duty_percent=opts.import_duty_percent,

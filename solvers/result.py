@@ -31,6 +31,9 @@ class BuyLine(BaseModel):
     source: str
     price_as_of: str
     gpus_per_job: int | None = Field(None, description=LINE_WIDTH)
+    vendor: str | None = Field(None, description="the seller or price publisher the catalog names for the row (e.g. "
+                               "Amazon, eBay, NVIDIA MSRP); null for a profile quote, whose `source` says where it "
+                               "came from")
 
 
 class HostLine(BaseModel):
@@ -58,6 +61,8 @@ class CloudLine(BaseModel):
     price_as_of: str
     kg_co2e: float | None = Field(None, description="emissions of these hours (GPU power x hours x cloud PUE x the "
                                   "region's grid intensity)")
+    carbon_usd_per_hour: float = Field(0.0, description="what options.carbon_price_per_tonne adds to each "
+                                       "instance-hour (already inside usd_per_hour; 0 without a carbon price)")
     gpus_per_job: int | None = Field(None, description=LINE_WIDTH)
 
 
@@ -83,6 +88,15 @@ class CommitmentLine(BaseModel):
     source: str
     price_as_of: str
     gpus_per_job: int | None = Field(None, description=LINE_WIDTH)
+    carbon_usd_per_hour: float = Field(0.0, description="what options.carbon_price_per_tonne adds to each held "
+                                       "instance-hour (already inside usd_per_hour and cost_usd; paid hourly, never "
+                                       "in the upfront fee)")
+    kg_co2e: float | None = Field(None, description="emissions of every held hour: count x paid_hours x GPU power x "
+                                  "GPUs x cloud PUE x the region's grid intensity (a reserved instance is held, and "
+                                  "counted, every hour of its terms, used or not)")
+    on_demand_usd_per_hour: float | None = Field(None, description="the provider's on-demand price of the same "
+                                                 "instance in the same region, where the catalog has one (the "
+                                                 "list price the commitment discounts; FOCUS ListUnitPrice)")
 
 
 class Costs(BaseModel):
@@ -263,8 +277,10 @@ class RegionCarbon(BaseModel):
     region: str
     location: str | None
     g_co2e_per_kwh: float | None
-    instance_hours: float
-    kwh: float = Field(description="GPU board power x GPUs x hours x cloud PUE")
+    instance_hours: float = Field(description="rented (on-demand and spot) instance-hours")
+    committed_instance_hours: float = Field(0.0, description="reserved / committed instance-hours held: count x "
+                                            "paid hours, every hour of every term")
+    kwh: float = Field(description="GPU board power x GPUs x (rented + committed) hours x cloud PUE")
     kg_co2e: float | None
     source: str | None
 
@@ -277,14 +293,18 @@ class CarbonReport(BaseModel):
     owned_location: str | None
     owned_source: str | None
     owned_kg_co2e: float | None = Field(description="null when the location or its intensity is not known")
-    rented_kg_co2e: float = Field(description="sum over the regions whose intensity is known")
+    rented_kg_co2e: float = Field(description="sum over the regions whose intensity is known, committed "
+                                  "instances included (every hour they are held)")
+    committed_kg_co2e: float = Field(0.0, description="the part of rented_kg_co2e of reserved / committed instances")
     rented_unknown_instance_hours: float = Field(description="rented instance-hours in regions with no known "
                                                  "intensity (not counted in rented_kg_co2e)")
     cloud_pue: float
     regions: list[RegionCarbon]
     carbon_price_per_tonne: float | None = Field(description="in the plan's currency")
     carbon_cost: float | None = Field(description="carbon price x counted emissions, in the plan's currency; "
-                                      "already inside the electricity and cloud figures")
+                                      "already inside the electricity, cloud and commitment figures; to the cent")
+    owned_carbon_cost: float | None = Field(None, description="the part of carbon_cost on owned energy (inside "
+                                            "costs.electricity_usd)")
     notes: list[str] = Field(default_factory=list)
     notices: list[Notice] = Field(default_factory=list, description="the notes as codes and parameters "
                                   "(solvers/notices.py), for clients that translate them")

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from solvers.profile import PlanCurrency
-from solvers.result import CarbonReport, Costs, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
+from solvers.result import CarbonReport, CashFlowLine, Costs, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
 
 
 class PlanListItem(BaseModel):
@@ -27,33 +27,51 @@ class LineItem(BaseModel):
     line: int
     item: str
     type: Literal["gpu", "host", "cloud", "commitment", "cloud_data", "electricity", "opex", "financing", "tax",
-                  "resale", "rounding"]
+                  "resale", "carbon", "rounding"]
     gpu: str
     condition: str = Field(description="new, used, cloud, or empty for estimates")
     quantity: float
     unit: str
-    unit_price: float
+    unit_price: float = Field(description="what the lab pays per unit: the provider's price (a commitment's "
+                              "committed rate), without any carbon price")
     currency: PlanCurrency = "USD"
     vendor_source: str
     price_as_of: str
     line_total: float
-    # FinOps FOCUS column names (https://focus.finops.org/); x_ marks columns FOCUS has no name for
+    # FinOps FOCUS column names (https://focus.finops.org/, FOCUS 1.0-1.2); x_ marks columns FOCUS has no name for
     ChargeCategory: Literal["Purchase", "Usage", "Tax", "Credit", "Adjustment"]
+    ChargeFrequency: Literal["One-Time", "Recurring", "Usage-Based"]
     ChargeDescription: str
+    PricingCategory: Literal["Standard", "Dynamic", "Committed", "Other"] | None = Field(
+        description="Standard (list or agreed price), Dynamic (spot), Committed (reserved / committed instances); "
+        "null for tax (FOCUS requires it), credit and adjustment lines")
     PricingQuantity: float
     PricingUnit: str
-    ListUnitPrice: float
-    ContractedUnitPrice: float
+    ListUnitPrice: float | None = Field(description="the provider's published price, without discounts or any "
+                                        "carbon price; for a commitment the on-demand price of the same instance; "
+                                        "null on the tax line")
+    ListCost: float | None
+    ContractedUnitPrice: float | None = Field(description="FOCUS: the agreed price excluding commitment discounts, "
+                                              "so equal to ListUnitPrice here (no negotiated discounts are known)")
+    ContractedCost: float | None
     BilledCost: float
     EffectiveCost: float
     PricingCurrency: PlanCurrency
     BillingCurrency: PlanCurrency
-    ProviderName: str
+    ProviderName: str = Field(description="the cloud provider, or a purchase's seller / price publisher where known")
     RegionId: str
+    CommitmentDiscountId: str | None = Field(description="commitment lines: provider/region/instance/term/payment")
+    CommitmentDiscountName: str | None
+    CommitmentDiscountType: str | None
+    CommitmentDiscountCategory: Literal["Usage", "Spend"] | None
     x_ExchangeRate: float = Field(description="units of the plan's currency per USD")
     x_ExchangeRatesAsOf: str = Field(description="the ECB date of the rates")
     x_TaxPercent: float
-    x_KgCO2e: float | None = Field(description="emissions of the line (cloud lines, electricity)")
+    x_KgCO2e: float | None = Field(description="emissions of the line (cloud lines, commitments, electricity)")
+    x_CarbonCost: float | None = Field(description="the carbon price on the line's emissions: not in its "
+                                       "BilledCost, summed on the `carbon` line")
+    x_CommittedUnitPrice: float | None = Field(description="commitment lines: the committed rate per instance-hour "
+                                               "(EffectiveCost / PricingQuantity)")
 
 
 class RequestProfile(BaseModel):
@@ -94,6 +112,20 @@ class DepreciationSchedule(BaseModel):
     schedule: list[DepreciationRow]
 
 
+class CostBasis(BaseModel):
+    """The basis the plan was chosen and its break-even computed on, and the totals on both bases."""
+
+    basis: Literal["nominal", "present_value"]
+    discount_rate: float = Field(description="annual, compounded monthly (options.discount_rate)")
+    total_nominal: float
+    total_present_value: float | None
+    cloud_only_nominal: float | None
+    cloud_only_present_value: float | None
+    saving: float | None = Field(description="cloud only minus this plan on the plan's basis")
+    saving_nominal: float | None
+    cash_flows: str = Field(description="where the monthly cash-flow table is: the request's `cash_flows`")
+
+
 class PurchaseRequest(BaseModel):
     """A plan as a purchase request: the lines, why (in sentences), and the alternatives with their costs."""
 
@@ -118,3 +150,7 @@ class PurchaseRequest(BaseModel):
     purchase_tax: PurchaseTax | None = None
     depreciation: DepreciationSchedule | None = Field(
         None, description="of the purchases; null when the plan buys nothing")
+    basis: CostBasis | None = Field(None, description="the plan's basis (nominal or present value), its discount "
+                                    "rate and the totals and saving on both bases")
+    cash_flows: list[CashFlowLine] = Field(default_factory=list, description="the plan's monthly cash-flow table, "
+                                           "nominal and at present value")
