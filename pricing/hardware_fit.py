@@ -1,6 +1,8 @@
 """Which GPUs a host can take, as hardware is really bought (the rule the planner applies per host).
 
-- SXM, OAM and superchip modules come only on 4- or 8-GPU baseboards inside vendor servers.
+- SXM, OAM and superchip modules come only inside vendor servers: on 4- or 8-GPU baseboards, except the GH200
+  Grace Hopper superchip (one CPU and one GPU on a module), sold in servers of 1, 2 or 4 superchips (NVIDIA's
+  GH200 NVL2 platform with one or two GH200s in MLPerf Inference v4.1; 4 per node in CSCS Alps).
 - Passively cooled data-centre PCIe cards (H100 PCIe/NVL, A100 PCIe, L40S, L40, L4, A10, A40, T4)
   need a server chassis's forced airflow; a desktop or workstation cannot cool them.
 - Desktops and workstations take workstation and consumer cards within their PSU: GPUs' board power
@@ -22,7 +24,12 @@ from typing import Protocol
 from pricing.gpus import GpuSpec
 
 MODULE_FORM_FACTORS = frozenset({"sxm", "oam", "superchip"})
-MODULE_SERVER_SLOTS = frozenset({4, 8})
+MODULE_SERVER_SLOTS = frozenset({4, 8})  # HGX and OAM baseboards; GB200 NVL4 (2 superchips, 4 GPUs)
+# GPUs per server where a module is sold otherwise. GH200: NVIDIA's "GH200 NVL2 Platform" with 1 and with 2 GH200,
+# "status": "available" (MLPerf Inference v4.1, mlcommons/inference_results_v4.1@a2f5d66
+# closed/NVIDIA/systems/GH200-GraceHopper-Superchip_GH200-144GB_aarch64x1_TRT.json and ..._aarch64x2_TRT.json);
+# 4 per node in CSCS Alps (2,688 nodes, 10,752 GH200: eth-cscs/cscs-docs docs/alps/hardware.md).
+SERVER_SIZES_BY_GPU = {"GH200": frozenset({1, 2, 4})}
 HOST_OVERHEAD_W = 150.0  # CPU, board, drives of a GPU host (DOMAIN §5 uses 100 W for a 1-GPU desktop's CPU)
 PSU_HEADROOM = 1.10
 
@@ -88,6 +95,21 @@ def passively_cooled(spec: GpuSpec) -> bool:
     return spec.segment == "datacenter" and spec.form_factor == "pcie"
 
 
+def module_unit_sizes(spec: GpuSpec) -> frozenset[int]:
+    """GPU counts a module GPU is sold in, as one server: 4 or 8 (baseboards), 1, 2 or 4 for the GH200 superchip
+    (`SERVER_SIZES_BY_GPU`). Empty for PCIe cards, which have no such rule."""
+    if spec.form_factor not in MODULE_FORM_FACTORS:
+        return frozenset()
+    return SERVER_SIZES_BY_GPU.get(spec.name, MODULE_SERVER_SLOTS)
+
+
+def module_sizes_text(spec: GpuSpec) -> str:
+    """'4- or 8-GPU' / '1-, 2- or 4-GPU': the sizes of `module_unit_sizes` for messages."""
+    sizes = sorted(module_unit_sizes(spec))
+    head = ", ".join(f"{n}-" for n in sizes[:-1])
+    return f"{head} or {sizes[-1]}-GPU" if head else f"{sizes[-1]}-GPU"
+
+
 def host_accepts(host: AcceptingHost, spec: GpuSpec, count: int = 1) -> Fit:
     """Whether `count` GPUs of `spec` can go into `host`, and why not when they cannot."""
     if count < 1:
@@ -95,10 +117,11 @@ def host_accepts(host: AcceptingHost, spec: GpuSpec, count: int = 1) -> Fit:
     if count > host.slots:
         return Fit(False, f"{host.name} has {host.slots} GPU slots, {count} requested")
     if spec.form_factor in MODULE_FORM_FACTORS:
+        sizes = module_sizes_text(spec)
         if host.kind != "server" or spec.form_factor not in host.form_factors:
-            return Fit(False, f"{spec.name} is a {spec.form_factor.upper()} module, sold only in 4- or 8-GPU servers")
-        if host.slots not in MODULE_SERVER_SLOTS:
-            return Fit(False, f"{spec.name} needs a 4- or 8-GPU baseboard; {host.name} has {host.slots} slots")
+            return Fit(False, f"{spec.name} is a {spec.form_factor.upper()} module, sold only in {sizes} servers")
+        if host.slots not in module_unit_sizes(spec):
+            return Fit(False, f"{spec.name} needs a {sizes} server; {host.name} has {host.slots} slots")
         return Fit(True, "module server")
     if "pcie" not in host.form_factors:
         return Fit(False, f"{host.name} takes only {'/'.join(sorted(host.form_factors))} modules, not PCIe cards")

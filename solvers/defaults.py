@@ -50,6 +50,14 @@ RESALE_FEE = 0.13
 # price: the RTX 3090's used/new ratio, $740 used (2023-08) / $1,499 launch MSRP = 0.49.
 USED_TO_NEW_RATIO = 0.49
 
+# A catalog price of a new whole system (a server or desktop sold with its GPUs) is offered as "new" for this many
+# years after its date, then kept as price history only. gpuplan planning default: NVIDIA replaced its 8-GPU DGX
+# about every 2-3 years (DGX-1 V100 2017, DGX A100 May 2020, DGX H100 shipping from Q1 2023, DGX B200 and B300
+# since), and a superseded system's launch price is not what it sells for: a DGX A100 640GB was quoted at
+# USD 300,000 (2021-06) while a complete new HGX A100 640GB server listed at USD 148,390 (Dihuni, 2023-09).
+# A lab's own quote (profile prices) is always offered.
+NEW_SYSTEM_OFFER_YEARS = 3
+
 # Default horizon for a demand series without an explicit horizon: the series' own span.
 MAX_HORIZON_MONTHS = 120
 MAX_HORIZON_DAYS = 3653

@@ -19,7 +19,7 @@ import pandas as pd
 
 from pricing.catalog import Catalog, Host, normalise_cloud
 from pricing.gpus import GpuSpec, GpuTable
-from pricing.hardware_fit import MODULE_FORM_FACTORS, MODULE_SERVER_SLOTS, host_accepts
+from pricing.hardware_fit import MODULE_FORM_FACTORS, host_accepts, module_unit_sizes
 from solvers import defaults
 from solvers.cloud_table import CloudTable, cloud_table
 from solvers.errors import ProfileError
@@ -445,8 +445,23 @@ def _hardware_table(catalog: Catalog) -> _HardwareTable:
     return table
 
 
+def offered_new(row: _OwnedRow, today: dt.date) -> bool:
+    """Whether a catalog row is offered today: a new whole system (several GPUs, or a host included) only within
+    `defaults.NEW_SYSTEM_OFFER_YEARS` of its price date, so a 2017 DGX-1 or a 2020 DGX A100 launch price is not a
+    system a lab can buy new today (the row stays in the catalog and `/v1/prices` as history). Cards follow
+    `current_card_prices` (their newest price) instead."""
+    if row.condition != "new" or not (row.includes_host or row.gpus_per_unit > 1):
+        return True
+    priced = dt.date.fromisoformat(row.as_of)
+    years = defaults.NEW_SYSTEM_OFFER_YEARS
+    last = priced.replace(year=priced.year + years, day=28) if (priced.month, priced.day) == (2, 29) else (
+        priced.replace(year=priced.year + years))
+    return today <= last
+
+
 def _owned_rows(catalog: Catalog, profile: Profile, today: dt.date) -> list[_OwnedRow]:
-    rows = list(_hardware_table(catalog).rows) if profile.prices.mode == "extend" else []
+    rows = ([r for r in _hardware_table(catalog).rows if offered_new(r, today)]
+            if profile.prices.mode == "extend" else [])
     for i, item in enumerate(profile.prices.owned):
         rows.append(_request_owned_row(catalog.gpus, item, i, today))
     return rows
@@ -535,8 +550,8 @@ def build_options(
                 continue  # a job runs on one machine
             accepting: tuple[int, ...] = ()
             if row.includes_host:
-                if spec.form_factor in MODULE_FORM_FACTORS and row.gpus_per_unit not in MODULE_SERVER_SLOTS:
-                    continue  # SXM/OAM/superchip modules come only on 4- or 8-GPU baseboards
+                if spec.form_factor in MODULE_FORM_FACTORS and row.gpus_per_unit not in module_unit_sizes(spec):
+                    continue  # modules on 4- or 8-GPU baseboards; GH200 in 1-, 2- or 4-superchip servers
             else:
                 accepting = tuple(k for k, h in enumerate(catalog.hosts) if host_accepts(h, spec).ok)
                 if not accepting:

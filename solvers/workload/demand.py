@@ -41,7 +41,7 @@ import dataclasses
 import pandas as pd
 
 from pricing.catalog import Catalog
-from pricing.hardware_fit import MODULE_FORM_FACTORS, MODULE_SERVER_SLOTS, host_accepts
+from pricing.hardware_fit import MODULE_FORM_FACTORS, host_accepts, module_unit_sizes
 from solvers.bounds import MAX_GPUS, MIN_FRACTION
 from solvers.errors import ProfileError
 from solvers.notices import Notice
@@ -164,7 +164,7 @@ def _machine_sizes(profile: Profile, catalog: Catalog) -> dict[str, set[int]]:
                 continue
             spec = catalog.gpus[name]
             if hosted:
-                if spec.form_factor not in MODULE_FORM_FACTORS or count in MODULE_SERVER_SLOTS:
+                if spec.form_factor not in MODULE_FORM_FACTORS or count in module_unit_sizes(spec):
                     add(name, count)
                 continue
             for host in catalog.hosts:  # the most cards of this type the host takes (slots, cooling, PSU)

@@ -12,7 +12,14 @@ def host(name: str) -> HostRow:
     return next(h for h in bundled_host_rows() if h.name.startswith(name))
 
 
-@pytest.mark.parametrize("gpu", ["H100 SXM", "B200", "MI300X", "GB200", "GH200"])
+MODULE_HOSTS = frozenset({"sxm", "oam", "superchip"})
+
+
+def module_server(slots: int) -> HostRow:
+    return HostRow(f"{slots}-slot module server", slots, None, "server", MODULE_HOSTS, True)
+
+
+@pytest.mark.parametrize("gpu", ["H100 SXM", "B200", "MI300X", "GB200"])
 def test_module_gpus_only_in_4_or_8_gpu_servers(gpu: str) -> None:
     spec = bundled_gpus()[gpu]
     assert not host_accepts(host("2-GPU workstation"), spec).ok
@@ -20,6 +27,19 @@ def test_module_gpus_only_in_4_or_8_gpu_servers(gpu: str) -> None:
     assert host_accepts(host("8-GPU HGX/OAM server"), spec, 8).ok
     odd = HostRow("2-slot server", 2, 3000.0, "server", frozenset({"sxm", "oam", "superchip"}), True)
     assert "4- or 8-GPU" in host_accepts(odd, spec).reason
+
+
+def test_gh200_comes_in_1_2_or_4_superchip_servers() -> None:
+    # NVIDIA's GH200 NVL2 platform with one and with two GH200 (MLPerf Inference v4.1 system descriptions, status
+    # "available"), four per node in CSCS Alps; never in a desktop, never on an 8-GPU baseboard or a 3-slot box
+    gh200 = bundled_gpus()["GH200"]
+    for slots in (1, 2, 4):
+        assert host_accepts(module_server(slots), gh200, slots).ok
+    three = host_accepts(module_server(3), gh200)
+    assert not three.ok and "1-, 2- or 4-GPU" in three.reason
+    assert not host_accepts(host("8-GPU HGX/OAM server"), gh200, 8).ok
+    assert not host_accepts(host("1-GPU desktop"), gh200).ok
+    assert not host_accepts(module_server(2), bundled_gpus()["H100 SXM"], 2).ok  # SXM keeps its 4/8 baseboards
 
 
 @pytest.mark.parametrize("gpu", ["H100 PCIe", "L40S", "A100 80GB PCIe", "H100 NVL"])
