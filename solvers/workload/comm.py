@@ -19,11 +19,12 @@ S x 2(n-1)/n / busbw; all-gather or reduce-scatter of S gathered bytes S x (n-1)
 What one training step (one micro-batch per data-parallel rank) communicates (`training_step`):
 - data parallel (`ddp`), ZeRO-1: the 16-bit gradients of the trainable parameters all-reduced (ZeRO-1: reduce-
   scatter, then all-gather of the updated weights, the same volume; Rajbhandari et al. 2020, "ZeRO", section 7.1)
-  once per optimizer step, i.e. once per global batch (`Workload.global_batch_tokens`, gradient accumulation);
+  once per optimizer step, i.e. once per global batch (`Workload.global_batch_tokens`, gradient accumulation; PyTorch
+  DDP's `no_sync` skips the all-reduce of the other micro-batches);
 - ZeRO-2: gradients reduce-scattered every micro-batch (the shards are all a rank keeps), updated weights
   all-gathered once per optimizer step;
 - ZeRO-3: weights all-gathered in the forward and again in the backward pass and gradients reduce-scattered, every
-  micro-batch: 1.5x data parallelism's volume (ZeRO, section 7.2.2);
+  micro-batch: 1.5x data parallelism's volume (ZeRO, section 7);
 - tensor parallel (`tensor`, Megatron-LM): two all-reduces of b x s x h 16-bit activations per layer in the forward
   pass and two in the backward (Shoeybi et al. 2019, "Megatron-LM", section 3 and figure 4), two more with full
   recomputation (the forward replayed); sequence parallelism replaces each by a reduce-scatter and an all-gather of
@@ -32,10 +33,12 @@ What one training step (one micro-batch per data-parallel rank) communicates (`t
   distributed optimizer) and all-reduces the groups' gradient shards once per optimizer step.
 
 Overlap: PyTorch DDP launches the all-reduce of gradient buckets while the backward pass still computes (Li et al.
-2020, "PyTorch Distributed: Experiences on Accelerating Data Parallel Training", VLDB 13(12), section 3.2.3;
-https://pytorch.org/docs/stable/notes/ddp.html), and DeepSpeed's ZeRO overlaps its reduce-scatter and prefetched
-all-gathers the same way. Data-parallel communication may hide behind `OVERLAP` (a conservative 50%) of the
-backward pass of the micro-batch it belongs to; the rest is waited for. Step time = compute + what is not hidden.
+2020, "PyTorch Distributed: Experiences on Accelerating Data Parallel Training", VLDB 13(12): gradient bucketing and
+overlapping computation with communication; the DDP design note https://pytorch.org/docs/stable/notes/ddp.html),
+Megatron-core's DDP does the same with all-reduce or reduce-scatter per bucket (its `DistributedDataParallel` API
+page), and DeepSpeed's ZeRO overlaps its reduce-scatter and prefetched all-gathers likewise. Data-parallel
+communication may hide behind `OVERLAP` (a conservative 50%) of the backward pass of the micro-batch it belongs to;
+the rest is waited for. Step time = compute + what is not hidden.
 """
 
 from __future__ import annotations
