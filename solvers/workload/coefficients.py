@@ -81,3 +81,15 @@ SCALING_PER_DOUBLING_BEYOND_4 = 0.95
 # >= 50 Gbit/s networking (DOMAIN.md section 3).
 GPUS_PER_SERVER = 8
 MAX_GPUS_PER_JOB = 4096
+
+# Communication of multi-GPU training (`comm.py` says what moves when and the links' achieved bus bandwidth).
+# Share of the backward pass that data-parallel communication can hide behind. PyTorch DDP overlaps gradient buckets
+# with the backward pass (Li et al. 2020, VLDB 13(12); pytorch.org/docs/stable/notes/ddp.html), but the last bucket
+# waits for the last layer's gradients and communication kernels take SMs and memory bandwidth from the computation;
+# 0.5 is a conservative gpuplan default.
+OVERLAP = 0.5
+
+# Global batch in tokens per optimizer step when the workload does not say (gradient accumulation up to it): GPT-3's
+# smallest, 0.5M tokens for its 125M model (Brown et al. 2020, table 2.1; 1M-3.2M for the larger ones), the most
+# frequent data-parallel all-reduce among its models, hence a conservative default.
+GLOBAL_BATCH_TOKENS = 524_288

@@ -26,7 +26,7 @@ from pricing.gpus import GpuSpec, bundled_gpus
 from solvers.notices import Param
 from solvers.performance import is_extrapolated
 from solvers.workload import coefficients as c
-from solvers.workload import mfu
+from solvers.workload import comm, mfu
 from solvers.workload.memory import (
     Shape,
     kv_cache_bytes_per_sequence,
@@ -96,6 +96,64 @@ def _stages(workload: Workload) -> list[str]:
     return ["ddp", "zero3"] if workload.sharding == "auto" else [workload.sharding]
 
 
+def tensor_degrees(shape: Shape) -> list[int]:
+    """Tensor-parallel sizes within one server: 1, 2, 4, 8 where they divide the attention heads (Megatron-LM splits
+    heads across GPUs)."""
+    return [t for t in (1, 2, 4, 8) if t <= c.GPUS_PER_SERVER and shape.heads % t == 0]
+
+
+def _fewest_tensor(workload: Workload, shape: Shape, usable_gb: float, limit: int) -> tuple[int, int] | None:
+    """(GPUs, tensor-parallel size): the smallest group of one server that holds the job, else the largest group
+    times the fewest data-parallel groups whose sharded optimizer states make it fit."""
+    degrees = [t for t in tensor_degrees(shape) if t <= limit]
+    for t in degrees:
+        if training_memory(workload, shape, "tensor", t, t).total <= usable_gb:
+            return t, t
+    t = degrees[-1]
+    fixed = training_memory(workload, shape, "tensor", t, t)
+    if fixed.total - fixed.optimizer_states >= usable_gb:
+        return None
+    groups = math.ceil(fixed.optimizer_states / (usable_gb - (fixed.total - fixed.optimizer_states)) - 1e-9)
+    while t * groups <= limit:
+        if training_memory(workload, shape, "tensor", t * groups, t).total <= usable_gb:
+            return t * groups, t
+        groups += 1
+    return None
+
+
+def step_inputs(workload: Workload, shape: Shape) -> comm.StepInputs:
+    """What one micro-batch step computes and communicates (`comm.training_step`), from the workload as it runs
+    (its recomputation resolved)."""
+    assert workload.tokens is not None
+    trainable = trainable_params(workload, shape)
+    return comm.StepInputs(
+        flops_per_param_token=training_flops(workload, shape) / (shape.params * workload.tokens),
+        params=shape.params, micro_tokens=workload.micro_batch * workload.sequence_length,
+        gradient_bytes=trainable * c.GRADIENT_BYTES_16BIT, trainable_weight_bytes=trainable * c.WEIGHT_BYTES_16BIT,
+        weight_bytes=training_memory(workload, shape, "ddp", 1).weights * 1e9,
+        activation_bytes_per_layer=workload.micro_batch * workload.sequence_length * shape.hidden
+        * c.WEIGHT_BYTES_16BIT,
+        layers=shape.layers, recompute_full=workload.recompute == "full",
+        global_batch_tokens=workload.global_batch_tokens)
+
+
+def job_hours(workload: Workload, shape: Shape, gpu: str, per_gpu: float, stage: str, tensor_parallel: int,
+              width: int, flops: float) -> tuple[float, comm.StepTime]:
+    """Wall-clock hours of one job on `width` GPUs and its step: the FLOPs at the achieved FLOP/s, the guide's
+    data-parallel speed-up at the GPUs used (synchronisation, stragglers, input pipeline: `scaling`), stretched by
+    the step time the link adds (`comm.training_step`: compute + communication not hidden). A tensor-parallel job
+    uses whole groups of `tensor_parallel` GPUs."""
+    used = width if stage != "tensor" else tensor_parallel * max(1, width // tensor_parallel)
+    step = comm.training_step(step_inputs(workload, shape), gpu, stage, used, tensor_parallel, per_gpu)
+    return flops / (per_gpu * 1e12 * scaling(used)) / step.efficiency / 3600, step
+
+
+def _widths_from(stage: str, gpus: int, tensor_parallel: int, limit: int) -> range:
+    """Job widths from `gpus` up to `limit` a layout can run at (tensor parallel: whole groups)."""
+    step = tensor_parallel if stage == "tensor" else 1
+    return range(gpus, limit + 1, step)
+
+
 def _fewest_gpus(workload: Workload, shape: Shape, stage: str, usable_gb: float) -> int | None:
     """Fewest data-parallel GPUs whose memory holds the job: per-GPU memory is fixed + shardable / n."""
     one = training_memory(workload, shape, stage, 1).total
@@ -120,36 +178,50 @@ class _Fit:
     gpus: int
     flops: float
     hours: float
+    tensor_parallel: int
+    step: comm.StepTime
 
     @property
     def gpu_hours(self) -> float:
         return self.gpus * self.hours
 
 
-def _fit(workload: Workload, shape: Shape, usable: float, per_gpu: float) -> _Fit | dict[str, Param]:
+def _layout(workload: Workload, shape: Shape, stage: str, usable: float, limit: int) -> tuple[int, int] | None:
+    """(GPUs, tensor-parallel size) of the fewest GPUs that hold the job with `stage`, or None."""
+    if stage == "tensor":
+        return _fewest_tensor(workload, shape, usable, limit)
+    n = _fewest_gpus(workload, shape, stage, usable)
+    return (n, 1) if n is not None and n <= limit else None
+
+
+def _fit(workload: Workload, shape: Shape, usable: float, per_gpu: float, gpu: str) -> _Fit | dict[str, Param]:
     """The fewest GPUs that hold the job with this recomputation, widened for the deadline; else why not (a
     reason's code and parameters, `reasons.EXCLUDED`; the GPU's own name and memory are added by the caller)."""
     limit = workload.max_gpus_per_job
-    choice = next(((stage, n) for stage in _stages(workload)
-                   if (n := _fewest_gpus(workload, shape, stage, usable)) is not None and n <= limit), None)
+    choice = next(((stage, layout) for stage in _stages(workload)
+                   if (layout := _layout(workload, shape, stage, usable, limit)) is not None), None)
     if choice is None:
-        worst = training_memory(workload, shape, _stages(workload)[-1], limit)
+        stage = _stages(workload)[-1]
+        worst = training_memory(workload, shape, stage, limit, min(limit, max(tensor_degrees(shape))))
         return {"code": "training_too_large", "need_gb": worst.total, "gpus": limit,
                 "activations_gb": worst.activations}
-    stage, n = choice
+    stage, (n, tp) = choice
     flops = training_flops(workload, shape)
 
-    def hours(width: int) -> float:
-        return flops / (per_gpu * 1e12 * scaling(width)) / 3600
+    def hours(width: int) -> tuple[float, comm.StepTime]:
+        return job_hours(workload, shape, gpu, per_gpu, stage, tp, width, flops)
 
-    if workload.deadline_hours is not None and hours(n) > workload.deadline_hours:
-        # wider data parallelism: per-GPU memory stays (ddp) or shrinks (ZeRO), so it still fits
-        fast = next((w for w in range(n, limit + 1) if hours(w) <= workload.deadline_hours), None)
+    if workload.deadline_hours is not None and hours(n)[0] > workload.deadline_hours:
+        # wider data parallelism: per-GPU memory stays (ddp) or shrinks (ZeRO, tensor groups' optimizer states), so
+        # it still fits; over a slow link a wider job may not be faster, so every width is tried
+        widths = _widths_from(stage, n, tp, limit)
+        fast = next((w for w in widths if hours(w)[0] <= workload.deadline_hours), None)
         if fast is None:
-            return {"code": "deadline_too_slow", "hours": hours(limit), "gpus": limit,
+            return {"code": "deadline_too_slow", "hours": hours(widths[-1])[0], "gpus": widths[-1],
                     "deadline_hours": workload.deadline_hours}
         n = fast
-    return _Fit(workload, stage, n, flops, hours(n))
+    at_n, step = hours(n)
+    return _Fit(workload, stage, n, flops, at_n, tp, step)
 
 
 def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:
@@ -159,7 +231,7 @@ def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEs
     per_gpu = achieved_tflops(spec, wclass)
     common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": extrapolated(spec, wclass)}
     usable = spec.memory_gb * workload.usable_memory_fraction
-    tried = [_fit(mode, shape, usable, per_gpu) for mode in _recompute_modes(workload)]
+    tried = [_fit(mode, shape, usable, per_gpu, spec.name) for mode in _recompute_modes(workload)]
     fits = [f for f in tried if isinstance(f, _Fit)]
     if not fits:  # the last mode recomputes most, so its reason is the closest miss
         last = tried[-1]
@@ -170,22 +242,31 @@ def _estimate_training(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEs
             params.update(gpu=spec.name, usable_gb=usable)
         why = excluded(code, **params)
         return GpuEstimate(fits=False, excluded_reason=why.text, excluded_notice=why, **common)
-    best = min(fits, key=lambda f: (f.gpus, f.flops))
-    memory = training_memory(best.workload, shape, best.stage, best.gpus)
-    sharding = training_sharding(best.stage, best.workload.recompute == "full", best.gpus, c.GPUS_PER_SERVER)
-    options = [RecomputeFit(recompute=f.workload.recompute, min_gpus=f.gpus, flops=f.flops) for f in fits]
+    best = min(fits, key=lambda f: (f.gpus, f.hours, f.flops))
+    memory = training_memory(best.workload, shape, best.stage, best.gpus, best.tensor_parallel)
+    sharding = training_sharding(best.stage, best.workload.recompute == "full", best.gpus, c.GPUS_PER_SERVER,
+                                 best.tensor_parallel)
+    options = [RecomputeFit(recompute=f.workload.recompute, min_gpus=f.gpus, flops=f.flops, stage=f.stage,
+                            tensor_parallel=f.tensor_parallel) for f in fits]
+    link = best.step.link
     return GpuEstimate(fits=True, gpus_per_job=best.gpus, hours_per_job=best.hours, gpu_hours=best.gpu_hours,
                        memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding.text,
                        sharding_notice=sharding, recompute=best.workload.recompute, flops=best.flops,
-                       recompute_options=options, **common)
+                       recompute_options=options,
+                       tensor_parallel=best.tensor_parallel if best.stage == "tensor" else None,
+                       interconnect=link.describe() if link else None,
+                       bus_bandwidth_gbs=link.bus_gbs if link else None,
+                       communication_efficiency=best.step.efficiency, **common)
 
 
-def hours_at(row: GpuEstimate, width: int) -> float:
-    """Wall-clock hours of one training job on `width` GPUs of the row's type (width >= row.gpus_per_job): the
-    recomputation with the fewest FLOPs that fits at that width, at the type's achieved FLOP/s and the
-    data-parallel speed-up at `width`."""
-    flops = min(o.flops for o in row.recompute_options if o.min_gpus <= width)
-    return flops / (row.achieved_tflops_per_gpu * 1e12 * scaling(width)) / 3600
+def hours_at(workload: Workload, row: GpuEstimate, width: int) -> float:
+    """Wall-clock hours of one training job on `width` GPUs of the row's type (width >= row.gpus_per_job): of the
+    recomputations that fit at that width, the one with the fewest hours at the type's achieved FLOP/s, the
+    data-parallel speed-up at `width` and the communication of its layout at `width` (`job_hours`)."""
+    shape = shape_of(workload.model)
+    return min(job_hours(workload.model_copy(update={"recompute": o.recompute}), shape, row.gpu,
+                         row.achieved_tflops_per_gpu, o.stage, o.tensor_parallel, width, o.flops)[0]
+               for o in row.recompute_options if o.min_gpus <= width)
 
 
 def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:
@@ -269,5 +350,12 @@ def assumptions(workload: Workload) -> list[str]:
                      "selective recomputation, or full (gradient checkpointing, one more forward pass) on a GPU "
                      "type where that takes fewer GPU-hours")
                   + " (Korthikanti et al. 2022)",
-                  "data-parallel scaling 1.9x/2.8x/3.5x on 2/3/4 GPUs (guide), 95% per doubling beyond"]
+                  "data-parallel scaling 1.9x/2.8x/3.5x on 2/3/4 GPUs (guide), 95% per doubling beyond, for "
+                  "everything but the link; the link's cost on top: step time = compute + communication not hidden "
+                  f"behind {c.OVERLAP:.0%} of the backward pass (ring collectives at each link's measured NCCL bus "
+                  "bandwidth: solvers/workload/comm.py)",
+                  f"gradients all-reduced once per global batch of {workload.global_batch_tokens:,.0f} tokens "
+                  "(ddp, ZeRO-1); ZeRO-2/3 reduce-scatter (and ZeRO-3 all-gathers the weights twice) every "
+                  "micro-batch; tensor parallelism all-reduces activations 4 times per layer and micro-batch "
+                  "(6 with full recomputation), not hidden"]
     return notes

@@ -96,7 +96,8 @@ class CompiledJob:
                 gpu=est.gpu, in_plan=reason is None, excluded_reason=reason.text if reason else None,
                 excluded_notice=reason, gpus_per_job=est.gpus_per_job,
                 hours_per_job=est.hours_per_job, gpu_hours=est.gpu_hours, memory_per_gpu_gb=est.memory_per_gpu_gb,
-                sharding=est.sharding, sharding_notice=est.sharding_notice, planned_hours_per_job=planned,
+                sharding=est.sharding, sharding_notice=est.sharding_notice, interconnect=est.interconnect,
+                communication_efficiency=est.communication_efficiency, planned_hours_per_job=planned,
                 extrapolated=est.extrapolated,
                 widths=sorted(chosen.widths.get(est.gpu, {})), plan_widths=in_plan))
         demand = chosen.profile.demand
@@ -127,14 +128,15 @@ def _plan_assumptions(workload: PlanWorkload) -> list[str]:
 def gpu_hours_at(workload: PlanWorkload, row: GpuEstimate, width: int) -> float:
     """GPU-hours of one job (serve: a month of replicas) on `width` GPUs of the row's type, width >= row.gpus_per_job.
 
-    Training: the compiler's `hours_at` (the recomputation with the fewest FLOPs that fits at `width`, the type's
-    achieved FLOP/s, the data-parallel speed-up at `width`). Serving: replicas are independent, so the GPU-hours
+    Training: the compiler's `hours_at` (of the recomputations that fit at `width`, the fastest at the type's
+    achieved FLOP/s, the data-parallel speed-up and the layout's communication at `width`).
+    Serving: replicas are independent, so the GPU-hours
     do not depend on how many replicas share a job slot (tensor-parallel sizes 1, 2, 4, 8 divide every wider slot).
     """
     assert row.gpu_hours is not None and row.gpus_per_job is not None
     if workload.kind == "serve" or width == row.gpus_per_job:
         return row.gpu_hours
-    return hours_at(row, width) * width
+    return hours_at(workload, row, width) * width
 
 
 def _machine_sizes(profile: Profile, catalog: Catalog) -> dict[str, set[int]]:

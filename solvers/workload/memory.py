@@ -61,10 +61,15 @@ def activation_bytes(workload: Workload, shape: Shape) -> float:
     return per_token_hidden * workload.sequence_length * workload.micro_batch * shape.hidden * shape.layers
 
 
-def training_memory(workload: Workload, shape: Shape, stage: str, gpus: int) -> MemoryBreakdown:
+def training_memory(workload: Workload, shape: Shape, stage: str, gpus: int,
+                    tensor_parallel: int = 1) -> MemoryBreakdown:
     """GB per GPU for a training or fine-tuning job on `gpus` data-parallel GPUs with ZeRO `stage`.
 
-    stage: "ddp" (nothing sharded), "zero1" (optimizer states), "zero2" (+ gradients), "zero3" (+ weights).
+    stage: "ddp" (nothing sharded), "zero1" (optimizer states), "zero2" (+ gradients), "zero3" (+ weights), or
+    "tensor": Megatron-LM tensor parallelism over `tensor_parallel` GPUs with sequence parallelism, which splits
+    weights, gradients, optimizer states and activations by the tensor-parallel degree t (Korthikanti et al. 2022,
+    table 2: 34 s b h / t per layer with selective recomputation), the optimizer states further over the
+    gpus // t data-parallel groups (Megatron's distributed optimizer, as ZeRO-1).
     """
     trainable = trainable_params(workload, shape)
     adapters = trainable != shape.params
@@ -80,6 +85,10 @@ def training_memory(workload: Workload, shape: Shape, stage: str, gpus: int) -> 
     if stage == "zero3":
         weights /= gpus
     activations = activation_bytes(workload, shape)
+    if stage == "tensor":
+        t = tensor_parallel
+        weights, gradients, activations = weights / t, gradients / t, activations / t
+        optimizer /= t * max(1, gpus // t)
     total = weights + gradients + optimizer + activations
     return MemoryBreakdown(weights=weights / GB, gradients=gradients / GB, optimizer_states=optimizer / GB,
                            activations=activations / GB, kv_cache=0.0, total=total / GB)

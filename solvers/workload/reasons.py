@@ -22,6 +22,8 @@ SHARDING: dict[str, str] = {
     "zero2": "ZeRO-2 (optimizer states and gradients sharded)",
     "zero3": "ZeRO-3 (weights, gradients and optimizer states sharded)",
     "tensor_parallel": "tensor parallel over {gpus} GPU(s) of one server, batch {batch} at {tokens} tokens",
+    "tensor": "tensor parallel over {tp} GPU(s) of one server (Megatron-LM, sequence parallel), {dp} data-parallel "
+              "group(s) sharing the optimizer states",
 }
 # what a training layout adds: full recomputation, and jobs wider than one server
 FULL_RECOMPUTATION = "; full recomputation (gradient checkpointing)"
@@ -49,13 +51,18 @@ def excluded(code: str, **params: Param) -> Notice:
     return Notice(code=code, params=params, text=EXCLUDED[code].format(**params))
 
 
-def training_sharding(stage: str, full_recompute: bool, gpus: int, gpus_per_server: int) -> Notice:
-    """A training job's layout: the ZeRO stage (code), whether it recomputes fully, how many servers it spans."""
+def training_sharding(stage: str, full_recompute: bool, gpus: int, gpus_per_server: int,
+                      tensor_parallel: int = 1) -> Notice:
+    """A training job's layout: the ZeRO stage or tensor parallelism (code), whether it recomputes fully, how many
+    servers it spans."""
     servers = math.ceil(gpus / gpus_per_server) if gpus > gpus_per_server else None
-    text = SHARDING[stage] + (FULL_RECOMPUTATION if full_recompute else "")
+    params: dict[str, Param] = {"full_recomputation": full_recompute, "servers": servers}
+    if stage == "tensor":
+        params.update(tp=tensor_parallel, dp=max(1, gpus // tensor_parallel))
+    text = SHARDING[stage].format(**params) + (FULL_RECOMPUTATION if full_recompute else "")
     if servers is not None:
         text += SERVERS.format(servers=servers)
-    return Notice(code=stage, params={"full_recomputation": full_recompute, "servers": servers}, text=text)
+    return Notice(code=stage, params=params, text=text)
 
 
 def serving_sharding(gpus: int, batch: int, tokens: int) -> Notice:

@@ -10,11 +10,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from solvers.notices import Notice
+from solvers.workload import coefficients as c
 
 Kind = Literal["train", "fine_tune", "serve"]
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp8", "int8", "int4"]
-Sharding = Literal["auto", "ddp", "zero1", "zero2", "zero3"]
+Sharding = Literal["auto", "ddp", "zero1", "zero2", "zero3", "tensor"]
 Recompute = Literal["auto", "selective", "full"]
 
 
@@ -57,7 +58,14 @@ class Workload(BaseModel):
         description="activation recomputation: selective (attention recomputed, FlashAttention-style), full "
         "(gradient checkpointing: one more forward pass, far less activation memory), or auto: per GPU type the "
         "choice with the fewest GPU-hours per job that fits")
-    sharding: Sharding = Field(default="auto", description="auto: plain data parallel if it fits, else ZeRO-3")
+    sharding: Sharding = Field(
+        default="auto", description="auto: plain data parallel if it fits, else ZeRO-3; tensor: Megatron-LM tensor "
+        "parallelism (with sequence parallelism) over the fewest GPUs of one server (1, 2, 4 or 8, dividing heads) "
+        "that hold the job, data parallel over such groups beyond")
+    global_batch_tokens: float = Field(
+        default=c.GLOBAL_BATCH_TOKENS, gt=0, le=1e10,
+        description="tokens per optimizer step (gradient accumulation up to it): how often data-parallel gradients "
+        "are all-reduced; default GPT-3's smallest batch, 0.5M tokens")
     deadline_hours: float | None = Field(default=None, gt=0, le=1e6, description="a job must finish within this")
     max_gpus_per_job: int = Field(default=64, ge=1, le=4096)
     requests_per_second: float | None = Field(default=None, gt=0, le=1e7, validate_default=True)
@@ -123,6 +131,9 @@ class RecomputeFit(BaseModel):
     recompute: Literal["selective", "full"]
     min_gpus: int = Field(description="fewest GPUs of the type that hold the job with it (deadline included)")
     flops: float = Field(description="FLOPs one job executes with it")
+    stage: str = Field("ddp", description="the layout it fits with (ddp, zero1, zero2, zero3, tensor); wider jobs "
+                       "keep it")
+    tensor_parallel: int = Field(1, description="GPUs per tensor-parallel group (stage tensor)")
 
 
 class GpuEstimate(BaseModel):
@@ -150,6 +161,14 @@ class GpuEstimate(BaseModel):
         "many GPUs, at what FLOPs; a wider job takes the one with the fewest FLOPs that fits at its width")
     achieved_tflops_per_gpu: float
     extrapolated: bool
+    tensor_parallel: int | None = Field(None, description="training with sharding tensor: GPUs of one tensor-parallel "
+                                        "group (the job runs gpus_per_job // tensor_parallel such groups)")
+    interconnect: str | None = Field(None, description="training on more than one GPU: the link the job's "
+                                     "collectives run over at gpus_per_job and the bus bandwidth assumed "
+                                     "(solvers/workload/comm.py)")
+    bus_bandwidth_gbs: float | None = Field(None, description="GB/s a ring collective reaches on that link")
+    communication_efficiency: float | None = Field(
+        None, description="training: compute time over step time at gpus_per_job (1: communication fully hidden)")
 
 
 class Estimate(BaseModel):
@@ -216,6 +235,9 @@ class WorkloadPlanRow(BaseModel):
     sharding: str | None = None
     sharding_notice: Notice | None = Field(None, description="sharding as a stable code and its parameters "
                                            "(solvers/workload/reasons.py)")
+    interconnect: str | None = Field(None, description="the link a job's GPUs communicate over at gpus_per_job and "
+                                     "its bus bandwidth (training on more than one GPU)")
+    communication_efficiency: float | None = Field(None, description="compute time over step time at gpus_per_job")
     planned_hours_per_job: float | None = Field(
         None, description="hours of one job at the narrowest width the plan runs this type at (at gpus_per_job when "
         "the plan does not buy or rent it)")

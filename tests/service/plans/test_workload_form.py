@@ -80,6 +80,8 @@ def test_seven_b_full_training_is_sharded_on_80gb_and_wider_on_24gb(client: Test
     assert a100["sharding"].startswith("ZeRO-3")
     assert a100["memory_per_gpu_gb"] == pytest.approx(STATES_GB / 3 + ACTIVATIONS_GB, rel=1e-6)
     assert a100["hours_per_job"] == pytest.approx(a100_hours(3), rel=1e-3)
+    # the row names the link: ZeRO-3's all-gathers over NVLink (300 GB/s one way x 0.744) hide in the backward pass
+    assert a100["interconnect"].startswith("nvlink3, 600 GB/s") and a100["communication_efficiency"] == 1.0
     rtx = rows["RTX 4090"]  # 24 GB: 21.6 usable - 18.3 activations leaves 3.3 GB for 112 GB of states
     assert rtx["gpus_per_job"] == fewest_gpus(24) > 8
     assert not rtx["in_plan"] and f"needs {fewest_gpus(24)} GPUs per job" in rtx["excluded_reason"]
