@@ -58,8 +58,8 @@ EVERY_WORKLOAD_INPUT: dict[str, Any] = {
     "workload": {"kind": "train", "model": {"params_b": 1.3, "layers": 24, "hidden": 2048, "heads": 16,
                                             "kv_heads": 8},
                  "tokens": 2.6e10, "precision": "fp16", "sequence_length": 2048, "micro_batch": 2,
-                 "recompute": "full", "sharding": "zero2", "deadline_hours": 500, "max_gpus_per_job": 8,
-                 "usable_memory_fraction": 0.85, "jobs_per_month": 0.5},
+                 "global_batch_tokens": 1048576, "recompute": "full", "sharding": "zero2", "deadline_hours": 500,
+                 "max_gpus_per_job": 8, "usable_memory_fraction": 0.85, "jobs_per_month": 0.5},
     "horizon_days": 200,
     "options": {"allow_cloud": False},
 }

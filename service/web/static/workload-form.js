@@ -14,7 +14,7 @@ const gpWorkloadForm = (() => {
   // inputs in the "more" box: workload key -> input id
   const MORE = { deadline_hours: "wf-deadline", max_gpus_per_job: "wf-max-gpus", sequence_length: "wf-sequence",
     lora_rank: "wf-rank", output_tokens: "wf-output", batch_size: "wf-batch", micro_batch: "wf-micro-batch",
-    usable_memory_fraction: "wf-memory-fraction" };
+    global_batch_tokens: "wf-global-batch", usable_memory_fraction: "wf-memory-fraction" };
   // the model's shape beyond its size (model.*), and the choices in "more" (empty: the compiler's default)
   const SHAPE = { layers: "wf-layers", hidden: "wf-hidden", heads: "wf-heads", kv_heads: "wf-kv-heads" };
   const CHOICES = { sharding: "wf-sharding", recompute: "wf-recompute" };
