@@ -276,6 +276,9 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     block_weight = None if weights is None or (weights.nominal and (weights.block == 1.0).all()) else weights.block
     layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), slot_grid(peak),
                        block_weight)
+    every = owned  # the host bounds below count every option, so a pruned model keeps the same bounds
+    if cost_on and not cloud:
+        owned = undominated(owned, hosts, blocks, limits, block_weight)
     ks = layers.ks
     max_step = int(np.searchsorted(ks, owned_slots, side="right")) - 1  # most grid steps the owned slots reach
 
@@ -288,14 +291,14 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     bare = [i for i, o in enumerate(owned) if not o.includes_host]
     m = np.zeros(0, dtype=np.int64)
     if bare:
-        max_gpus = sum(owned[i].gpus_per_unit * bounds[owned[i].key] for i in bare)
+        max_gpus = sum(o.gpus_per_unit * bounds[o.key] for o in every if not o.includes_host)
         host_hours = total_hours if weights is None else weights.hours
         host_capex = 1.0 if weights is None else weights.capex
         host_cost = np.array([
             (h.host.base_cost_usd * host_capex + rate * h.idle_kwh_per_hour * host_hours) if cost_on
             else (h.host.base_cost_usd if objective == "capex" else 0.0) for h in hosts])
-        fewest = [min((card_capacity(h, owned[i]) for i in bare
-                       if k in owned[i].accepting_hosts), default=0) for k, h in enumerate(hosts)]
+        fewest = [min((card_capacity(h, o) for o in every if not o.includes_host and k in o.accepting_hosts),
+                      default=0) for k, h in enumerate(hosts)]
         m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / max(n, 1)) for n in fewest], dtype=float), True)
     slots = _slot_columns(bld, owned, bare, u, bounds)
 
@@ -344,6 +347,50 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     if cost_on and weights is not None and weights.fixed_cloud_usd > 0:
         _uses_cloud(model, bounds, weights.fixed_cloud_usd)
     return model
+
+
+def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[Block], limits: Limits,
+                block_weight: np.ndarray | None = None) -> list[OwnedOption]:
+    """The purchase options a cheapest plan without cloud offers can be made of (the buy-only alternative): an
+    option B is left out when another, A, does everything B does for less.
+
+    A and B are purchases of the same shape (GPUs and job slots per unit, job width, load per GPU, host or bare,
+    availability), A has no quota, A is no slower, every host that takes B's cards takes as many of A's, A costs
+    no more under the capex budget, and A's unit cost (price net of resale, idle energy and opex over the horizon,
+    `unit_cost_of`) plus the most energy A can spend beyond B on B's work (a unit busy every hour) is strictly
+    less than B's. Then any plan that buys B is beaten by the same plan with A in B's place: the same work, the
+    same slots, the same hosts, within every limit (capped at A's `unit_bound`, which alone covers the peak and
+    every block's work: more units are never needed), so B is in no optimum. Unlike `pruning.prune_dominated` (rule
+    2) this weighs energy against price, so it depends on the electricity rate and the demand's hours: it is
+    decided per model, not per plan.
+
+    Only models without cloud offers: on the main model the same rule (with cloud work never cheaper than owned
+    energy, so displaced maintenance never pays) is as sound and cuts its HiGHS instructions, but moves the last
+    bits of unrounded figures (docs/ARCHITECTURE.md, "Where a plan's time goes").
+    """
+    if len(owned) < 2:
+        return owned
+    rate = limits.usd_per_kwh
+    hours = np.array([b.hours for b in blocks])
+    weighted_hours = float(hours.sum() if block_weight is None else np.dot(hours, block_weight))
+    energy = [o.usd_per_job_hour(rate) for o in owned]
+    cost = [unit_cost_of(o, rate, float(hours.sum()), limits.weights) for o in owned]
+    availability = [limits.availability if o.availability is None else o.availability for o in owned]
+    capacity = [{k: card_capacity(hosts[k], o) for k in o.accepting_hosts if k < len(hosts)} for o in owned]
+
+    def dominates(a: OwnedOption, i: int, b: OwnedOption, j: int) -> bool:
+        if (a.is_commitment or b.is_commitment or a.max_units is not None or cost[i] < 0
+                or (a.gpus_per_unit, a.slots_per_unit, a.width, a.load_per_gpu, a.includes_host, availability[i])
+                != (b.gpus_per_unit, b.slots_per_unit, b.width, b.load_per_gpu, b.includes_host, availability[j])
+                or a.throughput < b.throughput
+                or (limits.max_capex_usd is not None and a.unit_price_usd > b.unit_price_usd)
+                or any(capacity[i].get(k, -1) < n for k, n in capacity[j].items())):
+            return False
+        extra_energy = max(0.0, energy[i] - energy[j]) * b.throughput * b.slots_per_unit * weighted_hours
+        return cost[i] + extra_energy < cost[j]
+
+    return [b for j, b in enumerate(owned)
+            if not any(dominates(a, i, b, j) for i, a in enumerate(owned) if i != j)]
 
 
 def _uses_cloud(model: Model, bounds: dict[str, int], fixed_usd: float) -> None:
