@@ -450,13 +450,27 @@ def offered_new(row: _OwnedRow, today: dt.date) -> bool:
     `defaults.NEW_SYSTEM_OFFER_YEARS` of its price date, so a 2017 DGX-1 or a 2020 DGX A100 launch price is not a
     system a lab can buy new today (the row stays in the catalog and `/v1/prices` as history). Cards follow
     `current_card_prices` (their newest price) instead."""
-    if row.condition != "new" or not (row.includes_host or row.gpus_per_unit > 1):
+    return offered_new_on(row.condition, row.includes_host, row.gpus_per_unit, row.as_of, today)
+
+
+def offered_new_on(condition: str, includes_host: bool, gpus_per_unit: int, as_of: str, today: dt.date) -> bool:
+    """`offered_new` on a row's fields (a catalog frame's row or an `_OwnedRow`)."""
+    if condition != "new" or not (includes_host or gpus_per_unit > 1):
         return True
-    priced = dt.date.fromisoformat(row.as_of)
+    priced = dt.date.fromisoformat(as_of)
     years = defaults.NEW_SYSTEM_OFFER_YEARS
     last = priced.replace(year=priced.year + years, day=28) if (priced.month, priced.day) == (2, 29) else (
         priced.replace(year=priced.year + years))
     return today <= last
+
+
+def offered_catalog(catalog: Catalog, today: dt.date) -> Catalog:
+    """The catalog with only the purchase rows on offer today (`offered_new`): the workload compiler sizes machines
+    and prices GPU types from it, so a type whose only purchase is a retired system is not shown as bought."""
+    frame = catalog.hardware
+    keep = np.array([offered_new_on(str(r.condition), bool(r.includes_host), int(r.gpus_per_unit), str(r.as_of), today)
+                     for r in frame.itertuples(index=False)], dtype=bool)
+    return catalog if keep.all() else replace(catalog, hardware=frame[keep].reset_index(drop=True))
 
 
 def _owned_rows(catalog: Catalog, profile: Profile, today: dt.date) -> list[_OwnedRow]:

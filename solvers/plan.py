@@ -33,7 +33,7 @@ from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
 from solvers.model import Limits, MipSolution, Model, SolveStatus, build, card_capacity, rent_only, solve, solved
 from solvers.notices import Notice, classified, notice, texts
-from solvers.options import HostOption, JobWidths, Options, OwnedOption, build_options
+from solvers.options import HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
 from solvers.periods import Period, always_on, build_periods, scaling_efficiency
 from solvers.place_inputs import prepare
 from solvers.profile import Profile, UtilisationDemand
@@ -272,7 +272,7 @@ def _solve_prepared(profile: Profile, catalog: Catalog, today: dt.date, prune: b
 
 
 def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool, alternatives: bool = False) -> Core:
-    compiled = compile_job(profile, catalog)
+    compiled = compile_job(profile, offered_catalog(catalog, today))
     candidate = compiled.candidate
     core = _solve_class(candidate.profile, candidate.catalog, today, prune, candidate.widths, alternatives)
     used: dict[str, set[int]] = {}

@@ -42,6 +42,11 @@ ACTIVATION_BYTES_FULL_RECOMPUTE = 2.0
 PARAMS_PER_LAYER_HIDDEN2 = 12.0
 HIDDEN_PER_LAYER = 128.0
 HEAD_DIM = 128.0  # LLaMA and GPT-3 head size (same tables)
+# A guessed head count is rounded to a multiple of 8 (from 8 heads up), as published decoders of that size have
+# (LLaMA 7B/65B 32/64 heads, LLaMA-2 70B 64, GPT-3 2.7B-175B 32/32/32/40/96: 8 or a multiple), so Megatron-LM's
+# tensor parallelism, which splits the heads, can use 2, 4 or 8 GPUs; round(h / 128) alone gave 33 heads for 7B,
+# 71 for 70B (prime), i.e. no tensor parallelism at all.
+GUESSED_HEADS_MULTIPLE = 8
 
 # LoRA adapters on every linear layer of a block, as QLoRA does (Dettmers et al. 2023, section 4):
 # rank r on a d_in x d_out matrix adds r*(d_in + d_out) parameters (Hu et al. 2021, "LoRA", section 4.1).

@@ -42,9 +42,16 @@ def shape_of(model: ModelShape) -> Shape:
         hidden = max(1, round(math.sqrt(params / (c.PARAMS_PER_LAYER_HIDDEN2 * layers))))
     if layers is None:
         layers = max(1, round(params / (c.PARAMS_PER_LAYER_HIDDEN2 * hidden**2)))
-    heads = model.heads or max(1, round(hidden / c.HEAD_DIM))
+    heads = model.heads or _guessed_heads(hidden)
     kv_heads = model.kv_heads or heads
     return Shape(params, layers, hidden, heads, kv_heads)
+
+
+def _guessed_heads(hidden: int) -> int:
+    """Heads of size ~128, rounded to a multiple of 8 from 8 heads up (coefficients.GUESSED_HEADS_MULTIPLE)."""
+    heads = max(1, round(hidden / c.HEAD_DIM))
+    step = c.GUESSED_HEADS_MULTIPLE
+    return heads if heads < step else max(step, round(heads / step) * step)
 
 
 def trainable_params(workload: Workload, shape: Shape) -> float:

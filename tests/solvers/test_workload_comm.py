@@ -155,3 +155,13 @@ def test_wider_than_one_server_keeps_the_cross_server_allowance_on_top_of_the_li
     per_gpu = row.achieved_tflops_per_gpu * 1e12
     # hidden behind the backward pass on NVLink: the guide's 95% per doubling beyond 4 GPUs, as before
     assert hours_at(work, row, 16) == pytest.approx(8 * 6.74e9 * 1e9 / (per_gpu * scaling(16)) / 3600, rel=1e-6)
+
+
+def test_tensor_parallelism_works_when_only_the_parameter_count_is_given() -> None:
+    # the shape guessed from 70B parameters (hidden 9,072) has 72 heads, a multiple of 8, so tensor parallelism can
+    # split them over 8 GPUs; round(9,072 / 128) = 71 heads (prime) allowed no split, and every GPU "did not fit"
+    work = Workload(kind="fine_tune", method="lora", model={"params_b": 70}, tokens=1e8, sharding="tensor",
+                    max_gpus_per_job=8)
+    h100 = estimate(work, [GPUS["H100 SXM"]]).gpus[0]
+    assert h100.fits and h100.tensor_parallel is not None and h100.tensor_parallel >= 4
+    assert h100.sharding is not None and h100.sharding.startswith("tensor parallel over")

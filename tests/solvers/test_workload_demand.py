@@ -96,3 +96,20 @@ def test_no_gpu_can_run_it_is_a_profile_error_naming_workload(catalog: Catalog) 
     with pytest.raises(ValueError) as caught:
         make_plan(profile, catalog, TODAY)
     assert getattr(caught.value, "field", None) == "workload" and "does not fit" in str(caught.value)
+
+
+def test_a_type_whose_only_purchases_are_retired_systems_is_not_shown_as_bought(catalog: Catalog) -> None:
+    # the A100s' only new whole systems are the 2021 DGX A100 and the 2023-09 HGX A100, past the 3-year offer window
+    # (defaults.NEW_SYSTEM_OFFER_YEARS) on this date: with no cloud there is no price to run them at, so the workload
+    # table must say so instead of listing them as in the plan with no purchase behind them
+    profile = Profile.model_validate({"workload": WORKLOADS[0], "horizon_months": 12,
+                                      "options": {"allow_cloud": False}})
+    plan = make_plan(profile, catalog, TODAY)
+    assert plan.workload is not None
+    rows = {r.gpu: r for r in plan.workload.gpus}
+    for gpu in ("A100 80GB", "A100 40GB"):
+        assert not rows[gpu].in_plan
+        # no price at all (A100 80GB), or a bare SXM card no machine on offer holds (A100 40GB)
+        assert rows[gpu].excluded_notice is not None
+        assert rows[gpu].excluded_notice.code in ("no_price", "machine_too_small")
+    assert {b.gpu for b in plan.buy} <= {g for g, r in rows.items() if r.in_plan}
