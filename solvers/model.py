@@ -277,7 +277,9 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), slot_grid(peak),
                        block_weight)
     every = owned  # the host bounds below count every option, so a pruned model keeps the same bounds
-    if cost_on and not cloud:
+    displaces = bool(owned and cloud and limits.availability < 1.0)  # maintenance moves work to packed cloud hours
+    never_pays = not displaces or displacement_never_pays(owned, cloud, limits)
+    if cost_on and never_pays:
         owned = undominated(owned, hosts, blocks, limits, block_weight)
     ks = layers.ks
     max_step = int(np.searchsorted(ks, owned_slots, side="right")) - 1  # most grid steps the owned slots reach
@@ -324,7 +326,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     w = bld.add_cols(np.outer(energy, per_block).reshape(-1) if cost_on else np.zeros(len(owned) * n_blocks), INF,
                      False).reshape(len(owned), n_blocks)
     d = y = np.zeros((0, n_blocks), dtype=np.int64)
-    if owned and cloud and limits.availability < 1.0:
+    if displaces and owned:
         d_cost = (-np.array([o.marginal_kwh_per_gpu_hour * rate * o.width / o.load_per_gpu for o in owned])
                   if cost_on else None)
         d = bld.add_cols(np.outer(d_cost if d_cost is not None else np.zeros(len(owned)), per_block).reshape(-1),
@@ -349,10 +351,27 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     return model
 
 
+def displacement_never_pays(owned: list[OwnedOption], cloud: list[CloudOption], limits: Limits) -> bool:
+    """Whether no cloud offer is cheaper per reference job-hour than the energy any owned option spends on one
+    (`OwnedOption.usd_per_job_hour`): then moving owned work to packed cloud hours (`_displaced_work`) never costs
+    less than leaving it on the owned card, so displaced hours are taken only where maintenance forces them.
+
+    It is the guard of two exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time
+    goes"): `undominated` on a model with cloud offers, and leaving out the rows d_gb <= w_gb / r_g
+    (`_availability`): a displaced hour beyond the busy ones earns the energy credit of a card that was idle, and
+    the cloud hours that must absorb its work cost at least that credit, so no optimum is cheaper without them.
+    Both sides are per reference job-hour of the same block, so block weights (present value) scale them alike."""
+    if not owned or not cloud:
+        return True
+    cheapest_cloud = min(c.usd_per_hour / (c.slots * c.speed) for c in cloud)
+    dearest_energy = max(o.usd_per_job_hour(limits.usd_per_kwh) for o in owned)
+    return cheapest_cloud >= dearest_energy
+
+
 def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[Block], limits: Limits,
                 block_weight: np.ndarray | None = None) -> list[OwnedOption]:
-    """The purchase options a cheapest plan without cloud offers can be made of (the buy-only alternative): an
-    option B is left out when another, A, does everything B does for less.
+    """The purchase options a cheapest plan can be made of (the buy-only alternative, and the main model under
+    `displacement_never_pays`): an option B is left out when another, A, does everything B does for less.
 
     A and B are purchases of the same shape (GPUs and job slots per unit, job width, load per GPU, host or bare,
     availability), A has no quota, A is no slower, every host that takes B's cards takes as many of A's, A costs
@@ -364,9 +383,10 @@ def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[
     2) this weighs energy against price, so it depends on the electricity rate and the demand's hours: it is
     decided per model, not per plan.
 
-    Only models without cloud offers: on the main model the same rule (with cloud work never cheaper than owned
-    energy, so displaced maintenance never pays) is as sound and cuts its HiGHS instructions, but moves the last
-    bits of unrounded figures (docs/ARCHITECTURE.md, "Where a plan's time goes").
+    On a model with cloud offers it is applied only when displaced maintenance never pays
+    (`displacement_never_pays`, always true without maintenance): the plan with A in B's place displaces r_B / r_A
+    of B's hours (the same work to the cloud, within A's busy and maintenance hours) and its owned energy rises by
+    at most the allowance above; screening curve, slots, rent and cloud hours are unchanged.
     """
     if len(owned) < 2:
         return owned

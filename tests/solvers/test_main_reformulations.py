@@ -1,0 +1,115 @@
+"""Exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time goes"): (a)
+`model.undominated` on a model with cloud offers under `displacement_never_pays`. It must leave the optimum
+where the model without it puts it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from unittest.mock import patch
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pricing.catalog import bundled_catalog
+from solvers import model
+from solvers.model import MipSolution, solve
+from solvers.options import OwnedOption
+from solvers.plan import Core, solve_core
+from solvers.profile import Profile
+from tests.conftest import TODAY
+
+GPUS = ["RTX 3090", "RTX 4090", "L4"]
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def owned_offers(draw: Any, bare_only: bool = False) -> list[dict[str, Any]]:
+    return [
+        {"name": f"own{i}", "gpu": draw(st.sampled_from(GPUS)), "gpus_per_unit": draw(st.sampled_from([1, 1, 2])),
+         "unit_price_usd": draw(st.floats(100, 4000)), "watts": draw(st.floats(70, 700)),
+         "idle_watts": draw(st.floats(0, 60)), "includes_host": False if bare_only else draw(st.booleans()),
+         "condition": draw(st.sampled_from(["new", "used"]))}
+        for i in range(draw(st.integers(2, 5)))
+    ]
+
+
+@st.composite
+def cloud_offers(draw: Any) -> list[dict[str, Any]]:
+    # from far below to above an owned card's energy per hour, so that the guard holds in some examples only
+    return [{"provider": "p", "name": f"vm{i}", "gpu": draw(st.sampled_from(GPUS)),
+             "gpu_count": draw(st.sampled_from([1, 1, 2])), "usd_per_hour": draw(st.floats(0.01, 1.5)),
+             "region": "r"} for i in range(draw(st.integers(1, 3)))]
+
+
+def core_of(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float,
+            usd_per_kwh: float, **options: Any) -> Core:
+    profile = Profile.model_validate({
+        "workload": "transformer_training",
+        "demand": {"gpus": gpus, "utilisation": utilisation, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
+        "horizon_months": 24, "electricity_usd_per_kwh": usd_per_kwh, "options": options,
+        "prices": {"mode": "replace", "owned": owned, "cloud": cloud},
+    })
+    return solve_core(profile, bundled_catalog(), TODAY, prune=False)
+
+
+def main_model(core: Core) -> MipSolution:
+    return solve(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+
+
+@contextmanager
+def without_dominance() -> Iterator[None]:
+    def keep_all(owned: list[OwnedOption], *args: Any, **kwargs: Any) -> list[OwnedOption]:
+        return owned
+
+    with patch.object(model, "undominated", keep_all):
+        yield
+
+
+def same_optimum(core: Core, switched_off: Callable[[], Any]) -> tuple[MipSolution, MipSolution]:
+    kept = main_model(core)
+    with switched_off():
+        full = main_model(core)
+    assert kept.status == full.status
+    if full.status.has_solution:
+        assert kept.objective == pytest.approx(full.objective, rel=1e-7, abs=1e-6)
+    return kept, full
+
+
+PROFILE = {"owned": owned_offers(), "cloud": cloud_offers(), "gpus": st.integers(1, 5),
+           "utilisation": st.floats(0.05, 1.0), "usd_per_kwh": st.sampled_from([0.0, 0.15, 0.6]),
+           "availability": st.sampled_from([0.8, 0.95, 1.0]), "discount": st.sampled_from([0.0, 0.1])}
+
+
+@SETTINGS
+@given(**PROFILE)
+def test_a_dominance_on_the_main_model_never_changes_its_optimum(
+        owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
+        availability: float, discount: float) -> None:
+    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount)
+    same_optimum(core, without_dominance)
+
+
+def bursty() -> Core:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from plan_latency import SERIES
+
+    return solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY)
+
+
+def test_the_bursty_series_main_model_loses_dominated_cards_and_keeps_its_optimum() -> None:
+    """The bursty series (availability 0.95, cloud dearer per reference hour than any card's energy): dominated
+    cards leave its main model; its optimum is that of the model with every card."""
+    core = bursty()
+    assert model.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
+    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    assert len(built.owned) < len(core.owned_main)
+    with without_dominance():
+        plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+        full = main_model(core)
+    assert built.d.size and len(plain.owned) == len(core.owned_main)
+    assert main_model(core).objective == pytest.approx(full.objective, rel=1e-9)
