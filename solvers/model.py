@@ -339,7 +339,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0)
     _owned_slots(model)
     _owned_work(model)
-    _availability(model, blocks, limits)
+    _availability(model, blocks, limits, busy_rows=not (cost_on and never_pays))
     _displaced_work(model)
     _hosts(model, bare)
     _limits(model, limits)
@@ -521,18 +521,20 @@ def _owned_work(model: Model) -> None:
     model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), np.zeros(n_blocks), INF)
 
 
-def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
+def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: bool = True) -> None:
     """Busy hours of owned option g in block b <= availability x hours x slots (+ displaced hours d_gb).
 
     A job on a GPU of throughput r is busy 1 / r hours per hour of reference work; maintenance is taken in
-    idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`).
+    idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`). `busy_rows`
+    False (displaced maintenance never pays, `displacement_never_pays`) leaves out the rows d_gb <= w_gb / r_g,
+    slack in every optimum then, which HiGHS's presolve does not remove and its search pays for.
     """
     n_blocks, n_owned = len(blocks), len(model.owned)
     if not n_owned:
         return
     block_hours = np.array([b.hours for b in blocks])
     # every option's rows at once, numbered as option by option: its availability rows, then its displaced rows
-    per_option = 3 * n_blocks if model.d.size else n_blocks
+    per_option = (3 if busy_rows else 2) * n_blocks if model.d.size else n_blocks
     first = np.arange(n_owned)[:, None] * per_option + np.arange(n_blocks)[None, :]  # (owned, blocks)
     slot_col = np.array([model.slots[g][0][0] for g in range(n_owned)])
     slot_coef = np.array([model.slots[g][1][0] for g in range(n_owned)])
@@ -546,10 +548,14 @@ def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
     if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots,
         # and only hours the option is busy: d_gb <= w_gb / r_g (an idle card has no work to displace, so its
         # maintenance earns no energy credit; without these rows the model bought free idle cards for the credit)
-        rows += [first, first + n_blocks, first + n_blocks, first + 2 * n_blocks, first + 2 * n_blocks]
-        cols += [model.d, model.d, cols[1], model.d, model.w]
+        rows += [first, first + n_blocks, first + n_blocks]
+        cols += [model.d, model.d, cols[1]]
         vals += [-np.ones((n_owned, n_blocks)), np.ones((n_owned, n_blocks)),
-                 -(1 - availability)[:, None] * slot_hours, np.ones((n_owned, n_blocks)), -vals[0]]
+                 -(1 - availability)[:, None] * slot_hours]
+        if busy_rows:
+            rows += [first + 2 * n_blocks, first + 2 * n_blocks]
+            cols += [model.d, model.w]
+            vals += [np.ones((n_owned, n_blocks)), -vals[0]]
     model.builder.add_rows(np.concatenate([r.ravel() for r in rows]), np.concatenate([c.ravel() for c in cols]),
                            np.concatenate([v.ravel() for v in vals]), np.full(n_owned * per_option, -INF),
                            np.zeros(n_owned * per_option))

@@ -1,6 +1,6 @@
 """Exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time goes"): (a)
-`model.undominated` on a model with cloud offers under `displacement_never_pays`. It must leave the optimum
-where the model without it puts it."""
+`model.undominated` on a model with cloud offers under `displacement_never_pays`, (b) the rows d_gb <= w_gb / r_g
+left out under the same guard. Each must leave the optimum where the model without it puts it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
 from solvers import model
-from solvers.model import MipSolution, solve
+from solvers.model import Limits, MipSolution, Model, solve
 from solvers.options import OwnedOption
 from solvers.plan import Core, solve_core
 from solvers.profile import Profile
@@ -70,6 +70,17 @@ def without_dominance() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def with_busy_rows() -> Iterator[None]:
+    original = model._availability
+
+    def every_row(m: Model, blocks: Any, limits: Limits, busy_rows: bool = True) -> None:
+        original(m, blocks, limits, busy_rows=True)
+
+    with patch.object(model, "_availability", every_row):
+        yield
+
+
 def same_optimum(core: Core, switched_off: Callable[[], Any]) -> tuple[MipSolution, MipSolution]:
     kept = main_model(core)
     with switched_off():
@@ -94,6 +105,15 @@ def test_a_dominance_on_the_main_model_never_changes_its_optimum(
     same_optimum(core, without_dominance)
 
 
+@SETTINGS
+@given(**PROFILE)
+def test_b_leaving_the_busy_rows_out_never_changes_the_optimum(
+        owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
+        availability: float, discount: float) -> None:
+    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount)
+    same_optimum(core, with_busy_rows)
+
+
 def bursty() -> Core:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     from plan_latency import SERIES
@@ -101,15 +121,32 @@ def bursty() -> Core:
     return solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY)
 
 
-def test_the_bursty_series_main_model_loses_dominated_cards_and_keeps_its_optimum() -> None:
+def test_the_bursty_series_main_model_takes_both_and_keeps_its_optimum() -> None:
     """The bursty series (availability 0.95, cloud dearer per reference hour than any card's energy): dominated
-    cards leave its main model; its optimum is that of the model with every card."""
+    cards leave its main model and its busy rows are left out; its optimum is that of the model without them."""
     core = bursty()
     assert model.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
     built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert len(built.owned) < len(core.owned_main)
-    with without_dominance():
+    with without_dominance(), with_busy_rows():
         plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
         full = main_model(core)
-    assert built.d.size and len(plain.owned) == len(core.owned_main)
+    assert built.d.size and built.builder.n_rows < plain.builder.n_rows
     assert main_model(core).objective == pytest.approx(full.objective, rel=1e-9)
+
+
+def test_cloud_cheaper_than_a_cards_energy_keeps_the_busy_rows_and_every_card() -> None:
+    """A $0.05/h RTX 3090 VM against 700 W cards at $0.60/kWh (about $0.42 of energy per busy hour): displacing
+    work to the cloud pays, so neither the dominance rule nor the dropped rows apply."""
+    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 500, "watts": 700, "idle_watts": 10,
+              "includes_host": True},
+             {"name": "b", "gpu": "RTX 3090", "unit_price_usd": 1500, "watts": 700, "idle_watts": 10,
+              "includes_host": True}]
+    cloud = [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.05, "region": "r"}]
+    core = core_of(owned, cloud, 2, 0.5, 0.6, availability=0.9)
+    assert not model.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
+    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    assert len(built.owned) == 2
+    with with_busy_rows():
+        plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    assert built.builder.n_rows == plain.builder.n_rows
