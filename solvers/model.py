@@ -342,6 +342,8 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     _availability(model, blocks, limits, busy_rows=not (cost_on and never_pays))
     _displaced_work(model)
     _hosts(model, bare)
+    if cost_on:
+        _host_spend(model)
     _limits(model, limits)
     _shared_quotas(model, blocks)
     if cost_on and weights is not None and weights.fixed_owned_usd > 0:
@@ -614,6 +616,45 @@ def _hosts(model: Model, bare: list[int]) -> None:
         cols = np.array([c for c, _ in shares] + [model.m[k]])
         vals = np.array([v for _, v in shares] + [-1.0])
         bld.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
+
+
+def _host_spend(model: Model) -> None:
+    """A valid inequality when every owned option is a bare purchase of one-GPU job slots (one card per slot):
+    host spend >= H(ks[J]) when the first J slot binaries are on, laid on them as
+    sum_k cost_k m_k >= sum_j (H(ks[j]) - H(ks[j-1])) mu_j (mu is unary, so the right side telescopes).
+
+    ks[J] slots are then ks[J] cards, every card sits in a host, and a host of kind k holds at most best_k cards
+    (its most of any option's, `card_capacity`), so the hosts' spend is at least H(n), the cheapest hosts holding n
+    cards (`cheapest_hosts`). The LP relaxation splits cards between types and buys fractions of hosts
+    (1.5 two-GPU workstations holding 3 cards); this row makes such a split pay for whole hosts at the root, which
+    closes most of the bursty series' root gap. Host costs are the model's own (price, idle energy, basis)."""
+    owned, mu = model.owned, model.mu
+    if (not owned or not len(mu) or not len(model.m)
+            or any(o.includes_host or o.is_commitment or o.width != 1 or o.gpus_per_unit != o.slots_per_unit
+                   or o.load_per_gpu != 1.0 for o in owned)):
+        return
+    best = [max((card_capacity(h, o) for o in owned if k in o.accepting_hosts), default=0)
+            for k, h in enumerate(model.hosts[: len(model.m)])]
+    host_cost = _cat(model.builder.cost)[model.m]
+    ks = model.layers.ks[: len(mu) + 1]
+    spend = cheapest_hosts(host_cost, np.array(best), int(ks[-1]))[ks]
+    steps = np.diff(spend)
+    if not np.isfinite(spend).all() or not (steps > 0).any():
+        return
+    model.builder.add_rows(np.zeros(len(model.m) + len(mu)), np.concatenate([model.m, mu]),
+                           np.concatenate([host_cost, -steps]), np.array([0.0]), np.array([INF]))
+
+
+def cheapest_hosts(cost: np.ndarray, capacity: np.ndarray, upto: int) -> np.ndarray:
+    """H(n) for n = 0..upto: the least spend on whole hosts (any number of each kind k, cost_k each, best_k
+    cards each) that hold at least n cards, a covering knapsack solved by dynamic programming; inf when no host
+    holds a card."""
+    spend = np.full(upto + 1, math.inf)
+    spend[0] = 0.0
+    kinds = [(float(c), int(n)) for c, n in zip(cost, capacity, strict=True) if n > 0]
+    for n in range(1, upto + 1):
+        spend[n] = min((c + spend[max(n - cap, 0)] for c, cap in kinds), default=math.inf)
+    return spend
 
 
 def _limits(model: Model, limits: Limits) -> None:

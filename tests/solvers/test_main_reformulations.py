@@ -1,6 +1,7 @@
-"""Exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time goes"): (a)
+"""Three exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time goes"): (a)
 `model.undominated` on a model with cloud offers under `displacement_never_pays`, (b) the rows d_gb <= w_gb / r_g
-left out under the same guard. Each must leave the optimum where the model without it puts it."""
+left out under the same guard, (c) the host-spend inequality `_host_spend` when every owned option is a bare
+one-GPU-per-slot purchase. Each must leave the optimum where the model without it puts it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -81,6 +83,12 @@ def with_busy_rows() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def without_host_spend() -> Iterator[None]:
+    with patch.object(model, "_host_spend", lambda m: None):
+        yield
+
+
 def same_optimum(core: Core, switched_off: Callable[[], Any]) -> tuple[MipSolution, MipSolution]:
     kept = main_model(core)
     with switched_off():
@@ -114,6 +122,16 @@ def test_b_leaving_the_busy_rows_out_never_changes_the_optimum(
     same_optimum(core, with_busy_rows)
 
 
+@SETTINGS
+@given(**{**PROFILE, "owned": owned_offers(bare_only=True), "budget": st.one_of(st.none(), st.floats(1000, 20000))})
+def test_c_the_host_spend_inequality_never_changes_the_optimum(
+        owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
+        availability: float, discount: float, budget: float | None) -> None:
+    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount,
+                   max_capex_usd=budget)
+    same_optimum(core, without_host_spend)
+
+
 def bursty() -> Core:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     from plan_latency import SERIES
@@ -121,17 +139,21 @@ def bursty() -> Core:
     return solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY)
 
 
-def test_the_bursty_series_main_model_takes_both_and_keeps_its_optimum() -> None:
+def test_the_bursty_series_main_model_takes_all_three_and_keeps_its_optimum() -> None:
     """The bursty series (availability 0.95, cloud dearer per reference hour than any card's energy): dominated
-    cards leave its main model and its busy rows are left out; its optimum is that of the model without them."""
+    cards leave its main model, its busy rows are left out, and every owned option is a bare one-GPU card, so the
+    host-spend row is added; its optimum is that of the model without any of them."""
     core = bursty()
     assert model.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
     built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert len(built.owned) < len(core.owned_main)
-    with without_dominance(), with_busy_rows():
+    with without_dominance(), with_busy_rows(), without_host_spend():
         plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
         full = main_model(core)
     assert built.d.size and built.builder.n_rows < plain.builder.n_rows
+    with without_host_spend():
+        assert model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks,
+                           core.limits).builder.n_rows == built.builder.n_rows - 1
     assert main_model(core).objective == pytest.approx(full.objective, rel=1e-9)
 
 
@@ -150,3 +172,10 @@ def test_cloud_cheaper_than_a_cards_energy_keeps_the_busy_rows_and_every_card() 
     with with_busy_rows():
         plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert built.builder.n_rows == plain.builder.n_rows
+
+
+def test_cheapest_hosts_is_a_covering_knapsack() -> None:
+    """Hosts of $100 holding 2 cards and $150 holding 4: 3 cards take the $150 host alone, not two $100 ones."""
+    spend = model.cheapest_hosts(np.array([100.0, 150.0]), np.array([2, 4]), 6)
+    assert spend.tolist() == [0.0, 100.0, 100.0, 150.0, 150.0, 250.0, 250.0]
+    assert model.cheapest_hosts(np.array([100.0]), np.array([0]), 2)[1:].tolist() == [np.inf, np.inf]
