@@ -354,9 +354,10 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
 
 
 def displacement_never_pays(owned: list[OwnedOption], cloud: list[CloudOption], limits: Limits) -> bool:
-    """Whether no cloud offer is cheaper per reference job-hour than the energy any owned option spends on one
-    (`OwnedOption.usd_per_job_hour`): then moving owned work to packed cloud hours (`_displaced_work`) never costs
-    less than leaving it on the owned card, so displaced hours are taken only where maintenance forces them.
+    """Whether every cloud offer is dearer per reference job-hour than the energy any owned option spends on one
+    (`OwnedOption.usd_per_job_hour`): then moving owned work to packed cloud hours (`_displaced_work`) always costs
+    more than leaving it on the owned card, so displaced hours are taken only where maintenance forces them
+    (strictly: at a tie an optimum could displace idle hours at no cost, and the plan would report them).
 
     It is the guard of two exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time
     goes"): `undominated` on a model with cloud offers, and leaving out the rows d_gb <= w_gb / r_g
@@ -367,7 +368,7 @@ def displacement_never_pays(owned: list[OwnedOption], cloud: list[CloudOption], 
         return True
     cheapest_cloud = min(c.usd_per_hour / (c.slots * c.speed) for c in cloud)
     dearest_energy = max(o.usd_per_job_hour(limits.usd_per_kwh) for o in owned)
-    return cheapest_cloud >= dearest_energy
+    return cheapest_cloud > dearest_energy
 
 
 def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[Block], limits: Limits,

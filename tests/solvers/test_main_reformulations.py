@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
@@ -179,3 +180,18 @@ def test_cheapest_hosts_is_a_covering_knapsack() -> None:
     spend = model.cheapest_hosts(np.array([100.0, 150.0]), np.array([2, 4]), 6)
     assert spend.tolist() == [0.0, 100.0, 100.0, 150.0, 150.0, 250.0, 250.0]
     assert model.cheapest_hosts(np.array([100.0]), np.array([0]), 2)[1:].tolist() == [np.inf, np.inf]
+
+
+def test_a_tie_between_cloud_and_a_cards_energy_keeps_the_guard_off() -> None:
+    """Cloud work exactly as dear as a card's energy: displacing an idle card's hours would cost nothing, so a plan
+    could report them; the guard holds only when the cloud is strictly dearer."""
+    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 500, "watts": 350, "idle_watts": 10,
+              "includes_host": True}]
+    cloud = [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.5, "region": "r"}]
+    core = core_of(owned, cloud, 2, 0.5, 0.15, availability=0.9)
+    energy = core.owned_main[0].usd_per_job_hour(core.limits.usd_per_kwh)
+    vm = core.options.cloud[0]
+    tie = [replace(vm, usd_per_hour=energy * vm.slots * vm.speed)]
+    assert not model.displacement_never_pays(core.owned_main, tie, core.limits)
+    assert model.displacement_never_pays(core.owned_main, [replace(tie[0], usd_per_hour=tie[0].usd_per_hour * 1.01)],
+                                         core.limits)
