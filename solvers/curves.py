@@ -2,7 +2,10 @@
 
 Capital is spent on day 0, running costs (electricity, cloud) accrue evenly within each period,
 and the resale credit arrives on the horizon's last day. Curves are piecewise linear in days, so
-crossings are exact: the guide's worked example crosses on day 292.96.
+crossings are exact: the guide's worked example crosses on day 292.96. A crossing day is given to `DAY_DECIMALS`
+decimals: the last bits of the unrounded day depend on the LU path of the solver (an exact reformulation of the
+model, or another HiGHS version, moves them), and a millionth of a day (0.09 s) is far below anything a user acts
+on, so answers do not wobble with solver paths (docs/ARCHITECTURE.md, "Where a plan's time goes").
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from dataclasses import dataclass
 
 from solvers.periods import Period
 from solvers.result import CumulativePoint
+
+DAY_DECIMALS = 6  # a crossing day to a millionth of a day (0.0864 s)
 
 
 @dataclass(frozen=True)
@@ -35,7 +40,13 @@ def day_grid(periods: list[Period]) -> tuple[list[float], list[str]]:
 
 
 def crossing(days: list[float], a: Curve, b: Curve) -> float | None:
-    """First day on which the sign of a - b changes from its sign at day 0; None if it never does."""
+    """First day on which the sign of a - b changes from its sign at day 0, to `DAY_DECIMALS`; None if it never
+    does."""
+    day = _crossing(days, a, b)
+    return None if day is None else round(day, DAY_DECIMALS)
+
+
+def _crossing(days: list[float], a: Curve, b: Curve) -> float | None:
     diffs = [x - y for x, y in zip(a.values, b.values, strict=True)]
     initial = next((d for d in diffs if abs(d) > 1e-9), 0.0)
     if initial == 0.0:

@@ -277,7 +277,9 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), slot_grid(peak),
                        block_weight)
     every = owned  # the host bounds below count every option, so a pruned model keeps the same bounds
-    if cost_on and not cloud:
+    displaces = bool(owned and cloud and limits.availability < 1.0)  # maintenance moves work to packed cloud hours
+    never_pays = not displaces or displacement_never_pays(owned, cloud, limits)
+    if cost_on and never_pays:
         owned = undominated(owned, hosts, blocks, limits, block_weight)
     ks = layers.ks
     max_step = int(np.searchsorted(ks, owned_slots, side="right")) - 1  # most grid steps the owned slots reach
@@ -324,7 +326,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     w = bld.add_cols(np.outer(energy, per_block).reshape(-1) if cost_on else np.zeros(len(owned) * n_blocks), INF,
                      False).reshape(len(owned), n_blocks)
     d = y = np.zeros((0, n_blocks), dtype=np.int64)
-    if owned and cloud and limits.availability < 1.0:
+    if displaces and owned:
         d_cost = (-np.array([o.marginal_kwh_per_gpu_hour * rate * o.width / o.load_per_gpu for o in owned])
                   if cost_on else None)
         d = bld.add_cols(np.outer(d_cost if d_cost is not None else np.zeros(len(owned)), per_block).reshape(-1),
@@ -337,9 +339,11 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0)
     _owned_slots(model)
     _owned_work(model)
-    _availability(model, blocks, limits)
+    _availability(model, blocks, limits, busy_rows=not (cost_on and never_pays))
     _displaced_work(model)
     _hosts(model, bare)
+    if cost_on:
+        _host_spend(model)
     _limits(model, limits)
     _shared_quotas(model, blocks)
     if cost_on and weights is not None and weights.fixed_owned_usd > 0:
@@ -349,10 +353,28 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     return model
 
 
+def displacement_never_pays(owned: list[OwnedOption], cloud: list[CloudOption], limits: Limits) -> bool:
+    """Whether every cloud offer is dearer per reference job-hour than the energy any owned option spends on one
+    (`OwnedOption.usd_per_job_hour`): then moving owned work to packed cloud hours (`_displaced_work`) always costs
+    more than leaving it on the owned card, so displaced hours are taken only where maintenance forces them
+    (strictly: at a tie an optimum could displace idle hours at no cost, and the plan would report them).
+
+    It is the guard of two exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time
+    goes"): `undominated` on a model with cloud offers, and leaving out the rows d_gb <= w_gb / r_g
+    (`_availability`): a displaced hour beyond the busy ones earns the energy credit of a card that was idle, and
+    the cloud hours that must absorb its work cost at least that credit, so no optimum is cheaper without them.
+    Both sides are per reference job-hour of the same block, so block weights (present value) scale them alike."""
+    if not owned or not cloud:
+        return True
+    cheapest_cloud = min(c.usd_per_hour / (c.slots * c.speed) for c in cloud)
+    dearest_energy = max(o.usd_per_job_hour(limits.usd_per_kwh) for o in owned)
+    return cheapest_cloud > dearest_energy
+
+
 def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[Block], limits: Limits,
                 block_weight: np.ndarray | None = None) -> list[OwnedOption]:
-    """The purchase options a cheapest plan without cloud offers can be made of (the buy-only alternative): an
-    option B is left out when another, A, does everything B does for less.
+    """The purchase options a cheapest plan can be made of (the buy-only alternative, and the main model under
+    `displacement_never_pays`): an option B is left out when another, A, does everything B does for less.
 
     A and B are purchases of the same shape (GPUs and job slots per unit, job width, load per GPU, host or bare,
     availability), A has no quota, A is no slower, every host that takes B's cards takes as many of A's, A costs
@@ -364,9 +386,10 @@ def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[
     2) this weighs energy against price, so it depends on the electricity rate and the demand's hours: it is
     decided per model, not per plan.
 
-    Only models without cloud offers: on the main model the same rule (with cloud work never cheaper than owned
-    energy, so displaced maintenance never pays) is as sound and cuts its HiGHS instructions, but moves the last
-    bits of unrounded figures (docs/ARCHITECTURE.md, "Where a plan's time goes").
+    On a model with cloud offers it is applied only when displaced maintenance never pays
+    (`displacement_never_pays`, always true without maintenance): the plan with A in B's place displaces r_B / r_A
+    of B's hours (the same work to the cloud, within A's busy and maintenance hours) and its owned energy rises by
+    at most the allowance above; screening curve, slots, rent and cloud hours are unchanged.
     """
     if len(owned) < 2:
         return owned
@@ -501,18 +524,20 @@ def _owned_work(model: Model) -> None:
     model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), np.zeros(n_blocks), INF)
 
 
-def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
+def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: bool = True) -> None:
     """Busy hours of owned option g in block b <= availability x hours x slots (+ displaced hours d_gb).
 
     A job on a GPU of throughput r is busy 1 / r hours per hour of reference work; maintenance is taken in
-    idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`).
+    idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`). `busy_rows`
+    False (displaced maintenance never pays, `displacement_never_pays`) leaves out the rows d_gb <= w_gb / r_g,
+    slack in every optimum then, which HiGHS's presolve does not remove and its search pays for.
     """
     n_blocks, n_owned = len(blocks), len(model.owned)
     if not n_owned:
         return
     block_hours = np.array([b.hours for b in blocks])
     # every option's rows at once, numbered as option by option: its availability rows, then its displaced rows
-    per_option = 3 * n_blocks if model.d.size else n_blocks
+    per_option = (3 if busy_rows else 2) * n_blocks if model.d.size else n_blocks
     first = np.arange(n_owned)[:, None] * per_option + np.arange(n_blocks)[None, :]  # (owned, blocks)
     slot_col = np.array([model.slots[g][0][0] for g in range(n_owned)])
     slot_coef = np.array([model.slots[g][1][0] for g in range(n_owned)])
@@ -526,10 +551,14 @@ def _availability(model: Model, blocks: list[Block], limits: Limits) -> None:
     if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots,
         # and only hours the option is busy: d_gb <= w_gb / r_g (an idle card has no work to displace, so its
         # maintenance earns no energy credit; without these rows the model bought free idle cards for the credit)
-        rows += [first, first + n_blocks, first + n_blocks, first + 2 * n_blocks, first + 2 * n_blocks]
-        cols += [model.d, model.d, cols[1], model.d, model.w]
+        rows += [first, first + n_blocks, first + n_blocks]
+        cols += [model.d, model.d, cols[1]]
         vals += [-np.ones((n_owned, n_blocks)), np.ones((n_owned, n_blocks)),
-                 -(1 - availability)[:, None] * slot_hours, np.ones((n_owned, n_blocks)), -vals[0]]
+                 -(1 - availability)[:, None] * slot_hours]
+        if busy_rows:
+            rows += [first + 2 * n_blocks, first + 2 * n_blocks]
+            cols += [model.d, model.w]
+            vals += [np.ones((n_owned, n_blocks)), -vals[0]]
     model.builder.add_rows(np.concatenate([r.ravel() for r in rows]), np.concatenate([c.ravel() for c in cols]),
                            np.concatenate([v.ravel() for v in vals]), np.full(n_owned * per_option, -INF),
                            np.zeros(n_owned * per_option))
@@ -588,6 +617,45 @@ def _hosts(model: Model, bare: list[int]) -> None:
         cols = np.array([c for c, _ in shares] + [model.m[k]])
         vals = np.array([v for _, v in shares] + [-1.0])
         bld.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
+
+
+def _host_spend(model: Model) -> None:
+    """A valid inequality when every owned option is a bare purchase of one-GPU job slots (one card per slot):
+    host spend >= H(ks[J]) when the first J slot binaries are on, laid on them as
+    sum_k cost_k m_k >= sum_j (H(ks[j]) - H(ks[j-1])) mu_j (mu is unary, so the right side telescopes).
+
+    ks[J] slots are then ks[J] cards, every card sits in a host, and a host of kind k holds at most best_k cards
+    (its most of any option's, `card_capacity`), so the hosts' spend is at least H(n), the cheapest hosts holding n
+    cards (`cheapest_hosts`). The LP relaxation splits cards between types and buys fractions of hosts
+    (1.5 two-GPU workstations holding 3 cards); this row makes such a split pay for whole hosts at the root, which
+    closes most of the bursty series' root gap. Host costs are the model's own (price, idle energy, basis)."""
+    owned, mu = model.owned, model.mu
+    if (not owned or not len(mu) or not len(model.m)
+            or any(o.includes_host or o.is_commitment or o.width != 1 or o.gpus_per_unit != o.slots_per_unit
+                   or o.load_per_gpu != 1.0 for o in owned)):
+        return
+    best = [max((card_capacity(h, o) for o in owned if k in o.accepting_hosts), default=0)
+            for k, h in enumerate(model.hosts[: len(model.m)])]
+    host_cost = _cat(model.builder.cost)[model.m]
+    ks = model.layers.ks[: len(mu) + 1]
+    spend = cheapest_hosts(host_cost, np.array(best), int(ks[-1]))[ks]
+    steps = np.diff(spend)
+    if not np.isfinite(spend).all() or not (steps > 0).any():
+        return
+    model.builder.add_rows(np.zeros(len(model.m) + len(mu)), np.concatenate([model.m, mu]),
+                           np.concatenate([host_cost, -steps]), np.array([0.0]), np.array([INF]))
+
+
+def cheapest_hosts(cost: np.ndarray, capacity: np.ndarray, upto: int) -> np.ndarray:
+    """H(n) for n = 0..upto: the least spend on whole hosts (any number of each kind k, cost_k each, best_k
+    cards each) that hold at least n cards, a covering knapsack solved by dynamic programming; inf when no host
+    holds a card."""
+    spend = np.full(upto + 1, math.inf)
+    spend[0] = 0.0
+    kinds = [(float(c), int(n)) for c, n in zip(cost, capacity, strict=True) if n > 0]
+    for n in range(1, upto + 1):
+        spend[n] = min((c + spend[max(n - cap, 0)] for c, cap in kinds), default=math.inf)
+    return spend
 
 
 def _limits(model: Model, limits: Limits) -> None:

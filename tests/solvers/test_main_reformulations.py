@@ -1,0 +1,197 @@
+"""Three exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time goes"): (a)
+`model.undominated` on a model with cloud offers under `displacement_never_pays`, (b) the rows d_gb <= w_gb / r_g
+left out under the same guard, (c) the host-spend inequality `_host_spend` when every owned option is a bare
+one-GPU-per-slot purchase. Each must leave the optimum where the model without it puts it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+from unittest.mock import patch
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pricing.catalog import bundled_catalog
+from solvers import model
+from solvers.model import Limits, MipSolution, Model, solve
+from solvers.options import OwnedOption
+from solvers.plan import Core, solve_core
+from solvers.profile import Profile
+from tests.conftest import TODAY
+
+GPUS = ["RTX 3090", "RTX 4090", "L4"]
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def owned_offers(draw: Any, bare_only: bool = False) -> list[dict[str, Any]]:
+    return [
+        {"name": f"own{i}", "gpu": draw(st.sampled_from(GPUS)), "gpus_per_unit": draw(st.sampled_from([1, 1, 2])),
+         "unit_price_usd": draw(st.floats(100, 4000)), "watts": draw(st.floats(70, 700)),
+         "idle_watts": draw(st.floats(0, 60)), "includes_host": False if bare_only else draw(st.booleans()),
+         "condition": draw(st.sampled_from(["new", "used"]))}
+        for i in range(draw(st.integers(2, 5)))
+    ]
+
+
+@st.composite
+def cloud_offers(draw: Any) -> list[dict[str, Any]]:
+    # from far below to above an owned card's energy per hour, so that the guard holds in some examples only
+    return [{"provider": "p", "name": f"vm{i}", "gpu": draw(st.sampled_from(GPUS)),
+             "gpu_count": draw(st.sampled_from([1, 1, 2])), "usd_per_hour": draw(st.floats(0.01, 1.5)),
+             "region": "r"} for i in range(draw(st.integers(1, 3)))]
+
+
+def core_of(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float,
+            usd_per_kwh: float, **options: Any) -> Core:
+    profile = Profile.model_validate({
+        "workload": "transformer_training",
+        "demand": {"gpus": gpus, "utilisation": utilisation, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
+        "horizon_months": 24, "electricity_usd_per_kwh": usd_per_kwh, "options": options,
+        "prices": {"mode": "replace", "owned": owned, "cloud": cloud},
+    })
+    return solve_core(profile, bundled_catalog(), TODAY, prune=False)
+
+
+def main_model(core: Core) -> MipSolution:
+    return solve(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+
+
+@contextmanager
+def without_dominance() -> Iterator[None]:
+    def keep_all(owned: list[OwnedOption], *args: Any, **kwargs: Any) -> list[OwnedOption]:
+        return owned
+
+    with patch.object(model, "undominated", keep_all):
+        yield
+
+
+@contextmanager
+def with_busy_rows() -> Iterator[None]:
+    original = model._availability
+
+    def every_row(m: Model, blocks: Any, limits: Limits, busy_rows: bool = True) -> None:
+        original(m, blocks, limits, busy_rows=True)
+
+    with patch.object(model, "_availability", every_row):
+        yield
+
+
+@contextmanager
+def without_host_spend() -> Iterator[None]:
+    with patch.object(model, "_host_spend", lambda m: None):
+        yield
+
+
+def same_optimum(core: Core, switched_off: Callable[[], Any]) -> tuple[MipSolution, MipSolution]:
+    kept = main_model(core)
+    with switched_off():
+        full = main_model(core)
+    assert kept.status == full.status
+    if full.status.has_solution:
+        assert kept.objective == pytest.approx(full.objective, rel=1e-7, abs=1e-6)
+    return kept, full
+
+
+PROFILE = {"owned": owned_offers(), "cloud": cloud_offers(), "gpus": st.integers(1, 5),
+           "utilisation": st.floats(0.05, 1.0), "usd_per_kwh": st.sampled_from([0.0, 0.15, 0.6]),
+           "availability": st.sampled_from([0.8, 0.95, 1.0]), "discount": st.sampled_from([0.0, 0.1])}
+
+
+@SETTINGS
+@given(**PROFILE)
+def test_a_dominance_on_the_main_model_never_changes_its_optimum(
+        owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
+        availability: float, discount: float) -> None:
+    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount)
+    same_optimum(core, without_dominance)
+
+
+@SETTINGS
+@given(**PROFILE)
+def test_b_leaving_the_busy_rows_out_never_changes_the_optimum(
+        owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
+        availability: float, discount: float) -> None:
+    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount)
+    same_optimum(core, with_busy_rows)
+
+
+@SETTINGS
+@given(**{**PROFILE, "owned": owned_offers(bare_only=True), "budget": st.one_of(st.none(), st.floats(1000, 20000))})
+def test_c_the_host_spend_inequality_never_changes_the_optimum(
+        owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
+        availability: float, discount: float, budget: float | None) -> None:
+    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount,
+                   max_capex_usd=budget)
+    same_optimum(core, without_host_spend)
+
+
+def bursty() -> Core:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from plan_latency import SERIES
+
+    return solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY)
+
+
+def test_the_bursty_series_main_model_takes_all_three_and_keeps_its_optimum() -> None:
+    """The bursty series (availability 0.95, cloud dearer per reference hour than any card's energy): dominated
+    cards leave its main model, its busy rows are left out, and every owned option is a bare one-GPU card, so the
+    host-spend row is added; its optimum is that of the model without any of them."""
+    core = bursty()
+    assert model.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
+    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    assert len(built.owned) < len(core.owned_main)
+    with without_dominance(), with_busy_rows(), without_host_spend():
+        plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+        full = main_model(core)
+    assert built.d.size and built.builder.n_rows < plain.builder.n_rows
+    with without_host_spend():
+        assert model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks,
+                           core.limits).builder.n_rows == built.builder.n_rows - 1
+    assert main_model(core).objective == pytest.approx(full.objective, rel=1e-9)
+
+
+def test_cloud_cheaper_than_a_cards_energy_keeps_the_busy_rows_and_every_card() -> None:
+    """A $0.05/h RTX 3090 VM against 700 W cards at $0.60/kWh (about $0.42 of energy per busy hour): displacing
+    work to the cloud pays, so neither the dominance rule nor the dropped rows apply."""
+    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 500, "watts": 700, "idle_watts": 10,
+              "includes_host": True},
+             {"name": "b", "gpu": "RTX 3090", "unit_price_usd": 1500, "watts": 700, "idle_watts": 10,
+              "includes_host": True}]
+    cloud = [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.05, "region": "r"}]
+    core = core_of(owned, cloud, 2, 0.5, 0.6, availability=0.9)
+    assert not model.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
+    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    assert len(built.owned) == 2
+    with with_busy_rows():
+        plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    assert built.builder.n_rows == plain.builder.n_rows
+
+
+def test_cheapest_hosts_is_a_covering_knapsack() -> None:
+    """Hosts of $100 holding 2 cards and $150 holding 4: 3 cards take the $150 host alone, not two $100 ones."""
+    spend = model.cheapest_hosts(np.array([100.0, 150.0]), np.array([2, 4]), 6)
+    assert spend.tolist() == [0.0, 100.0, 100.0, 150.0, 150.0, 250.0, 250.0]
+    assert model.cheapest_hosts(np.array([100.0]), np.array([0]), 2)[1:].tolist() == [np.inf, np.inf]
+
+
+def test_a_tie_between_cloud_and_a_cards_energy_keeps_the_guard_off() -> None:
+    """Cloud work exactly as dear as a card's energy: displacing an idle card's hours would cost nothing, so a plan
+    could report them; the guard holds only when the cloud is strictly dearer."""
+    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 500, "watts": 350, "idle_watts": 10,
+              "includes_host": True}]
+    cloud = [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.5, "region": "r"}]
+    core = core_of(owned, cloud, 2, 0.5, 0.15, availability=0.9)
+    energy = core.owned_main[0].usd_per_job_hour(core.limits.usd_per_kwh)
+    vm = core.options.cloud[0]
+    tie = [replace(vm, usd_per_hour=energy * vm.slots * vm.speed)]
+    assert not model.displacement_never_pays(core.owned_main, tie, core.limits)
+    assert model.displacement_never_pays(core.owned_main, [replace(tie[0], usd_per_hour=tie[0].usd_per_hour * 1.01)],
+                                         core.limits)
