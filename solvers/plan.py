@@ -470,7 +470,8 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
             chosen = replace(chosen, throughput=chosen.throughput * limits.width / chosen.width)
         host = None if chosen.includes_host else fitting_host(chosen, options.hosts)
         ref_per_day = sum(b.demand for b in blocks) / horizon_days
-        simple = simple_break_even(chosen, host, reference, ref_per_day, limits.availability, limits.usd_per_kwh)
+        available = limits.availability if chosen.availability is None else chosen.availability
+        simple = simple_break_even(chosen, host, reference, ref_per_day, available, limits.usd_per_kwh)
 
     return BreakEven(
         days=None if payback is None else round(payback, 2),
