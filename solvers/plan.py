@@ -168,7 +168,25 @@ def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice
     if jobs.gpus_per_job > 1 and jobs.scaling_efficiency is None:
         code = "assumed_scaling" if profile.workload == "cnn_training" else "assumed_scaling_not_cnn"
         notes.append(notice(code, gpus=jobs.gpus_per_job, efficiency=scaling_efficiency(profile)))
+    notes += _inference_notices(profile)
     return notes
+
+
+INFERENCE_CLASSES = ("inference_16bit", "inference_8bit")
+SERVICE_UTILISATION = 0.99  # at or above it, inference work "until done" looks like a service that runs every hour
+
+
+def _inference_notices(profile: Profile) -> list[Notice]:
+    """An inference class planned as until-done work (the default `jobs.runs`) is priced as GPU-hours a faster GPU
+    finishes sooner, not as GPUs present every hour; the default is kept (changing it would change today's plans),
+    so the plan says so, more strongly when the demand is busy every hour as a service is."""
+    workload = profile.workload
+    if not isinstance(workload, str) or workload not in INFERENCE_CLASSES or profile.jobs.runs != "until_done":
+        return []
+    demand = profile.demand
+    if isinstance(demand, UtilisationDemand) and demand.utilisation >= SERVICE_UTILISATION:
+        return [notice("inference_service_until_done", workload=workload, share=demand.utilisation)]
+    return [notice("inference_until_done", workload=workload)]
 
 
 def _option_notices(options: Options) -> list[Notice]:
