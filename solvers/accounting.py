@@ -128,7 +128,7 @@ class Ledger:
             used = np.minimum(c.slots * inst, remaining)
             remaining = remaining - used
             rented_at_once += used
-            rented_gpus += c.width * used / c.load_per_gpu
+            rented_gpus += c.width * _busy_jobs(inst, used, c.slots) / c.load_per_gpu
             run_hours = inst * cells.hours / c.speed
             unused = (c.gpu_count * inst - c.width * used / c.load_per_gpu) * cells.hours / c.speed
             hours = np.bincount(cells.block, weights=run_hours, minlength=len(self.blocks))
@@ -431,6 +431,15 @@ def _by_period(t_end: np.ndarray, months: np.ndarray, amounts: np.ndarray) -> np
     index = np.minimum(np.searchsorted(t_end, months[later] - 1e-9), n - 1)
     out: np.ndarray = np.bincount(index, weights=amounts[later], minlength=n)
     return out
+
+
+def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarray:
+    """Jobs running at once on an offer's instances, per cell, for the peak of rented GPUs. Whole instances run the
+    jobs they serve (`used`). Packed instances (work that may wait: a fraction of an instance over the cell's hours)
+    are rented whole, and the work waits until it fills them: ceil(instances) instances run all their slots at
+    once (0.125 of a 4-GPU instance over a month is 4 GPUs at once for an eighth of its hours, not 0.5 GPUs)."""
+    packed = np.abs(instances - np.round(instances)) > 1e-6
+    return np.where(packed, np.ceil(instances - 1e-6) * slots, used)
 
 
 def rounded(values: list[float], digits: int) -> list[float]:

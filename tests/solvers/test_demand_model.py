@@ -46,6 +46,9 @@ def test_one_gpu_half_the_year_rents_one_gpu_instances_not_a_quarter_of_a_4x() -
     profile["jobs"] = {"patience": "month"}
     batched = plan_for(profile)
     assert batched.total_cost_usd == pytest.approx(438.0, abs=0.01)
+    # the 4x is rented whole and the waiting jobs fill it: 4 GPUs run at once, for 93 h in January (not 1 GPU)
+    assert all(p.peak_rented_gpus == pytest.approx(4.0) for p in batched.periods)
+    assert batched.periods[0].cloud_hours == {"testcloud/4x/r1/on_demand": pytest.approx(93.0)}
     assert batched.periods[0].waited_gpu_hours > 0
 
 
