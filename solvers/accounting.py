@@ -6,6 +6,7 @@ periods in proportion to their hours: an optimal split, since costs are linear i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -54,6 +55,8 @@ class Accounts:
     cash_flows: list[CashFlowLine] = field(default_factory=list)
     start_usd: float = 0.0   # paid at the start on the profile's basis (cumulative curves)
     resale_basis_usd: float = 0.0  # resale on the profile's basis
+    # per listing label: host machines its row stands for (a Vast aggregate's listing count, its quota; 1 for one host)
+    listing_machines: dict[str, int] = field(default_factory=dict)
 
     def alternative(self) -> Alternative:
         return Alternative(total_cost_usd=self.costs.total_usd, costs=self.costs, buy=self.buy,
@@ -256,9 +259,10 @@ class Ledger:
                                                                                      running, detail)
         costs.present_value_usd = round(present_value, 2)
         listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})
+        machines = {cloud_label(c): _machines(c) for k in cloud_totals if (c := self.cloud[k]).listing}
         if not detail:
             return Accounts(buy, hosts, cloud, costs, [], running_basis, listings, commitments, table, start_basis,
-                            resale_basis)
+                            resale_basis, listing_machines=machines)
         n = len(self.periods)
         owned_kept = [{k: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
         cloud_kept = [{k: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
@@ -289,7 +293,7 @@ class Ledger:
             for p, period in enumerate(self.periods)
         ]
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
-                        start_basis, resale_basis)
+                        start_basis, resale_basis, listing_machines=machines)
 
     def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
                uses_cloud: bool) -> _Flows:
@@ -431,6 +435,11 @@ def _by_period(t_end: np.ndarray, months: np.ndarray, amounts: np.ndarray) -> np
     index = np.minimum(np.searchsorted(t_end, months[later] - 1e-9), n - 1)
     out: np.ndarray = np.bincount(index, weights=amounts[later], minlength=n)
     return out
+
+
+def _machines(c: CloudOption) -> int:
+    """Host machines a marketplace row stands for: its quota (a Vast aggregate's listing count), else one."""
+    return 1 if c.max_instances is None or not math.isfinite(c.max_instances) else max(int(c.max_instances), 1)
 
 
 def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarray:

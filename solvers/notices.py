@@ -26,6 +26,9 @@ TEMPLATES: dict[str, str] = {
     "marketplace_listing": "the plan rents marketplace listing {listing}: one host machine whose price and "
                            "availability the host sets and may change; options.allow_marketplace = false plans "
                            "without listings",
+    "marketplace_aggregate": "the plan rents marketplace offer {listing}: an aggregate of {count} listings ({count} "
+                             "host machines, at most {count} instances at once) whose prices and availability their "
+                             "hosts set and may change; options.allow_marketplace = false plans without listings",
     "partial_upfront_fee_unknown": "{provider} {name} is a partial-upfront reservation whose fee the catalog does "
                                    "not hold (only its effective price): it is counted hourly, later than the provider "
                                    "bills the fee; give it as a prices.commitments quote with upfront_usd to time it",

@@ -226,7 +226,11 @@ def _request_cloud_frame(profile: Profile, gpus: GpuTable, today: dt.date) -> pd
         },
         dtype=str,
     )
-    return normalise_cloud(frame, gpus, "request", "prices.cloud") if items else frame
+    if not items:
+        return frame
+    out = normalise_cloud(frame, gpus, "request", "prices.cloud")
+    out["verified"] = [c.verified for c in items]
+    return out
 
 
 def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date,

@@ -161,7 +161,9 @@ def _allocation(sol: MipSolution) -> Allocation:
 
 def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
     """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
-    notes = [notice("marketplace_listing", listing=label) for label in plan.listings]
+    notes = [notice("marketplace_listing", listing=label) if plan.listing_machines.get(label, 1) <= 1
+             else notice("marketplace_aggregate", listing=label, count=plan.listing_machines[label])
+             for label in plan.listings]
     notes += [notice("partial_upfront_fee_unknown", provider=line.provider, name=line.name)
               for line in plan.commitments if line.payment == "partial_upfront" and not line.upfront_usd]
     jobs = profile.jobs

@@ -209,3 +209,46 @@ def test_a_very_large_lab_still_plans_on_a_bounded_model() -> None:
     assert sum(b.count for b in plan.buy) == 3000 and plan.cloud == []
     for period in plan.periods:
         assert period.delivered_reference_gpu_hours >= period.demand_reference_gpu_hours - 0.01
+
+
+def test_unverified_hosts_off_keeps_verified_marketplace_hosts() -> None:
+    # the same 3-jobs year as above; the $0.10 Vast host is kept without unverified hosts once it says verified
+    listing = {"provider": "vast", "name": "host-123", "gpu": "RTX 3090", "usd_per_hour": 0.10, "region": "r1",
+               "verified": True}
+    profile = simple_profile([], [listing, cloud_item(1.0)], utilisation=1.0, allow_unverified_hosts=False)
+    profile["demand"]["gpus"] = 3
+    assert plan_for(profile).total_cost_usd == pytest.approx(HOURS_2027 * (0.10 + 2 * 1.0), abs=0.01)
+    profile["options"]["allow_marketplace"] = False
+    assert plan_for(profile).total_cost_usd == pytest.approx(HOURS_2027 * 3.0, abs=0.01)
+
+
+def test_the_bundled_vast_rows_are_verified_hosts() -> None:
+    """The bundled Vast aggregates were fetched with Vast's verified-only default query (defaults.VERIFIED_HOST_FEEDS):
+    excluding unverified hosts keeps them; excluding the marketplace drops them."""
+    from solvers.options import ThroughputModel, cloud_candidates
+
+    catalog = bundled_catalog()
+
+    def vast_rows(**options: Any) -> int:
+        profile = Profile.model_validate({"workload": "transformer_training", "horizon_months": 12,
+                                          "demand": {"gpus": 1, "utilisation": 0.5, "reference_gpu": "RTX 3090"},
+                                          "options": options})
+        table = cloud_candidates(catalog, profile, ThroughputModel(catalog.gpus, profile), TODAY)
+        return int((table.provider == "vast").sum())
+
+    everything = vast_rows()
+    assert everything > 0
+    assert vast_rows(allow_unverified_hosts=False) == everything
+    assert vast_rows(allow_marketplace=False) == 0
+
+
+def test_the_marketplace_warning_counts_an_aggregates_listings() -> None:
+    # a Vast aggregate of 3 listings (3 host machines): the warning says so, not "one host machine"
+    aggregate = {"provider": "vast", "name": "3090 median", "gpu": "RTX 3090", "usd_per_hour": 0.10, "region": "r1",
+                 "max_instances": 3}
+    profile = simple_profile([], [aggregate, cloud_item(1.0)], utilisation=1.0)
+    plan = plan_for(profile)
+    note = next(n for n in plan.notices if n.code.startswith("marketplace"))
+    assert note.code == "marketplace_aggregate" and note.params["count"] == 3
+    assert "an aggregate of 3 listings (3 host machines" in note.text and "one host machine" not in note.text
+    assert note.text in plan.warnings
