@@ -28,6 +28,7 @@ from solvers.result import (
     HostLine,
     PeriodLine,
 )
+from solvers.waits import Waits, fcfs_waits
 
 
 @dataclass
@@ -275,7 +276,9 @@ class Ledger:
         peak_owned_r = rounded([peak[0] for peak in peaks], 3)
         peak_rented_r = rounded([peak[1] for peak in peaks], 3)
         unused_r = rounded(unused, 3)
-        waited_r = self.fixed.waited_r
+        waits = self._waits(alloc)
+        waited_r = rounded(waits.waited_gpu_hours, 3)
+        longest = waits.max_wait_hours
         commitments_r = rounded([float(v) for v in flows.commitments], 2)
         opex_r = rounded([float(v) for v in flows.opex], 2)
         lines = [
@@ -288,12 +291,28 @@ class Ledger:
                        commitments_usd=commitments_r[p], opex_usd=opex_r[p],
                        peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
                        unused_rented_gpu_hours=unused_r[p],
-                       waited_gpu_hours=waited_r[p], max_wait_hours=period.max_wait_hours,
+                       waited_gpu_hours=waited_r[p], max_wait_hours=longest[p],
                        served_every_hour=served[p] if self.always_on else None)
             for p, period in enumerate(self.periods)
         ]
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
                         start_basis, resale_basis, listing_machines=machines)
+
+    def _waits(self, alloc: Allocation) -> Waits:
+        """Waits of work that may wait, first come first served in time order (solvers.waits): arrivals as given,
+        capacity the plan's owned GPUs every hour or, above them, the window-averaged load it rents for."""
+        hours = [24 * p.days for p in self.periods]
+        ends = np.cumsum(hours).tolist()
+        bounds = list(zip([0, *ends[:-1]], ends, strict=True))
+        if all(p.arrivals is None for p in self.periods):
+            return Waits([0.0] * len(hours), [0.0] * len(hours))
+        arrivals = np.concatenate([np.zeros(h) if p.arrivals is None else p.arrivals
+                                   for p, h in zip(self.periods, hours, strict=True)])
+        moved = np.concatenate([np.zeros(h) if p.moved is None else p.moved
+                                for p, h in zip(self.periods, hours, strict=True)])
+        owned = sum(n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
+                    for k, n in alloc.purchase.units.items())
+        return fcfs_waits(arrivals, np.maximum(moved, owned), bounds)
 
     def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
                uses_cloud: bool) -> _Flows:
@@ -339,7 +358,6 @@ class _PlanFixed:
     calendar: Calendar
     shares: list[list[tuple[int, float]]]
     demand_r: list[float]
-    waited_r: list[float]
 
     @staticmethod
     def of(blocks: list[Block], periods: list[Period]) -> _PlanFixed:
@@ -347,8 +365,7 @@ class _PlanFixed:
             cells_of(blocks), np.array([p.hours for p in periods]),
             calendar([p.start for p in periods], [p.end for p in periods]),
             [[(p, periods[p].hours / block.hours) for p in block.periods] for block in blocks],
-            rounded([period.demand for period in periods], 3),
-            rounded([period.waited_gpu_hours for period in periods], 3))
+            rounded([period.demand for period in periods], 3))
 
 
 @dataclass

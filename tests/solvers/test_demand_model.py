@@ -49,7 +49,11 @@ def test_one_gpu_half_the_year_rents_one_gpu_instances_not_a_quarter_of_a_4x() -
     # the 4x is rented whole and the waiting jobs fill it: 4 GPUs run at once, for 93 h in January (not 1 GPU)
     assert all(p.peak_rented_gpus == pytest.approx(4.0) for p in batched.periods)
     assert batched.periods[0].cloud_hours == {"testcloud/4x/r1/on_demand": pytest.approx(93.0)}
-    assert batched.periods[0].waited_gpu_hours > 0
+    # the utilisation form's busy hours replayed as the first 12 h of each day at 1 GPU, served by the plan's
+    # window-averaged 0.5 GPU an hour: the queue grows 0.5 an hour to 6 GPU-hours at noon and drains by midnight,
+    # 0.5 + 11 x 1 = 11.5 GPU-hours wait a day (356.5 in January), the longest 12 h
+    assert batched.periods[0].waited_gpu_hours == pytest.approx(31 * 11.5, abs=1e-3)
+    assert batched.periods[0].max_wait_hours == 12
 
 
 def test_unused_gpus_of_a_whole_instance_are_paid_and_reported() -> None:
@@ -95,9 +99,11 @@ def test_a_week_of_patience_lets_one_owned_gpu_absorb_a_monday_burst() -> None:
     absorbed = plan_for(waits)
     assert absorbed.buy[0].count == 1 and absorbed.cloud == []
     assert absorbed.total_cost_usd == pytest.approx(50 + 192 * 0.045, abs=0.01)
-    # work above the week's average (48 / 168 GPUs) waited: 24 h x (2 - 2/7) per week
-    assert absorbed.periods[0].waited_gpu_hours == pytest.approx(4 * 24 * (2 - 48 / 168), abs=1e-3)
-    assert absorbed.periods[0].max_wait_hours == 168
+    # first come first served on the one owned GPU: 2 arrive each Monday hour and 1 is served, so of the 48
+    # GPU-hours only hour 0's first is served on arrival (47 wait each week); the queue peaks at 24 GPU-hours at
+    # Monday's end and drains one an hour, so hour 23's work runs in hour 47: 24 h late (not the week's 168 h)
+    assert absorbed.periods[0].waited_gpu_hours == pytest.approx(4 * 47, abs=1e-3)
+    assert absorbed.periods[0].max_wait_hours == 24
 
 
 def test_two_gpu_jobs_cannot_use_one_gpu_instances() -> None:
@@ -252,3 +258,12 @@ def test_the_marketplace_warning_counts_an_aggregates_listings() -> None:
     assert note.code == "marketplace_aggregate" and note.params["count"] == 3
     assert "an aggregate of 3 listings (3 host machines" in note.text and "one host machine" not in note.text
     assert note.text in plan.warnings
+
+
+def test_work_that_may_wait_reports_no_wait_when_the_plan_serves_it_as_it_arrives() -> None:
+    # one owned GPU for one GPU busy half the time: a month of patience changes nothing, and nothing waits
+    profile = simple_profile([owned_item(10)], [cloud_item(1.0)], utilisation=0.5)
+    profile["jobs"] = {"patience": "month"}
+    plan = plan_for(profile)
+    assert [b.count for b in plan.buy] == [1]
+    assert all(p.waited_gpu_hours == 0 and p.max_wait_hours == 0 for p in plan.periods)
