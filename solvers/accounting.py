@@ -6,6 +6,7 @@ periods in proportion to their hours: an optimal split, since costs are linear i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +28,7 @@ from solvers.result import (
     HostLine,
     PeriodLine,
 )
+from solvers.waits import Waits, fcfs_waits
 
 
 @dataclass
@@ -54,6 +56,8 @@ class Accounts:
     cash_flows: list[CashFlowLine] = field(default_factory=list)
     start_usd: float = 0.0   # paid at the start on the profile's basis (cumulative curves)
     resale_basis_usd: float = 0.0  # resale on the profile's basis
+    # per listing label: host machines its row stands for (a Vast aggregate's listing count, its quota; 1 for one host)
+    listing_machines: dict[str, int] = field(default_factory=dict)
 
     def alternative(self) -> Alternative:
         return Alternative(total_cost_usd=self.costs.total_usd, costs=self.costs, buy=self.buy,
@@ -128,7 +132,7 @@ class Ledger:
             used = np.minimum(c.slots * inst, remaining)
             remaining = remaining - used
             rented_at_once += used
-            rented_gpus += c.width * used / c.load_per_gpu
+            rented_gpus += c.width * _busy_jobs(inst, used, c.slots) / c.load_per_gpu
             run_hours = inst * cells.hours / c.speed
             unused = (c.gpu_count * inst - c.width * used / c.load_per_gpu) * cells.hours / c.speed
             hours = np.bincount(cells.block, weights=run_hours, minlength=len(self.blocks))
@@ -256,9 +260,10 @@ class Ledger:
                                                                                      running, detail)
         costs.present_value_usd = round(present_value, 2)
         listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})
+        machines = {cloud_label(c): _machines(c) for k in cloud_totals if (c := self.cloud[k]).listing}
         if not detail:
             return Accounts(buy, hosts, cloud, costs, [], running_basis, listings, commitments, table, start_basis,
-                            resale_basis)
+                            resale_basis, listing_machines=machines)
         n = len(self.periods)
         owned_kept = [{k: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
         cloud_kept = [{k: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
@@ -271,7 +276,9 @@ class Ledger:
         peak_owned_r = rounded([peak[0] for peak in peaks], 3)
         peak_rented_r = rounded([peak[1] for peak in peaks], 3)
         unused_r = rounded(unused, 3)
-        waited_r = self.fixed.waited_r
+        waits = self._waits(alloc)
+        waited_r = rounded(waits.waited_gpu_hours, 3)
+        longest = waits.max_wait_hours
         commitments_r = rounded([float(v) for v in flows.commitments], 2)
         opex_r = rounded([float(v) for v in flows.opex], 2)
         lines = [
@@ -284,12 +291,28 @@ class Ledger:
                        commitments_usd=commitments_r[p], opex_usd=opex_r[p],
                        peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
                        unused_rented_gpu_hours=unused_r[p],
-                       waited_gpu_hours=waited_r[p], max_wait_hours=period.max_wait_hours,
+                       waited_gpu_hours=waited_r[p], max_wait_hours=longest[p],
                        served_every_hour=served[p] if self.always_on else None)
             for p, period in enumerate(self.periods)
         ]
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
-                        start_basis, resale_basis)
+                        start_basis, resale_basis, listing_machines=machines)
+
+    def _waits(self, alloc: Allocation) -> Waits:
+        """Waits of work that may wait, first come first served in time order (solvers.waits): arrivals as given,
+        capacity the plan's owned GPUs every hour or, above them, the window-averaged load it rents for."""
+        hours = [24 * p.days for p in self.periods]
+        ends = np.cumsum(hours).tolist()
+        bounds = list(zip([0, *ends[:-1]], ends, strict=True))
+        if all(p.arrivals is None for p in self.periods):
+            return Waits([0.0] * len(hours), [0.0] * len(hours))
+        arrivals = np.concatenate([np.zeros(h) if p.arrivals is None else p.arrivals
+                                   for p, h in zip(self.periods, hours, strict=True)])
+        moved = np.concatenate([np.zeros(h) if p.moved is None else p.moved
+                                for p, h in zip(self.periods, hours, strict=True)])
+        owned = sum(n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
+                    for k, n in alloc.purchase.units.items())
+        return fcfs_waits(arrivals, np.maximum(moved, owned), bounds)
 
     def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
                uses_cloud: bool) -> _Flows:
@@ -335,7 +358,6 @@ class _PlanFixed:
     calendar: Calendar
     shares: list[list[tuple[int, float]]]
     demand_r: list[float]
-    waited_r: list[float]
 
     @staticmethod
     def of(blocks: list[Block], periods: list[Period]) -> _PlanFixed:
@@ -343,8 +365,7 @@ class _PlanFixed:
             cells_of(blocks), np.array([p.hours for p in periods]),
             calendar([p.start for p in periods], [p.end for p in periods]),
             [[(p, periods[p].hours / block.hours) for p in block.periods] for block in blocks],
-            rounded([period.demand for period in periods], 3),
-            rounded([period.waited_gpu_hours for period in periods], 3))
+            rounded([period.demand for period in periods], 3))
 
 
 @dataclass
@@ -431,6 +452,20 @@ def _by_period(t_end: np.ndarray, months: np.ndarray, amounts: np.ndarray) -> np
     index = np.minimum(np.searchsorted(t_end, months[later] - 1e-9), n - 1)
     out: np.ndarray = np.bincount(index, weights=amounts[later], minlength=n)
     return out
+
+
+def _machines(c: CloudOption) -> int:
+    """Host machines a marketplace row stands for: its quota (a Vast aggregate's listing count), else one."""
+    return 1 if c.max_instances is None or not math.isfinite(c.max_instances) else max(int(c.max_instances), 1)
+
+
+def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarray:
+    """Jobs running at once on an offer's instances, per cell, for the peak of rented GPUs. Whole instances run the
+    jobs they serve (`used`). Packed instances (work that may wait: a fraction of an instance over the cell's hours)
+    are rented whole, and the work waits until it fills them: ceil(instances) instances run all their slots at
+    once (0.125 of a 4-GPU instance over a month is 4 GPUs at once for an eighth of its hours, not 0.5 GPUs)."""
+    packed = np.abs(instances - np.round(instances)) > 1e-6
+    return np.where(packed, np.ceil(instances - 1e-6) * slots, used)
 
 
 def rounded(values: list[float], digits: int) -> list[float]:

@@ -67,8 +67,10 @@ class CloudTable:
     def of(frame: pd.DataFrame) -> CloudTable:
         n = len(frame)
         listing = frame["provider"].isin(defaults.MARKETPLACE_PROVIDERS).to_numpy()
-        verified = (frame["verified"].astype(str).str.lower().isin(_TRUE).to_numpy() if "verified" in frame
-                    else np.zeros(n, dtype=bool))
+        # a row's own mark (a profile's quote), else the rule by feed: feeds that list verified hosts only
+        verified = frame["feed"].isin(defaults.VERIFIED_HOST_FEEDS).to_numpy()
+        if "verified" in frame:
+            verified = verified | frame["verified"].astype(str).str.lower().isin(_TRUE).to_numpy()
         nan = np.full(n, np.nan)
         return CloudTable(
             label=frame.index.to_numpy(),

@@ -83,6 +83,14 @@ SPEEDUP_BY_GPUS = {1: 1.0, 2: 1.9, 3: 2.8, 4: 3.5, 8: 7.0}
 # (its quota is its listed count, 1 unless the catalog says otherwise).
 MARKETPLACE_PROVIDERS = frozenset({"vast"})
 
+# Marketplace rows of these feeds come from verified hosts only, so `allow_unverified_hosts = false` keeps them:
+# the live `vast` source asks Vast's bundles search for `verified = true` (pricing/sources/vast.py); the bundled
+# Vast aggregates (`snapshot/vast`) and the `skypilot_vast` source are SkyPilot's vast/vms.csv, written by its
+# fetch_vast.py through the Vast SDK's search_offers, whose default query is verified = true, external = false,
+# rentable = true, rented = false (github.com/vast-ai/vast-cli, vast.py `search__offers`; SkyPilot adds no
+# no_default). A profile's own marketplace quote is unverified unless it says `verified: true`.
+VERIFIED_HOST_FEEDS = frozenset({"vast", "snapshot/vast", "skypilot_vast"})
+
 # Load-duration curve size: a period keeps at most this many distinct concurrency levels; beyond it,
 # neighbouring levels are merged into their hour-weighted mean (exact in work, approximate in rounding).
 MAX_LEVELS_PER_PERIOD = 12

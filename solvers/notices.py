@@ -26,6 +26,9 @@ TEMPLATES: dict[str, str] = {
     "marketplace_listing": "the plan rents marketplace listing {listing}: one host machine whose price and "
                            "availability the host sets and may change; options.allow_marketplace = false plans "
                            "without listings",
+    "marketplace_aggregate": "the plan rents marketplace offer {listing}: an aggregate of {count} listings ({count} "
+                             "host machines, at most {count} instances at once) whose prices and availability their "
+                             "hosts set and may change; options.allow_marketplace = false plans without listings",
     "partial_upfront_fee_unknown": "{provider} {name} is a partial-upfront reservation whose fee the catalog does "
                                    "not hold (only its effective price): it is counted hourly, later than the provider "
                                    "bills the fee; give it as a prices.commitments quote with upfront_usd to time it",
@@ -34,6 +37,14 @@ TEMPLATES: dict[str, str] = {
     "assumed_scaling_not_cnn": "jobs of {gpus} GPUs assumed to scale at {efficiency:.1%} efficiency (the guide's "
                                "data-parallel figures for convolutional nets); transformers and fully connected nets "
                                "scale worse: give jobs.scaling_efficiency if measured",
+    "inference_until_done": "{workload} is planned as work that runs until done (jobs.runs = until_done): a faster "
+                            "GPU finishes the work in fewer hours; a service that must answer every hour needs "
+                            "jobs.runs = \"continuously\"",
+    "inference_service_until_done": "{workload} keeps its GPUs busy {share:.0%} of the hours, like a service, but "
+                                    "is planned as work that runs until done (jobs.runs = until_done): a faster GPU "
+                                    "finishes the work in fewer hours, so the plan holds GPUs for fewer hours than "
+                                    "the service runs; if it must answer every hour, set jobs.runs = "
+                                    "\"continuously\"",
     "time_limited": "the solver hit its time limit; the plan is within {gap:.3%} of the optimum",
     "extrapolated_gpu": "{gpu}'s throughput for {workload} is extrapolated from specs (no measurement of this workload "
                         "class for {gpu}): USD {usd:,.0f} ({share:.0%} of the plan's cost) rests on it; give "

@@ -226,7 +226,11 @@ def _request_cloud_frame(profile: Profile, gpus: GpuTable, today: dt.date) -> pd
         },
         dtype=str,
     )
-    return normalise_cloud(frame, gpus, "request", "prices.cloud") if items else frame
+    if not items:
+        return frame
+    out = normalise_cloud(frame, gpus, "request", "prices.cloud")
+    out["verified"] = [c.verified for c in items]
+    return out
 
 
 def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date,
@@ -593,6 +597,9 @@ def build_options(
             owned.append(option)
     if _opex_per_gpu_hour(opts.opex, 1.0) > 0:
         owned = [_with_opex(o, opts.opex) for o in owned]
+    on_share = on_hours_share(opts.machine_on)
+    if on_share < opts.availability:  # a machine on h hours a day works only in those hours
+        owned = [replace(o, availability=on_share) for o in owned]
     committed = commitment_options(catalog, profile, throughput, today, horizon_days, start, widths)
     if jobs.runs == "continuously":  # a reserved instance carries always-on load like a rented one
         committed = [c for c in (_serving(c, c.width, jobs.load, pooled=False) for c in committed)
@@ -667,6 +674,19 @@ def idle_hours_share(machine_on: str | float) -> float:
         return 1.0
     if machine_on == "when_working":
         return 0.0
+    return float(machine_on) / 24.0
+
+
+def on_hours_share(machine_on: str | float) -> float:
+    """Share of the hours an owned machine can work: h / 24 when it is on h hours a day, else all of them.
+
+    A machine on h hours a day works only while it is on, so its available hours are capped at h / 24 of every
+    period (the availability a purchase carries, the lower of the two: maintenance fits in the hours it is off).
+    Without the cap the idle draw was charged for h / 24 of the hours while the work ran in more hours than that,
+    and a machine on 2 hours a day at 50% utilisation cost less energy than one on only while working.
+    """
+    if isinstance(machine_on, str):
+        return 1.0
     return float(machine_on) / 24.0
 
 

@@ -9,7 +9,7 @@ The three demand notions (README, "Demand model"):
 - job width: `jobs.gpus_per_job` GPUs run one job together, so c busy GPUs are c / width jobs; work
   given in reference GPU-hours needs work / efficiency busy GPU-hours (DOMAIN §3 scaling);
 - patience: work may move anywhere within its calendar day, ISO week or month; the plan then sees that
-  window's average concurrency (`waited_gpu_hours` is the work that moved).
+  window's average concurrency; how long work really waits is read out from the plan (solvers.waits).
 
 Within a period only the load-duration curve matters (which hours are busy does not: owned capacity is the
 same in every hour of a period), so a period keeps levels (n jobs at once, hours at that count). An hour
@@ -27,8 +27,7 @@ import numpy as np
 from solvers import defaults
 from solvers.errors import ProfileError
 from solvers.profile import ConcurrencyDemand, Profile, SeriesDemand, UtilisationDemand
-
-_WINDOW_HOURS = {"day": 24.0, "week": 168.0}
+from solvers.waits import day_pattern
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,8 +38,10 @@ class Period:
     demand: float       # work, reference GPU-hours
     jobs: np.ndarray = field(default_factory=lambda: np.zeros(0))         # jobs at once per level (> 0)
     level_hours: np.ndarray = field(default_factory=lambda: np.zeros(0))  # hours at each level
-    waited_gpu_hours: float = 0.0   # busy GPU-hours moved within their patience window
-    max_wait_hours: float = 0.0     # the longest any of it may have waited (the window's length)
+    # work that may wait (jobs.patience): busy GPUs per hour as they arrive, and as the plan sees them (each
+    # window's average), for the read-out's first-come-first-served waits (solvers.waits); None: nothing waits
+    arrivals: np.ndarray | None = None
+    moved: np.ndarray | None = None
 
     @property
     def days(self) -> int:
@@ -186,20 +187,17 @@ def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.
     periods = []
     for label, a, b in _calendar_slices(start, end):
         hours = 24.0 * (b - a).days
-        waited = (demand.gpus - busy) * demand.utilisation * hours if at_once and smooth else 0.0
-        wait = _window_hours(profile, hours) if waited > 0 else 0.0
-        periods.append(Period(label, a, b, busy * hours * eff, jobs, share * hours, waited, wait))
+        arrivals = moved = None
+        if at_once and smooth:  # work moved within its window: replayed in time order by the read-out
+            arrivals = day_pattern(demand.gpus, demand.utilisation, 24 * (b - a).days)
+            moved = np.full(len(arrivals), busy)
+        periods.append(Period(label, a, b, busy * hours * eff, jobs, share * hours, arrivals, moved))
     return periods
 
 
 def always_on(profile: Profile) -> bool:
     """An always-on service (`jobs.runs = continuously`): load served every hour, never sooner on a faster GPU."""
     return profile.jobs.runs == "continuously"
-
-
-def _window_hours(profile: Profile, period_hours: float) -> float:
-    patience = profile.jobs.patience
-    return _WINDOW_HOURS.get(patience, period_hours) if patience != "none" else 0.0
 
 
 def _series_timeline(profile: Profile, demand: SeriesDemand) -> tuple[dt.date, np.ndarray]:
@@ -259,12 +257,10 @@ def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.n
     eff = scaling_efficiency(profile)
     slices = _calendar_slices(start, end)
     windows = _window_ids(profile, start, slices, len(busy))
-    waited = np.zeros_like(busy)
+    arrived = busy
     if windows is not None:
         flat = np.bincount(windows, weights=busy) / np.maximum(np.bincount(windows), 1)
-        moved = flat[windows]
-        waited = np.maximum(busy - moved, 0.0)
-        busy = moved
+        busy = flat[windows]
     bounds = [(24 * (a - start).days, 24 * (b - start).days) for _, a, b in slices]
     on = always_on(profile)
     # each hour needs whole replicas for the whole hour when always on: its load rounded up
@@ -273,9 +269,8 @@ def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.n
     for (label, a, b), (lo, hi), (jobs, h) in zip(slices, bounds, curves, strict=True):
         chunk = busy[lo:hi]
         curve = compress(jobs, h, defaults.MAX_LEVELS_PER_PERIOD, conservative=on)
-        moved_hours = float(waited[lo:hi].sum()) if windows is not None else 0.0
-        periods.append(Period(label, a, b, float(chunk.sum()) * eff, *curve, moved_hours,
-                              _window_hours(profile, 24.0 * (b - a).days) if moved_hours > 1e-9 else 0.0))
+        waits = (arrived[lo:hi], chunk) if windows is not None else (None, None)
+        periods.append(Period(label, a, b, float(chunk.sum()) * eff, *curve, *waits))
     return periods
 
 

@@ -161,14 +161,34 @@ def _allocation(sol: MipSolution) -> Allocation:
 
 def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
     """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
-    notes = [notice("marketplace_listing", listing=label) for label in plan.listings]
+    notes = [notice("marketplace_listing", listing=label) if plan.listing_machines.get(label, 1) <= 1
+             else notice("marketplace_aggregate", listing=label, count=plan.listing_machines[label])
+             for label in plan.listings]
     notes += [notice("partial_upfront_fee_unknown", provider=line.provider, name=line.name)
               for line in plan.commitments if line.payment == "partial_upfront" and not line.upfront_usd]
     jobs = profile.jobs
     if jobs.gpus_per_job > 1 and jobs.scaling_efficiency is None:
         code = "assumed_scaling" if profile.workload == "cnn_training" else "assumed_scaling_not_cnn"
         notes.append(notice(code, gpus=jobs.gpus_per_job, efficiency=scaling_efficiency(profile)))
+    notes += _inference_notices(profile)
     return notes
+
+
+INFERENCE_CLASSES = ("inference_16bit", "inference_8bit")
+SERVICE_UTILISATION = 0.99  # at or above it, inference work "until done" looks like a service that runs every hour
+
+
+def _inference_notices(profile: Profile) -> list[Notice]:
+    """An inference class planned as until-done work (the default `jobs.runs`) is priced as GPU-hours a faster GPU
+    finishes sooner, not as GPUs present every hour; the default is kept (changing it would change today's plans),
+    so the plan says so, more strongly when the demand is busy every hour as a service is."""
+    workload = profile.workload
+    if not isinstance(workload, str) or workload not in INFERENCE_CLASSES or profile.jobs.runs != "until_done":
+        return []
+    demand = profile.demand
+    if isinstance(demand, UtilisationDemand) and demand.utilisation >= SERVICE_UTILISATION:
+        return [notice("inference_service_until_done", workload=workload, share=demand.utilisation)]
+    return [notice("inference_until_done", workload=workload)]
 
 
 def _option_notices(options: Options) -> list[Notice]:
@@ -470,7 +490,8 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
             chosen = replace(chosen, throughput=chosen.throughput * limits.width / chosen.width)
         host = None if chosen.includes_host else fitting_host(chosen, options.hosts)
         ref_per_day = sum(b.demand for b in blocks) / horizon_days
-        simple = simple_break_even(chosen, host, reference, ref_per_day, limits.availability, limits.usd_per_kwh)
+        available = limits.availability if chosen.availability is None else chosen.availability
+        simple = simple_break_even(chosen, host, reference, ref_per_day, available, limits.usd_per_kwh)
 
     return BreakEven(
         days=None if payback is None else round(payback, 2),

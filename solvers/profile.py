@@ -342,6 +342,8 @@ class CloudPriceItem(_Strict):
     source: str = "request"
     as_of: PlanDate | None = None
     currency: CurrencyCode = Field("USD", description="currency of usd_per_hour (default USD)")
+    verified: bool = Field(False, description="a marketplace host the marketplace marks verified (kept by "
+                           "options.allow_unverified_hosts = false); default false: unknown counts as unverified")
 
     @field_validator("provider")
     @classmethod

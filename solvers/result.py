@@ -143,13 +143,17 @@ class PeriodLine(BaseModel):
     cloud_usd: float
     peak_owned_gpus: float = Field(0.0, description="most owned GPUs busy at once in the period")
     peak_rented_gpus: float = Field(0.0, description="most rented GPUs busy at once in the period (whole instances "
-                                    "may hold more, see unused_rented_gpu_hours)")
+                                    "may hold more, see unused_rented_gpu_hours; work that waits fills whole "
+                                    "instances, so their busy GPUs count at once)")
     unused_rented_gpu_hours: float = Field(0.0, description="GPU-hours of rented instances that no job used "
                                            "(paid: instances are rented whole)")
     commitments_usd: float = Field(0.0, description="reserved / committed instances paid in the period")
     opex_usd: float = Field(0.0, description="owned hardware's running costs beyond power in the period")
-    waited_gpu_hours: float = Field(0.0, description="busy GPU-hours of work moved within its patience window")
-    max_wait_hours: float = Field(0.0, description="the longest that work may have waited: the window's length")
+    waited_gpu_hours: float = Field(0.0, description="busy GPU-hours of work that arrived in the period and waited "
+                                    "for the plan's GPUs (first come first served in time order; 0 when the plan "
+                                    "serves every hour's work as it arrives)")
+    max_wait_hours: float = Field(0.0, description="the longest wait, in hours, of work that arrived in the period "
+                                  "(first come first served on the plan's GPUs)")
     served_every_hour: bool | None = Field(
         None, description="always-on load (jobs.runs = continuously): true when owned and rented GPUs present cover "
         "the load in every hour of the period; null for work that runs until done")

@@ -198,3 +198,30 @@ def test_always_on_cost_equals_enumeration(data: Any, width: int, load: str, bus
     plan = make_plan(profile, bundled_catalog(), TODAY)
     assert plan.total_cost_usd == pytest.approx(brute_force(units, owned, cloud, width, load), rel=1e-6, abs=0.02)
     assert all(p.served_every_hour for p in plan.periods)
+
+
+def _inference(utilisation: float, **jobs: Any) -> PlanResult:
+    profile = simple_profile([], [cloud_item(1.00, name="3090"), cloud_item(1.50, gpu="RTX 4090", name="4090")],
+                             utilisation=utilisation, months=12)
+    profile["workload"] = "inference_16bit"
+    profile["throughput_overrides"] = {"RTX 4090": FAST}
+    profile["jobs"] = jobs
+    return plan_for(profile)
+
+
+def test_an_inference_class_planned_until_done_says_a_service_needs_runs_continuously() -> None:
+    # the default (until_done) is kept: a 2x-faster 4090 does the year's 8,760 reference hours in 4,380 h at $1.50
+    service_like = _inference(1.0)
+    assert service_like.total_cost_usd == pytest.approx(365 * 24 / 2 * 1.50, abs=0.05)
+    codes = [n.code for n in service_like.notices]
+    assert codes.count("inference_service_until_done") == 1 and "inference_until_done" not in codes
+    strong = next(n for n in service_like.notices if n.code == "inference_service_until_done")
+    assert "fewer hours" in strong.text and 'jobs.runs = "continuously"' in strong.text
+    assert strong.text in service_like.warnings
+    batch = _inference(0.3)
+    assert [n.code for n in batch.notices if n.code.startswith("inference")] == ["inference_until_done"]
+    assert 'jobs.runs = "continuously"' in batch.notices[-1].text
+    # a service planned as one, and training, say nothing
+    assert not [n for n in _inference(1.0, runs="continuously").notices if n.code.startswith("inference")]
+    training = plan_for(simple_profile([], [cloud_item(1.00)], utilisation=1.0))
+    assert not [n for n in training.notices if n.code.startswith("inference")]

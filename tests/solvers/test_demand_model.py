@@ -46,7 +46,14 @@ def test_one_gpu_half_the_year_rents_one_gpu_instances_not_a_quarter_of_a_4x() -
     profile["jobs"] = {"patience": "month"}
     batched = plan_for(profile)
     assert batched.total_cost_usd == pytest.approx(438.0, abs=0.01)
-    assert batched.periods[0].waited_gpu_hours > 0
+    # the 4x is rented whole and the waiting jobs fill it: 4 GPUs run at once, for 93 h in January (not 1 GPU)
+    assert all(p.peak_rented_gpus == pytest.approx(4.0) for p in batched.periods)
+    assert batched.periods[0].cloud_hours == {"testcloud/4x/r1/on_demand": pytest.approx(93.0)}
+    # the utilisation form's busy hours replayed as the first 12 h of each day at 1 GPU, served by the plan's
+    # window-averaged 0.5 GPU an hour: the queue grows 0.5 an hour to 6 GPU-hours at noon and drains by midnight,
+    # 0.5 + 11 x 1 = 11.5 GPU-hours wait a day (356.5 in January), the longest 12 h
+    assert batched.periods[0].waited_gpu_hours == pytest.approx(31 * 11.5, abs=1e-3)
+    assert batched.periods[0].max_wait_hours == 12
 
 
 def test_unused_gpus_of_a_whole_instance_are_paid_and_reported() -> None:
@@ -92,9 +99,11 @@ def test_a_week_of_patience_lets_one_owned_gpu_absorb_a_monday_burst() -> None:
     absorbed = plan_for(waits)
     assert absorbed.buy[0].count == 1 and absorbed.cloud == []
     assert absorbed.total_cost_usd == pytest.approx(50 + 192 * 0.045, abs=0.01)
-    # work above the week's average (48 / 168 GPUs) waited: 24 h x (2 - 2/7) per week
-    assert absorbed.periods[0].waited_gpu_hours == pytest.approx(4 * 24 * (2 - 48 / 168), abs=1e-3)
-    assert absorbed.periods[0].max_wait_hours == 168
+    # first come first served on the one owned GPU: 2 arrive each Monday hour and 1 is served, so of the 48
+    # GPU-hours only hour 0's first is served on arrival (47 wait each week); the queue peaks at 24 GPU-hours at
+    # Monday's end and drains one an hour, so hour 23's work runs in hour 47: 24 h late (not the week's 168 h)
+    assert absorbed.periods[0].waited_gpu_hours == pytest.approx(4 * 47, abs=1e-3)
+    assert absorbed.periods[0].max_wait_hours == 24
 
 
 def test_two_gpu_jobs_cannot_use_one_gpu_instances() -> None:
@@ -206,3 +215,55 @@ def test_a_very_large_lab_still_plans_on_a_bounded_model() -> None:
     assert sum(b.count for b in plan.buy) == 3000 and plan.cloud == []
     for period in plan.periods:
         assert period.delivered_reference_gpu_hours >= period.demand_reference_gpu_hours - 0.01
+
+
+def test_unverified_hosts_off_keeps_verified_marketplace_hosts() -> None:
+    # the same 3-jobs year as above; the $0.10 Vast host is kept without unverified hosts once it says verified
+    listing = {"provider": "vast", "name": "host-123", "gpu": "RTX 3090", "usd_per_hour": 0.10, "region": "r1",
+               "verified": True}
+    profile = simple_profile([], [listing, cloud_item(1.0)], utilisation=1.0, allow_unverified_hosts=False)
+    profile["demand"]["gpus"] = 3
+    assert plan_for(profile).total_cost_usd == pytest.approx(HOURS_2027 * (0.10 + 2 * 1.0), abs=0.01)
+    profile["options"]["allow_marketplace"] = False
+    assert plan_for(profile).total_cost_usd == pytest.approx(HOURS_2027 * 3.0, abs=0.01)
+
+
+def test_the_bundled_vast_rows_are_verified_hosts() -> None:
+    """The bundled Vast aggregates were fetched with Vast's verified-only default query (defaults.VERIFIED_HOST_FEEDS):
+    excluding unverified hosts keeps them; excluding the marketplace drops them."""
+    from solvers.options import ThroughputModel, cloud_candidates
+
+    catalog = bundled_catalog()
+
+    def vast_rows(**options: Any) -> int:
+        profile = Profile.model_validate({"workload": "transformer_training", "horizon_months": 12,
+                                          "demand": {"gpus": 1, "utilisation": 0.5, "reference_gpu": "RTX 3090"},
+                                          "options": options})
+        table = cloud_candidates(catalog, profile, ThroughputModel(catalog.gpus, profile), TODAY)
+        return int((table.provider == "vast").sum())
+
+    everything = vast_rows()
+    assert everything > 0
+    assert vast_rows(allow_unverified_hosts=False) == everything
+    assert vast_rows(allow_marketplace=False) == 0
+
+
+def test_the_marketplace_warning_counts_an_aggregates_listings() -> None:
+    # a Vast aggregate of 3 listings (3 host machines): the warning says so, not "one host machine"
+    aggregate = {"provider": "vast", "name": "3090 median", "gpu": "RTX 3090", "usd_per_hour": 0.10, "region": "r1",
+                 "max_instances": 3}
+    profile = simple_profile([], [aggregate, cloud_item(1.0)], utilisation=1.0)
+    plan = plan_for(profile)
+    note = next(n for n in plan.notices if n.code.startswith("marketplace"))
+    assert note.code == "marketplace_aggregate" and note.params["count"] == 3
+    assert "an aggregate of 3 listings (3 host machines" in note.text and "one host machine" not in note.text
+    assert note.text in plan.warnings
+
+
+def test_work_that_may_wait_reports_no_wait_when_the_plan_serves_it_as_it_arrives() -> None:
+    # one owned GPU for one GPU busy half the time: a month of patience changes nothing, and nothing waits
+    profile = simple_profile([owned_item(10)], [cloud_item(1.0)], utilisation=0.5)
+    profile["jobs"] = {"patience": "month"}
+    plan = plan_for(profile)
+    assert [b.count for b in plan.buy] == [1]
+    assert all(p.waited_gpu_hours == 0 and p.max_wait_hours == 0 for p in plan.periods)

@@ -172,3 +172,30 @@ def test_a_four_gpu_job_needs_one_host_that_powers_all_four_cards() -> None:
                      replace(bundled_catalog(), hosts=[workstation, desktop, big]), TODAY)
     assert [(h.name, h.count) for h in plan.hosts] == [("4-slot workstation, 2,800 W", 1)]
     assert plan.buy[0].count == 4
+
+
+def test_a_machine_on_fewer_hours_than_the_work_needs_cannot_work_more_hours() -> None:
+    """One owned GPU (450 W, 50 W idle) busy 50% of 2027, electricity $0.10/kWh. Working hours 4,380 at 450 W:
+    $197.10 (when_working); idle 50 W for the other 4,380 h adds $21.90 (always: $219.00); on 16 h a day the idle
+    draw counts for 5,840 h, the 400 W above idle for the 4,380 working hours: $204.40. On 2 h a day the machine
+    can work only 730 h of the year: it used to be charged idle for 730 h and the work for 4,380 ($178.85, less
+    than when_working)."""
+
+    def plan(machine_on: str | float, cloud_usd: float = 1.0) -> object:
+        item = owned_item(1000, idle_watts=50)
+        return plan_for(simple_profile([item], [cloud_item(cloud_usd)], utilisation=0.5, machine_on=machine_on))
+
+    for machine_on, electricity in (("when_working", 197.10), ("always", 219.00), (16, 204.40)):
+        result = plan(machine_on)
+        assert [b.count for b in result.buy] == [1]
+        assert result.costs.electricity_usd == pytest.approx(electricity, abs=0.01)
+    # 2 h a day: one GPU works at most 730 h; at $1/h renting 4,380 h beats buying
+    short = plan(2)
+    assert short.buy == [] and short.total_cost_usd == pytest.approx(4380, abs=0.01)
+    # at $5/h six machines on 2 h a day do the 4,380 h (6 x 730): idle 6 x 730 h x 50 W, 400 W above idle while
+    # working: 21.90 + 175.20 = $197.10, never less than the machine that is on only while working
+    six = plan(2, cloud_usd=5.0)
+    assert [b.count for b in six.buy] == [6]
+    assert six.costs.electricity_usd == pytest.approx(197.10, abs=0.01)
+    owned = sum(sum(p.owned_gpu_hours.values()) for p in six.periods)
+    assert owned == pytest.approx(4380, abs=1e-6)

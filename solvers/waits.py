@@ -1,0 +1,60 @@
+"""How long work that may wait (`jobs.patience`) really waits under a plan: first come, first served over the hourly
+timeline, read out after the solve.
+
+Why: the plan sees each patience window's average concurrency, which says how much capacity to hold, not how long
+work queues for it. The window's length is only the longest a job may wait, and work moved within a window waits
+for nothing when the plan holds enough GPUs anyway. So the read-out replays the hours in time order:
+- arrivals: the busy reference GPUs of each hour as given (a series, an hourly log; the utilisation form gives
+  no order, so its busy hours are taken as the first u x 24 h of each day at N GPUs);
+- service capacity each hour: the plan's owned GPUs, present every hour (units x job slots x throughput, in
+  reference GPUs), or, in hours when the plan runs more than that, what it runs (its rented instances serve the
+  window-averaged load above the owned GPUs: `moved`);
+- the queue is served oldest work first (a fluid FCFS queue: served(t) = min(served(t-1) + capacity(t),
+  arrived(t))), and carries over from one period to the next.
+
+Each period reports the GPU-hours that arrived in it and were not served in the hour they arrived, and the
+longest wait of its arrivals in whole hours (work still queued at the horizon's end counts up to the end).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class Waits:
+    waited_gpu_hours: list[float]  # per period
+    max_wait_hours: list[float]    # per period
+
+
+def fcfs_waits(arrivals: np.ndarray, capacity: np.ndarray, bounds: list[tuple[int, int]]) -> Waits:
+    """Per period (its hours `bounds` in the timeline): GPU-hours that waited and the longest wait, for `arrivals`
+    (busy GPUs per hour) served first come, first served by `capacity` (GPUs per hour)."""
+    arrived = np.cumsum(arrivals)
+    offered = np.cumsum(capacity)
+    # served(t) = min(served(t-1) + capacity(t), arrived(t)), served(-1) = 0, unrolled: a running minimum
+    served = offered + np.minimum(np.minimum.accumulate(arrived - offered), 0.0)
+    queued = np.maximum(arrived - served, 0.0)
+    waited = np.minimum(queued, arrivals)  # the latest arrivals are the ones left in the queue
+    tolerance = _EPS * max(float(arrived[-1]) if len(arrived) else 0.0, 1.0)
+    late = (queued > tolerance) & (arrivals > tolerance)  # some of this hour's own arrivals are still queued
+    hours = np.arange(len(arrivals))
+    # the hour in which the last GPU-hour that arrived in hour t is served (len: not before the horizon's end)
+    done = np.searchsorted(served, arrived - tolerance, side="left")
+    wait = np.where(late, done - hours, 0).astype(float)
+    totals = [float(waited[a:b][late[a:b]].sum()) for a, b in bounds]
+    longest = [float(wait[a:b].max(initial=0.0)) for a, b in bounds]
+    return Waits(totals, longest)
+
+
+def day_pattern(gpus: float, utilisation: float, hours: int) -> np.ndarray:
+    """N GPUs busy for the first u x 24 h of each day (the last hour partly): the utilisation form's busy hours in
+    an order a queue can be replayed on."""
+    busy_hours = 24.0 * utilisation
+    within = np.arange(hours) % 24
+    pattern: np.ndarray = gpus * np.clip(busy_hours - within, 0.0, 1.0)
+    return pattern

@@ -1,0 +1,45 @@
+"""First-come-first-served waits over the hourly timeline (solvers.waits), on cases derived by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solvers.waits import day_pattern, fcfs_waits
+
+
+def test_a_burst_queues_on_flat_capacity_and_drains_oldest_first() -> None:
+    # 3 GPU-hours arrive in hour 0, capacity 1 an hour: 1 served at once, 2 wait; the last runs in hour 2
+    waits = fcfs_waits(np.array([3.0, 0, 0, 0]), np.ones(4), [(0, 4)])
+    assert waits.waited_gpu_hours == [pytest.approx(2.0)]
+    assert waits.max_wait_hours == [2.0]
+
+
+def test_capacity_never_serves_work_before_it_arrives() -> None:
+    # idle capacity in hours 0-1 is lost: the 2 GPU-hours of hour 2 still wait one hour
+    waits = fcfs_waits(np.array([0.0, 0, 2, 0]), np.ones(4), [(0, 4)])
+    assert waits.waited_gpu_hours == [pytest.approx(1.0)]
+    assert waits.max_wait_hours == [1.0]
+
+
+def test_the_queue_carries_into_the_next_period_and_waits_count_where_work_arrived() -> None:
+    waits = fcfs_waits(np.array([4.0, 0, 0, 0]), np.ones(4), [(0, 2), (2, 4)])
+    assert waits.waited_gpu_hours == [pytest.approx(3.0), 0.0]
+    assert waits.max_wait_hours == [3.0, 0.0]
+
+
+def test_work_left_at_the_horizon_waits_until_its_end() -> None:
+    waits = fcfs_waits(np.array([5.0, 0]), np.ones(2), [(0, 2)])
+    assert waits.waited_gpu_hours == [pytest.approx(4.0)]
+    assert waits.max_wait_hours == [2.0]
+
+
+def test_enough_capacity_means_no_wait() -> None:
+    waits = fcfs_waits(np.array([1.0, 2, 0.5]), np.full(3, 2.0), [(0, 3)])
+    assert waits.waited_gpu_hours == [0.0] and waits.max_wait_hours == [0.0]
+
+
+def test_the_utilisation_forms_day_pattern() -> None:
+    day = day_pattern(2.0, 0.25, 48)  # 6 h a day at 2 GPUs, from midnight
+    assert day[:6].tolist() == [2.0] * 6 and day[6:24].sum() == 0 and day.sum() == pytest.approx(24.0)
+    assert day_pattern(1.0, 0.5 / 24, 24)[0] == pytest.approx(0.5)
