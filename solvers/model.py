@@ -340,6 +340,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     _owned_slots(model)
     _owned_work(model)
     _availability(model, blocks, limits, busy_rows=not (cost_on and never_pays))
+    _active_hours(model, blocks)
     _displaced_work(model)
     _hosts(model, bare)
     if cost_on:
@@ -562,6 +563,31 @@ def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: 
     model.builder.add_rows(np.concatenate([r.ravel() for r in rows]), np.concatenate([c.ravel() for c in cols]),
                            np.concatenate([v.ravel() for v in vals]), np.full(n_owned * per_option, -INF),
                            np.zeros(n_owned * per_option))
+
+
+def _active_hours(model: Model, blocks: list[Block]) -> None:
+    """A job slot runs one job at a time, and jobs run only in hours that have some: w_gb <= active_b x slots_g.
+
+    Why: the owned work of a block is pooled over its owned options (`_owned_work`), and the availability rows
+    bound an option only by all the block's hours times its speed, so without these rows a fast card could do the
+    share of the slow cards bought beside it in hours when no job runs (a plan bought two RTX 2060s that never
+    worked while its RTX 4090 worked 95% of the hours of a profile busy 60% of them). A faster card finishes its
+    job sooner and idles (fewer busy hours, less energy); it does not take over jobs running on other GPUs. With
+    patience the curve is the window's average, so the active hours are the window's and work moved within it is
+    allowed as before.
+    """
+    n_blocks, n_owned = len(blocks), len(model.owned)
+    if not n_owned:
+        return
+    active = np.array([float(b.level_hours[b.jobs > 1e-9].sum()) for b in blocks])
+    slot_col = np.array([model.slots[g][0][0] for g in range(n_owned)])
+    slot_coef = np.array([model.slots[g][1][0] for g in range(n_owned)])
+    rows = np.arange(n_owned * n_blocks).reshape(n_owned, n_blocks)
+    model.builder.add_rows(
+        np.concatenate([rows.ravel(), rows.ravel()]),
+        np.concatenate([model.w.reshape(-1), np.repeat(slot_col, n_blocks)]),
+        np.concatenate([np.ones(n_owned * n_blocks), -(slot_coef[:, None] * active[None, :]).ravel()]),
+        np.full(n_owned * n_blocks, -INF), np.zeros(n_owned * n_blocks))
 
 
 def _displaced_work(model: Model) -> None:
