@@ -171,10 +171,14 @@ class Evaluator:
         bw = self._block_weight
         if math.isfinite(rent):
             work = layers.owned_hours[:, -1]
+            # a slot runs one job at a time, only in hours that have jobs (the model's `_active_hours` rows)
+            active = np.bincount(cells.block, weights=np.where(cells.jobs > 1e-9, cells.hours, 0.0),
+                                 minlength=len(self.blocks))
             taken = []
             for key, _ in units:  # cheapest energy first, up to each option's available hours
                 o = self.owned[key]
-                take = np.minimum(work, self._availability(o) * self._block_hours * slots[key] * o.throughput)
+                take = np.minimum(work, np.minimum(
+                    self._availability(o) * self._block_hours * slots[key] * o.throughput, active * slots[key]))
                 taken.append(float(take.sum() if bw is None else (take * bw).sum()))
                 work = work - take
             moved = []

@@ -18,7 +18,8 @@ from __future__ import annotations
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import make_plan
+from solvers.evaluate import Purchase, Scenario
+from solvers.plan import _evaluator, make_plan, solve_core
 from solvers.profile import Profile
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
@@ -45,3 +46,20 @@ def test_every_bought_card_works_the_hours_its_jobs_exist() -> None:
             units = next(b.count for b in plan.buy if b.name == name)  # type: ignore[attr-defined]
             # jobs run half of each month's hours (days x 24 / 2); the 3090s run at reference pace all of them
             assert hours == pytest.approx(units * period.days * 24 * 0.5, abs=0.01)
+
+
+def test_the_thresholds_evaluator_prices_a_mix_as_the_model_does() -> None:
+    # the break-even thresholds re-price fixed purchases with solvers/evaluate.py: the mix must cost its hand
+    # figure there too (2,162.80), not the pooled 2,075.20, or a threshold would flip where the model does not
+    body = simple_profile([owned_item(900, watts=400, gpu="RTX 3090"), owned_item(1000, watts=400, gpu="RTX 4090")],
+                          [cloud_item(5.0)], utilisation=0.5)
+    body["demand"]["gpus"] = 2
+    body["throughput_overrides"] = {"RTX 3090": 1.0, "RTX 4090": 2.0}
+    core = solve_core(Profile.model_validate(body), bundled_catalog(), TODAY)
+    evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+    keys = {o.gpu: o.key for o in core.owned}
+    scenario = Scenario(usd_per_kwh=0.1)
+    mix = evaluator.cost(Purchase(units={keys["RTX 3090"]: 1, keys["RTX 4090"]: 1}), scenario)
+    pair = evaluator.cost(Purchase(units={keys["RTX 3090"]: 2}), scenario)
+    assert mix == pytest.approx(2_162.80, abs=0.01)
+    assert pair == pytest.approx(2_150.40, abs=0.01)
