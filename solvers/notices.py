@@ -45,6 +45,11 @@ TEMPLATES: dict[str, str] = {
                                     "finishes the work in fewer hours, so the plan holds GPUs for fewer hours than "
                                     "the service runs; if it must answer every hour, set jobs.runs = "
                                     "\"continuously\"",
+    "waits_beyond_window": ("under this plan some work waits up to {hours:,.0f} h, longer than the "
+                            "{window_hours:,.0f} h (jobs.patience = {patience}) it may wait: the plan holds each "
+                            "window's average load, and GPUs idle early in a window cannot serve work that arrives "
+                            "later in it; a longer patience or patience = none (more GPUs at the peaks) keeps work "
+                            "within its window"),
     "time_limited": "the solver hit its time limit; the plan is within {gap:.3%} of the optimum",
     "extrapolated_gpu": "{gpu}'s throughput for {workload} is extrapolated from specs (no measurement of this workload "
                         "class for {gpu}): USD {usd:,.0f} ({share:.0%} of the plan's cost) rests on it; give "

@@ -171,7 +171,29 @@ def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice
         code = "assumed_scaling" if profile.workload == "cnn_training" else "assumed_scaling_not_cnn"
         notes.append(notice(code, gpus=jobs.gpus_per_job, efficiency=scaling_efficiency(profile)))
     notes += _inference_notices(profile)
+    notes += _wait_notices(profile, plan)
     return notes
+
+
+WINDOW_HOURS = {"day": 24.0, "week": 168.0}  # a month's window is its own days x 24
+
+
+def _wait_notices(profile: Profile, plan: Accounts) -> list[Notice]:
+    """The patience windows are planned at their average load (solvers.periods); the first-come-first-served
+    read-out (solvers.waits) says how long work really waits for the GPUs the plan holds. Where that is longer
+    than the window, the window model leaned on capacity that idles before the work arrives, and the plan says so.
+    """
+    patience = profile.jobs.patience
+    if patience == "none":
+        return []
+    worst = max(plan.periods, key=lambda p: p.max_wait_hours - WINDOW_HOURS.get(patience, 24.0 * p.days),
+                default=None)
+    if worst is None:
+        return []
+    window = WINDOW_HOURS.get(patience, 24.0 * worst.days)
+    if worst.max_wait_hours <= window + 1.0:  # within the window (whole hours)
+        return []
+    return [notice("waits_beyond_window", hours=worst.max_wait_hours, window_hours=window, patience=patience)]
 
 
 INFERENCE_CLASSES = ("inference_16bit", "inference_8bit")
