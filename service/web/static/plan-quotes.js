@@ -22,7 +22,7 @@
       number("watts"), number("idle_watts"), ...common],
     cloud: [text("provider"), text("name"), text("gpu", { list: "gpu-names" }), number("gpu_count", { step: "1" }),
       number("usd_per_hour"), currency, text("region"), choice("pricing", ["on_demand", "spot"]),
-      number("max_instances", { step: "1" }), check("multi_node"), ...common],
+      number("max_instances", { step: "1" }), check("multi_node"), check("verified"), ...common],
     commitments: [text("provider"), text("name"), text("gpu", { list: "gpu-names" }),
       number("gpu_count", { step: "1" }), number("usd_per_hour"), number("term_months", { step: "1" }), currency,
       choice("payment", ["no_upfront", "partial_upfront", "all_upfront"]), number("upfront_usd"), text("region"),
