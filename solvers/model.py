@@ -277,7 +277,10 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), slot_grid(peak),
                        block_weight)
     every = owned  # the host bounds below count every option, so a pruned model keeps the same bounds
-    displaces = bool(owned and cloud and limits.availability < 1.0)  # maintenance moves work to packed cloud hours
+    # maintenance (availability < 1) or a machine off some hours (machine_on hours a day: its option's own
+    # availability) moves work to packed cloud hours
+    displaces = bool(owned and cloud and any((limits.availability if o.availability is None else o.availability)
+                                             < 1.0 for o in owned))
     never_pays = not displaces or displacement_never_pays(owned, cloud, limits)
     if cost_on and never_pays:
         owned = undominated(owned, hosts, blocks, limits, block_weight)

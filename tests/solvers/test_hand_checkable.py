@@ -199,3 +199,16 @@ def test_a_machine_on_fewer_hours_than_the_work_needs_cannot_work_more_hours() -
     assert six.costs.electricity_usd == pytest.approx(197.10, abs=0.01)
     owned = sum(sum(p.owned_gpu_hours.values()) for p in six.periods)
     assert owned == pytest.approx(4380, abs=1e-6)
+
+
+@pytest.mark.parametrize("availability", [1.0, 0.99])
+def test_work_a_machine_cannot_do_while_it_is_off_goes_to_the_cloud(availability: float) -> None:
+    """One GPU busy 12 h a day in 2027 on a machine on 8 h a day ($900, 400 W, no idle draw, $0.10/kWh), cloud at
+    $0.50/h: the machine works 8 h a day (2,920 h, $116.80 of energy) and the other 4 h a day rent (1,460 h, $730):
+    900 + 116.80 + 730 = $1,746.80. The off hours' work reached the cloud only when the profile's availability was
+    below 1 (at 1.0 the plan bought two machines for $1,975.20: a lower availability made the plan cheaper)."""
+    plan = plan_for(simple_profile([owned_item(900, watts=400)], [cloud_item(0.5)], utilisation=0.5,
+                                   availability=availability, machine_on=8))
+    assert [b.count for b in plan.buy] == [1]
+    assert sum(c.hours for c in plan.cloud) == pytest.approx(1460, abs=0.01)
+    assert plan.total_cost_usd == pytest.approx(1746.80, abs=0.01)
