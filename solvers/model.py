@@ -575,7 +575,9 @@ def _active_hours(model: Model, blocks: list[Block]) -> None:
     bound an option only by all the block's hours times its speed, so without these rows a fast card could do the
     share of the slow cards bought beside it in hours when no job runs (a plan bought two RTX 2060s that never
     worked while its RTX 4090 worked 95% of the hours of a profile busy 60% of them). A faster card finishes its
-    job sooner and idles (fewer busy hours, less energy); it does not take over jobs running on other GPUs. With
+    job sooner and idles (fewer busy hours, less energy); it does not take over jobs running on other GPUs. The row
+    bounds reference work: a card slower than the reference is bound by its availability row, and its busy hours
+    may run past the hours with jobs (a job on it runs longer than on the reference GPU). With
     patience the curve is the window's average, so the active hours are the window's and work moved within it is
     allowed as before.
     """
