@@ -102,7 +102,7 @@ class Evaluator:
                               else weights.block)  # as the model's screening takes it
 
     def _availability(self, option: OwnedOption) -> float:
-        return self.availability if option.availability is None else option.availability
+        return option.available(self.availability)
 
     def fixed_cost(self, purchase: Purchase, scenario: Scenario) -> float:
         cost = 0.0

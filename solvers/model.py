@@ -99,7 +99,7 @@ def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits,
     if option.slots_per_unit <= 0:
         return 0
     need, work = block_load(blocks) if load is None else load
-    availability = limits.availability if option.availability is None else option.availability
+    availability = option.available(limits.availability)
     for done, hours in work:
         busy = done / option.throughput
         need = max(need, busy / (availability * hours))
@@ -279,8 +279,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     every = owned  # the host bounds below count every option, so a pruned model keeps the same bounds
     # maintenance (availability < 1) or a machine off some hours (machine_on hours a day: its option's own
     # availability) moves work to packed cloud hours
-    displaces = bool(owned and cloud and any((limits.availability if o.availability is None else o.availability)
-                                             < 1.0 for o in owned))
+    displaces = bool(owned and cloud and any(o.available(limits.availability) < 1.0 for o in owned))
     never_pays = not displaces or displacement_never_pays(owned, cloud, limits)
     if cost_on and never_pays:
         owned = undominated(owned, hosts, blocks, limits, block_weight)
@@ -402,7 +401,7 @@ def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[
     weighted_hours = float(hours.sum() if block_weight is None else np.dot(hours, block_weight))
     energy = [o.usd_per_job_hour(rate) for o in owned]
     cost = [unit_cost_of(o, rate, float(hours.sum()), limits.weights) for o in owned]
-    availability = [limits.availability if o.availability is None else o.availability for o in owned]
+    availability = [o.available(limits.availability) for o in owned]
     capacity = [{k: card_capacity(hosts[k], o) for k in o.accepting_hosts if k < len(hosts)} for o in owned]
 
     def dominates(a: OwnedOption, i: int, b: OwnedOption, j: int) -> bool:
@@ -543,10 +542,8 @@ def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: 
     # every option's rows at once, numbered as option by option: its availability rows, then its displaced rows
     per_option = (3 if busy_rows else 2) * n_blocks if model.d.size else n_blocks
     first = np.arange(n_owned)[:, None] * per_option + np.arange(n_blocks)[None, :]  # (owned, blocks)
-    slot_col = np.array([model.slots[g][0][0] for g in range(n_owned)])
-    slot_coef = np.array([model.slots[g][1][0] for g in range(n_owned)])
-    availability = np.array([limits.availability if o.availability is None else o.availability
-                             for o in model.owned])
+    slot_col, slot_coef = _slot_terms(model)
+    availability = np.array([o.available(limits.availability) for o in model.owned])
     slot_hours = block_hours[None, :] * slot_coef[:, None]  # np.outer(block_hours, coef) of each option
     rows = [first, first]
     cols = [model.w, np.repeat(slot_col[:, None], n_blocks, axis=1)]
@@ -568,6 +565,14 @@ def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: 
                            np.zeros(n_owned * per_option))
 
 
+def _slot_terms(model: Model) -> tuple[np.ndarray, np.ndarray]:
+    """Each owned option's job slots as one column times a coefficient (`_owned_slots`: units x slots per unit, or
+    the integer q_g of bare cards pooled for wider jobs), for rows that scale with an option's slots."""
+    n_owned = len(model.owned)
+    return (np.array([model.slots[g][0][0] for g in range(n_owned)]),
+            np.array([model.slots[g][1][0] for g in range(n_owned)]))
+
+
 def _active_hours(model: Model, blocks: list[Block]) -> None:
     """A job slot runs one job at a time, and jobs run only in hours that have some: w_gb <= active_b x slots_g.
 
@@ -585,8 +590,7 @@ def _active_hours(model: Model, blocks: list[Block]) -> None:
     if not n_owned:
         return
     active = np.array([float(b.level_hours[b.jobs > 1e-9].sum()) for b in blocks])
-    slot_col = np.array([model.slots[g][0][0] for g in range(n_owned)])
-    slot_coef = np.array([model.slots[g][1][0] for g in range(n_owned)])
+    slot_col, slot_coef = _slot_terms(model)
     rows = np.arange(n_owned * n_blocks).reshape(n_owned, n_blocks)
     model.builder.add_rows(
         np.concatenate([rows.ravel(), rows.ravel()]),

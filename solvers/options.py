@@ -78,6 +78,11 @@ class OwnedOption:
     # commitment: what a carbon price adds to each held instance-hour (solvers.place_inputs), paid as the hours pass
     carbon_usd_per_hour: float = 0.0
 
+    def available(self, profile_availability: float) -> float:
+        """Share of the hours this option can work: its own (a commitment 1.0, a machine on h hours a day h / 24),
+        else the profile's `options.availability`."""
+        return profile_availability if self.availability is None else self.availability
+
     @property
     def is_commitment(self) -> bool:
         return self.kind == "commitment"

@@ -186,14 +186,12 @@ def _wait_notices(profile: Profile, plan: Accounts) -> list[Notice]:
     patience = profile.jobs.patience
     if patience == "none":
         return []
-    worst = max(plan.periods, key=lambda p: p.max_wait_hours - WINDOW_HOURS.get(patience, 24.0 * p.days),
-                default=None)
-    if worst is None:
+    beyond = [(p.max_wait_hours, window) for p in plan.periods
+              if p.max_wait_hours > (window := WINDOW_HOURS.get(patience, 24.0 * p.days)) + 1.0]  # whole hours
+    if not beyond:
         return []
-    window = WINDOW_HOURS.get(patience, 24.0 * worst.days)
-    if worst.max_wait_hours <= window + 1.0:  # within the window (whole hours)
-        return []
-    return [notice("waits_beyond_window", hours=worst.max_wait_hours, window_hours=window, patience=patience)]
+    hours, window = max(beyond)
+    return [notice("waits_beyond_window", hours=hours, window_hours=window, patience=patience)]
 
 
 INFERENCE_CLASSES = ("inference_16bit", "inference_8bit")
@@ -512,8 +510,8 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
             chosen = replace(chosen, throughput=chosen.throughput * limits.width / chosen.width)
         host = None if chosen.includes_host else fitting_host(chosen, options.hosts)
         ref_per_day = sum(b.demand for b in blocks) / horizon_days
-        available = limits.availability if chosen.availability is None else chosen.availability
-        simple = simple_break_even(chosen, host, reference, ref_per_day, available, limits.usd_per_kwh)
+        simple = simple_break_even(chosen, host, reference, ref_per_day, chosen.available(limits.availability),
+                                   limits.usd_per_kwh)
 
     return BreakEven(
         days=None if payback is None else round(payback, 2),

@@ -43,12 +43,11 @@ the rest is waited for. Step time = compute + what is not hidden.
 
 from __future__ import annotations
 
-import csv
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
+from pricing.bus_bandwidth import bundled_bus_bandwidths
 from pricing.compute import bundled_compute
 from solvers.workload.coefficients import GPUS_PER_SERVER, OVERLAP
 
@@ -73,35 +72,6 @@ def link_kind(link: str) -> str:
     return link
 
 
-@dataclass(frozen=True)
-class MeasuredBusBandwidth:
-    """One published nccl-tests bus bandwidth (`nccl_allreduce.csv`)."""
-
-    gpu: str
-    gpus: int
-    link: str
-    collective: str
-    busbw_gbs: float
-    fit: bool
-    date: str
-    source: str
-
-
-@lru_cache(maxsize=1)
-def bundled_measurements() -> tuple[MeasuredBusBandwidth, ...]:
-    """The published bus bandwidths shipped in `pricing/data/nccl_allreduce.csv`."""
-    text = resources.files("pricing").joinpath("data/nccl_allreduce.csv").read_text(encoding="utf-8")
-    rows = []
-    for row in csv.DictReader(text.splitlines()):
-        if not row["source"].strip() or not row["date"].strip():
-            raise ValueError(f"nccl_allreduce.csv: row {row['gpu']!r} needs a source and a date")
-        rows.append(MeasuredBusBandwidth(gpu=row["gpu"].strip(), gpus=int(row["gpus"]), link=row["link"].strip(),
-                                         collective=row["collective"].strip(), busbw_gbs=float(row["busbw_gbs"]),
-                                         fit=row["fit"].strip() == "yes", date=row["date"].strip(),
-                                         source=row["source"].strip()))
-    return tuple(rows)
-
-
 def _link_gbs(gpu: str, link: str) -> float:
     """The bidirectional GB/s of `link` on `gpu`: the GPU's own gpu_compute.csv figure, or PCIe's."""
     own = bundled_compute().get(gpu)
@@ -113,7 +83,7 @@ def _link_gbs(gpu: str, link: str) -> float:
 def measured_fractions() -> dict[str, list[float]]:
     """Per link kind, every fitted row's busbw over the link's unidirectional bandwidth."""
     out: dict[str, list[float]] = {}
-    for m in bundled_measurements():
+    for m in bundled_bus_bandwidths():
         if m.fit:
             out.setdefault(link_kind(m.link), []).append(m.busbw_gbs / (_link_gbs(m.gpu, m.link) / 2))
     return out

@@ -105,22 +105,15 @@ PROFILE = {"owned": owned_offers(), "cloud": cloud_offers(), "gpus": st.integers
            "availability": st.sampled_from([0.8, 0.95, 1.0]), "discount": st.sampled_from([0.0, 0.1])}
 
 
+@pytest.mark.parametrize("variant", [without_dominance, with_busy_rows], ids=["a_dominance", "b_busy_rows_out"])
 @SETTINGS
 @given(**PROFILE)
-def test_a_dominance_on_the_main_model_never_changes_its_optimum(
-        owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
-        availability: float, discount: float) -> None:
+def test_a_and_b_never_change_the_optimum(
+        variant: Callable[[], Any], owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int,
+        utilisation: float, usd_per_kwh: float, availability: float, discount: float) -> None:
+    """(a) the dominance rule on the main model, (b) the busy rows left out: each against the model without it."""
     core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount)
-    same_optimum(core, without_dominance)
-
-
-@SETTINGS
-@given(**PROFILE)
-def test_b_leaving_the_busy_rows_out_never_changes_the_optimum(
-        owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
-        availability: float, discount: float) -> None:
-    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount)
-    same_optimum(core, with_busy_rows)
+    same_optimum(core, variant)
 
 
 @SETTINGS

@@ -14,6 +14,7 @@ import statistics
 import pytest
 from pydantic import ValidationError
 
+from pricing.bus_bandwidth import bundled_bus_bandwidths
 from pricing.gpus import bundled_gpus
 from solvers.workload import Workload, comm, estimate
 from solvers.workload.compiler import hours_at, scaling
@@ -30,9 +31,9 @@ LLAMA2_70B = {"params_b": 70, "layers": 80, "hidden": 8192, "heads": 64, "kv_hea
 
 def test_fractions_are_the_medians_of_the_published_bus_bandwidths() -> None:
     assert comm.fractions() == pytest.approx({"nvlink": NVLINK, "pcie": PCIE, "nvlink-bridge": BRIDGE})
-    assert all(m.source and m.date for m in comm.bundled_measurements())
+    assert all(m.source and m.date for m in bundled_bus_bandwidths())
     # NVLink SHARP rows exceed the wire and are not fitted
-    assert not any(m.fit for m in comm.bundled_measurements() if "NVLS" in m.collective)
+    assert not any(m.fit for m in bundled_bus_bandwidths() if "NVLS" in m.collective)
 
 
 def test_links_pairs_of_bridged_cards_use_the_bridge_and_wider_jobs_the_host_pcie() -> None:
