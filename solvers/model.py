@@ -544,11 +544,14 @@ def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: 
     first = np.arange(n_owned)[:, None] * per_option + np.arange(n_blocks)[None, :]  # (owned, blocks)
     slot_col, slot_coef = _slot_terms(model)
     availability = np.array([o.available(limits.availability) for o in model.owned])
+    speed = np.array([o.throughput for o in model.owned])
     slot_hours = block_hours[None, :] * slot_coef[:, None]  # np.outer(block_hours, coef) of each option
+    busy = availability[:, None] * slot_hours
+    if not model.d.size:  # the active-hours row of the same columns in the same row (`_active_hours`)
+        busy = np.minimum(busy, _active(blocks)[None, :] * slot_coef[:, None] / speed[:, None])
     rows = [first, first]
     cols = [model.w, np.repeat(slot_col[:, None], n_blocks, axis=1)]
-    vals = [np.repeat(np.array([1.0 / o.throughput for o in model.owned])[:, None], n_blocks, axis=1),
-            -availability[:, None] * slot_hours]
+    vals = [np.repeat((1.0 / speed)[:, None], n_blocks, axis=1), -busy]
     if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots,
         # and only hours the option is busy: d_gb <= w_gb / r_g (an idle card has no work to displace, so its
         # maintenance earns no energy credit; without these rows the model bought free idle cards for the credit)
@@ -587,9 +590,9 @@ def _active_hours(model: Model, blocks: list[Block]) -> None:
     allowed as before.
     """
     n_blocks, n_owned = len(blocks), len(model.owned)
-    if not n_owned:
+    if not n_owned or not model.d.size:  # without displaced hours `_availability` writes both in one row
         return
-    active = np.array([float(b.level_hours[b.jobs > 1e-9].sum()) for b in blocks])
+    active = _active(blocks)
     slot_col, slot_coef = _slot_terms(model)
     rows = np.arange(n_owned * n_blocks).reshape(n_owned, n_blocks)
     model.builder.add_rows(
@@ -597,6 +600,11 @@ def _active_hours(model: Model, blocks: list[Block]) -> None:
         np.concatenate([model.w.reshape(-1), np.repeat(slot_col, n_blocks)]),
         np.concatenate([np.ones(n_owned * n_blocks), -(slot_coef[:, None] * active[None, :]).ravel()]),
         np.full(n_owned * n_blocks, -INF), np.zeros(n_owned * n_blocks))
+
+
+def _active(blocks: list[Block]) -> np.ndarray:
+    """Each block's hours in which some job runs."""
+    return np.array([float(b.level_hours[b.jobs > 1e-9].sum()) for b in blocks])
 
 
 def _displaced_work(model: Model) -> None:

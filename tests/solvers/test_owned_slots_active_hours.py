@@ -39,6 +39,14 @@ def test_a_fast_card_does_not_do_the_work_of_a_slow_card_bought_beside_it() -> N
     assert not plan.cloud  # type: ignore[attr-defined]
 
 
+def test_the_buy_only_alternative_keeps_each_card_to_its_jobs_hours() -> None:
+    # without displaced maintenance (availability 1, and always in buy only) a card's availability and
+    # active-hours bounds are one row (solvers/model.py `_availability`): its tighter side must hold there too
+    buy_only = _plan().alternatives.buy_only  # type: ignore[attr-defined]
+    assert {(b.gpu, b.count) for b in buy_only.buy} == {("RTX 3090", 2)}
+    assert buy_only.total_cost_usd == pytest.approx(2_150.40, abs=0.01)
+
+
 def test_every_bought_card_works_the_hours_its_jobs_exist() -> None:
     plan = _plan()
     for period in plan.periods:  # type: ignore[attr-defined]
