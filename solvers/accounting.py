@@ -28,7 +28,7 @@ from solvers.result import (
     HostLine,
     PeriodLine,
 )
-from solvers.waits import Waits, fcfs_waits
+from solvers.waits import Waits, fcfs_waits, on_hours
 
 
 @dataclass
@@ -96,6 +96,7 @@ class Ledger:
     always_on: bool = False  # jobs.runs = continuously: report whether every hour was served
     terms: Terms = field(default_factory=Terms)
     show_widths: bool = False  # the workload form: each line says the job width it runs at
+    hours_on: float | None = None  # options.machine_on as hours a day; None: machines on whenever there is work
 
     def _line_width(self, width: int) -> int | None:
         return width if self.show_widths else None
@@ -310,9 +311,27 @@ class Ledger:
                                    for p, h in zip(self.periods, hours, strict=True)])
         moved = np.concatenate([np.zeros(h) if p.moved is None else p.moved
                                 for p, h in zip(self.periods, hours, strict=True)])
-        owned = sum(n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
-                    for k, n in alloc.purchase.units.items())
-        return fcfs_waits(arrivals, np.maximum(moved, owned), bounds)
+        capacity = {k: n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
+                    for k, n in alloc.purchase.units.items()}
+        owned = sum(capacity.values())
+        if self.hours_on is None or self.hours_on >= 24:
+            return fcfs_waits(arrivals, np.maximum(moved, owned), bounds)
+        # bought machines work only while on; commitments (cloud instances) every hour; rented peaks as before;
+        # the packed cloud hours that do the work of machines while off, spread over the hours they are off
+        on = on_hours(arrivals, self.hours_on)
+        bought = sum(v for k, v in capacity.items() if not self.owned[k].is_commitment)
+        off = 1.0 - on
+        packed = np.zeros(len(arrivals))
+        for b, block in enumerate(self.blocks):
+            work = sum(float(hours_b[b]) * self.cloud[key].slots * self.cloud[key].speed * self.width
+                       for key, hours_b in alloc.packed_hours.items())
+            spans = [bounds[p] for p in block.periods]
+            off_hours = sum(float(off[a:z].sum()) for a, z in spans)
+            if work > 0 and off_hours > 0:
+                for a, z in spans:
+                    packed[a:z] += work * off[a:z] / off_hours
+        served = bought * on + (owned - bought) + np.maximum(moved - owned, 0.0) + packed
+        return fcfs_waits(arrivals, served, bounds)
 
     def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
                uses_cloud: bool) -> _Flows:

@@ -349,7 +349,7 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
                     {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
                     scaling_efficiency(profile), always_on=always_on(profile), terms=terms,
-                    show_widths=widths is not None)
+                    show_widths=widths is not None, hours_on=_hours_on(profile))
     started = time.perf_counter()
     model = build(owned_main, options.cloud, options.hosts, blocks, limits)
     others = (Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model,
@@ -361,6 +361,12 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
         raise SolverFailure("the solver returned no solution and no proof of infeasibility")
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
                 ledger.account(_allocation(main)), model=model, others=others)
+
+
+def _hours_on(profile: Profile) -> float | None:
+    """The hours a day owned machines are on (`options.machine_on` as a number), for the waits' read-out."""
+    machine_on = profile.options.machine_on
+    return None if isinstance(machine_on, str) else float(machine_on)
 
 
 def _evaluator(profile: Profile, owned: list[OwnedOption], options: Options, blocks: list[Block],

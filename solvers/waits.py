@@ -6,9 +6,10 @@ work queues for it. The window's length is only the longest a job may wait, and 
 for nothing when the plan holds enough GPUs anyway. So the read-out replays the hours in time order:
 - arrivals: the busy reference GPUs of each hour as given (a series, an hourly log; the utilisation form gives
   no order, so its busy hours are taken as the first u x 24 h of each day at N GPUs);
-- service capacity each hour: the plan's owned GPUs, present every hour (units x job slots x throughput, in
-  reference GPUs), or, in hours when the plan runs more than that, what it runs (its rented instances serve the
-  window-averaged load above the owned GPUs: `moved`);
+- service capacity each hour: the plan's owned GPUs (units x job slots x throughput, in reference GPUs), present
+  every hour, or only while the machines are on when they are on h hours a day (`on_hours`); above them what
+  the plan rents (its rented instances serve the window-averaged load above the owned GPUs: `moved`), and the
+  packed cloud hours that take the work of machines switched off, spread over the hours they are off;
 - the queue is served oldest work first (a fluid FCFS queue: served(t) = min(served(t-1) + capacity(t),
   arrived(t))), and carries over from one period to the next.
 
@@ -49,6 +50,23 @@ def fcfs_waits(arrivals: np.ndarray, capacity: np.ndarray, bounds: list[tuple[in
     totals = [float(waited[a:b][late[a:b]].sum()) for a, b in bounds]
     longest = [float(wait[a:b].max(initial=0.0)) for a, b in bounds]
     return Waits(totals, longest)
+
+
+def on_hours(arrivals: np.ndarray, hours_a_day: float) -> np.ndarray:
+    """Share of each hour that machines on `hours_a_day` hours a day are on (1, 0, or the last on-hour's fraction).
+
+    Which hours: the same ones every day, those of the day in which the most work arrives over the timeline (ties:
+    the earlier hour), as a lab that switches its machines on for a working day would choose. The timeline starts at
+    midnight (periods start on whole days). The fluid queue needs an hour-by-hour pattern; the planning model only
+    caps an owned GPU's hours at h / 24 of each period (`options.on_hours_share`)."""
+    total = len(arrivals)
+    by_hour = np.bincount(np.arange(total) % 24, weights=arrivals, minlength=24)[:24]
+    ranked = np.argsort(-by_hour, kind="stable")  # the busiest hour of the day first, ties in clock order
+    share = np.clip(hours_a_day - np.arange(24), 0.0, 1.0)  # 1 for each whole on-hour, then the fraction
+    day = np.zeros(24)
+    day[ranked] = share
+    pattern: np.ndarray = np.resize(day, total)
+    return pattern
 
 
 def day_pattern(gpus: float, utilisation: float, hours: int) -> np.ndarray:
