@@ -28,6 +28,8 @@ Costs: purchases net of resale, hosts, idle energy while the machine is on, ener
 from __future__ import annotations
 
 import math
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -225,6 +227,26 @@ def _cat(parts: list[np.ndarray], dtype: type = float) -> np.ndarray:
 
 
 INF = highspy.kHighsInf
+
+
+def _first_highs_quietly() -> None:
+    """Make the process's first `Highs` with its standard output (file descriptor 1) on the null device.
+
+    Why: HiGHS's C++ writes its banner ("Running HiGHS ...") to the process's stdout when the first `Highs` is
+    made, before any option can silence it, and only once per process. `gpuplan plan --json` writes the plan to
+    stdout, so without this the JSON a lab pipes into its tools began with two lines of banner."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+            highspy.Highs()  # type: ignore[no-untyped-call]
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+_first_highs_quietly()
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -563,11 +564,21 @@ def _jobs_of(width: int | None) -> str:
     return "" if width is None else f", jobs of {width} GPU{'s' if width > 1 else ''}"
 
 
+def names_condition(name: str, condition: str) -> bool:
+    """Whether a product's name already says its condition in its closing parentheses ("RTX 3090 (used, eBay)"):
+    the sentence then says it once, not "(used, eBay) (used)". The page reads names the same way
+    (static/plan-text.js `namesCondition`)."""
+    found = re.fullmatch(r"(.*) \(([^()]*)\)", name)
+    return found is not None and condition in found.group(2).split(", ")
+
+
 def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
                     profile: Profile, currency: str = "USD", factor: float = 1.0, *, jobs: bool = False) -> str:
     parts = []
     if plan.buy:
-        parts.append("Buy " + ", ".join(f"{b.count} x {b.name} ({b.condition}{_jobs_of(b.gpus_per_job)})"
+        parts.append("Buy " + ", ".join(f"{b.count} x {b.name}{_jobs_of(b.gpus_per_job)}"
+                                        if names_condition(b.name, b.condition)
+                                        else f"{b.count} x {b.name} ({b.condition}{_jobs_of(b.gpus_per_job)})"
                                         for b in plan.buy))
         if plan.hosts:
             parts[-1] += " in " + ", ".join(f"{h.count} x {h.name}" for h in plan.hosts)
@@ -602,4 +613,4 @@ def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, 
     return sentence + "."
 
 
-__all__ = ["Core", "SolverFailure", "make_plan", "solve_core"]
+__all__ = ["Core", "SolverFailure", "make_plan", "names_condition", "solve_core"]

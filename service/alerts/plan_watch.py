@@ -19,7 +19,7 @@ from pricing.catalog import Catalog
 from pricing.gpus import GpuTable
 from solvers.accounting import Accounts
 from solvers.errors import InfeasibleProfile, ProfileError
-from solvers.plan import SolverFailure, solve_core
+from solvers.plan import SolverFailure, names_condition, solve_core
 from solvers.profile import Profile
 
 # a watched profile's summary as the scheduler gets it; None when it could not be solved this time
@@ -41,8 +41,9 @@ def required_summary(profile: Profile, catalog: Catalog, today: dt.date) -> dict
 
 
 def summarise(plan: Accounts) -> dict[str, Any]:
-    purchases = [f"{b.count} x {b.name} ({b.condition}, {b.unit_price_usd:,.2f} USD each, {b.source})"
-                 for b in plan.buy]
+    purchases = [f"{b.count} x {b.name} ("
+                 + ("" if names_condition(b.name, b.condition) else f"{b.condition}, ")
+                 + f"{b.unit_price_usd:,.2f} USD each, {b.source})" for b in plan.buy]
     purchases += [f"{h.count} x {h.name} ({h.unit_price_usd:,.2f} USD each)" for h in plan.hosts]
     return {
         "total_cost_usd": round(plan.costs.total_usd, 2),

@@ -4,6 +4,9 @@ Every command runs on the test database (GPUPLAN_DATABASE_URL)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -195,3 +198,16 @@ def test_an_as_of_beyond_the_calendar_is_a_row_error_not_a_traceback(tmp_path: P
     refused = runner.invoke(app, ["import-prices", str(quotes)])
     assert refused.exit_code == 2 and "as_of" in refused.output, refused.output
     assert refused.exception is None or isinstance(refused.exception, SystemExit)
+
+
+def test_plan_json_on_the_process_stdout_is_json_alone(tmp_path: Path) -> None:
+    # HiGHS's C++ writes a banner to the process's stdout (file descriptor 1) when the first solver is made, which
+    # CliRunner does not capture: run the real command, as a lab pipes `gpuplan plan --json` into its tools
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps(WORKED_EXAMPLE))
+    env = {**os.environ, "GPUPLAN_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"}
+    done = subprocess.run([sys.executable, "-c", "from service.cli import app; app()", "plan", str(profile), "--json"],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert not done.stdout.startswith("Running HiGHS")
+    assert 285 <= json.loads(done.stdout)["break_even"]["days"] <= 300

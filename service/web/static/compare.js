@@ -3,7 +3,7 @@
 
 (() => {
   const { h, t, money, num, date, call, table, locale, chartUrl } = gp;
-  const { recommendation, value, productName } = gpText;
+  const { recommendation, value, productName, buyItem } = gpText;
   const $ = (id) => document.getElementById(id);
   const MAX = 6;
   // profile path -> the planning form's label for it, in the page's language (service/web/form_schema.py)
@@ -69,7 +69,7 @@
     if (b.kind === "commitment") {
       return t("c.commitment_item", { count, provider: b.provider, name: b.name, months: num(b.term_months, 0) });
     }
-    return t("rec.buy_item", { count, name: productName(b.name), condition: value("condition", b.condition), jobs: "" });
+    return buyItem(b, "");
   }
 
   /** Plans in different currencies: which rates put them in one, of which day (the API's `conversions`). */

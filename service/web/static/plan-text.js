@@ -22,6 +22,20 @@ const gpText = (() => {
    *  "RTX 4090 (d'occasion, eBay)" in French. The qualifier's parts the catalogue knows (`product.q.*`: condition and
    *  kind of price) and month-year dates ("Feb 2026") are translated; vendor names and anything else stay, and a
    *  name none of whose qualifier the page knows (a user's own "desktop (guide 2020)") stays as it was written. */
+  /** Whether a product's name says its condition in its closing parentheses ("RTX 3090 (used, eBay)"): then the
+   * sentence says it once (the API's `names_condition`). */
+  function namesCondition(name, condition) {
+    const found = /^(.*) \(([^()]*)\)$/.exec(name || "");
+    return !!found && found[2].split(", ").includes(condition);
+  }
+
+  /** One card or machine a plan buys, its condition said once. */
+  function buyItem(b, jobs) {
+    const values = { count: num(b.count, 0), name: productName(b.name), condition: value("condition", b.condition),
+      jobs };
+    return t(namesCondition(b.name, b.condition) ? "rec.buy_item_named" : "rec.buy_item", values);
+  }
+
   function productName(name) {
     const found = /^(.*) \(([^()]*)\)$/.exec(name || "");
     if (!found) return name;
@@ -81,8 +95,7 @@ const gpText = (() => {
     let sentence = "";
     const clause = (first, then, items) => { sentence += t(sentence ? then : first, { items }); };
     if (plan.buy.length) {
-      let items = joined(plan.buy.map((b) => t("rec.buy_item", { count: num(b.count, 0), name: productName(b.name),
-        condition: value("condition", b.condition), jobs: jobsOf(b.gpus_per_job) })));
+      let items = joined(plan.buy.map((b) => buyItem(b, jobsOf(b.gpus_per_job))));
       if ((plan.hosts || []).length) {
         items = t("rec.in_hosts", { items, hosts: joined(plan.hosts.map((h) => t("rec.host_item",
           { count: num(h.count, 0), name: h.name }))) });
@@ -178,5 +191,5 @@ const gpText = (() => {
     return text.startsWith("buy ") ? t("sens.buy", { items: text.slice(4) }) : text;
   }
 
-  return { value, recommendation, notice, notices, offer, decision, fromUsd, usdPerUnit, productName };
+  return { value, recommendation, notice, notices, offer, decision, fromUsd, usdPerUnit, productName, buyItem };
 })();

@@ -46,7 +46,11 @@ RESERVES = {"workload": "transformer_training", "horizon_months": 12, "electrici
 # 40% no longer pay for their host against renting, and the plan would not reach the hosts clause
 IN_A_HOST = {**PLACE_EXAMPLE, "currency": "USD", "demand": {**PLACE_EXAMPLE["demand"], "utilisation": 0.8},
              "prices": {"owned": [{**PLACE_EXAMPLE["prices"]["owned"][0], "currency": "USD"}]}}
-EXAMPLES = {"worked": WORKED_EXAMPLE, "catalog": CATALOG_EXAMPLE, "series": SERIES_EXAMPLE,
+# a student who buys a used card whose name says so ("RTX 3090 (used, eBay)"): the sentence says "used" once
+USED_CARD = {"workload": "transformer_training", "min_gpu_memory_gb": 24, "horizon_months": 36,
+             "demand": {"gpus": 1, "utilisation": 0.7, "reference_gpu": "RTX 3090"},
+             "electricity_usd_per_kwh": 0.15, "options": {"allow_marketplace": False}}
+EXAMPLES = {"used_card": USED_CARD, "worked": WORKED_EXAMPLE, "catalog": CATALOG_EXAMPLE, "series": SERIES_EXAMPLE,
             "workload": WORKLOAD_EXAMPLE, "finance": FINANCE_EXAMPLE, "reserves": RESERVES, "in_a_host": IN_A_HOST}
 needs_node = pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
 
@@ -77,6 +81,14 @@ def test_the_english_page_composes_the_apis_own_sentence(plans: dict[str, Any]) 
         kinds["no_pay"] |= not plan["buy"]
     assert all(kinds.values()), kinds  # the examples reach every clause of the sentence
     assert _composed(chosen, "en") == [plan["recommendation"] for plan, _ in chosen]
+
+
+def test_a_name_that_says_its_condition_is_not_followed_by_it_again(plans: dict[str, Any]) -> None:
+    plan, _ = plans["used_card"]
+    bought = plan["buy"][0]
+    assert bought["condition"] == "used" and bought["name"].endswith("(used, eBay)"), bought["name"]
+    assert f"1 x {bought['name']} in " in plan["recommendation"], plan["recommendation"]
+    assert "(used)" not in plan["recommendation"], plan["recommendation"]
 
 
 @needs_node
