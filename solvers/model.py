@@ -96,8 +96,9 @@ def cells_of(blocks: list[Block]) -> Cells:
 
 def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits,
                load: tuple[float, list[tuple[float, float]]] | None = None) -> int:
-    """Most units worth buying: enough slots for the busiest level and the busiest block's hours. `load`: the
-    blocks' `block_load`, when many options are bounded at once."""
+    """Most units worth buying: enough slots for the busiest level and the busiest block's hours, in whole jobs
+    for bare cards pooled for jobs wider than one GPU (a spare replica of a 2-GPU job at 95% availability is two
+    more cards, not one). `load`: the blocks' `block_load`, when many options are bounded at once."""
     if option.slots_per_unit <= 0:
         return 0
     need, work = block_load(blocks) if load is None else load
@@ -105,7 +106,11 @@ def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits,
     for done, hours in work:
         busy = done / option.throughput
         need = max(need, busy / (availability * hours))
-    bound = math.ceil(need / option.slots_per_unit - 1e-9)
+    if option.includes_host or option.width == 1 or option.is_commitment:
+        bound = math.ceil(need / option.slots_per_unit - 1e-9)
+    else:  # bare cards pooled for wider jobs serve whole jobs (`_slot_columns`' q): enough cards for whole jobs
+        jobs = math.ceil(need / option.load_per_gpu - 1e-9)
+        bound = math.ceil(jobs * option.width / option.gpus_per_unit - 1e-9)
     if option.max_units is not None:
         bound = min(bound, option.max_units)
     if option.is_commitment:
