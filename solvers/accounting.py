@@ -144,9 +144,12 @@ class Ledger:
         job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=len(self.blocks))
         for key, packed in alloc.packed_hours.items():
             c = self.cloud[key]
-            job_hours += packed * c.slots * c.speed
+            job_hours += packed * c.packed_capacity
+            # an instance-hour rented for one replica's outage: its other GPUs are paid for and idle
+            idle_gpus = max(c.gpu_count - c.width * (c.packed_capacity / c.speed) / c.load_per_gpu, 0.0)
             for b, f in enumerate(figures):
                 f.cloud_hours[key] = f.cloud_hours.get(key, 0.0) + packed[b]
+                f.unused_rented += idle_gpus * packed[b] if c.displaced_slots is not None else 0.0
         active = cells.hours > 1e-9
         for b, f in enumerate(figures):
             mine = active & (cells.block == b)
@@ -323,7 +326,7 @@ class Ledger:
         off = 1.0 - on
         packed = np.zeros(len(arrivals))
         for b, block in enumerate(self.blocks):
-            work = sum(float(hours_b[b]) * self.cloud[key].slots * self.cloud[key].speed * self.width
+            work = sum(float(hours_b[b]) * self.cloud[key].packed_capacity * self.width
                        for key, hours_b in alloc.packed_hours.items())
             spans = [bounds[p] for p in block.periods]
             off_hours = sum(float(off[a:z].sum()) for a, z in spans)

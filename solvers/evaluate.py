@@ -96,7 +96,7 @@ class Evaluator:
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
         # cheapest price per job-hour of a fully used instance (maintenance cover)
-        self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
+        self._packed = min((c.usd_per_hour / c.packed_capacity for c in cloud), default=math.inf)
         self.weights = weights
         self._block_weight = (None if weights is None or (weights.nominal and (weights.block == 1.0).all())
                               else weights.block)  # as the model's screening takes it

@@ -396,7 +396,7 @@ def displacement_never_pays(owned: list[OwnedOption], cloud: list[CloudOption], 
     Both sides are per reference job-hour of the same block, so block weights (present value) scale them alike."""
     if not owned or not cloud:
         return True
-    cheapest_cloud = min(c.usd_per_hour / (c.slots * c.speed) for c in cloud)
+    cheapest_cloud = min(c.usd_per_hour / c.packed_capacity for c in cloud)
     dearest_energy = max(o.usd_per_job_hour(limits.usd_per_kwh) for o in owned)
     return cheapest_cloud > dearest_energy
 
@@ -635,7 +635,8 @@ def _active(blocks: list[Block]) -> np.ndarray:
 
 
 def _displaced_work(model: Model) -> None:
-    """Work displaced by owned maintenance runs on packed cloud hours: sum_o slots speed y_ob >= sum_g r_g d_gb."""
+    """Work displaced by owned maintenance runs on packed cloud hours: sum_o capacity_o y_ob >= sum_g r_g d_gb
+    (capacity: slots x speed, one replica for always-on load, `CloudOption.packed_capacity`)."""
     if not model.d.size:
         return
     n_blocks = model.n_blocks
@@ -643,7 +644,7 @@ def _displaced_work(model: Model) -> None:
     model.builder.add_rows(
         np.concatenate([np.tile(row, len(model.cloud)), np.tile(row, len(model.owned))]),
         np.concatenate([model.y.reshape(-1), model.d.reshape(-1)]),
-        np.concatenate([np.repeat([c.slots * c.speed for c in model.cloud], n_blocks),
+        np.concatenate([np.repeat([c.packed_capacity for c in model.cloud], n_blocks),
                         np.repeat([-o.throughput for o in model.owned], n_blocks)]),
         np.zeros(n_blocks), INF)
 

@@ -136,11 +136,19 @@ class CloudOption:
     load_per_gpu: float = 1.0  # always-on divisible load: reference load units one of its GPUs carries
     width: int = 1  # GPUs one job takes on this offer (jobs.gpus_per_job, or its GPU type's own in the workload form)
     offer: str = ""  # copies of one offer at several widths share it (and its quota); "" = this option's own key
+    # jobs (load units) of owned work displaced by maintenance that one instance-hour takes: its slots, or one
+    # replica for always-on load (`displaced_replicas`)
+    displaced_slots: float | None = None
 
     @property
     def quota_group(self) -> str:
         """The offer whose quota this option draws on: copies at several widths share one machine's quota."""
         return self.offer or self.key
+
+    @property
+    def packed_capacity(self) -> float:
+        """Reference job-hours of displaced owned work one packed instance-hour does (the model's y columns)."""
+        return (self.slots if self.displaced_slots is None else self.displaced_slots) * self.speed
 
     @property
     def usd_per_ref_hour(self) -> float:
@@ -621,9 +629,10 @@ def build_options(
     candidates = len(owned) + len(cloud_frame)
     if cloud_filter is not None:
         cloud_frame = cloud_filter(cloud_frame)
+    cloud = cloud_options(cloud_frame)
     return Options(
         owned,
-        cloud_options(cloud_frame),
+        displaced_replicas(cloud) if jobs.runs == "continuously" else cloud,
         hosts,
         rate,
         opts.availability,
@@ -633,6 +642,15 @@ def build_options(
         candidates,
         width,
     )
+
+
+def displaced_replicas(cloud: list[CloudOption]) -> list[CloudOption]:
+    """Always-on load: an instance rented for the hours an owned replica is down for maintenance carries that one
+    replica, whatever else it could hold. Outages of owned machines come one at a time (5% of the hours of each,
+    seldom together), so packing four replicas' outage hours into one 8-GPU instance-hour, as work that may be run
+    at any hour of the block is packed, served one hour of a service with a quarter of an instance. A replica's
+    outage on a card that carries more than one load unit takes as many instance-hours (the safe side)."""
+    return [replace(c, displaced_slots=min(float(c.slots), 1.0)) for c in cloud]
 
 
 def useful_widths(owned: list[OwnedOption], hosts: list[Host]) -> list[OwnedOption]:
