@@ -45,6 +45,11 @@ TEMPLATES: dict[str, str] = {
                                     "finishes the work in fewer hours, so the plan holds GPUs for fewer hours than "
                                     "the service runs; if it must answer every hour, set jobs.runs = "
                                     "\"continuously\"",
+    "memory_below_reference": ("the plan or an alternative uses {gpus}, with less memory than the reference "
+                               "{reference} ({reference_gb:g} GB) the work was sized on; min_gpu_memory_gb is not "
+                               "set, so a job that needs the reference's memory may not fit them: give "
+                               "min_gpu_memory_gb (the guide: 24 GB for transformer work, 11 GB for pretrained "
+                               "transformers, 10 GB for computer vision)"),
     "waits_beyond_window": ("under this plan some work waits up to {hours:,.0f} h, longer than the "
                             "{window_hours:,.0f} h (jobs.patience = {patience}) it may wait: the plan holds each "
                             "window's average load, and GPUs idle early in a window cannot serve work that arrives "

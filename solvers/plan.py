@@ -22,6 +22,7 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from pricing.catalog import Catalog
+from pricing.gpus import GpuTable
 from solvers import defaults
 from solvers.accounting import Accounts, Allocation, Ledger
 from solvers.blocks import Block, merge_periods
@@ -174,6 +175,27 @@ def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice
     notes += _inference_notices(profile)
     notes += _wait_notices(profile, plan)
     return notes
+
+
+def _memory_notices(profile: Profile, gpus: GpuTable, answers: list[Accounts | None]) -> list[Notice]:
+    """Work sized on a reference GPU planned (by the plan or an alternative) on GPUs with less memory, when the
+    profile gave no memory floor: the throughput model says how fast they would run the work, not whether its
+    jobs fit in their memory (DOMAIN.md section 2 gives the guide's minimum memory by use), so the plan says which
+    ones and how to require more. The default floor stays 0: a floor at the reference's memory would change every
+    plan of work sized on a large card."""
+    if "min_gpu_memory_gb" in profile.model_fields_set:
+        return []
+    reference = gpus.canonical(profile.planned_demand.reference_gpu)
+    if reference is None:
+        return []
+    floor = gpus[reference].memory_gb
+    used = [gpu for plan in answers if plan is not None
+            for gpu in [*(b.gpu for b in plan.buy), *(c.gpu for c in plan.cloud), *(c.gpu for c in plan.commitments)]]
+    names = {gpus.canonical(gpu) for gpu in used}
+    smaller = sorted(name for name in names if name is not None and gpus[name].memory_gb < floor - 1e-9)
+    if not smaller:
+        return []
+    return [notice("memory_below_reference", gpus=smaller, reference=reference, reference_gb=floor)]
 
 
 WINDOW_HOURS = {"day": 24.0, "week": 168.0}  # a month's window is its own days x 24
@@ -427,7 +449,9 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     cloud_only_acc, buy_only_acc, buy_only_sol, notes = (others.cloud_only, others.buy_only,
                                                          others.buy_only_solution, others.notes)
 
-    warnings = (_option_notices(options) + _warnings(profile, options, plan_acc) + _status_warnings(main)
+    memory = ([] if core.workload is not None
+              else _memory_notices(profile, catalog.gpus, [plan_acc, cloud_only_acc, buy_only_acc]))
+    warnings = (_option_notices(options) + _warnings(profile, options, plan_acc) + memory + _status_warnings(main)
                 + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
                                          list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
                                          plan_acc.cloud, plan_acc.costs.total_usd))
