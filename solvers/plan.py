@@ -24,7 +24,7 @@ import numpy as np
 from pricing.catalog import Catalog
 from pricing.gpus import GpuTable
 from solvers import defaults
-from solvers.accounting import Accounts, Allocation, Ledger
+from solvers.accounting import Accounts, Allocation, Ledger, cloud_label
 from solvers.blocks import Block, merge_periods
 from solvers.currency import format_money, usd_to
 from solvers.curves import crossing, cumulative_points, curve, day_grid
@@ -163,8 +163,9 @@ def _allocation(sol: MipSolution) -> Allocation:
 
 def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
     """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
-    notes = [notice("marketplace_listing", listing=label) if plan.listing_machines.get(label, 1) <= 1
-             else notice("marketplace_aggregate", listing=label, count=plan.listing_machines[label])
+    said = {cloud_label(c): f"{c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')})" for c in options.cloud}
+    notes = [notice("marketplace_listing", listing=said.get(label, label)) if plan.listing_machines.get(label, 1) <= 1
+             else notice("marketplace_aggregate", listing=said.get(label, label), count=plan.listing_machines[label])
              for label in plan.listings]
     notes += [notice("partial_upfront_fee_unknown", provider=line.provider, name=line.name)
               for line in plan.commitments if line.payment == "partial_upfront" and not line.upfront_usd]

@@ -154,7 +154,7 @@ def test_a_marketplace_listing_is_one_machine_and_can_be_excluded() -> None:
     profile["demand"]["gpus"] = 3
     plan = plan_for(profile)
     assert plan.total_cost_usd == pytest.approx(HOURS_2027 * (0.10 + 2 * 1.0), abs=0.01)
-    assert any("marketplace listing vast/host-123" in w for w in plan.warnings)
+    assert any("marketplace listing vast host-123 (r1, on-demand):" in w for w in plan.warnings), plan.warnings
     profile["options"]["allow_marketplace"] = False
     without = plan_for(profile)
     assert without.total_cost_usd == pytest.approx(HOURS_2027 * 3.0, abs=0.01)
