@@ -45,7 +45,7 @@ def render_plan(plan: PlanResult, console: Console) -> None:
         console.print(t)
     if plan.cloud:
         t = Table(title="Cloud hours")
-        for col in ("provider", "instance", "GPU", "region", "pricing", "USD/h", "hours", "cost"):
+        for col in ("provider", "instance", "GPU", "region", "pricing", f"{plan.currency}/h", "hours", "cost"):
             t.add_column(col)
         for c in plan.cloud:
             t.add_row(
@@ -54,7 +54,7 @@ def render_plan(plan: PlanResult, console: Console) -> None:
                 f"{c.gpu_count} x {c.gpu}",
                 c.region,
                 c.pricing,
-                f"{c.usd_per_hour:g}",
+                f"{c.usd_per_hour:.4g}",  # the plan's currency (readout_money converts the USD fields)
                 f"{c.hours:,.1f}",
                 _money(c.cost_usd, plan.currency),
             )

@@ -211,3 +211,15 @@ def test_plan_json_on_the_process_stdout_is_json_alone(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert not done.stdout.startswith("Running HiGHS")
     assert 285 <= json.loads(done.stdout)["break_even"]["days"] <= 300
+
+
+def test_the_cloud_table_states_the_plans_currency(tmp_path: Path) -> None:
+    # a plan in EUR converts every money field, the cloud table's hourly prices too: its column must say EUR/h
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"workload": "cnn_training", "horizon_months": 24, "currency": "EUR",
+                                   "demand": {"gpus": 1, "utilisation": 0.2, "reference_gpu": "RTX 4090"},
+                                   "electricity": {"location": "DE"}}))
+    done = runner.invoke(app, ["plan", str(profile)], terminal_width=200)
+    assert done.exit_code == 0, done.output
+    header = next(line for line in done.output.splitlines() if "provider" in line and "pricing" in line)
+    assert "EUR/h" in header and "USD/h" not in header, header
