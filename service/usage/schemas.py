@@ -68,6 +68,9 @@ class UsageSummaryOut(BaseModel):
     instant_peak: float | None
     busy_rule: str
     notes: list[str] = Field(description="readings the parser made that are worth checking")
+    gpu_hours_by_job_width: dict[str, float] = Field(
+        default_factory=dict, description="Slurm logs: GPU-hours of the allocations by the GPUs each held (its job "
+        "width), e.g. {\"1\": 120.0, \"4\": 880.0}; empty for nvidia-smi and DCGM logs, which see GPUs, not jobs")
     gpu_hours: float
     peak: float
     p50: float

@@ -43,6 +43,8 @@ class UsageSeries:
     instant_peak: float | None = None  # most GPUs busy at one moment (Slurm: exact); hourly averages smooth it
     busy_rule: str = ""
     notes: tuple[str, ...] = field(default=())
+    # Slurm: GPU-hours of the allocations by the GPUs each held, widest last; sampled formats see GPUs, not jobs
+    gpu_hours_by_width: tuple[tuple[int, float], ...] = ()
 
     def __post_init__(self) -> None:
         if self.start.tzinfo is None or self.start.utcoffset() != dt.timedelta(0):
@@ -78,6 +80,7 @@ class UsageSeries:
             "instant_peak": self.instant_peak,
             "busy_rule": self.busy_rule,
             "notes": list(self.notes),
+            "gpu_hours_by_job_width": {str(w): round(h, 3) for w, h in self.gpu_hours_by_width},
             "busy_gpus": [round(float(v), 6) for v in self.busy_gpus],
             "observed": [bool(v) for v in self.observed],
         }

@@ -71,7 +71,10 @@ def parse_sacct(data: str | bytes, tz: str = UTC, until: dt.datetime | None = No
     if not holds.any():
         raise UsageFormatError(columns["tres"], "no job in the file held a GPU", line=int(table.index[0]))
     load = interval_load(start[holds], end[holds], gpus[holds].astype(np.float64))
+    by_width = gpu_hours_by_width(gpus[holds], end[holds] - start[holds])
     notes = [f"{int(holds.sum())} of {len(table)} allocations held GPUs"]
+    if (note := width_note(by_width)) is not None:
+        notes.append(note)
     if (clipped := int((running & holds).sum())):
         at = dt.datetime.fromtimestamp(horizon, dt.UTC).isoformat().replace("+00:00", "Z")
         notes.append(f"{clipped} running jobs (End Unknown) counted until {at}")
@@ -87,7 +90,28 @@ def parse_sacct(data: str | bytes, tz: str = UTC, until: dt.datetime | None = No
         source_format=FORMAT, observed=load.observed, gpu_models=tuple(sorted(models)), jobs=int(holds.sum()),
         instant_peak=float(instant_peak(start[holds], end[holds], gpus[holds])),
         busy_rule="an allocated GPU is busy for the whole allocation", notes=tuple(notes),
+        gpu_hours_by_width=by_width,
     )
+
+
+def gpu_hours_by_width(gpus: np.ndarray, seconds: np.ndarray) -> tuple[tuple[int, float], ...]:
+    """GPU-hours of the allocations grouped by the GPUs each held (its job width), narrowest first."""
+    widths, group = np.unique(gpus.astype(np.int64), return_inverse=True)
+    hours = np.bincount(group, weights=gpus * seconds / 3600.0, minlength=len(widths))
+    return tuple((int(w), float(h)) for w, h in zip(widths, hours, strict=True))
+
+
+def width_note(by_width: tuple[tuple[int, float], ...]) -> str | None:
+    """What the hourly series leaves out when jobs held several GPUs together: it counts GPUs busy, and a plan on
+    it runs jobs of `jobs.gpus_per_job` GPUs (1 unless set), so jobs that need 4 GPUs on one machine would be
+    planned as four 1-GPU jobs on any four GPUs."""
+    total = sum(h for _, h in by_width)
+    wide = sum(h for w, h in by_width if w > 1)
+    if total <= 0 or wide <= 0:
+        return None
+    shares = ", ".join(f"{w} GPU{'s' if w > 1 else ''} {h / total:.0%}" for w, h in by_width)
+    return (f"GPU-hours by GPUs per allocation: {shares}; the hourly series counts GPUs, not jobs: set "
+            "jobs.gpus_per_job to the GPUs a job needs on one machine")
 
 
 def instant_peak(start_s: np.ndarray, end_s: np.ndarray, gpus: np.ndarray) -> int:

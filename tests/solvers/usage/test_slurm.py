@@ -34,6 +34,19 @@ def test_sample_hour_by_hour(sample) -> None:
     assert "GPU allocations by state: COMPLETED 2, CANCELLED 1, FAILED 1, RUNNING 1" in series.notes
 
 
+def test_gpu_hours_by_job_width(sample) -> None:
+    # 1 GPU: 1004_1 a quarter hour + 1006 three quarters = 1.0; 2 GPUs: 1001 2 h + 1002 2.5 h = 9.0 GPU-hours;
+    # 4 GPUs: 1005 from 13:00 to the file's last time, 14:00 = 4.0; the hourly series counts GPUs only, so it says so
+    series = parse_sacct(sample.bytes("sacct_allocations.txt"))
+    assert series.gpu_hours_by_width == ((1, pytest.approx(1.0)), (2, pytest.approx(9.0)), (4, pytest.approx(4.0)))
+    assert series.to_dict()["gpu_hours_by_job_width"] == {"1": 1.0, "2": 9.0, "4": 4.0}
+    note = next(n for n in series.notes if n.startswith("GPU-hours by GPUs per allocation"))
+    assert "1 GPU 7%, 2 GPUs 64%, 4 GPUs 29%" in note and "jobs.gpus_per_job" in note
+    one_wide = parse_sacct(HEADER + "1|2024-05-01T10:00:00|2024-05-01T12:00:00|gres/gpu=1|COMPLETED\n")
+    assert one_wide.gpu_hours_by_width == ((1, 2.0),)
+    assert not any(n.startswith("GPU-hours by GPUs") for n in one_wide.notes)  # nothing left out
+
+
 def test_until_extends_running_jobs(sample) -> None:
     series = parse_sacct(sample.text("sacct_allocations.txt"), until=dt.datetime(2024, 5, 1, 15, tzinfo=UTC))
     assert series.busy_gpus.tolist() == [2.0, 4.0, 2.25, 5.75, 4.0]
