@@ -144,7 +144,7 @@ def render_workload(workload: WorkloadPlan, console: Console) -> None:
                   f"in {workload.reference_gpu} GPU-hours (jobs of {workload.reference_gpus_per_job}), "
                   f"{workload.reference_gpu_hours_per_month:,.1f} a month")
     t = Table(title="GPU types considered")
-    for col in ("GPU", "GPUs/job", "hours/job", "memory/GPU GB", "sharding", "in plan", "GPUs/job in plan",
+    for col in ("GPU", "GPUs/job", "hours/job", "memory/GPU GB", "sharding", "usable", "GPUs/job in plan",
                 "why left out"):
         t.add_column(col)
     for row in workload.gpus:
