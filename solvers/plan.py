@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Generic, TypeVar
 
@@ -35,7 +35,7 @@ from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
 from solvers.model import Limits, MipSolution, Model, SolveStatus, build, card_capacity, rent_only, solve, solved
 from solvers.notices import Notice, classified, notice, texts
-from solvers.options import HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
+from solvers.options import CloudOption, HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
 from solvers.periods import Period, always_on, build_periods, scaling_efficiency
 from solvers.place_inputs import prepare
 from solvers.profile import Profile, UtilisationDemand
@@ -46,9 +46,10 @@ from solvers.result import (
     BreakEven,
     Crossings,
     PlanResult,
+    SimpleBreakEven,
     SolverInfo,
 )
-from solvers.simple import simple_break_even
+from solvers.simple import Budget, JobDemand, cheapest_cloud, simple_break_even
 from solvers.thresholds import MAX_DEMAND_SCALE, CloudSide, find_thresholds
 from solvers.workload.demand import compile_job
 from solvers.workload.schema import WorkloadPlan
@@ -533,17 +534,13 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
     demand = profile.demand
     max_scale = 1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE
     found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, plan_buys, cloud_side)
-    reference = min(options.cloud, key=lambda c: (c.usd_per_ref_hour, c.key), default=None)
+    job_demand = _job_demand(blocks, horizon_days, limits)
+    reference = _reference_offer([cloud_only, plan], options, job_demand)
 
-    simple = None
-    chosen = _simple_owned(plan_purchase, owned, singles)
-    if chosen is not None and reference is not None:
-        if chosen.width != limits.width:  # the closed form reads reference GPU-hours per GPU-hour
-            chosen = replace(chosen, throughput=chosen.throughput * limits.width / chosen.width)
-        host = None if chosen.includes_host else fitting_host(chosen, options.hosts)
-        ref_per_day = sum(b.demand for b in blocks) / horizon_days
-        simple = simple_break_even(chosen, host, reference, ref_per_day, chosen.available(limits.availability),
-                                   limits.usd_per_kwh)
+    simple, simple_note = None, None
+    if reference is not None:
+        simple, simple_note = _simple(_simple_owned(plan_purchase, owned, singles), options.hosts, reference,
+                                      job_demand, limits)
 
     return BreakEven(
         days=None if payback is None else round(payback, 2),
@@ -563,17 +560,60 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
         basis="present_value" if profile.options.discount_rate > 0 else "nominal",
         cloud_only_commitments=bool(cloud_side.scaled),
         simple=simple,
+        simple_note=simple_note,
     )
 
 
-def _simple_owned(plan_purchase: Purchase, owned: list[OwnedOption], singles: list[Purchase]) -> OwnedOption | None:
+def _job_demand(blocks: list[Block], horizon_days: int, limits: Limits) -> JobDemand:
+    """The closed form's demand in the model's units: job-hours at reference pace a day (the levels' jobs x hours),
+    the most jobs at once, and whether rented instances are packed (work may wait)."""
+    job_hours = sum(float(np.dot(b.jobs, b.level_hours)) for b in blocks)
+    peak = max((b.peak_jobs for b in blocks), default=0.0)
+    return JobDemand(job_hours / horizon_days, max(1, math.ceil(peak - 1e-9)), not limits.integer_instances)
+
+
+def _reference_offer(rented: list[Accounts | None], options: Options, demand: JobDemand) -> CloudOption | None:
+    """The cloud offer the closed form and the cloud-price threshold are stated on: the one rented most (largest
+    rent) by cloud only, what renting instead of buying takes (the plan itself when it buys nothing; a plan that
+    buys may rent only peaks or, packed, its cards' maintenance hours), else by the plan; when neither rents, the
+    cheapest per job-hour of this demand's jobs, an instance rented whole (a 1-GPU job is not priced at an eighth
+    of an 8-GPU instance)."""
+    for accounts in rented:
+        for line in [] if accounts is None else accounts.cloud:  # largest cost first
+            same = [c for c in options.cloud if (c.provider, c.name, c.region, c.pricing, c.usd_per_hour)
+                    == (line.provider, line.name, line.region, line.pricing, line.usd_per_hour)
+                    and (line.gpus_per_job is None or c.width == line.gpus_per_job)]
+            if same:
+                return cheapest_cloud(same, demand)
+    return cheapest_cloud(options.cloud, demand)
+
+
+def _simple(candidates: list[OwnedOption], hosts: list[HostOption], reference: CloudOption, demand: JobDemand,
+            limits: Limits) -> tuple[SimpleBreakEven | None, str | None]:
+    """The closed form on the first candidate that runs a whole job within the budget, or why there is none."""
+    budget = Budget(limits.max_capex_usd, limits.max_owned_gpus)
+    for option in candidates:
+        simple = simple_break_even(option, hosts, reference, demand, option.available(limits.availability),
+                                   limits.usd_per_kwh, budget)
+        if simple is not None:
+            return simple, None
+    if not candidates:
+        return None, None
+    budgeted = " within options.max_capex_usd and options.max_owned_gpus" if (
+        limits.max_capex_usd is not None or limits.max_owned_gpus is not None) else ""
+    return None, (f"the guide's closed form has no owned option that runs one whole job{budgeted} (a job's GPUs "
+                  "in one host that holds them all)")
+
+
+def _simple_owned(plan_purchase: Purchase, owned: list[OwnedOption], singles: list[Purchase]) -> list[OwnedOption]:
+    """The closed form's owned option, in order of preference: the plan's most-bought, then the leading single
+    units (the first that runs a whole job within the budget is used)."""
     by_key = {o.key: o for o in owned}
+    keys: list[str] = []
     if not plan_purchase.empty:
-        key = max(((k, n) for k, n in plan_purchase.units.items() if n > 0), key=lambda kv: (kv[1], kv[0]))[0]
-        return by_key.get(key)
-    if singles:
-        return by_key[next(iter(singles[0].units))]
-    return None
+        keys.append(max(((k, n) for k, n in plan_purchase.units.items() if n > 0), key=lambda kv: (kv[1], kv[0]))[0])
+    keys += [next(iter(s.units)) for s in singles]
+    return [by_key[k] for k in dict.fromkeys(keys) if k in by_key]
 
 
 def _horizon_text(profile: Profile, horizon_days: int, periods: int) -> str:

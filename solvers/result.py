@@ -178,16 +178,28 @@ class CumulativePoint(BaseModel):
 
 
 class SimpleBreakEven(BaseModel):
-    """The guide's closed form: one owned option against one cloud offer at the average demand."""
+    """The guide's closed form: one owned option against one cloud offer at the average demand, each side priced
+    for what the job can use (whole jobs of owned GPUs in a host that holds them; a rented instance's price shared
+    only by the jobs it holds at once)."""
 
     owned: str
-    cloud: str
+    cloud: str = Field(description="the cloud offer: the one the plan rents most (by cost), else the cheapest per "
+                       "hour of this demand's jobs, an instance rented whole")
     units: int
     owned_name: str | None = Field(None, description="the owned option of `owned` (it is units x owned_name, in "
                                    "hosts x host_name when the cards need a host): for a client composing `owned` in "
                                    "its language")
     hosts: int = Field(0, description="host machines the units go in (0: the option includes its host)")
     host_name: str | None = None
+    jobs: int = Field(1, description="whole jobs at once the units run (a job of gpus_per_job GPUs has them all in "
+                      "one host), enough for the average demand unless capped_by")
+    gpus_per_job: int = Field(1, description="GPUs one job takes on the owned option")
+    cloud_jobs_per_instance: int = Field(1, description="jobs of this demand one instance of the cloud offer holds "
+                                         "at once: its price per job-hour is the instance's over these (all its "
+                                         "slots when work may wait and instances are packed)")
+    capped_by: Literal["max_capex_usd", "max_owned_gpus"] | None = Field(
+        None, description="the limit that keeps the purchase below the average demand: it then carries part of the "
+        "work, and both sides' costs per day are of that part")
     upfront_usd: float
     owned_usd_per_day: float
     cloud_usd_per_day: float
@@ -215,9 +227,12 @@ class BreakEven(BaseModel):
         description="electricity rate at which the buy/rent decision flips"
     )
     cloud_price_threshold_usd_per_hour: float | None = Field(
-        description="price of the reference cloud offer at which the buy/rent decision flips"
+        description="price of the reference cloud offer at which the buy/rent decision flips (every cloud price moves "
+        "in proportion)"
     )
-    cloud_price_threshold_offer: str | None
+    cloud_price_threshold_offer: str | None = Field(
+        description="the reference cloud offer: the one the plan rents most (by cost), else the cheapest per hour of "
+        "this demand's jobs, an instance rented whole (the closed form's offer too)")
     thresholds_note: str
     basis: Literal["nominal", "present_value"] = Field(
         "nominal", description="what the break-even day, curves and thresholds compare: nominal sums, or present "
@@ -226,6 +241,8 @@ class BreakEven(BaseModel):
         False, description="cloud only (the alternative, the curves and the thresholds) may hold reserved or "
         "committed instances: the profile brings commitment quotes or allows the catalog's")
     simple: SimpleBreakEven | None
+    simple_note: str | None = Field(None, description="why there is no closed form although the profile has owned "
+                                    "and cloud options (no host holds a whole job, or none fits the budget)")
 
 
 class Alternatives(BaseModel):

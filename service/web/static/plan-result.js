@@ -85,18 +85,24 @@ const gpResult = (() => {
       h("code", {}, be.simple.formula), ` = ${usd(be.simple.upfront_usd)} / (${usd(be.simple.cloud_usd_per_day)}`
       + ` − ${usd(be.simple.owned_usd_per_day)}) = `,
       h("strong", {}, be.simple.days === null ? t("r.never") : t("r.days", { n: num(be.simple.days, 0) })),
-      " ", t("r.simple_against", { owned: simpleOwned(be.simple), cloud: offer(plan, be.simple.cloud) })) : null;
+      " ", t("r.simple_against", { owned: simpleOwned(be.simple), cloud: offer(plan, be.simple.cloud) }),
+      be.simple.capped_by ? ` ${be.simple.capped_by === "max_owned_gpus" ? t("r.simple_capped_max_owned_gpus")
+        : t("r.simple_capped_max_capex_usd")}` : null) : null;
     return card(t("r.flips"), "thresholds", h("dl", { class: "thresholds" }, rows.flat()),
       h("p", { class: "muted small" }, t("r.thresholds_note")), simple);
   }
 
-  /** The closed form's owned side ("1 x RTX 3090 desktop", "2 x RTX 4090 in 1 x 2-GPU workstation") in the reader's
-   *  words, from its parts; the API's English `owned` for a plan made before the parts were answered. */
+  /** The closed form's owned side ("1 x RTX 3090 desktop", "2 x RTX 4090 in 1 x 2-GPU workstation", "8 x RTX 4090
+   *  in 1 x 8-GPU server (1 job of 8 GPUs at once)") in the reader's words, from its parts; the API's English
+   *  `owned` for a plan made before the parts were answered. */
   function simpleOwned(simple) {
     if (!simple.owned_name) return simple.owned;
-    const owned = t("r.simple_owned", { count: num(simple.units, 0), name: productName(simple.owned_name) });
-    return simple.hosts && simple.host_name ? t("r.simple_in_hosts", { owned, count: num(simple.hosts, 0),
-      host: productName(simple.host_name) }) : owned;
+    const units = t("r.simple_owned", { count: num(simple.units, 0), name: productName(simple.owned_name) });
+    const owned = simple.hosts && simple.host_name ? t("r.simple_in_hosts", { owned: units,
+      count: num(simple.hosts, 0), host: productName(simple.host_name) }) : units;
+    // jobs wider than one GPU: the count in whole jobs (plans made before it was answered have no gpus_per_job)
+    return simple.gpus_per_job > 1 ? t("r.simple_jobs", { owned, jobs: num(simple.jobs, 0),
+      gpus: num(simple.gpus_per_job, 0) }) : owned;
   }
 
   function costs(plan) {
@@ -283,5 +289,6 @@ const gpResult = (() => {
     await render(plan);
   }
 
-  return { show, months };  // months: also for tests/service/web/test_month_table.py
+  // months, thresholds: also for tests/service/web/test_month_table.py and test_closed_form_text.py
+  return { show, months, thresholds };
 })();
