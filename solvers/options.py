@@ -557,7 +557,7 @@ def build_options(
     jobs = profile.jobs
     width = jobs.gpus_per_job
     unit = load_unit(profile)  # reference replicas per load unit of always-on divisible load
-    peak_units = math.ceil(peak_load(profile) / unit - 1e-9) if jobs.runs == "continuously" else math.inf
+    peak_units = max(1, math.ceil(peak_load(profile) / unit - 1e-9)) if jobs.runs == "continuously" else math.inf
     years = horizon_days / 365.25
     used_value = _hardware_table(catalog).used_value
 
