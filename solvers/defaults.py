@@ -95,6 +95,13 @@ VERIFIED_HOST_FEEDS = frozenset({"vast", "snapshot/vast", "skypilot_vast"})
 # neighbouring levels are merged into their hour-weighted mean (exact in work, approximate in rounding).
 MAX_LEVELS_PER_PERIOD = 12
 
+# Always-on divisible load (a service whose requests split across replicas) is counted in load units, the hour's
+# load rounded up to whole units: as many units at the peak as the least common multiple of the replicas each known
+# GPU type needs alone (so each type's own count of whole replicas is exact at the peak), at most this many (60 has
+# every divisor up to 6, and 10, 12, 15, 20, 30); beyond it the peak is this many units. A gpuplan choice: each unit
+# is a level of the load-duration curve and a row of the cover table, so the model grows with it.
+ALWAYS_ON_MAX_UNITS = 60
+
 # Model size for very large labs: the screening curve is evaluated at every owned slot count up to this many,
 # then on an even grid (owned slots planned in steps of peak / 256); whole-instance covers are tabulated up to
 # MAX_COVER_TABLE jobs at once, larger counts taking whole instances of the cheapest offer per job slot first.

@@ -259,6 +259,9 @@ class Evaluator:
 
 
 def _slots(option: OwnedOption, units: int, width: int) -> float:
+    """Job slots `units` of the option give: bare cards for jobs wider than one GPU form whole jobs of `width`
+    cards, each carrying `load_per_gpu` load units (1; always-on divisible load: its replica's share of the load,
+    as the model's integer q_g job slots count it)."""
     if option.includes_host or width == 1:
         return option.slots_per_unit * units
-    return float(option.gpus_per_unit * units // width)
+    return float(option.gpus_per_unit * units // width) * option.load_per_gpu

@@ -25,7 +25,7 @@ from solvers.cloud_table import CloudTable, cloud_table
 from solvers.errors import ProfileError
 from solvers.finance import hourly_part, upfront_fee
 from solvers.performance import relative_throughput
-from solvers.periods import add_months
+from solvers.periods import add_months, load_unit, peak_load
 from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
 
 
@@ -289,7 +289,9 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
             name=np.array([f"{n} x{k} linked" if k > 1 else n for n, k in zip(cloud.name, nodes, strict=True)],
                           dtype=object))
     counts = cloud.gpu_count
+    unit = load_unit(profile)
     if jobs.runs == "continuously":  # load units one instance carries in every hour it is rented
+        per_gpu = per_gpu / unit if jobs.load == "divisible" else per_gpu
         slots = np.array([serving_slots(int(n), r, int(w), jobs.load, pooled=False) if m else 0.0
                           for n, r, w, m in zip(counts, per_gpu, width, mask, strict=True)]).astype(np.int64)
     else:
@@ -305,7 +307,7 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
         # rented every hour the load is there whatever the GPU's speed: a faster GPU never needs fewer hours
         # (spot loses its share of hours to pre-emption, rented again); its capacity is in `slots`
         speed = spot_factor.astype(float)
-        ref = slots * jobs.gpus_per_job * speed
+        ref = slots * jobs.gpus_per_job * speed * unit
         load_per_gpu = per_gpu if jobs.load == "divisible" else np.ones(len(cloud))
     else:
         speed = per_gpu * spot_factor
@@ -368,20 +370,26 @@ def cross_machine_efficiency(profile: Profile, machines: int) -> float:
     return float(np.interp(machines, [k for k, _ in points], [e for _, e in points]))
 
 
-def serving_slots(gpus: int, throughput: float, width: int, load: str, pooled: bool) -> float:
-    """Load units (replicas of `width` reference GPUs) that `gpus` GPUs of relative `throughput` carry every hour.
+def serving_slots(gpus: int, throughput: float, width: int, load: str, pooled: bool,
+                  most: float = math.inf) -> float:
+    """Load units that `gpus` GPUs of relative `throughput` carry every hour, replicas of `width` GPUs each.
 
-    replicas: one replica per `width` GPUs of a type at least as fast as the reference, none on a slower type
-    (a replica sized on the reference would fall behind; a faster GPU does not carry 1.56 replicas);
-    divisible: gpus x throughput / width, rounded down to whole replicas per machine or instance unless the
-    cards are `pooled` (bare cards sharing the plan's hosts, counted like today's slots of bare cards).
+    replicas: the unit is a replica of `width` reference GPUs: one per `width` GPUs of a type at least as fast as
+    the reference, none on a slower type (a replica sized on the reference would fall behind; a faster GPU does
+    not carry 1.56 replicas);
+    divisible: `throughput` is the load units one replica carries (periods.load_unit), so a machine or instance
+    carries its whole replicas (gpus // width) x throughput, rounded down to whole units; `pooled` cards (bare
+    cards sharing the plan's hosts, machines linked for a wider replica) count their share, gpus / width replicas,
+    each of at most `most` units (the peak's: a replica never carries more), so a card's share of a replica that
+    could carry ten peaks is not a whole replica's worth of the peak (the planner's bound on units to buy reads it).
     """
     if load == "replicas":
         if throughput < 1.0 - 1e-9:
             return 0.0
         return float(gpus // width) if not pooled else gpus / width
-    capacity = gpus * throughput / width
-    return capacity if pooled else float(math.floor(capacity + 1e-9))
+    if pooled:
+        return gpus * min(throughput, most) / width
+    return float(math.floor((gpus // width) * throughput + 1e-9))
 
 
 def cloud_options(table: CloudTable) -> list[CloudOption]:
@@ -556,6 +564,8 @@ def build_options(
     idle_share = idle_hours_share(opts.machine_on)
     jobs = profile.jobs
     width = jobs.gpus_per_job
+    unit = load_unit(profile)  # reference replicas per load unit of always-on divisible load
+    peak_units = max(1, math.ceil(peak_load(profile) / unit - 1e-9)) if jobs.runs == "continuously" else math.inf
     years = horizon_days / 365.25
     used_value = _hardware_table(catalog).used_value
 
@@ -604,7 +614,8 @@ def build_options(
             if linked:
                 option = _linked(option, profile)
             if jobs.runs == "continuously":
-                option = _serving(option, option.width, jobs.load, pooled=linked or not option.includes_host)
+                option = _serving(option, option.width, jobs.load, pooled=linked or not option.includes_host,
+                                  unit=unit, most=peak_units)
                 if option.slots_per_unit <= 0:
                     continue  # slower than the reference: cannot carry a replica
             owned.append(option)
@@ -615,7 +626,7 @@ def build_options(
         owned = [replace(o, availability=on_share) for o in owned]
     committed = commitment_options(catalog, profile, throughput, today, horizon_days, start, widths)
     if jobs.runs == "continuously":  # a reserved instance carries always-on load like a rented one
-        committed = [c for c in (_serving(c, c.width, jobs.load, pooled=False) for c in committed)
+        committed = [c for c in (_serving(c, c.width, jobs.load, pooled=False, unit=unit) for c in committed)
                      if c.slots_per_unit > 0]
     owned += committed
     if widths is not None:
@@ -773,14 +784,16 @@ def _linked(option: OwnedOption, profile: Profile) -> OwnedOption:
                    throughput=option.throughput * efficiency, unit_price_usd=option.unit_price_usd + network)
 
 
-def _serving(option: OwnedOption, width: int, load: str, pooled: bool) -> OwnedOption:
+def _serving(option: OwnedOption, width: int, load: str, pooled: bool, unit: float = 1.0,
+             most: float = math.inf) -> OwnedOption:
     """The option for always-on load: capacity in load units per unit (`serving_slots`), busy every hour it
     holds load (throughput 1: a faster GPU does not finish sooner), energy per unit of load it carries.
     `pooled`: its GPUs join others' (bare cards in the plan's hosts, machines linked for a replica wider than
-    one), so a unit carries a fraction of a replica."""
-    r = option.throughput
+    one), so a unit carries a fraction of a replica. `unit`: reference replicas per load unit (periods.load_unit);
+    `most`: the peak's load units."""
+    r = option.throughput / unit if load == "divisible" else option.throughput
     return replace(option, throughput=1.0, load_per_gpu=r if load == "divisible" else 1.0,
-                   slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load, pooled=pooled))
+                   slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load, pooled=pooled, most=most))
 
 
 def _resale(row: _OwnedRow, used_value: dict[str, float], years: float, profile: Profile) -> float:

@@ -66,11 +66,59 @@ def first_of_next_month(today: dt.date) -> dt.date:
 
 
 def scaling_efficiency(profile: Profile) -> float:
+    """Reference work one job-GPU-hour of the curve's levels stands for, per GPU of the demand's width.
+
+    The speed-up on `gpus_per_job` GPUs divided by their number (measured, or the guide's figures); for always-on
+    divisible load, whose levels count load units of `load_unit` reference replicas, times that unit, so the
+    accounts' delivered work (level-hours x width x this) is in reference GPU-hours like the demand."""
+    return job_efficiency(profile) * load_unit(profile)
+
+
+def job_efficiency(profile: Profile) -> float:
     """Speed-up on `gpus_per_job` GPUs divided by their number: measured, or the guide's figures."""
     jobs = profile.jobs
     if jobs.scaling_efficiency is not None:
         return jobs.scaling_efficiency
     return default_efficiency(jobs.gpus_per_job)
+
+
+def load_unit(profile: Profile) -> float:
+    """Reference replicas (jobs of `gpus_per_job` reference GPUs) in one unit of load the plan counts.
+
+    1 except for always-on divisible load. A service's load splits across replicas, but each replica is a whole
+    set of GPUs of its type, so the hour's load must be rounded to whole replicas of the type that serves it, not
+    to whole reference replicas: 0.05 of a reference GPU of load needs one replica of any type that holds the model
+    (rounded up in reference replicas it became one whole fast GPU of load, 5 replicas of a card at a fifth of its
+    speed). So the load is counted in units of peak / N, N the least common multiple of the replicas each GPU type
+    of known speed (the reference, `throughput_overrides`; the workload form gives every taking-part type) needs
+    alone at the peak (at most `ALWAYS_ON_MAX_UNITS`): a replica of relative speed r then carries floor(r / unit)
+    whole units, and each such type needs exactly ceil(peak / r) replicas at the peak, as by hand."""
+    jobs = profile.jobs
+    if jobs.runs != "continuously" or jobs.load != "divisible":
+        return 1.0
+    peak = peak_load(profile)
+    if peak <= 0.0:
+        return 1.0
+    speeds = {1.0, *profile.throughput_overrides.values()}
+    alone = {max(1, math.ceil(peak / r - 1e-9)) for r in speeds}
+    units = math.lcm(*alone)
+    if units > defaults.ALWAYS_ON_MAX_UNITS:
+        units = max(defaults.ALWAYS_ON_MAX_UNITS, math.ceil(peak - 1e-9))
+    return peak / units
+
+
+def peak_load(profile: Profile) -> float:
+    """The busiest hour's load in reference replicas (busy reference GPUs / gpus_per_job)."""
+    demand = profile.planned_demand
+    width = profile.jobs.gpus_per_job
+    if isinstance(demand, UtilisationDemand):
+        at_once = demand.reading == "at_once"
+        return (demand.gpus if at_once else demand.gpus * demand.utilisation) / width
+    if isinstance(demand, SeriesDemand):
+        _, busy = _series_timeline(profile, demand)
+    else:
+        _, busy = _concurrency_timeline(demand)
+    return float(busy.max(initial=0.0)) / width
 
 
 def default_efficiency(width: int) -> float:
@@ -172,13 +220,14 @@ def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.
     end = _horizon_end(profile, start)
     assert end is not None  # the profile validator requires a horizon with this demand
     width = profile.jobs.gpus_per_job
-    eff = scaling_efficiency(profile)
+    eff = job_efficiency(profile)
     at_once = demand.reading == "at_once"
     busy = demand.gpus * demand.utilisation  # GPUs busy on average
     smooth = not (at_once and profile.jobs.patience == "none")
     # the same curve every hour of every period: levels per hour, scaled by each period's hours
-    if always_on(profile):  # whole replicas present in every hour with load, for that whole hour
-        jobs, share = levels(np.ceil(np.array([(demand.gpus if at_once else busy) / width - 1e-9])),
+    if always_on(profile):  # whole load units present in every hour with load, for that whole hour
+        unit = width * load_unit(profile)
+        jobs, share = levels(np.ceil(np.array([(demand.gpus if at_once else busy) / unit - 1e-9])),
                              demand.utilisation if at_once else 1.0)
     elif smooth:
         jobs, share = levels(np.array([busy / width]), 1.0)
@@ -202,7 +251,7 @@ def always_on(profile: Profile) -> bool:
 
 def _series_timeline(profile: Profile, demand: SeriesDemand) -> tuple[dt.date, np.ndarray]:
     """Busy reference GPUs per hour from work per month/week/day (flat, or at `gpus_at_once` from the start)."""
-    eff = scaling_efficiency(profile)
+    eff = job_efficiency(profile)
     start = demand.series[0].first_day
     spans = []
     for p in demand.series:
@@ -254,7 +303,7 @@ def _window_ids(profile: Profile, start: dt.date, slices: list[tuple[str, dt.dat
 
 def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.ndarray) -> list[Period]:
     width = profile.jobs.gpus_per_job
-    eff = scaling_efficiency(profile)
+    eff = job_efficiency(profile)
     slices = _calendar_slices(start, end)
     windows = _window_ids(profile, start, slices, len(busy))
     arrived = busy
@@ -263,8 +312,8 @@ def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.n
         busy = flat[windows]
     bounds = [(24 * (a - start).days, 24 * (b - start).days) for _, a, b in slices]
     on = always_on(profile)
-    # each hour needs whole replicas for the whole hour when always on: its load rounded up
-    curves = _levels_by_slice(np.ceil(busy / width - 1e-9) if on else busy / width, bounds)
+    # each hour needs whole load units (replicas; `load_unit`) for the whole hour when always on: its load rounded up
+    curves = _levels_by_slice(np.ceil(busy / (width * load_unit(profile)) - 1e-9) if on else busy / width, bounds)
     periods = []
     for (label, a, b), (lo, hi), (jobs, h) in zip(slices, bounds, curves, strict=True):
         chunk = busy[lo:hi]

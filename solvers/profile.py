@@ -185,8 +185,8 @@ class JobShape(_Strict):
         "replicas", description="with runs = continuously: replicas (default): the load is whole replicas of "
         "gpus_per_job reference GPUs, each needs its own job slot on a GPU at least as fast as the reference "
         "(a faster GPU does not carry more than one replica); divisible: the load splits freely (e.g. "
-        "requests/s), a GPU of relative throughput r carries r reference GPUs of load, counted in whole "
-        "reference replicas per machine or instance")
+        "requests/s), a GPU of relative throughput r carries r reference GPUs of load, rounded to whole "
+        "replicas of the type that serves it (0.05 reference GPUs of load need one replica of any type)")
 
     @model_validator(mode="after")
     def _always_on_cannot_wait(self) -> JobShape:

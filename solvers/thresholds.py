@@ -88,6 +88,11 @@ def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kw
         return _buying_pays(evaluator, candidates, scenario, cloud_side)
 
     demand = _first_true(lambda s: pays(Scenario(usd_per_kwh, demand=s)), 1e-9, max_demand_scale)
+    if plan_buys and demand is not None and demand > 1.0:
+        # the bisection needs buying to pay at every scale above the threshold, which whole replicas of an
+        # always-on service break (one owned card carries its replica's load, the next replica is rented, a
+        # larger machine pays again); a plan that buys pays at today's demand, so search below it
+        demand = _first_true(lambda s: pays(Scenario(usd_per_kwh, demand=s)), 1e-9, 1.0)
     if plan_buys:
         # above this rate buying stops paying
         electricity = _first_true(lambda r: not pays(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH)

@@ -31,7 +31,10 @@ pace of the slowest, DOMAIN.md section 3, so forming it never beats running it o
 
 serve: a service is always-on: its load is the average-load form (`always_on_demand`) run continuously
 (`_job_shape`: whole replicas present every hour, the load divisible across them); a type's replica is its
-minimum tensor-parallel width (a wider slot would only hold more replicas of the same GPU-hours).
+minimum tensor-parallel width (a wider slot would only hold more replicas of the same GPU-hours). The speeds of
+every taking-part type are the compiled profile's `throughput_overrides`, from which `solvers/periods.py`
+(`load_unit`) sizes the load's unit so each type's replicas are whole: a load of 0.05 reference GPUs is one
+replica on any type that holds the model.
 """
 
 from __future__ import annotations
@@ -208,7 +211,8 @@ def _priced_gpus(profile: Profile, catalog: Catalog) -> set[str]:
 def always_on_demand(reference_gpu: str, reference_gpu_hours_per_month: float) -> UtilisationDemand:
     """The always-on demand of a service: its load (GPUs of the fastest type busy at every hour) in the average-load
     form; `_job_shape` makes it always-on (`jobs.runs = "continuously"`), so every hour has whole replicas present
-    and a faster GPU never serves it in fewer hours."""
+    (whole in each serving type's own replicas, `periods.load_unit`) and a faster GPU never serves it in fewer
+    hours."""
     return average_load(reference_gpu, reference_gpu_hours_per_month)
 
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import make_plan
+from solvers.evaluate import Purchase, Scenario
+from solvers.plan import _evaluator, make_plan, solve_core
 from solvers.profile import Profile
 from solvers.result import PlanResult
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
@@ -106,6 +107,59 @@ def test_a_slower_gpu_cannot_carry_a_replica_but_carries_its_share_of_divisible_
     assert divisible.total_cost_usd == pytest.approx(HOURS_24_MONTHS * 1.00, abs=0.05)
 
 
+def test_divisible_load_is_rounded_to_whole_replicas_of_the_type_that_serves_it() -> None:
+    # 1.3 reference GPUs of load every hour (jobs of 1 GPU)
+    def only(gpu: str, price: float, **extra: Any) -> PlanResult:
+        return plan_for(service([], [cloud_item(price, gpu=gpu, name=gpu, **extra)], gpus=1.3, load="divisible"))
+
+    # the reference (RTX 3090): 2 replicas every hour, 2 x 17,544 h x $1.00
+    reference = only("RTX 3090", 1.00)
+    assert rented_hours(reference, "RTX 3090") == pytest.approx(2 * HOURS_24_MONTHS, abs=1e-3)
+    assert reference.total_cost_usd == pytest.approx(2 * HOURS_24_MONTHS * 1.00, abs=0.05)
+    # a 2x faster RTX 4090 carries 2 >= 1.3 with one replica: 17,544 h x $1.50
+    fast = only("RTX 4090", 1.50)
+    assert rented_hours(fast, "RTX 4090") == pytest.approx(HOURS_24_MONTHS, abs=1e-3)
+    assert fast.total_cost_usd == pytest.approx(HOURS_24_MONTHS * 1.50, abs=0.05)
+    # an RTX 3080 at half the speed needs ceil(1.3 / 0.5) = 3 one-GPU replicas (before, a one-GPU 3080 carried
+    # floor(0.5) = 0 reference replicas and could not serve at all): 3 x 17,544 h x $0.30
+    slow = only("RTX 3080", 0.30)
+    assert rented_hours(slow, "RTX 3080") == pytest.approx(3 * HOURS_24_MONTHS, abs=1e-3)
+    assert slow.total_cost_usd == pytest.approx(3 * HOURS_24_MONTHS * 0.30, abs=0.05)
+    # on one 4-GPU 3080 machine (4 x 0.5 = 2 reference GPUs) one instance: 17,544 h x $1.00
+    box = only("RTX 3080", 1.00, gpu_count=4)
+    assert box.total_cost_usd == pytest.approx(HOURS_24_MONTHS * 1.00, abs=0.05)
+    # each plan delivers the 1.3 reference GPUs of load every hour, not the replicas' capacity
+    for plan in (reference, fast, slow, box):
+        assert all(p.served_every_hour for p in plan.periods)
+        assert sum(p.delivered_reference_gpu_hours for p in plan.periods) == pytest.approx(1.3 * HOURS_24_MONTHS,
+                                                                                           rel=1e-6)
+
+
+def test_a_small_divisible_load_needs_one_replica_on_any_type() -> None:
+    # 0.05 reference GPUs every hour: one replica of the cheapest type, even one at half the reference's speed
+    cloud = [cloud_item(1.00, name="3090"), cloud_item(0.40, gpu="RTX 3080", name="3080")]
+    plan = plan_for(service([], cloud, gpus=0.05, load="divisible"))
+    assert rented_hours(plan, "RTX 3080") == pytest.approx(HOURS_24_MONTHS, abs=1e-3)
+    assert plan.total_cost_usd == pytest.approx(HOURS_24_MONTHS * 0.40, abs=0.05)
+    # owned: one 3080 box at $300 (450 W, $0.10/kWh; busy 0.05 / 0.5 of every hour: 17,544 x 0.1 x 0.045 = $78.95)
+    owned = plan_for(service([owned_item(300, gpu="RTX 3080")], cloud, gpus=0.05, load="divisible"))
+    assert [b.count for b in owned.buy] == [1] and owned.cloud == []
+    assert owned.total_cost_usd == pytest.approx(300 + HOURS_24_MONTHS * 0.1 * 0.045, abs=0.05)
+
+
+def test_the_thresholds_evaluator_counts_the_load_a_bare_card_replica_carries() -> None:
+    # one replica of 2 reference GPUs every hour on bare RTX 4090 cards (2x faster) in a bought host: a pair carries
+    # the whole load (a load unit is 0.5 replica here, a pair carries 4 of the 2). The break-even thresholds re-price
+    # the plan's purchase with solvers/evaluate.py, which counted the pair as one unit and rented the other.
+    profile = service([owned_item(800, gpu="RTX 4090", includes_host=False)], [cloud_item(1.00, gpu_count=2)],
+                      load="divisible", gpus_per_job=2)
+    core = solve_core(Profile.model_validate(profile), bundled_catalog(), TODAY)
+    purchase = Purchase(core.main.units, core.main.hosts)
+    assert sum(core.main.units.values()) == 2 and not core.plan.cloud
+    evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+    assert evaluator.cost(purchase, Scenario(usd_per_kwh=RATE)) == pytest.approx(core.plan.costs.total_usd, abs=0.01)
+
+
 def test_patience_cannot_move_always_on_load() -> None:
     profile = service([], [cloud_item(1.00)], patience="week")
     with pytest.raises(ValidationError, match="cannot wait"):
@@ -130,18 +184,30 @@ def test_hourly_load_is_served_whole_hours_rounded_up() -> None:
 SPEED = {"RTX 3090": 1.0, "RTX 4090": 1.5, "RTX 3080": 0.5}
 
 
-def units_per_machine(gpus: int, gpu: str, width: int, load: str) -> int:
-    """Replicas of `width` reference GPUs one machine carries, straight from the documented rule."""
+def load_unit(busy: list[float], load: str) -> float:
+    """Reference replicas per load unit, straight from the documented rule: 1 for replicas; divisible: the peak
+    over the least common multiple of the replicas each type of known speed needs alone at the peak."""
+    if load == "replicas":
+        return 1.0
+    peak = max(busy)
+    return peak / math.lcm(*(max(1, math.ceil(peak / r - 1e-9)) for r in SPEED.values()))
+
+
+def units_per_machine(gpus: int, gpu: str, width: int, load: str, unit: float = 1.0) -> int:
+    """Load units one machine carries, straight from the documented rule: replicas of `width` reference GPUs, or
+    (divisible) its whole replicas x the load units each carries, rounded down."""
     r = SPEED[gpu]
     if load == "replicas":
         return gpus // width if r >= 1 else 0
-    return math.floor(gpus * r / width + 1e-9)
+    return math.floor((gpus // width) * r / unit + 1e-9)
 
 
-def brute_force(units: list[int], owned: dict[str, Any] | None, cloud: list[dict[str, Any]], width: int,
+def brute_force(busy: list[float], owned: dict[str, Any] | None, cloud: list[dict[str, Any]], width: int,
                 load: str) -> float:
     """Every owned count, and in every hour every split between owned units and whole instances for the hour."""
-    cap = [units_per_machine(c["gpu_count"], c["gpu"], width, load) for c in cloud]
+    unit = load_unit(busy, load)
+    units = [math.ceil(b / unit - 1e-9) for b in busy]  # whole load units (replicas) each hour
+    cap = [units_per_machine(c["gpu_count"], c["gpu"], width, load, unit) for c in cloud]
     peak = max(units)
 
     def cover(n: int) -> float:
@@ -154,13 +220,14 @@ def brute_force(units: list[int], owned: dict[str, Any] | None, cloud: list[dict
                    default=math.inf)
 
     covers = {n: cover(n) for n in range(peak + 1)}
-    per_unit = units_per_machine(owned["gpus_per_unit"], owned["gpu"], width, load) if owned else 0
+    per_unit = units_per_machine(owned["gpus_per_unit"], owned["gpu"], width, load, unit) if owned else 0
     best = math.inf
     for bought in range(0, (math.ceil(peak / per_unit) if per_unit else 0) + 1):
         assert owned is not None or bought == 0
         slots = bought * per_unit
-        # energy of one unit-hour: `width` GPUs of load, on GPUs that carry r of it each (divisible) or one each
-        r = SPEED[owned["gpu"]] if owned and load == "divisible" else 1.0
+        # energy of one unit-hour: `width` GPUs of load (divisible: x the unit), on GPUs that carry r of it each
+        # (divisible) or one each
+        r = SPEED[owned["gpu"]] / unit if owned and load == "divisible" else 1.0
         energy = RATE * owned["watts"] / owned["gpus_per_unit"] / 1000 * width / r if owned else 0.0
         running = sum(min(k * energy + covers[n - k] for k in range(min(n, slots) + 1)) for n in units)
         best = min(best, bought * (owned["unit_price_usd"] if owned else 0.0) + running)
@@ -183,7 +250,6 @@ def test_always_on_cost_equals_enumeration(data: Any, width: int, load: str, bus
              for i in range(data.draw(st.integers(0, 2)))]
     cloud.append({"provider": "p", "name": "fallback", "gpu": "RTX 3090", "gpu_count": width,
                   "usd_per_hour": data.draw(st.floats(0.5, 5)), "region": "r", "max_instances": None})
-    units = [math.ceil(b - 1e-9) for b in busy]  # whole replicas each hour
     profile = Profile.model_validate({
         "workload": "transformer_training",
         "demand": {"start": "2027-01-01T00:00:00Z", "busy_gpus": [b * width for b in busy],
@@ -196,7 +262,7 @@ def test_always_on_cost_equals_enumeration(data: Any, width: int, load: str, bus
                    "cloud": [{k: v for k, v in c.items() if v is not None} for c in cloud]},
     })
     plan = make_plan(profile, bundled_catalog(), TODAY)
-    assert plan.total_cost_usd == pytest.approx(brute_force(units, owned, cloud, width, load), rel=1e-6, abs=0.02)
+    assert plan.total_cost_usd == pytest.approx(brute_force(busy, owned, cloud, width, load), rel=1e-6, abs=0.02)
     assert all(p.served_every_hour for p in plan.periods)
 
 
