@@ -36,7 +36,7 @@ from solvers.finance import Financing, Terms, Weights, calendar, weights_for
 from solvers.model import Limits, MipSolution, Model, SolveStatus, build, card_capacity, rent_only, solve, solved
 from solvers.notices import Notice, classified, notice, texts
 from solvers.options import CloudOption, HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
-from solvers.periods import Period, always_on, build_periods, scaling_efficiency
+from solvers.periods import Period, always_on, build_periods, job_efficiency, scaling_efficiency
 from solvers.place_inputs import prepare
 from solvers.profile import Profile, UtilisationDemand
 from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
@@ -173,7 +173,7 @@ def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice
     jobs = profile.jobs
     if jobs.gpus_per_job > 1 and jobs.scaling_efficiency is None:
         code = "assumed_scaling" if profile.workload == "cnn_training" else "assumed_scaling_not_cnn"
-        notes.append(notice(code, gpus=jobs.gpus_per_job, efficiency=scaling_efficiency(profile)))
+        notes.append(notice(code, gpus=jobs.gpus_per_job, efficiency=job_efficiency(profile)))
     notes += _inference_notices(profile)
     notes += _wait_notices(profile, plan)
     return notes
