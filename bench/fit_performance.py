@@ -157,7 +157,8 @@ def leave_one_out() -> None:
 
 # Classes with used ratio rows, and the class whose fitted roofline and family values they are scored with (the
 # inference classes take the transformer roofline and family values: solvers/performance.py).
-RATIO_CLASSES = {"transformer_training": "transformer_training", "inference_8bit": "transformer_training"}
+RATIO_CLASSES = {"transformer_training": "transformer_training", "cnn_training": "cnn_training",
+                 "inference_8bit": "transformer_training"}
 
 
 def fit_ratio_class(workload: str, params: ClassParameters, eff: dict[str, float]) -> dict[str, float]:

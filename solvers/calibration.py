@@ -123,7 +123,7 @@ class RatioError:
 
 
 def used_ratio_rows(workload: str, rows: Iterable[RatioMeasurement] | None = None) -> list[RatioMeasurement]:
-    return [m for m in (rows or bundled_ratios()) if m.workload == workload and ratio_row_used(m)]
+    return [m for m in (rows or bundled_ratios()) if m.workload == workload and ratio_row_used(m, llm_only=False)]
 
 
 def ratio_errors(workload: str, predict: Predictor | None = None,

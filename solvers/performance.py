@@ -27,19 +27,22 @@ CNN 1.57x; RTX 4090 vs H100 SXM 8-bit inference 0.33x sets the inference classes
 benchmarks' batch-size effect is taken out of the comparison (`solvers.calibration`), not put into these
 figures. The fit's errors are in the README's table.
 
-GPUs that no single-GPU table holds (H200, B200, AMD Instinct) are calibrated on published per-GPU ratios to
-a measured GPU (`pricing/data/measured_ratios.csv`: MLPerf Training Llama-2-70B LoRA, MLPerf Inference
-Llama-2-70B, MosaicML's MI250 vs A100): each gets its own efficiency per class with such a measurement
-(`RATIO_FITTED_EFFICIENCY`, fitted by the same script with the roofline above held fixed). Why per GPU and
-not per family: the roofline, fitted on BERT and Transformer-XL, is bandwidth-bound on Hopper-class parts
-and credits the H200 its full 1.43x bandwidth where the LLM measurement gives 1.16x, and MI325X measures
-1.34x MI300X on the same die and peak FLOPS (1000 W vs 750 W board power; bandwidth explains 1.13x): a
-family value cannot hold both members. A class without a measurement for such a GPU takes its nearest
-measured class's factor relative to its lineage (`TRANSFER_FROM`: CNN and RNN take the transformer
-factor, inference the 8-bit or transformer one). Families with no measured member keep their lineage's
-value (`INHERITS`); unmeasured members of a calibrated family take the representative's
-(`REPRESENTATIVE`: B300 and GB200 the B200's), H100 NVL and GH200 the H200's (`NEAREST_MEASURED`). Every
-answer for a GPU without a measurement of that class is flagged by `is_extrapolated`.
+GPUs that no single-GPU table holds (H200, B200, AMD Instinct, RTX 5090) are calibrated on published per-GPU
+ratios to a measured GPU (`pricing/data/measured_ratios.csv`: MLPerf Training Llama-2-70B LoRA, MLPerf Inference
+Llama-2-70B, MosaicML's MI250 vs A100, timm vision training of the RTX 5090 against an RTX 4090 on one machine):
+each gets its own efficiency per class with such a measurement (`RATIO_FITTED_EFFICIENCY`, fitted by the same
+script with the roofline above held fixed). Why per GPU and not per family: the roofline, fitted on BERT and
+Transformer-XL, is bandwidth-bound on Hopper-class parts and credits the H200 its full 1.43x bandwidth where the
+LLM measurement gives 1.16x, and MI325X measures 1.34x MI300X on the same die and peak FLOPS (1000 W vs 750 W
+board power; bandwidth explains 1.13x): a family value cannot hold both members. Likewise the RTX 5090: Ada's
+values gave it 1.71x an RTX 4090 in training (close to the 1.78x bandwidth ratio), timm measures 1.38x (Swin-B)
+and 1.26x (CNNs). A class without a measurement for such a GPU takes its nearest measured class's factor relative
+to its lineage (`TRANSFER_FROM`: CNN and RNN take the transformer factor, inference the 8-bit or transformer
+one), except that a factor measured on vision training only stays within training (`TRAINING_ONLY_FACTOR`).
+Families with no measured member keep their lineage's value (`INHERITS`); unmeasured members of a calibrated
+family take the representative's (`REPRESENTATIVE`: B300 and GB200 the B200's, RTX PRO 6000 and RTX 5080 the
+RTX 5090's), H100 NVL and GH200 the H200's (`NEAREST_MEASURED`). Every answer for a GPU without a measurement
+of that class is flagged by `is_extrapolated`.
 
 A profile's `throughput_overrides` replace the model for the GPUs they name.
 """
@@ -103,13 +106,20 @@ INHERITS = {"blackwell": "hopper", "blackwell_client": "ada", "cdna2": "ampere_d
             "cdna4": "hopper"}
 
 # Fitted by bench/fit_performance.py on the used rows of pricing/data/measured_ratios.csv (log least squares
-# of the per-GPU ratios, the references measured in the single-GPU tables, H100 SXM and A100 80GB, held at
+# of the per-GPU ratios, the references measured in the single-GPU tables, H100 SXM, A100 80GB and RTX 4090, held at
 # their family's value). Predicted against measured: pricing/data/gpu_compute.SOURCES.md.
 RATIO_FITTED_EFFICIENCY: dict[str, dict[str, float]] = {
     "transformer_training": {"H200": 0.761, "MI300X": 0.559, "MI325X": 0.666, "B200": 0.939, "MI355X": 1.053,
-                             "MI250": 0.462},
+                             "MI250": 0.462, "RTX 5090": 1.082},
+    "cnn_training": {"RTX 5090": 0.955},
     "inference_8bit": {"H200": 0.778, "MI300X": 0.547, "MI325X": 0.591},
 }
+# GPUs whose transformer factor rests on vision training only (the RTX 5090's: timm Swin-B at batch up to 256,
+# `model_kind` `vision` in measured_ratios.csv). It carries over to RNN training but not to the inference classes:
+# LLM decode is bandwidth-bound (DOMAIN: tokens/s ~ bandwidth / bytes of weights), where the roofline's bandwidth
+# credit stands; the same post's Ollama decode runs (4-bit, credited to no class) give the RTX 5090 1.72x an RTX
+# 4090 against a bandwidth ratio of 1.78x, not the 1.38x of vision training.
+TRAINING_ONLY_FACTOR = frozenset({"RTX 5090"})
 # A class without a ratio measurement for a GPU takes the factor (GPU's efficiency / its lineage's) of the first
 # of these classes that has one. CNN and RNN: the transformer factor (software maturity and power-limited
 # clocks are the GPU's, not the class's; no AMD or H200/B200 CNN/RNN measurement exists); 16-bit inference:
@@ -118,8 +128,11 @@ TRANSFER_FROM: dict[str, tuple[str, ...]] = {
     "transformer_training": (), "cnn_training": ("transformer_training",), "rnn_training": ("transformer_training",),
     "inference_8bit": ("transformer_training",), "inference_16bit": ("inference_8bit", "transformer_training"),
 }
-# The measured GPU whose factors the unmeasured members of a ratio-calibrated family take.
-REPRESENTATIVE = {"blackwell": "B200", "cdna2": "MI250", "cdna3": "MI300X", "cdna4": "MI355X"}
+# The measured GPU whose factors the unmeasured members of a ratio-calibrated family take. Client Blackwell: the
+# RTX PRO 6000 is the same GB202 die (188 SMs against 170, 96 GB) and the RTX 5080 a smaller GB203; both keep their
+# own roofline and take the RTX 5090's factor against Ada, flagged extrapolated.
+REPRESENTATIVE = {"blackwell": "B200", "blackwell_client": "RTX 5090", "cdna2": "MI250", "cdna3": "MI300X",
+                  "cdna4": "MI355X"}
 # Unmeasured GPUs that take a measured sibling's factors instead of their family's: the Hopper parts with more
 # bandwidth than the H100 SXM. The roofline credits them that bandwidth in full (H100 NVL 1.16x and GH200 1.19x
 # an H100 SXM, although the NVL has 84% of its compute at 400 W); the one measured such part, the H200, gets
@@ -141,10 +154,13 @@ def _lineage(fam: str) -> str:
 
 
 def _gpu_efficiency(gpu: str, fam: str, workload: str) -> float | None:
-    """A ratio-calibrated GPU's efficiency: its own fit, else transferred (TRANSFER_FROM); None if neither."""
+    """A ratio-calibrated GPU's efficiency: its own fit, else transferred (TRANSFER_FROM, within training only for
+    TRAINING_ONLY_FACTOR); None if neither."""
     own = RATIO_FITTED_EFFICIENCY.get(workload, {})
     if gpu in own:
         return own[gpu]
+    if gpu in TRAINING_ONLY_FACTOR and workload not in TRAINING:
+        return None
     lineage = _lineage(fam)
     for source in TRANSFER_FROM[workload]:
         if gpu in RATIO_FITTED_EFFICIENCY.get(source, {}):
@@ -247,8 +263,15 @@ def _fp8_doubles_training_rate(gpu: str) -> bool:
     return comp is not None and comp.fp8_tflops is not None and abs(comp.fp8_tflops / comp.train_tflops - 2) < 0.01
 
 
-def ratio_row_used(m: RatioMeasurement) -> bool:
-    """Whether a published comparison speaks for its class (CLASS_PRECISIONS)."""
+def ratio_row_used(m: RatioMeasurement, *, llm_only: bool = True) -> bool:
+    """Whether a published comparison speaks for its class (CLASS_PRECISIONS).
+
+    `llm_only` (the default) keeps the LLM rows: what the workload compiler reads as published LLM training ratios
+    (`solvers/workload/mfu.py` calls this without arguments). The class-form model passes False: a vision model's
+    training (timm Swin-B, ResNet-50) speaks for the transformer and CNN classes, not for an LLM's fraction of peak.
+    """
+    if llm_only and m.model_kind != "llm":
+        return False
     if m.precision != m.reference_precision or m.precision not in CLASS_PRECISIONS.get(m.workload, ()):
         return False
     if m.workload in TRAINING and m.precision == "fp8":
@@ -262,7 +285,7 @@ def _measured_pairs() -> frozenset[tuple[str, str]]:
     # The guide's measured RTX 4090 vs H100 SXM 8-bit inference ratio (DOMAIN §1, 2023).
     pairs |= {("RTX 4090", "inference_8bit"), ("H100 SXM", "inference_8bit")}
     for m in bundled_ratios():
-        if ratio_row_used(m):
+        if ratio_row_used(m, llm_only=False):
             pairs |= {(m.gpu, m.workload), (m.reference, m.workload)}
     return frozenset(pairs)
 

@@ -47,6 +47,8 @@ def measured(gpu: str, reference: str, workload: str) -> float:
     ("MI300X", "H100 SXM", "inference_8bit"),
     ("MI325X", "H200", "inference_8bit"),
     ("H200", "H100 SXM", "inference_8bit"),
+    ("RTX 5090", "RTX 4090", "transformer_training"),
+    ("RTX 5090", "RTX 4090", "cnn_training"),
 ])
 def test_calibrated_ratio_is_within_tolerance_of_the_published_one(gpu: str, reference: str, workload: str) -> None:
     gpus = bundled_gpus()
@@ -55,8 +57,8 @@ def test_calibrated_ratio_is_within_tolerance_of_the_published_one(gpu: str, ref
 
 
 def test_every_pair_with_used_rows_is_within_tolerance() -> None:
-    errors = [e for w in ("transformer_training", "inference_8bit") for e in ratio_errors(w)]
-    assert len(errors) == 11
+    errors = [e for w in ("transformer_training", "cnn_training", "inference_8bit") for e in ratio_errors(w)]
+    assert len(errors) == 13
     assert [(e.gpu, e.reference, round(e.error, 3)) for e in errors if abs(e.error) > TOLERANCE] == []
 
 
