@@ -28,7 +28,7 @@ from solvers.result import (
     HostLine,
     PeriodLine,
 )
-from solvers.waits import Waits, fcfs_waits, on_hours
+from solvers.waits import Waits, fcfs_waits, on_hours, rented_as_needed, window_ids
 
 
 @dataclass
@@ -97,6 +97,7 @@ class Ledger:
     terms: Terms = field(default_factory=Terms)
     show_widths: bool = False  # the workload form: each line says the job width it runs at
     hours_on: float | None = None  # options.machine_on as hours a day; None: machines on whenever there is work
+    patience: str = "none"  # jobs.patience: the windows within which the plan's rented hours may be taken
 
     def _line_width(self, width: int) -> int | None:
         return width if self.show_widths else None
@@ -303,8 +304,11 @@ class Ledger:
                         start_basis, resale_basis, listing_machines=machines)
 
     def _waits(self, alloc: Allocation) -> Waits:
-        """Waits of work that may wait, first come first served in time order (solvers.waits): arrivals as given,
-        capacity the plan's owned GPUs every hour or, above them, the window-averaged load it rents for."""
+        """Waits of work that may wait, first come first served in time order (solvers.waits): arrivals as given;
+        capacity the plan's owned GPUs (while on, when they are on h hours a day) and what it rents: the rented
+        GPU-hours of each patience window (its average load above the owned GPUs, hour by hour) taken when work
+        arrives beyond the owned GPUs (`rented_as_needed`), and the packed cloud hours that do the work of machines
+        while they are off, spread over the hours they are off."""
         hours = [24 * p.days for p in self.periods]
         ends = np.cumsum(hours).tolist()
         bounds = list(zip([0, *ends[:-1]], ends, strict=True))
@@ -317,24 +321,24 @@ class Ledger:
         capacity = {k: n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
                     for k, n in alloc.purchase.units.items()}
         owned = sum(capacity.values())
-        if self.hours_on is None or self.hours_on >= 24:
-            return fcfs_waits(arrivals, np.maximum(moved, owned), bounds)
-        # bought machines work only while on; commitments (cloud instances) every hour; rented peaks as before;
-        # the packed cloud hours that do the work of machines while off, spread over the hours they are off
-        on = on_hours(arrivals, self.hours_on)
-        bought = sum(v for k, v in capacity.items() if not self.owned[k].is_commitment)
-        off = 1.0 - on
+        own = np.full(len(arrivals), float(owned))
         packed = np.zeros(len(arrivals))
-        for b, block in enumerate(self.blocks):
-            work = sum(float(hours_b[b]) * self.cloud[key].packed_capacity * self.width
-                       for key, hours_b in alloc.packed_hours.items())
-            spans = [bounds[p] for p in block.periods]
-            off_hours = sum(float(off[a:z].sum()) for a, z in spans)
-            if work > 0 and off_hours > 0:
-                for a, z in spans:
-                    packed[a:z] += work * off[a:z] / off_hours
-        served = bought * on + (owned - bought) + np.maximum(moved - owned, 0.0) + packed
-        return fcfs_waits(arrivals, served, bounds)
+        if self.hours_on is not None and self.hours_on < 24:
+            on = on_hours(arrivals, self.hours_on)
+            bought = sum(v for k, v in capacity.items() if not self.owned[k].is_commitment)
+            own = bought * on + (owned - bought)  # commitments (cloud instances) serve every hour
+            off = 1.0 - on
+            for b, block in enumerate(self.blocks):
+                work = sum(float(hours_b[b]) * self.cloud[key].packed_capacity * self.width
+                           for key, hours_b in alloc.packed_hours.items())
+                spans = [bounds[p] for p in block.periods]
+                off_hours = sum(float(off[a:z].sum()) for a, z in spans)
+                if work > 0 and off_hours > 0:
+                    for a, z in spans:
+                        packed[a:z] += work * off[a:z] / off_hours
+        windows = window_ids(self.patience, self.periods[0].start, bounds, len(arrivals))
+        rented = rented_as_needed(arrivals, own, np.maximum(moved - owned, 0.0), windows)
+        return fcfs_waits(arrivals, own + rented + packed, bounds)
 
     def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
                uses_cloud: bool) -> _Flows:

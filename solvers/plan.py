@@ -374,7 +374,8 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     ledger = Ledger({o.key: o for o in owned}, {c.key: c for c in options.cloud},
                     {h.host.name: h for h in options.hosts}, blocks, periods, rate, limits.width,
                     scaling_efficiency(profile), always_on=always_on(profile), terms=terms,
-                    show_widths=widths is not None, hours_on=_hours_on(profile))
+                    show_widths=widths is not None, hours_on=_hours_on(profile),
+                    patience=profile.jobs.patience)
     started = time.perf_counter()
     model = build(owned_main, options.cloud, options.hosts, blocks, limits)
     others = (Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model,

@@ -19,6 +19,7 @@ longest wait of its arrivals in whole hours (work still queued at the horizon's 
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +51,39 @@ def fcfs_waits(arrivals: np.ndarray, capacity: np.ndarray, bounds: list[tuple[in
     totals = [float(waited[a:b][late[a:b]].sum()) for a, b in bounds]
     longest = [float(wait[a:b].max(initial=0.0)) for a, b in bounds]
     return Waits(totals, longest)
+
+
+def window_ids(patience: str, start: dt.date, period_bounds: list[tuple[int, int]], total_hours: int) -> np.ndarray:
+    """Each hour's patience window, numbered in time order: calendar days, ISO weeks (from Monday) or the periods
+    (calendar months); one window per hour when work may not wait. The timeline starts at `start`, midnight."""
+    hour = np.arange(total_hours)
+    if patience == "day":
+        return hour // 24
+    if patience == "week":
+        return (hour + 24 * start.weekday()) // 168
+    if patience == "month":
+        ends = np.array([b for _, b in period_bounds])
+        return np.searchsorted(ends, hour, side="right")
+    return hour
+
+
+def rented_as_needed(arrivals: np.ndarray, owned: np.ndarray, rented: np.ndarray, windows: np.ndarray) -> np.ndarray:
+    """The plan's rented GPU-hours of each window, taken in the hours when work arrives beyond the owned GPUs.
+
+    Why: the plan prices each window at its average load (`rented` hour by hour: what it rents above the owned
+    GPUs), but nobody rents a fraction of a GPU every hour of a week in case work comes: a cloud instance is taken
+    when work is there. So each window's rented GPU-hours go, earliest first, to the hours whose arrivals exceed
+    the owned GPUs, each hour at most its excess, until the window's hours are spent; work beyond them waits for
+    owned GPUs. Read flat, at the window's average from its first hour, idle rented capacity before the work
+    arrived was lost, work spilled into the next window, and past the end of a usage log (no rented load) it waited
+    until the horizon's end."""
+    excess = np.maximum(arrivals - owned, 0.0)
+    budget = np.bincount(windows, weights=rented)[windows]
+    before = np.cumsum(excess) - excess
+    first = np.searchsorted(windows, windows, side="left")  # each window's first hour (windows increase)
+    used_before = before - before[first]
+    taken: np.ndarray = np.clip(budget - used_before, 0.0, excess)
+    return taken
 
 
 def on_hours(arrivals: np.ndarray, hours_a_day: float) -> np.ndarray:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pytest
 
-from solvers.waits import day_pattern, fcfs_waits
+from solvers.waits import day_pattern, fcfs_waits, rented_as_needed, window_ids
 
 
 def test_a_burst_queues_on_flat_capacity_and_drains_oldest_first() -> None:
@@ -43,3 +45,21 @@ def test_the_utilisation_forms_day_pattern() -> None:
     day = day_pattern(2.0, 0.25, 48)  # 6 h a day at 2 GPUs, from midnight
     assert day[:6].tolist() == [2.0] * 6 and day[6:24].sum() == 0 and day.sum() == pytest.approx(24.0)
     assert day_pattern(1.0, 0.5 / 24, 24)[0] == pytest.approx(0.5)
+
+
+def test_rented_hours_go_to_the_hours_whose_work_exceeds_the_owned_gpus() -> None:
+    arrivals, owned = np.array([0.0, 3, 0, 2]), np.ones(4)
+    # one window of 4 h renting 0.5 GPUs on average: 2 GPU-hours, all taken by hour 1's excess of 2
+    one = rented_as_needed(arrivals, owned, np.full(4, 0.5), np.zeros(4, dtype=np.int64))
+    assert one.tolist() == [0.0, 2.0, 0.0, 0.0]
+    # two windows of 2 h: 1 GPU-hour each, each taken where its own window's work exceeds the owned GPU
+    two = rented_as_needed(arrivals, owned, np.full(4, 0.5), np.array([0, 0, 1, 1]))
+    assert two.tolist() == [0.0, 1.0, 0.0, 1.0]
+
+
+def test_patience_windows_are_calendar_days_iso_weeks_and_months() -> None:
+    wednesday = dt.date(2027, 1, 6)
+    assert window_ids("day", wednesday, [(0, 72)], 72).tolist() == [0] * 24 + [1] * 24 + [2] * 24
+    weeks = window_ids("week", wednesday, [(0, 24 * 7)], 24 * 7)  # Wednesday to Tuesday: the week turns on Monday
+    assert weeks[24 * 5 - 1] == 0 and weeks[24 * 5] == 1
+    assert window_ids("month", wednesday, [(0, 10), (10, 20)], 20).tolist() == [0] * 10 + [1] * 10

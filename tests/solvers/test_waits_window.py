@@ -1,19 +1,24 @@
 """Patience windows are planned at their average load; the read-out replays the hours first come, first served
 (solvers/waits.py) and the plan says when work waits longer than its window (notice `waits_beyond_window`).
 
-Hand case, cloud only at $1 per GPU-hour, `patience: week`, weeks from Monday 2027-01-04: a burst of 4 GPUs for the
-24 hours of Sunday, 96 GPU-hours.
-- Every week: each week rents its average, 96 / 168 = 0.571 GPUs every hour. Capacity before Sunday idles; the
-  burst is served at 0.571 an hour from hour 144, 96 GPU-hours in 168 h, done as the next burst starts (hour 312):
-  its last GPU-hour (arrived in hour 167) waits 144 whole hours, within the 168 h window: no notice.
-- Every other week: the quiet weeks rent nothing, so week 1's backlog (96 - 24 x 0.571 = 82.3 GPU-hours at its end)
-  waits through week 2 and is served in week 3 at 0.571 an hour: 144 h more, done at hour 480; the last GPU-hour
-  waited 480 - 168 = 312 h, beyond the 168 h it may wait: the plan says so.
+Rented hours are taken when work arrives (`waits.rented_as_needed`): each window's rented GPU-hours, its average
+load above the owned GPUs hour by hour, go to the hours whose work exceeds the owned GPUs.
+- Cloud only at $1 per GPU-hour, `patience: week`, weeks from Monday 2027-01-04, a burst of 4 GPUs for the 24 hours
+  of Sunday (96 GPU-hours): the week rents 96 GPU-hours, taken on Sunday as the work comes: nothing waits. Read
+  flat, 0.571 GPUs from Monday, the burst waited up to 144 h, and with quiet weeks between bursts (which rent
+  nothing) 312 h, which the plan called beyond its window.
+- Owned only, one RTX 3090 machine, `patience: day`, three days from 2027-01-01: 24 GPU-hours arrive in the last
+  hour of day 1 and 24 in the first hour of day 2 (each day averages 1 GPU, so the plan buys one). Day 1's burst
+  runs in hours 23-46, day 2's behind it in hours 47-70: its last GPU-hour waits 70 - 24 = 46 h, beyond the 24 h
+  it may wait, and the plan says so.
+- A usage log shorter than the horizon (182 days of a 36-month plan, patience day, cloud only): before, the work of
+  its last day waited until the horizon's end, about 2.5 years.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import numpy as np
 
@@ -21,30 +26,49 @@ from pricing.catalog import bundled_catalog
 from solvers.plan import make_plan
 from solvers.profile import Profile
 from solvers.result import PlanResult
-from tests.conftest import cloud_item
+from tests.conftest import cloud_item, owned_item
+
+TODAY = dt.date(2026, 11, 26)
 
 
-def _plan(every: int) -> PlanResult:
+def _plan(busy: np.ndarray, start: str, patience: str, owned: list[dict[str, Any]], cloud: list[dict[str, Any]],
+          **extra: Any) -> PlanResult:
+    body = {"workload": "transformer_training",
+            "demand": {"start": start, "busy_gpus": busy.tolist(), "reference_gpu": "RTX 3090"},
+            "jobs": {"patience": patience}, "electricity_usd_per_kwh": 0.1,
+            "options": {"resale": False, "availability": 1.0, "allow_buy": bool(owned), "allow_cloud": bool(cloud)},
+            "prices": {"mode": "replace", "owned": owned, "cloud": cloud}, **extra}
+    return make_plan(Profile.model_validate(body), bundled_catalog(), TODAY)
+
+
+def _sunday_bursts(every: int) -> PlanResult:
     busy = np.zeros(24 * 7 * 8)
     for week in range(0, 8, every):
         busy[week * 168 + 144: week * 168 + 168] = 4.0
-    body = {"workload": "transformer_training",
-            "demand": {"start": "2027-01-04T00:00:00Z", "busy_gpus": busy.tolist(), "reference_gpu": "RTX 3090"},
-            "jobs": {"patience": "week"}, "electricity_usd_per_kwh": 0.1,
-            "options": {"resale": False, "availability": 1.0, "allow_buy": False},
-            "prices": {"mode": "replace", "owned": [], "cloud": [cloud_item(1.0)]}}
-    return make_plan(Profile.model_validate(body), bundled_catalog(), dt.date(2026, 11, 26))
+    return _plan(busy, "2027-01-04T00:00:00Z", "week", [], [cloud_item(1.0)])
 
 
-def test_work_that_waits_within_its_window_gets_no_notice() -> None:
-    plan = _plan(every=1)
-    assert max(p.max_wait_hours for p in plan.periods) == 144.0
-    assert "waits_beyond_window" not in [n.code for n in plan.notices]
+def test_rented_hours_are_taken_when_the_work_comes() -> None:
+    for every in (1, 2):
+        plan = _sunday_bursts(every)
+        assert plan.total_cost_usd == 96.0 * len(range(0, 8, every))  # the window model's price, unchanged
+        assert all(p.waited_gpu_hours == 0.0 and p.max_wait_hours == 0.0 for p in plan.periods)
+        assert "waits_beyond_window" not in [n.code for n in plan.notices]
 
 
-def test_work_that_waits_beyond_its_window_is_said() -> None:
-    plan = _plan(every=2)
-    assert plan.total_cost_usd == 384.0  # 4 bursts x 96 GPU-hours at $1: the window model's price
-    assert max(p.max_wait_hours for p in plan.periods) == 312.0
+def test_work_that_waits_beyond_its_window_for_owned_gpus_is_said() -> None:
+    busy = np.zeros(72)
+    busy[23] = busy[24] = 24.0
+    plan = _plan(busy, "2027-01-01T00:00:00Z", "day", [owned_item(900)], [])
+    assert [(b.gpu, b.count) for b in plan.buy] == [("RTX 3090", 1)]
+    assert plan.periods[0].max_wait_hours == 46.0
     found = [n for n in plan.notices if n.code == "waits_beyond_window"]
-    assert found and found[0].params["hours"] == 312.0 and found[0].params["window_hours"] == 168.0
+    assert found and found[0].params["hours"] == 46.0 and found[0].params["window_hours"] == 24.0
+
+
+def test_a_log_shorter_than_the_horizon_does_not_wait_until_its_end() -> None:
+    day = np.r_[np.ones(9), np.full(12, 6.0), np.ones(3)]  # 6 GPUs from 09:00 to 21:00, 1 at night
+    busy = np.tile(day, 182)
+    plan = _plan(busy, "2027-01-01T00:00:00Z", "day", [], [cloud_item(1.0)], horizon_months=36)
+    assert max(p.max_wait_hours for p in plan.periods) == 0.0
+    assert "waits_beyond_window" not in [n.code for n in plan.notices]
