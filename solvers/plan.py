@@ -540,8 +540,10 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
 
     simple, simple_note = None, None
     if reference is not None:
-        simple, simple_note = _simple(_simple_owned(plan_purchase, owned, singles), options.hosts, reference,
-                                      job_demand, limits)
+        buy_only_purchase = (_bought(Purchase(buy_only_sol.units, buy_only_sol.hosts), owned)
+                             if buy_only_sol is not None and buy_only_sol.status.has_solution else Purchase())
+        simple, simple_note = _simple(_simple_owned(plan_purchase, owned, singles, buy_only_purchase), options.hosts,
+                                      reference, job_demand, limits, plan_purchase)
 
     return BreakEven(
         days=None if payback is None else round(payback, 2),
@@ -590,12 +592,16 @@ def _reference_offer(rented: list[Accounts | None], options: Options, demand: Jo
 
 
 def _simple(candidates: list[OwnedOption], hosts: list[HostOption], reference: CloudOption, demand: JobDemand,
-            limits: Limits) -> tuple[SimpleBreakEven | None, str | None]:
-    """The closed form on the first candidate that runs a whole job within the budget, or why there is none."""
+            limits: Limits, plan_purchase: Purchase | None = None) -> tuple[SimpleBreakEven | None, str | None]:
+    """The closed form on the first candidate that runs a whole job within the budget, or why there is none; the
+    plan's own option at the plan's count (machines, or whole jobs of bare cards)."""
     budget = Budget(limits.max_capex_usd, limits.max_owned_gpus)
+    bought = {} if plan_purchase is None else plan_purchase.units
     for option in candidates:
+        units = bought.get(option.key, 0)
+        pieces = (units if option.includes_host else units * option.gpus_per_unit // option.width) or None
         simple = simple_break_even(option, hosts, reference, demand, option.available(limits.availability),
-                                   limits.usd_per_kwh, budget)
+                                   limits.usd_per_kwh, budget, pieces)
         if simple is not None:
             return simple, None
     if not candidates:
@@ -606,13 +612,17 @@ def _simple(candidates: list[OwnedOption], hosts: list[HostOption], reference: C
                   "in one host that holds them all)")
 
 
-def _simple_owned(plan_purchase: Purchase, owned: list[OwnedOption], singles: list[Purchase]) -> list[OwnedOption]:
-    """The closed form's owned option, in order of preference: the plan's most-bought, then the leading single
-    units (the first that runs a whole job within the budget is used)."""
+def _simple_owned(plan_purchase: Purchase, owned: list[OwnedOption], singles: list[Purchase],
+                  buy_only: Purchase | None = None) -> list[OwnedOption]:
+    """The closed form's owned option, in order of preference: the plan's most-bought, then buy only's (what buying
+    everything would buy: a plan that buys nothing is weighed against it, not against the cheapest single unit,
+    which for a 70B service was 136 small cards), then the leading single units (the first that runs a whole job
+    within the budget is used)."""
     by_key = {o.key: o for o in owned}
     keys: list[str] = []
-    if not plan_purchase.empty:
-        keys.append(max(((k, n) for k, n in plan_purchase.units.items() if n > 0), key=lambda kv: (kv[1], kv[0]))[0])
+    for purchase in (plan_purchase, buy_only or Purchase()):
+        if not purchase.empty:
+            keys.append(max(((k, n) for k, n in purchase.units.items() if n > 0), key=lambda kv: (kv[1], kv[0]))[0])
     keys += [next(iter(s.units)) for s in singles]
     return [by_key[k] for k in dict.fromkeys(keys) if k in by_key]
 

@@ -114,15 +114,18 @@ def _jobs(owned: OwnedOption, pieces: int) -> int:
 
 
 def size_purchase(owned: OwnedOption, hosts: list[HostOption], demand: JobDemand, availability: float,
-                  budget: Budget) -> Sizing | None:
+                  budget: Budget, pieces: int | None = None) -> Sizing | None:
     """Whole jobs of `owned` that carry the average demand (busy every available hour, the guide's reading), in
     the host kind that costs least, within the budget (then as many jobs as it allows); None when no host holds a
-    whole job or not even one fits the budget."""
+    whole job or not even one fits the budget. `pieces`: the plan's own count of them (machines, or whole jobs of
+    bare cards), when the closed form weighs the plan's purchase: the MIP rents what they leave (a lab whose 8-GPU
+    job needs 1.0006 servers' worth at 95% availability buys one server, not two)."""
     per_piece = _per_piece_slots(owned)
     slot_day = 24.0 * availability * owned.throughput
     if per_piece <= 0 or slot_day <= 0:
         return None
-    need = max(1, math.ceil(demand.job_hours_per_day / (slot_day * per_piece) - 1e-9))
+    need = pieces if pieces is not None and pieces > 0 else max(
+        1, math.ceil(demand.job_hours_per_day / (slot_day * per_piece) - 1e-9))
 
     def units_of(p: int) -> int:
         return p if owned.includes_host else math.ceil(p * owned.width / owned.gpus_per_unit - 1e-9)
@@ -152,9 +155,12 @@ def size_purchase(owned: OwnedOption, hosts: list[HostOption], demand: JobDemand
 
 
 def simple_break_even(owned: OwnedOption, hosts: list[HostOption], cloud: CloudOption, demand: JobDemand,
-                      availability: float, usd_per_kwh: float, budget: Budget | None = None) -> SimpleBreakEven | None:
+                      availability: float, usd_per_kwh: float, budget: Budget | None = None,
+                      pieces: int | None = None) -> SimpleBreakEven | None:
     """The closed form for `owned` against `cloud`; None when `owned` cannot run one whole job within the budget."""
     size = size_purchase(owned, hosts, demand, availability, budget or Budget())
+    if pieces is not None and size is not None and size.capped_by is None:  # a limit that binds is said, as before
+        size = size_purchase(owned, hosts, demand, availability, budget or Budget(), pieces) or size
     if size is None:
         return None
     carried = min(demand.job_hours_per_day, size.slot_hours_per_day)  # all of it unless a limit capped the count

@@ -145,3 +145,18 @@ def test_without_limits_the_closed_form_carries_the_whole_average() -> None:
     simple = _plan(_four_busy()).break_even.simple
     assert simple is not None
     assert (simple.units, simple.capped_by, simple.cloud_usd_per_day) == (4, None, pytest.approx(96.0))
+
+
+def test_the_closed_form_weighs_the_plans_own_count_of_jobs() -> None:
+    """At 95% availability the 8-GPU job running 98% of the hours needs 23.52 / (24 x 0.95) = 1.03 jobs' worth of
+    cards to carry its whole average, so sized on its own the closed form bought two 8-GPU boxes; the plan buys one
+    (and rents the hours its box is down), and the closed form weighs that one: 8 cards + one box, $13,000."""
+    profile = _eight_gpu_job()
+    profile["options"]["availability"] = 0.95
+    profile["demand"]["utilisation"] = 0.98
+    plan = _plan(profile, _hosts(TWO_BOX, EIGHT_BOX))
+    assert [(b.count, h.count) for b in plan.buy for h in plan.hosts] == [(8, 1)]
+    simple = plan.break_even.simple
+    assert simple is not None
+    assert (simple.units, simple.hosts, simple.jobs, simple.capped_by) == (8, 1, 1, None)
+    assert simple.upfront_usd == pytest.approx(13_000.0)
