@@ -69,6 +69,17 @@ class _Operation:
     short: bool
 
 
+@dataclass
+class _AtRate:
+    """One purchase at one electricity rate: its fixed cost (None when it depends on the cloud price), its units in
+    energy order (energy per job-hour, key, count) and their operation per demand scale."""
+
+    fixed: float | None
+    owned: list[tuple[float, str, int]]
+    units: tuple[tuple[str, int], ...]
+    operations: dict[float, object]
+
+
 _MISSING = object()
 
 
@@ -95,6 +106,7 @@ class Evaluator:
         self._scaled: dict[float, tuple[Cells, int]] = {}
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
+        self._prepared: dict[int, tuple[Purchase, dict[float, _AtRate]]] = {}  # `_at_rate`, by id(purchase)
         # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
         self.weights = weights
@@ -208,12 +220,15 @@ class Evaluator:
 
     def _cost(self, purchase: Purchase, scenario: Scenario) -> float:
         rate = scenario.usd_per_kwh
-        cost = self.fixed_cost(purchase, scenario)
-        owned = sorted(((self.owned[k].usd_per_job_hour(rate), k, n)
-                        for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
-        operation = self._operation(tuple((k, n) for _, k, n in owned), scenario.demand)
+        at_rate = self._at_rate(purchase, rate)
+        cost = at_rate.fixed if at_rate.fixed is not None else self.fixed_cost(purchase, scenario)
+        owned = at_rate.owned
+        operation = at_rate.operations.get(scenario.demand, _MISSING)
+        if operation is _MISSING:
+            operation = at_rate.operations[scenario.demand] = self._operation(at_rate.units, scenario.demand)
         if operation is None:
             return math.inf
+        assert isinstance(operation, _Operation)
         cost += scenario.cloud_price * operation.rent
         for (energy, _, _), taken in zip(owned, operation.taken, strict=True):
             cost += energy * taken
@@ -228,6 +243,24 @@ class Evaluator:
                 or any(n > 0 and self.owned[k].is_commitment for k, n in purchase.units.items())):
             cost += w.fixed_cloud_usd
         return cost
+
+    def _at_rate(self, purchase: Purchase, rate: float) -> _AtRate:
+        """What `_cost` needs of a purchase at one electricity rate, kept per purchase (by identity: the
+        thresholds' candidates live as long as the evaluator's bisections) and rate. Why: the demand and cloud-price
+        bisections ask for the same purchases at the same rate some hundred times a plan, and each asked again for
+        the fixed cost, the energy order and its operation's key; the figures are the same floats computed once."""
+        entry = self._prepared.get(id(purchase))
+        if entry is None or entry[0] is not purchase:
+            entry = self._prepared[id(purchase)] = (purchase, {})
+        found = entry[1].get(rate)
+        if found is None:
+            owned = sorted(((self.owned[k].usd_per_job_hour(rate), k, n)
+                            for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
+            # with a commitment (even none of it) the fixed cost moves with the cloud price: asked every time
+            varies = any(self.owned[k].is_commitment for k in purchase.units)
+            fixed = None if varies else self.fixed_cost(purchase, Scenario(rate))
+            found = entry[1][rate] = _AtRate(fixed, owned, tuple((k, n) for _, k, n in owned), {})
+        return found
 
     def committed_cloud(self, key: str, scenario: Scenario) -> float:
         """Cheapest cost of doing the work with n instances of one commitment (n = 0, 1, ...) and renting the
