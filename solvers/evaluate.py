@@ -69,6 +69,24 @@ class _Operation:
     short: bool
 
 
+_PLAIN, _PRICED, _COMMITTED = 0, 1, 2  # how a unit's fixed cost is computed (`Evaluator._fixed`)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A purchase as the evaluator prices it, read off its options once: per unit line (kind, count, net price, idle
+    kWh per unit-hour, option), per host line (count, base cost, idle kWh per hour), the energy inputs of the units
+    it has (key, count, kWh per GPU-hour, width, throughput, load per GPU), and whether it owns anything, holds a
+    commitment, or names one at all (its fixed cost then moves with the cloud price)."""
+
+    units: tuple[tuple[int, int, float, float, OwnedOption], ...]
+    hosts: tuple[tuple[int, float, float], ...]
+    energy: tuple[tuple[str, int, float, int, float, float], ...]
+    owns: bool
+    commits: bool
+    varies: bool
+
+
 @dataclass
 class _AtRate:
     """One purchase at one electricity rate: its fixed cost (None when it depends on the cloud price), its units in
@@ -106,7 +124,7 @@ class Evaluator:
         self._scaled: dict[float, tuple[Cells, int]] = {}
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
-        self._prepared: dict[int, tuple[Purchase, dict[float, _AtRate]]] = {}  # `_at_rate`, by id(purchase)
+        self._prepared: dict[int, tuple[Purchase, _Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
         # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
         self.weights = weights
@@ -117,26 +135,46 @@ class Evaluator:
         return option.available(self.availability)
 
     def fixed_cost(self, purchase: Purchase, scenario: Scenario) -> float:
+        """What the purchase costs whatever it runs: units (net of resale, idle energy, opex; commitments at the
+        scenario's cloud price) and hosts, and the fixed monthly cost of owning anything."""
+        return self._fixed(self._prepared_for(purchase)[0], scenario.usd_per_kwh, scenario.cloud_price)
+
+    def _fixed(self, shape: _Shape, rate: float, cloud_price: float) -> float:
         cost = 0.0
         w = self.weights
-        for key, n in purchase.units.items():
-            o = self.owned[key]
-            if o.is_commitment:
-                cost += n * unit_cost_of(o, scenario.usd_per_kwh, self.total_hours, w) * scenario.cloud_price
-            elif w is None and not o.opex_usd_per_unit_hour:
-                cost += n * (o.net_price_usd + o.idle_kwh_per_unit_hour * scenario.usd_per_kwh * self.total_hours)
+        total_hours = self.total_hours
+        for kind, n, net, idle, o in shape.units:
+            if kind == _PLAIN:
+                cost += n * (net + idle * rate * total_hours)
+            elif kind == _COMMITTED:
+                cost += n * unit_cost_of(o, rate, total_hours, w) * cloud_price
             else:
-                cost += n * unit_cost_of(o, scenario.usd_per_kwh, self.total_hours, w)
-        for name, n in purchase.hosts.items():
-            h = self.hosts[name]
+                cost += n * unit_cost_of(o, rate, total_hours, w)
+        for n, base, idle in shape.hosts:
             if w is None:
-                cost += n * (h.host.base_cost_usd + h.idle_kwh_per_hour * scenario.usd_per_kwh * self.total_hours)
+                cost += n * (base + idle * rate * total_hours)
             else:
-                cost += n * (h.host.base_cost_usd * w.capex + scenario.usd_per_kwh * h.idle_kwh_per_hour * w.hours)
-        if w is not None and w.fixed_owned_usd and any(n > 0 and not self.owned[k].is_commitment
-                                                       for k, n in purchase.units.items()):
+                cost += n * (base * w.capex + rate * idle * w.hours)
+        if w is not None and w.fixed_owned_usd and shape.owns:
             cost += w.fixed_owned_usd
         return cost
+
+    def _shape(self, purchase: Purchase) -> _Shape:
+        w = self.weights
+        units = []
+        for key, n in purchase.units.items():
+            o = self.owned[key]
+            kind = (_COMMITTED if o.is_commitment else _PLAIN if w is None and not o.opex_usd_per_unit_hour
+                    else _PRICED)
+            units.append((kind, n, o.net_price_usd, o.idle_kwh_per_unit_hour, o))
+        hosts = [(n, self.hosts[name].host.base_cost_usd, self.hosts[name].idle_kwh_per_hour)
+                 for name, n in purchase.hosts.items()]
+        energy = [(key, n, o.marginal_kwh_per_gpu_hour, o.width, o.throughput, o.load_per_gpu)
+                  for key, n in purchase.units.items() if n > 0 for o in [self.owned[key]]]
+        return _Shape(tuple(units), tuple(hosts), tuple(energy),
+                      owns=any(n > 0 and kind != _COMMITTED for kind, n, *_ in units),
+                      commits=any(n > 0 and kind == _COMMITTED for kind, n, *_ in units),
+                      varies=any(kind == _COMMITTED for kind, *_ in units))
 
     def _scaled_cells(self, scale: float) -> Cells:
         c = self._cells
@@ -219,10 +257,9 @@ class Evaluator:
         return self._cost(purchase, scenario)
 
     def _cost(self, purchase: Purchase, scenario: Scenario) -> float:
-        rate = scenario.usd_per_kwh
-        at_rate = self._at_rate(purchase, rate)
-        cost = at_rate.fixed if at_rate.fixed is not None else self.fixed_cost(purchase, scenario)
-        owned = at_rate.owned
+        shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
+        cost = (at_rate.fixed if at_rate.fixed is not None
+                else self._fixed(shape, scenario.usd_per_kwh, scenario.cloud_price))
         operation = at_rate.operations.get(scenario.demand, _MISSING)
         if operation is _MISSING:
             operation = at_rate.operations[scenario.demand] = self._operation(at_rate.units, scenario.demand)
@@ -230,7 +267,7 @@ class Evaluator:
             return math.inf
         assert isinstance(operation, _Operation)
         cost += scenario.cloud_price * operation.rent
-        for (energy, _, _), taken in zip(owned, operation.taken, strict=True):
+        for (energy, _, _), taken in zip(at_rate.owned, operation.taken, strict=True):
             cost += energy * taken
         for moved in operation.moved:
             if moved > 1e-9:
@@ -239,28 +276,33 @@ class Evaluator:
             return math.inf
         w = self.weights
         if w is not None and w.fixed_cloud_usd and (
-                operation.rent > 0 or any(m > 1e-9 for m in operation.moved)
-                or any(n > 0 and self.owned[k].is_commitment for k, n in purchase.units.items())):
+                operation.rent > 0 or any(m > 1e-9 for m in operation.moved) or shape.commits):
             cost += w.fixed_cloud_usd
         return cost
 
-    def _at_rate(self, purchase: Purchase, rate: float) -> _AtRate:
-        """What `_cost` needs of a purchase at one electricity rate, kept per purchase (by identity: the
-        thresholds' candidates live as long as the evaluator's bisections) and rate. Why: the demand and cloud-price
-        bisections ask for the same purchases at the same rate some hundred times a plan, and each asked again for
-        the fixed cost, the energy order and its operation's key; the figures are the same floats computed once."""
+    def _prepared_for(self, purchase: Purchase) -> tuple[_Shape, dict[float, _AtRate]]:
+        """A purchase's shape and its figures per electricity rate, kept by identity (the thresholds' candidates
+        live as long as the evaluator's bisections; the entry keeps the purchase, so its id is not reused)."""
         entry = self._prepared.get(id(purchase))
         if entry is None or entry[0] is not purchase:
-            entry = self._prepared[id(purchase)] = (purchase, {})
-        found = entry[1].get(rate)
+            entry = self._prepared[id(purchase)] = (purchase, self._shape(purchase), {})
+        return entry[1], entry[2]
+
+    def _at_rate(self, purchase: Purchase, rate: float) -> tuple[_Shape, _AtRate]:
+        """What `_cost` needs of a purchase at one electricity rate. Why: the demand and cloud-price bisections ask
+        for the same purchases at the same rate some hundred times a plan, and each asked again for the fixed
+        cost, the energy order and its operation's key; the figures are the same floats, computed once (the
+        energy per job-hour as `OwnedOption.usd_per_job_hour` computes it)."""
+        shape, rates = self._prepared_for(purchase)
+        found = rates.get(rate)
         if found is None:
-            owned = sorted(((self.owned[k].usd_per_job_hour(rate), k, n)
-                            for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
-            # with a commitment (even none of it) the fixed cost moves with the cloud price: asked every time
-            varies = any(self.owned[k].is_commitment for k in purchase.units)
-            fixed = None if varies else self.fixed_cost(purchase, Scenario(rate))
-            found = entry[1][rate] = _AtRate(fixed, owned, tuple((k, n) for _, k, n in owned), {})
-        return found
+            # (energy, key) order: keys are unique within a purchase, so the tuples' own order never reaches n
+            owned = sorted([(rate * m * width / throughput / load, k, n)
+                            for k, n, m, width, throughput, load in shape.energy])
+            # with a commitment (even none of it) the fixed cost moves with the cloud price: computed every time
+            fixed = None if shape.varies else self._fixed(shape, rate, 1.0)
+            found = rates[rate] = _AtRate(fixed, owned, tuple((k, n) for _, k, n in owned), {})
+        return shape, found
 
     def committed_cloud(self, key: str, scenario: Scenario) -> float:
         """Cheapest cost of doing the work with n instances of one commitment (n = 0, 1, ...) and renting the
