@@ -125,6 +125,8 @@ class Evaluator:
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
         self._prepared: dict[int, tuple[Purchase, _Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
+        self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
+        self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
         # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_job_hour / c.slots for c in cloud), default=math.inf)
         self.weights = weights
@@ -221,25 +223,41 @@ class Evaluator:
         bw = self._block_weight
         if math.isfinite(rent):
             work = layers.owned_hours[:, -1]
-            # a slot runs one job at a time, only in hours that have jobs (the model's `_active_hours` rows)
-            active = np.bincount(cells.block, weights=np.where(cells.jobs > 1e-9, cells.hours, 0.0),
-                                 minlength=len(self.blocks))
+            active = self._active_at(demand, cells)
+            caps = [self._capacity(key, n, slots[key]) for key, n in units]
             taken = []
-            for key, _ in units:  # cheapest energy first, up to each option's available hours
-                o = self.owned[key]
-                take = np.minimum(work, np.minimum(
-                    self._availability(o) * self._block_hours * slots[key] * o.throughput, active * slots[key]))
+            for (key, _), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
+                take = np.minimum(work, np.minimum(available, active * slots[key]))  # option's available hours
                 taken.append(float(take.sum() if bw is None else (take * bw).sum()))
                 work = work - take
             moved = []
-            for key, _ in units:  # maintenance hours beyond idle hours: packed cloud hours
-                o = self.owned[key]
-                take = np.minimum(work, (1 - self._availability(o)) * self._block_hours * slots[key] * o.throughput)
+            for _, maintained in caps:  # maintenance hours beyond idle hours: packed cloud hours
+                take = np.minimum(work, maintained)
                 moved.append(float(take.sum() if bw is None else (take * bw).sum()))
                 work = work - take
             operation = _Operation(rent, taken, moved, float(work.max(initial=0.0)) > 1e-6)
         self._operations[(units, demand)] = operation
         return operation
+
+    def _active_at(self, demand: float, cells: Cells) -> np.ndarray:
+        """Hours of each block that have jobs at this demand scale: a slot runs one job at a time, only then (the
+        model's `_active_hours` rows). Kept per demand scale (every purchase tried at it asks)."""
+        found = self._active.get(demand)
+        if found is None:
+            found = self._active[demand] = np.bincount(cells.block, weights=np.where(cells.jobs > 1e-9, cells.hours,
+                                                                                     0.0), minlength=len(self.blocks))
+        return found
+
+    def _capacity(self, key: str, units: int, slots: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per block, the reference hours `units` of an option can work (its availability) and the maintenance hours
+        it moves to packed cloud hours: the same at every demand scale, so kept per option and count."""
+        found = self._capacities.get((key, units))
+        if found is None:
+            o = self.owned[key]
+            available = self._availability(o)
+            found = self._capacities[(key, units)] = (available * self._block_hours * slots * o.throughput,
+                                                      (1 - available) * self._block_hours * slots * o.throughput)
+        return found
 
     def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""

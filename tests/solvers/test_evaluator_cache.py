@@ -1,6 +1,7 @@
 """The thresholds' evaluator keeps a purchase's fixed cost, energy order and operation per purchase and electricity
-rate (solvers/evaluate.py, `_at_rate`): every cost it answers must be the float the uncached formula gives, in any
-order of questions, for purchases with and without commitments, on the nominal and the present-value basis."""
+rate (solvers/evaluate.py, `_at_rate`), and each block's active hours and each option's capacity per demand scale and
+count: every cost it answers must be the float the uncached formula gives, in any order of questions, for purchases
+with and without commitments, on the nominal and the present-value basis."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import math
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE
-from solvers.evaluate import Evaluator, Purchase, Scenario
+from solvers.evaluate import Evaluator, Purchase, Scenario, _slots
+from solvers.layers import screening, slot_grid
 from solvers.model import unit_cost_of
 from solvers.plan import _evaluator, _single_units, commitment_mixes, solve_core
 from solvers.profile import Profile
@@ -55,22 +58,52 @@ def _uncached(ev: Evaluator, purchase: Purchase, scenario: Scenario) -> float:
         cost += w.fixed_owned_usd
     owned = sorted(((ev.owned[k].usd_per_job_hour(rate), k, n) for k, n in purchase.units.items() if n > 0),
                    key=lambda t: (t[0], t[1]))
-    operation = ev._operation(tuple((k, n) for _, k, n in owned), scenario.demand)
+    operation = _operation(ev, tuple((k, n) for _, k, n in owned), scenario.demand)
     if operation is None:
         return math.inf
-    cost += scenario.cloud_price * operation.rent
-    for (energy, _, _), taken in zip(owned, operation.taken, strict=True):
+    rent, taken_hours, moved_hours, short = operation
+    cost += scenario.cloud_price * rent
+    for (energy, _, _), taken in zip(owned, taken_hours, strict=True):
         cost += energy * taken
-    for moved in operation.moved:
+    for moved in moved_hours:
         if moved > 1e-9:
             cost += ev._packed * scenario.cloud_price * moved
-    if operation.short or not math.isfinite(cost):
+    if short or not math.isfinite(cost):
         return math.inf
     if w is not None and w.fixed_cloud_usd and (
-            operation.rent > 0 or any(m > 1e-9 for m in operation.moved)
+            rent > 0 or any(m > 1e-9 for m in moved_hours)
             or any(n > 0 and ev.owned[k].is_commitment for k, n in purchase.units.items())):
         cost += w.fixed_cloud_usd
     return cost
+
+
+def _operation(ev: Evaluator, units: tuple[tuple[str, int], ...],
+               demand: float) -> tuple[float, list[float], list[float], bool] | None:
+    """The evaluator's operation as it was computed before its per-demand and per-option figures were kept."""
+    slots = {k: _slots(ev.owned[k], n, ev.owned[k].width) for k, n in units}
+    cells, peak = ev._cells_at(demand)
+    max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
+    layers = screening(cells, len(ev.blocks), ev._renting_for(peak), 0.0, slot_grid(max_slots), ev._block_weight)
+    rent = float(layers.rent[-1])
+    if not math.isfinite(rent):
+        return None
+    bw = ev._block_weight
+    work = layers.owned_hours[:, -1]
+    active = np.bincount(cells.block, weights=np.where(cells.jobs > 1e-9, cells.hours, 0.0), minlength=len(ev.blocks))
+    taken = []
+    for key, _ in units:
+        o = ev.owned[key]
+        take = np.minimum(work, np.minimum(ev._availability(o) * ev._block_hours * slots[key] * o.throughput,
+                                           active * slots[key]))
+        taken.append(float(take.sum() if bw is None else (take * bw).sum()))
+        work = work - take
+    moved = []
+    for key, _ in units:
+        o = ev.owned[key]
+        take = np.minimum(work, (1 - ev._availability(o)) * ev._block_hours * slots[key] * o.throughput)
+        moved.append(float(take.sum() if bw is None else (take * bw).sum()))
+        work = work - take
+    return rent, taken, moved, float(work.max(initial=0.0)) > 1e-6
 
 
 @pytest.mark.parametrize("body", [SERIES, DISCOUNTED, FINANCE_EXAMPLE], ids=["nominal", "discounted", "finance"])
