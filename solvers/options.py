@@ -497,13 +497,17 @@ def offered_catalog(catalog: Catalog, today: dt.date) -> Catalog:
 def _owned_rows(catalog: Catalog, profile: Profile, today: dt.date) -> list[_OwnedRow]:
     rows = ([r for r in _hardware_table(catalog).rows if offered_new(r, today)]
             if profile.prices.mode == "extend" else [])
+    names: dict[str, str] = {}  # each spelling resolved once (200 quotes name a handful of GPU types)
     for i, item in enumerate(profile.prices.owned):
-        rows.append(_request_owned_row(catalog.gpus, item, i, today))
+        rows.append(_request_owned_row(catalog.gpus, item, i, today, names))
     return rows
 
 
-def _request_owned_row(gpus: GpuTable, item: OwnedPriceItem, index: int, today: dt.date) -> _OwnedRow:
-    gpu = canonical_gpu(gpus, item.gpu, f"prices.owned[{index}].gpu")
+def _request_owned_row(gpus: GpuTable, item: OwnedPriceItem, index: int, today: dt.date,
+                       names: dict[str, str] | None = None) -> _OwnedRow:
+    gpu = (names or {}).get(item.gpu) or canonical_gpu(gpus, item.gpu, f"prices.owned[{index}].gpu")
+    if names is not None:
+        names[item.gpu] = gpu
     return _OwnedRow(
         item.name,
         gpu,
