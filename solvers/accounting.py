@@ -187,6 +187,7 @@ class Ledger:
         for p, period in enumerate(self.periods):
             electricity[p] = rate * idle_kwh_per_hour * period.hours
         cloud_totals: dict[str, tuple[float, float]] = {}
+        labels: dict[str, str] = {}
         for b, fig in enumerate(self._block_figures(alloc)):
             for p, share in self.fixed.shares[b]:
                 for key, gpu_hours in fig.owned_gpu_hours.items():
@@ -200,7 +201,7 @@ class Ledger:
                     owned_gpu_hours[p][o.name] = owned_gpu_hours[p].get(o.name, 0.0) + gpu_hours * share
                 for key, hours in fig.cloud_hours.items():
                     c = self.cloud[key]
-                    label = cloud_label(c)
+                    label = labels.get(key) or labels.setdefault(key, cloud_label(c))  # once per offer, not period
                     cloud_cost[p] += c.usd_per_hour * hours * share
                     cloud_hours[p][label] = cloud_hours[p].get(label, 0.0) + hours * share
                 delivered[p] += fig.delivered * share
