@@ -85,6 +85,7 @@ class _Shape:
     owns: bool
     commits: bool
     varies: bool
+    alone: tuple[tuple[str, int], ...]  # the units' (key, count) when there is at most one: their order at any rate
 
 
 @dataclass
@@ -176,7 +177,8 @@ class Evaluator:
         return _Shape(tuple(units), tuple(hosts), tuple(energy),
                       owns=any(n > 0 and kind != _COMMITTED for kind, n, *_ in units),
                       commits=any(n > 0 and kind == _COMMITTED for kind, n, *_ in units),
-                      varies=any(kind == _COMMITTED for kind, *_ in units))
+                      varies=any(kind == _COMMITTED for kind, *_ in units),
+                      alone=tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
 
     def _scaled_cells(self, scale: float) -> Cells:
         c = self._cells
@@ -319,7 +321,8 @@ class Evaluator:
                             for k, n, m, width, throughput, load in shape.energy])
             # with a commitment (even none of it) the fixed cost moves with the cloud price: computed every time
             fixed = None if shape.varies else self._fixed(shape, rate, 1.0)
-            found = rates[rate] = _AtRate(fixed, owned, tuple((k, n) for _, k, n in owned), {})
+            units = shape.alone if len(owned) <= 1 else tuple([(k, n) for _, k, n in owned])
+            found = rates[rate] = _AtRate(fixed, owned, units, {})
         return shape, found
 
     def committed_cloud(self, key: str, scenario: Scenario) -> float:
