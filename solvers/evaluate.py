@@ -97,6 +97,7 @@ class _AtRate:
     owned: list[tuple[float, str, int]]
     units: tuple[tuple[str, int], ...]
     operations: dict[float, object]
+    kept: bool = True  # kept for the next question at this rate (`Evaluator._at_rate`)
 
 
 _MISSING = object()
@@ -282,7 +283,9 @@ class Evaluator:
                 else self._fixed(shape, scenario.usd_per_kwh, scenario.cloud_price))
         operation = at_rate.operations.get(scenario.demand, _MISSING)
         if operation is _MISSING:
-            operation = at_rate.operations[scenario.demand] = self._operation(at_rate.units, scenario.demand)
+            operation = self._operation(at_rate.units, scenario.demand)
+            if at_rate.kept:
+                at_rate.operations[scenario.demand] = operation
         if operation is None:
             return math.inf
         assert isinstance(operation, _Operation)
@@ -322,7 +325,11 @@ class Evaluator:
             # with a commitment (even none of it) the fixed cost moves with the cloud price: computed every time
             fixed = None if shape.varies else self._fixed(shape, rate, 1.0)
             units = shape.alone if len(owned) <= 1 else tuple([(k, n) for _, k, n in owned])
-            found = rates[rate] = _AtRate(fixed, owned, units, {})
+            # only the first rate a purchase is asked at is kept (the profile's: the single units' ranking, the
+            # demand and cloud-price bisections); the electricity bisection asks each of its rates once
+            found = _AtRate(fixed, owned, units, {}, kept=not rates)
+            if found.kept:
+                rates[rate] = found
         return shape, found
 
     def committed_cloud(self, key: str, scenario: Scenario) -> float:
