@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from solvers.blocks import Block
 from solvers.evaluate import Purchase
@@ -296,20 +297,20 @@ class Ledger:
         longest = waits.max_wait_hours
         commitments_r = rounded([float(v) for v in flows.commitments], 2)
         opex_r = rounded([float(v) for v in flows.opex], 2)
-        lines = [
-            PeriodLine(month=period.label, start=period.start.isoformat(), days=period.days,
-                       demand_reference_gpu_hours=demand_r[p],
-                       delivered_reference_gpu_hours=delivered_r[p],
-                       owned_gpu_hours=owned_rounded[p],
-                       cloud_hours=cloud_rounded[p],
-                       electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
-                       commitments_usd=commitments_r[p], opex_usd=opex_r[p],
-                       peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
-                       unused_rented_gpu_hours=unused_r[p],
-                       waited_gpu_hours=waited_r[p], max_wait_hours=longest[p],
-                       served_every_hour=served[p] if self.always_on else None)
+        lines = _PERIOD_LINES.validate_python([
+            dict(month=period.label, start=period.start.isoformat(), days=period.days,
+                 demand_reference_gpu_hours=demand_r[p],
+                 delivered_reference_gpu_hours=delivered_r[p],
+                 owned_gpu_hours=owned_rounded[p],
+                 cloud_hours=cloud_rounded[p],
+                 electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
+                 commitments_usd=commitments_r[p], opex_usd=opex_r[p],
+                 peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
+                 unused_rented_gpu_hours=unused_r[p],
+                 waited_gpu_hours=waited_r[p], max_wait_hours=longest[p],
+                 served_every_hour=served[p] if self.always_on else None)
             for p, period in enumerate(self.periods)
-        ]
+        ])
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
                         start_basis, resale_basis, listing_machines=machines)
 
@@ -442,12 +443,12 @@ class _Flows:
                    for column in (capex_by_period, elec, self.opex, cl, commitments, resale, net, net_pv, totals,
                                   totals_pv)]
             factors = [round(v, 8) for v in df.tolist()]
-            rows += [CashFlowLine(
+            rows += _CASH_FLOW_LINES.validate_python([dict(
                 month=period.label, date=period.end.isoformat(), capex_usd=two[0][p], electricity_usd=two[1][p],
                 opex_usd=two[2][p], cloud_usd=two[3][p], commitments_usd=two[4][p], resale_usd=two[5][p],
                 net_usd=two[6][p], cumulative_usd=two[8][p], discount_factor=factors[p],
                 net_present_value_usd=two[7][p], cumulative_present_value_usd=two[9][p])
-                for p, period in enumerate(ledger.periods)]
+                for p, period in enumerate(ledger.periods)])
         if ledger.terms.plain and not commitments.any() and not self.opex.any() and not self.cloud_data.any() \
                 and not fees_at_start:
             return rows, self.capex, running, self.resale, round(cumulative_pv, 2)  # today's curves, to the bit
@@ -481,6 +482,12 @@ def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarra
     once (0.125 of a 4-GPU instance over a month is 4 GPUs at once for an eighth of its hours, not 0.5 GPUs)."""
     packed = np.abs(instances - np.round(instances)) > 1e-6
     return np.where(packed, np.ceil(instances - 1e-6) * slots, used)
+
+
+# Why adapters: a list of plan lines validated in one pydantic-core call costs about half of one model call per line
+# (the same validation, the same models and fields set); a plan has some 36 period lines and 37 cash-flow rows.
+_PERIOD_LINES = TypeAdapter(list[PeriodLine])
+_CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])
 
 
 def rounded(values: list[float], digits: int) -> list[float]:
