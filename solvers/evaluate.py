@@ -97,7 +97,6 @@ class _AtRate:
     owned: list[tuple[float, str, int]]
     units: tuple[tuple[str, int], ...]
     operations: dict[float, object]
-    kept: bool = True  # kept for the next question at this rate (`Evaluator._at_rate`)
 
 
 _MISSING = object()
@@ -283,9 +282,7 @@ class Evaluator:
                 else self._fixed(shape, scenario.usd_per_kwh, scenario.cloud_price))
         operation = at_rate.operations.get(scenario.demand, _MISSING)
         if operation is _MISSING:
-            operation = self._operation(at_rate.units, scenario.demand)
-            if at_rate.kept:
-                at_rate.operations[scenario.demand] = operation
+            operation = at_rate.operations[scenario.demand] = self._operation(at_rate.units, scenario.demand)
         if operation is None:
             return math.inf
         assert isinstance(operation, _Operation)
@@ -326,10 +323,14 @@ class Evaluator:
             fixed = None if shape.varies else self._fixed(shape, rate, 1.0)
             units = shape.alone if len(owned) <= 1 else tuple([(k, n) for _, k, n in owned])
             # only the first rate a purchase is asked at is kept (the profile's: the single units' ranking, the
-            # demand and cloud-price bisections); the electricity bisection asks each of its rates once
-            found = _AtRate(fixed, owned, units, {}, kept=not rates)
-            if found.kept:
-                rates[rate] = found
+            # demand and cloud-price bisections); the electricity bisection asks each of its rates once, and shares
+            # the kept rate's operations while the energy order is the same (an operation depends on it and the
+            # demand scale only)
+            kept = next(iter(rates.values()), None)
+            if kept is None:
+                found = rates[rate] = _AtRate(fixed, owned, units, {})
+            else:
+                found = _AtRate(fixed, owned, units, kept.operations if units == kept.units else {})
         return shape, found
 
     def committed_cloud(self, key: str, scenario: Scenario) -> float:
