@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from solvers.blocks import Block
 from solvers.evaluate import Purchase
@@ -111,24 +112,31 @@ class Ledger:
         return self._fixed
 
     def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
+        """Each block's figures, computed for all blocks at once per option and read out per block. Why: a loop over
+        blocks with a mask and three maxima each cost some 10 us a block, twelve blocks in a 36-month series, three
+        accounts a plan; the arrays hold the same floats (the same operations element by element, the peaks as
+        `max(initial=0.0)` of the block's active cells by `np.maximum.at`, which takes them in the same order)."""
         cells = self.fixed.cells
         w = self.width
-        figures = [_BlockFigures() for _ in self.blocks]
+        n_blocks = len(self.blocks)
         owned_at_once = np.zeros(len(cells.jobs))
         owned_gpus = np.zeros(len(cells.jobs))
-        job_hours = np.zeros(len(self.blocks))
+        job_hours = np.zeros(n_blocks)
+        owned_columns: list[tuple[str, np.ndarray]] = []
         for key, jobs in alloc.owned_jobs.items():
             o = self.owned[key]
-            busy = np.bincount(cells.block, weights=jobs * cells.hours, minlength=len(self.blocks))
-            displaced = alloc.displaced.get(key, np.zeros(len(self.blocks)))
+            busy = np.bincount(cells.block, weights=jobs * cells.hours, minlength=n_blocks)
+            displaced = alloc.displaced.get(key, np.zeros(n_blocks))
             job_hours += busy - o.throughput * displaced
-            for b, f in enumerate(figures):
-                f.owned_gpu_hours[key] = o.width * (busy[b] / o.throughput - displaced[b]) / o.load_per_gpu
+            owned_columns.append((key, o.width * (busy / o.throughput - np.asarray(displaced)) / o.load_per_gpu))
             owned_at_once += jobs
             owned_gpus += o.width * jobs / o.load_per_gpu
         remaining = np.maximum(cells.jobs - owned_at_once, 0.0)
         rented_at_once = np.zeros(len(cells.jobs))
         rented_gpus = np.zeros(len(cells.jobs))
+        cloud_columns: list[tuple[str, np.ndarray]] = []  # in the order each block adds them up
+        idle_total = np.zeros(n_blocks)
+        outage_idle = False
         for key, inst in sorted(alloc.instances.items(), key=lambda kv: self.cloud[kv[0]].usd_per_job_hour):
             c = self.cloud[key]
             used = np.minimum(c.slots * inst, remaining)
@@ -137,27 +145,36 @@ class Ledger:
             rented_gpus += c.width * _busy_jobs(inst, used, c.slots) / c.load_per_gpu
             run_hours = inst * cells.hours / c.speed
             unused = (c.gpu_count * inst - c.width * used / c.load_per_gpu) * cells.hours / c.speed
-            hours = np.bincount(cells.block, weights=run_hours, minlength=len(self.blocks))
-            idle = np.bincount(cells.block, weights=unused, minlength=len(self.blocks))
-            for b, f in enumerate(figures):
-                f.cloud_hours[key] = f.cloud_hours.get(key, 0.0) + hours[b]
-                f.unused_rented += idle[b]
-        job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=len(self.blocks))
+            cloud_columns.append((key, np.bincount(cells.block, weights=run_hours, minlength=n_blocks)))
+            idle_total += np.bincount(cells.block, weights=unused, minlength=n_blocks)
+        job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=n_blocks)
         for key, packed in alloc.packed_hours.items():
             c = self.cloud[key]
             job_hours += packed * c.packed_capacity
-            # an instance-hour rented for one replica's outage: its other GPUs are paid for and idle
-            idle_gpus = max(c.gpu_count - c.width * (c.packed_capacity / c.speed) / c.load_per_gpu, 0.0)
-            for b, f in enumerate(figures):
-                f.cloud_hours[key] = f.cloud_hours.get(key, 0.0) + packed[b]
-                f.unused_rented += idle_gpus * packed[b] if c.displaced_slots is not None else 0.0
+            cloud_columns.append((key, np.asarray(packed)))
+            if c.displaced_slots is not None:  # an instance-hour rented for one replica's outage: its other GPUs
+                idle_gpus = max(c.gpu_count - c.width * (c.packed_capacity / c.speed) / c.load_per_gpu, 0.0)
+                idle_total += idle_gpus * np.asarray(packed)
+                outage_idle = True
         active = cells.hours > 1e-9
-        for b, f in enumerate(figures):
-            mine = active & (cells.block == b)
-            f.delivered = job_hours[b] * w * self.efficiency
-            f.peak_owned = float(owned_gpus[mine].max(initial=0.0))
-            f.peak_rented = float(rented_gpus[mine].max(initial=0.0))
-            f.served = bool((remaining[mine] <= 1e-6).all())
+        where = cells.block[active]
+        peak_owned, peak_rented = np.zeros(n_blocks), np.zeros(n_blocks)
+        np.maximum.at(peak_owned, where, owned_gpus[active])
+        np.maximum.at(peak_rented, where, rented_gpus[active])
+        unserved = np.bincount(where[~(remaining[active] <= 1e-6)], minlength=n_blocks)
+        delivered = job_hours * w * self.efficiency
+        figures = []
+        for b in range(n_blocks):
+            f = _BlockFigures({key: column[b] for key, column in owned_columns})
+            for key, column in cloud_columns:
+                f.cloud_hours[key] = f.cloud_hours.get(key, 0.0) + column[b]
+            if alloc.instances or outage_idle:  # 0.0 plus each offer's idle hours, summed block by block
+                f.unused_rented = idle_total[b]
+            f.delivered = delivered[b]
+            f.peak_owned = float(peak_owned[b])
+            f.peak_rented = float(peak_rented[b])
+            f.served = bool(unserved[b] == 0)
+            figures.append(f)
         return figures
 
     def account(self, alloc: Allocation, detail: bool = True) -> Accounts:
@@ -178,6 +195,7 @@ class Ledger:
         for p, period in enumerate(self.periods):
             electricity[p] = rate * idle_kwh_per_hour * period.hours
         cloud_totals: dict[str, tuple[float, float]] = {}
+        labels: dict[str, str] = {}
         for b, fig in enumerate(self._block_figures(alloc)):
             for p, share in self.fixed.shares[b]:
                 for key, gpu_hours in fig.owned_gpu_hours.items():
@@ -191,7 +209,7 @@ class Ledger:
                     owned_gpu_hours[p][o.name] = owned_gpu_hours[p].get(o.name, 0.0) + gpu_hours * share
                 for key, hours in fig.cloud_hours.items():
                     c = self.cloud[key]
-                    label = cloud_label(c)
+                    label = labels.get(key) or labels.setdefault(key, cloud_label(c))  # once per offer, not period
                     cloud_cost[p] += c.usd_per_hour * hours * share
                     cloud_hours[p][label] = cloud_hours[p].get(label, 0.0) + hours * share
                 delivered[p] += fig.delivered * share
@@ -286,20 +304,20 @@ class Ledger:
         longest = waits.max_wait_hours
         commitments_r = rounded([float(v) for v in flows.commitments], 2)
         opex_r = rounded([float(v) for v in flows.opex], 2)
-        lines = [
-            PeriodLine(month=period.label, start=period.start.isoformat(), days=period.days,
-                       demand_reference_gpu_hours=demand_r[p],
-                       delivered_reference_gpu_hours=delivered_r[p],
-                       owned_gpu_hours=owned_rounded[p],
-                       cloud_hours=cloud_rounded[p],
-                       electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
-                       commitments_usd=commitments_r[p], opex_usd=opex_r[p],
-                       peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
-                       unused_rented_gpu_hours=unused_r[p],
-                       waited_gpu_hours=waited_r[p], max_wait_hours=longest[p],
-                       served_every_hour=served[p] if self.always_on else None)
+        lines = _PERIOD_LINES.validate_python([
+            dict(month=period.label, start=period.start.isoformat(), days=period.days,
+                 demand_reference_gpu_hours=demand_r[p],
+                 delivered_reference_gpu_hours=delivered_r[p],
+                 owned_gpu_hours=owned_rounded[p],
+                 cloud_hours=cloud_rounded[p],
+                 electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
+                 commitments_usd=commitments_r[p], opex_usd=opex_r[p],
+                 peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
+                 unused_rented_gpu_hours=unused_r[p],
+                 waited_gpu_hours=waited_r[p], max_wait_hours=longest[p],
+                 served_every_hour=served[p] if self.always_on else None)
             for p, period in enumerate(self.periods)
-        ]
+        ])
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
                         start_basis, resale_basis, listing_machines=machines)
 
@@ -453,12 +471,12 @@ class _Flows:
                    for column in (capex_by_period, elec, self.opex, cl, commitments, resale, net, net_pv, totals,
                                   totals_pv)]
             factors = [round(v, 8) for v in df.tolist()]
-            rows += [CashFlowLine(
+            rows += _CASH_FLOW_LINES.validate_python([dict(
                 month=period.label, date=period.end.isoformat(), capex_usd=two[0][p], electricity_usd=two[1][p],
                 opex_usd=two[2][p], cloud_usd=two[3][p], commitments_usd=two[4][p], resale_usd=two[5][p],
                 net_usd=two[6][p], cumulative_usd=two[8][p], discount_factor=factors[p],
                 net_present_value_usd=two[7][p], cumulative_present_value_usd=two[9][p])
-                for p, period in enumerate(ledger.periods)]
+                for p, period in enumerate(ledger.periods)])
         if ledger.terms.plain and not commitments.any() and not self.opex.any() and not self.cloud_data.any() \
                 and not fees_at_start:
             return rows, self.capex, running, self.resale, round(cumulative_pv, 2)  # today's curves, to the bit
@@ -492,6 +510,12 @@ def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarra
     once (0.125 of a 4-GPU instance over a month is 4 GPUs at once for an eighth of its hours, not 0.5 GPUs)."""
     packed = np.abs(instances - np.round(instances)) > 1e-6
     return np.where(packed, np.ceil(instances - 1e-6) * slots, used)
+
+
+# Why adapters: a list of plan lines validated in one pydantic-core call costs about half of one model call per line
+# (the same validation, the same models and fields set); a plan has some 36 period lines and 37 cash-flow rows.
+_PERIOD_LINES = TypeAdapter(list[PeriodLine])
+_CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])
 
 
 def rounded(values: list[float], digits: int) -> list[float]:

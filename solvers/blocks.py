@@ -35,11 +35,14 @@ class Block:
 
 def merge_periods(periods: list[Period]) -> list[Block]:
     groups: dict[tuple[tuple[float, ...], tuple[float, ...]], list[int]] = {}
-    active = [i for i, p in enumerate(periods) if p.hours > 0]
+    hours = [p.hours for p in periods]
+    active = [i for i, h in enumerate(hours) if h > 0]
     if active:  # every period's curve rounded in one call (the same values as period by period)
         sizes = [len(periods[i].jobs) for i in active]
         jobs = np.round(np.concatenate([periods[i].jobs for i in active]), 9).tolist()
-        shares = np.round(np.concatenate([periods[i].level_hours / periods[i].hours for i in active]), 9).tolist()
+        # each level's hours over its period's hours: the same divisions, in one call
+        per_level = np.repeat(np.array([hours[i] for i in active]), sizes)
+        shares = np.round(np.concatenate([periods[i].level_hours for i in active]) / per_level, 9).tolist()
         at = 0
         for i, size in zip(active, sizes, strict=True):
             # Python floats hash and compare as the numpy scalars did
@@ -49,7 +52,7 @@ def merge_periods(periods: list[Period]) -> list[Block]:
     for _, idx in sorted(groups.items(), key=lambda kv: kv[1][0]):
         first = periods[idx[0]]
         blocks.append(Block(
-            hours=sum(periods[i].hours for i in idx),
+            hours=sum(hours[i] for i in idx),
             demand=sum(periods[i].demand for i in idx),
             periods=tuple(idx),
             jobs=first.jobs,

@@ -69,6 +69,36 @@ class _Operation:
     short: bool
 
 
+_PLAIN, _PRICED, _COMMITTED = 0, 1, 2  # how a unit's fixed cost is computed (`Evaluator._fixed`)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A purchase as the evaluator prices it, read off its options once: per unit line (kind, count, net price, idle
+    kWh per unit-hour, option), per host line (count, base cost, idle kWh per hour), the energy inputs of the units
+    it has (key, count, kWh per GPU-hour, width, throughput, load per GPU), and whether it owns anything, holds a
+    commitment, or names one at all (its fixed cost then moves with the cloud price)."""
+
+    units: tuple[tuple[int, int, float, float, OwnedOption], ...]
+    hosts: tuple[tuple[int, float, float], ...]
+    energy: tuple[tuple[str, int, float, int, float, float], ...]
+    owns: bool
+    commits: bool
+    varies: bool
+    alone: tuple[tuple[str, int], ...]  # the units' (key, count) when there is at most one: their order at any rate
+
+
+@dataclass
+class _AtRate:
+    """One purchase at one electricity rate: its fixed cost (None when it depends on the cloud price), its units in
+    energy order (energy per job-hour, key, count) and their operation per demand scale."""
+
+    fixed: float | None
+    owned: list[tuple[float, str, int]]
+    units: tuple[tuple[str, int], ...]
+    operations: dict[float, object]
+
+
 _MISSING = object()
 
 
@@ -95,6 +125,9 @@ class Evaluator:
         self._scaled: dict[float, tuple[Cells, int]] = {}
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
+        self._prepared: dict[int, tuple[Purchase, _Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
+        self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
+        self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
         # cheapest price per job-hour of a fully used instance (maintenance cover)
         self._packed = min((c.usd_per_hour / c.packed_capacity for c in cloud), default=math.inf)
         self.weights = weights
@@ -105,26 +138,47 @@ class Evaluator:
         return option.available(self.availability)
 
     def fixed_cost(self, purchase: Purchase, scenario: Scenario) -> float:
+        """What the purchase costs whatever it runs: units (net of resale, idle energy, opex; commitments at the
+        scenario's cloud price) and hosts, and the fixed monthly cost of owning anything."""
+        return self._fixed(self._prepared_for(purchase)[0], scenario.usd_per_kwh, scenario.cloud_price)
+
+    def _fixed(self, shape: _Shape, rate: float, cloud_price: float) -> float:
         cost = 0.0
         w = self.weights
-        for key, n in purchase.units.items():
-            o = self.owned[key]
-            if o.is_commitment:
-                cost += n * unit_cost_of(o, scenario.usd_per_kwh, self.total_hours, w) * scenario.cloud_price
-            elif w is None and not o.opex_usd_per_unit_hour:
-                cost += n * (o.net_price_usd + o.idle_kwh_per_unit_hour * scenario.usd_per_kwh * self.total_hours)
+        total_hours = self.total_hours
+        for kind, n, net, idle, o in shape.units:
+            if kind == _PLAIN:
+                cost += n * (net + idle * rate * total_hours)
+            elif kind == _COMMITTED:
+                cost += n * unit_cost_of(o, rate, total_hours, w) * cloud_price
             else:
-                cost += n * unit_cost_of(o, scenario.usd_per_kwh, self.total_hours, w)
-        for name, n in purchase.hosts.items():
-            h = self.hosts[name]
+                cost += n * unit_cost_of(o, rate, total_hours, w)
+        for n, base, idle in shape.hosts:
             if w is None:
-                cost += n * (h.host.base_cost_usd + h.idle_kwh_per_hour * scenario.usd_per_kwh * self.total_hours)
+                cost += n * (base + idle * rate * total_hours)
             else:
-                cost += n * (h.host.base_cost_usd * w.capex + scenario.usd_per_kwh * h.idle_kwh_per_hour * w.hours)
-        if w is not None and w.fixed_owned_usd and any(n > 0 and not self.owned[k].is_commitment
-                                                       for k, n in purchase.units.items()):
+                cost += n * (base * w.capex + rate * idle * w.hours)
+        if w is not None and w.fixed_owned_usd and shape.owns:
             cost += w.fixed_owned_usd
         return cost
+
+    def _shape(self, purchase: Purchase) -> _Shape:
+        w = self.weights
+        units = []
+        for key, n in purchase.units.items():
+            o = self.owned[key]
+            kind = (_COMMITTED if o.is_commitment else _PLAIN if w is None and not o.opex_usd_per_unit_hour
+                    else _PRICED)
+            units.append((kind, n, o.net_price_usd, o.idle_kwh_per_unit_hour, o))
+        hosts = [(n, self.hosts[name].host.base_cost_usd, self.hosts[name].idle_kwh_per_hour)
+                 for name, n in purchase.hosts.items()]
+        energy = [(key, n, o.marginal_kwh_per_gpu_hour, o.width, o.throughput, o.load_per_gpu)
+                  for key, n in purchase.units.items() if n > 0 for o in [self.owned[key]]]
+        return _Shape(tuple(units), tuple(hosts), tuple(energy),
+                      owns=any(n > 0 and kind != _COMMITTED for kind, n, *_ in units),
+                      commits=any(n > 0 and kind == _COMMITTED for kind, n, *_ in units),
+                      varies=any(kind == _COMMITTED for kind, *_ in units),
+                      alone=tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
 
     def _scaled_cells(self, scale: float) -> Cells:
         c = self._cells
@@ -171,25 +225,41 @@ class Evaluator:
         bw = self._block_weight
         if math.isfinite(rent):
             work = layers.owned_hours[:, -1]
-            # a slot runs one job at a time, only in hours that have jobs (the model's `_active_hours` rows)
-            active = np.bincount(cells.block, weights=np.where(cells.jobs > 1e-9, cells.hours, 0.0),
-                                 minlength=len(self.blocks))
+            active = self._active_at(demand, cells)
+            caps = [self._capacity(key, n, slots[key]) for key, n in units]
             taken = []
-            for key, _ in units:  # cheapest energy first, up to each option's available hours
-                o = self.owned[key]
-                take = np.minimum(work, np.minimum(
-                    self._availability(o) * self._block_hours * slots[key] * o.throughput, active * slots[key]))
+            for (key, _), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
+                take = np.minimum(work, np.minimum(available, active * slots[key]))  # option's available hours
                 taken.append(float(take.sum() if bw is None else (take * bw).sum()))
                 work = work - take
             moved = []
-            for key, _ in units:  # maintenance hours beyond idle hours: packed cloud hours
-                o = self.owned[key]
-                take = np.minimum(work, (1 - self._availability(o)) * self._block_hours * slots[key] * o.throughput)
+            for _, maintained in caps:  # maintenance hours beyond idle hours: packed cloud hours
+                take = np.minimum(work, maintained)
                 moved.append(float(take.sum() if bw is None else (take * bw).sum()))
                 work = work - take
             operation = _Operation(rent, taken, moved, float(work.max(initial=0.0)) > 1e-6)
         self._operations[(units, demand)] = operation
         return operation
+
+    def _active_at(self, demand: float, cells: Cells) -> np.ndarray:
+        """Hours of each block that have jobs at this demand scale: a slot runs one job at a time, only then (the
+        model's `_active_hours` rows). Kept per demand scale (every purchase tried at it asks)."""
+        found = self._active.get(demand)
+        if found is None:
+            found = self._active[demand] = np.bincount(cells.block, weights=np.where(cells.jobs > 1e-9, cells.hours,
+                                                                                     0.0), minlength=len(self.blocks))
+        return found
+
+    def _capacity(self, key: str, units: int, slots: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per block, the reference hours `units` of an option can work (its availability) and the maintenance hours
+        it moves to packed cloud hours: the same at every demand scale, so kept per option and count."""
+        found = self._capacities.get((key, units))
+        if found is None:
+            o = self.owned[key]
+            available = self._availability(o)
+            found = self._capacities[(key, units)] = (available * self._block_hours * slots * o.throughput,
+                                                      (1 - available) * self._block_hours * slots * o.throughput)
+        return found
 
     def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""
@@ -207,15 +277,17 @@ class Evaluator:
         return self._cost(purchase, scenario)
 
     def _cost(self, purchase: Purchase, scenario: Scenario) -> float:
-        rate = scenario.usd_per_kwh
-        cost = self.fixed_cost(purchase, scenario)
-        owned = sorted(((self.owned[k].usd_per_job_hour(rate), k, n)
-                        for k, n in purchase.units.items() if n > 0), key=lambda t: (t[0], t[1]))
-        operation = self._operation(tuple((k, n) for _, k, n in owned), scenario.demand)
+        shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
+        cost = (at_rate.fixed if at_rate.fixed is not None
+                else self._fixed(shape, scenario.usd_per_kwh, scenario.cloud_price))
+        operation = at_rate.operations.get(scenario.demand, _MISSING)
+        if operation is _MISSING:
+            operation = at_rate.operations[scenario.demand] = self._operation(at_rate.units, scenario.demand)
         if operation is None:
             return math.inf
+        assert isinstance(operation, _Operation)
         cost += scenario.cloud_price * operation.rent
-        for (energy, _, _), taken in zip(owned, operation.taken, strict=True):
+        for (energy, _, _), taken in zip(at_rate.owned, operation.taken, strict=True):
             cost += energy * taken
         for moved in operation.moved:
             if moved > 1e-9:
@@ -224,10 +296,42 @@ class Evaluator:
             return math.inf
         w = self.weights
         if w is not None and w.fixed_cloud_usd and (
-                operation.rent > 0 or any(m > 1e-9 for m in operation.moved)
-                or any(n > 0 and self.owned[k].is_commitment for k, n in purchase.units.items())):
+                operation.rent > 0 or any(m > 1e-9 for m in operation.moved) or shape.commits):
             cost += w.fixed_cloud_usd
         return cost
+
+    def _prepared_for(self, purchase: Purchase) -> tuple[_Shape, dict[float, _AtRate]]:
+        """A purchase's shape and its figures per electricity rate, kept by identity (the thresholds' candidates
+        live as long as the evaluator's bisections; the entry keeps the purchase, so its id is not reused)."""
+        entry = self._prepared.get(id(purchase))
+        if entry is None or entry[0] is not purchase:
+            entry = self._prepared[id(purchase)] = (purchase, self._shape(purchase), {})
+        return entry[1], entry[2]
+
+    def _at_rate(self, purchase: Purchase, rate: float) -> tuple[_Shape, _AtRate]:
+        """What `_cost` needs of a purchase at one electricity rate. Why: the demand and cloud-price bisections ask
+        for the same purchases at the same rate some hundred times a plan, and each asked again for the fixed
+        cost, the energy order and its operation's key; the figures are the same floats, computed once (the
+        energy per job-hour as `OwnedOption.usd_per_job_hour` computes it)."""
+        shape, rates = self._prepared_for(purchase)
+        found = rates.get(rate)
+        if found is None:
+            # (energy, key) order: keys are unique within a purchase, so the tuples' own order never reaches n
+            owned = sorted([(rate * m * width / throughput / load, k, n)
+                            for k, n, m, width, throughput, load in shape.energy])
+            # with a commitment (even none of it) the fixed cost moves with the cloud price: computed every time
+            fixed = None if shape.varies else self._fixed(shape, rate, 1.0)
+            units = shape.alone if len(owned) <= 1 else tuple([(k, n) for _, k, n in owned])
+            # only the first rate a purchase is asked at is kept (the profile's: the single units' ranking, the
+            # demand and cloud-price bisections); the electricity bisection asks each of its rates once, and shares
+            # the kept rate's operations while the energy order is the same (an operation depends on it and the
+            # demand scale only)
+            kept = next(iter(rates.values()), None)
+            if kept is None:
+                found = rates[rate] = _AtRate(fixed, owned, units, {})
+            else:
+                found = _AtRate(fixed, owned, units, kept.operations if units == kept.units else {})
+        return shape, found
 
     def committed_cloud(self, key: str, scenario: Scenario) -> float:
         """Cheapest cost of doing the work with n instances of one commitment (n = 0, 1, ...) and renting the

@@ -24,7 +24,7 @@ from solvers import defaults
 from solvers.cloud_table import CloudTable, cloud_table
 from solvers.errors import ProfileError
 from solvers.finance import hourly_part, upfront_fee
-from solvers.performance import relative_throughput
+from solvers.performance import throughput_score
 from solvers.periods import add_months, load_unit, peak_load
 from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
 
@@ -206,6 +206,7 @@ class ThroughputModel:
         }
         self._overrides.setdefault(self._reference.name, 1.0)
         self._cache: dict[str, float] = {}
+        self._reference_score: float | None = None
 
     @property
     def reference(self) -> GpuSpec:
@@ -216,8 +217,17 @@ class ThroughputModel:
             if gpu in self._overrides:
                 self._cache[gpu] = self._overrides[gpu]
             else:
-                self._cache[gpu] = relative_throughput(self._gpus[gpu], self._reference, self._workload)
+                self._cache[gpu] = self._relative(gpu)
         return self._cache[gpu]
+
+    def _relative(self, gpu: str) -> float:
+        """`performance.relative_throughput(gpu, reference)`, its two scores divided as it divides them, with the
+        reference's score computed once per plan instead of once per GPU type (half the roofline evaluations of
+        options building; tests/solvers/test_performance.py holds the two equal)."""
+        score = throughput_score(self._gpus[gpu], self._workload)
+        if self._reference_score is None:
+            self._reference_score = throughput_score(self._reference, self._workload)
+        return score / self._reference_score
 
 
 def _request_cloud_frame(profile: Profile, gpus: GpuTable, today: dt.date) -> pd.DataFrame:
@@ -266,7 +276,9 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
     if opts.regions is not None:
         mask &= np.isin(cloud.region, list(opts.regions))
     memory = {g.name: g.memory_gb for g in catalog.gpus}
-    mask &= np.array([memory.get(g, np.nan) >= profile.min_gpu_memory_gb for g in cloud.gpu], dtype=bool)
+    gpus = cloud.gpu.tolist()
+    enough = {g: memory.get(g, np.nan) >= profile.min_gpu_memory_gb for g in set(gpus)}  # per GPU type, not row
+    mask &= np.array([enough[g] for g in gpus], dtype=bool)
     if not opts.allow_marketplace:
         mask &= ~cloud.listing
     if not opts.allow_unverified_hosts:
@@ -501,13 +513,17 @@ def offered_catalog(catalog: Catalog, today: dt.date) -> Catalog:
 def _owned_rows(catalog: Catalog, profile: Profile, today: dt.date) -> list[_OwnedRow]:
     rows = ([r for r in _hardware_table(catalog).rows if offered_new(r, today)]
             if profile.prices.mode == "extend" else [])
+    names: dict[str, str] = {}  # each spelling resolved once (200 quotes name a handful of GPU types)
     for i, item in enumerate(profile.prices.owned):
-        rows.append(_request_owned_row(catalog.gpus, item, i, today))
+        rows.append(_request_owned_row(catalog.gpus, item, i, today, names))
     return rows
 
 
-def _request_owned_row(gpus: GpuTable, item: OwnedPriceItem, index: int, today: dt.date) -> _OwnedRow:
-    gpu = canonical_gpu(gpus, item.gpu, f"prices.owned[{index}].gpu")
+def _request_owned_row(gpus: GpuTable, item: OwnedPriceItem, index: int, today: dt.date,
+                       names: dict[str, str] | None = None) -> _OwnedRow:
+    gpu = (names or {}).get(item.gpu) or canonical_gpu(gpus, item.gpu, f"prices.owned[{index}].gpu")
+    if names is not None:
+        names[item.gpu] = gpu
     return _OwnedRow(
         item.name,
         gpu,
@@ -578,6 +594,7 @@ def build_options(
         return sorted(widths.get(gpu, {}).items())
 
     owned: list[OwnedOption] = []
+    accepting_of: dict[str, tuple[int, ...]] = {}
     if opts.allow_buy:
         shapes = ((i, r, w, v) for i, r in enumerate(_owned_rows(catalog, profile, today)) for w, v in widths_of(r.gpu))
         for i, row, job_width, speed in shapes:
@@ -594,7 +611,9 @@ def build_options(
                 if spec.form_factor in MODULE_FORM_FACTORS and row.gpus_per_unit not in module_unit_sizes(spec):
                     continue  # modules on 4- or 8-GPU baseboards; GH200 in 1-, 2- or 4-superchip servers
             else:
-                accepting = tuple(k for k, h in enumerate(catalog.hosts) if host_accepts(h, spec).ok)
+                if spec.name not in accepting_of:  # the hardware-fit rule per GPU type, not per row of it
+                    accepting_of[spec.name] = tuple(k for k, h in enumerate(catalog.hosts) if host_accepts(h, spec).ok)
+                accepting = accepting_of[spec.name]
                 if not accepting:
                     continue  # no host on offer can take this card (module, passive cooling or power)
             option = _owned_option(

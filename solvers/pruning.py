@@ -120,12 +120,17 @@ def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
 def prune_dominated(owned: list[OwnedOption]) -> list[OwnedOption]:
     """Rule 2. Of options that dominate each other (identical terms) the first listed is kept."""
     ordered = sorted(owned, key=lambda o: (o.net_price_usd, o.unit_price_usd, o.key))
-    kept: list[OwnedOption] = []
+    # `_dominates` needs equal GPUs per unit, host, kind and paid hours: options that differ in any of them are never
+    # compared (the same options kept, without the comparisons that fail on those fields; 200 quotes are some
+    # 3,000 comparisons otherwise)
+    groups: dict[tuple[int, bool, str, float], list[OwnedOption]] = {}
     for candidate in ordered:
+        kept = groups.setdefault((candidate.gpus_per_unit, candidate.includes_host, candidate.kind,
+                                  candidate.paid_hours), [])
         if not any(_dominates(k, candidate) for k in kept):
-            kept = [k for k in kept if not _dominates(candidate, k)]
+            kept[:] = [k for k in kept if not _dominates(candidate, k)]
             kept.append(candidate)
-    return sorted(kept, key=lambda o: o.key)
+    return sorted((o for kept in groups.values() for o in kept), key=lambda o: o.key)
 
 
 def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], blocks: list[Block],

@@ -134,3 +134,26 @@ def test_issue_14_gpu_rows_exist_under_their_canonical_names() -> None:
     assert gpus.canonical("AMD Instinct MI300X") == "MI300X"
     assert gpus.canonical("InstinctMI300X") == "MI300X"
     assert gpus.canonical("RTX 6000") == "Quadro RTX 6000"  # the bare old name keeps its meaning
+
+
+@pytest.mark.parametrize("workload", ["transformer_training", "cnn_training", "inference_16bit", "inference_8bit"])
+@pytest.mark.parametrize("reference", ["RTX 3090", "H100 SXM"])
+def test_options_throughput_is_the_relative_throughput_to_the_bit(workload: str, reference: str) -> None:
+    """`solvers.options.ThroughputModel` computes the reference's score once per plan; each GPU's figure must still
+    be `relative_throughput` exactly (a plan's options, model and output rest on it)."""
+    from solvers.options import ThroughputModel
+    from solvers.profile import Profile
+
+    gpus = bundled_gpus()
+    profile = Profile.model_validate({"workload": workload, "horizon_months": 12,
+                                      "demand": {"gpus": 1, "utilisation": 0.5, "reference_gpu": reference}})
+    model = ThroughputModel(gpus, profile)
+    compared = 0
+    for spec in gpus:
+        try:
+            expected = relative_throughput(spec, gpus[reference], workload)
+        except ValueError:
+            continue
+        assert model(spec.name) == (1.0 if spec.name == reference else expected), spec.name
+        compared += 1
+    assert compared > 20
