@@ -29,7 +29,7 @@ from solvers.result import (
     HostLine,
     PeriodLine,
 )
-from solvers.waits import Waits, fcfs_waits, on_hours, rented_as_needed, window_ids
+from solvers.waits import Waits, fcfs_waits, on_hours, rented_in_batches, window_ids
 
 
 @dataclass
@@ -325,7 +325,7 @@ class Ledger:
         """Waits of work that may wait, first come first served in time order (solvers.waits): arrivals as given;
         capacity the plan's owned GPUs (while on, when they are on h hours a day) and what it rents: the rented
         GPU-hours of each patience window (its average load above the owned GPUs, hour by hour) taken when work
-        arrives beyond the owned GPUs (`rented_as_needed`), and the packed cloud hours that do the work of machines
+        arrives beyond the owned GPUs (`rented_in_batches`), and the packed cloud hours that do the work of machines
         while they are off, spread over the hours they are off."""
         hours = [24 * p.days for p in self.periods]
         ends = np.cumsum(hours).tolist()
@@ -355,8 +355,18 @@ class Ledger:
                     for a, z in spans:
                         packed[a:z] += work * off[a:z] / off_hours
         windows = window_ids(self.patience, self.periods[0].start, bounds, len(arrivals))
-        rented = rented_as_needed(arrivals, own, np.maximum(moved - owned, 0.0), windows)
+        rented = rented_in_batches(arrivals, own, np.maximum(moved - owned, 0.0), windows, self._batch(alloc))
         return fcfs_waits(arrivals, own + rented + packed, bounds)
+
+    def _batch(self, alloc: Allocation) -> float:
+        """GPUs of work one instance of the plan's main rented offer runs at once (its slots x job width, in the
+        arrivals' busy GPUs): the batches its queued work is run in (`waits.rented_in_batches`)."""
+        used = {**{k: float(np.sum(v)) for k, v in alloc.instances.items()},
+                **{k: float(np.sum(v)) for k, v in alloc.packed_hours.items()}}
+        if not used:
+            return 0.0
+        c = self.cloud[max(used, key=lambda k: (used[k], k))]
+        return float(c.slots * c.width) / c.load_per_gpu
 
     def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
                uses_cloud: bool) -> _Flows:

@@ -20,6 +20,7 @@ longest wait of its arrivals in whole hours (work still queued at the horizon's 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,22 +68,33 @@ def window_ids(patience: str, start: dt.date, period_bounds: list[tuple[int, int
     return hour
 
 
-def rented_as_needed(arrivals: np.ndarray, owned: np.ndarray, rented: np.ndarray, windows: np.ndarray) -> np.ndarray:
-    """The plan's rented GPU-hours of each window, taken in the hours when work arrives beyond the owned GPUs.
+def rented_in_batches(arrivals: np.ndarray, owned: np.ndarray, rented: np.ndarray, windows: np.ndarray,
+                      batch: float) -> np.ndarray:
+    """The plan's rented GPU-hours of each window, taken when the work queued beyond the owned GPUs fills whole
+    instances of `batch` GPUs (at the window's last hour, whatever is queued), until the window's hours are spent.
 
     Why: the plan prices each window at its average load (`rented` hour by hour: what it rents above the owned
-    GPUs), but nobody rents a fraction of a GPU every hour of a week in case work comes: a cloud instance is taken
-    when work is there. So each window's rented GPU-hours go, earliest first, to the hours whose arrivals exceed
-    the owned GPUs, each hour at most its excess, until the window's hours are spent; work beyond them waits for
-    owned GPUs. Read flat, at the window's average from its first hour, idle rented capacity before the work
-    arrived was lost, work spilled into the next window, and past the end of a usage log (no rented load) it waited
-    until the horizon's end."""
-    excess = np.maximum(arrivals - owned, 0.0)
-    budget = np.bincount(windows, weights=rented)[windows]
-    before = np.cumsum(excess) - excess
-    first = np.searchsorted(windows, windows, side="left")  # each window's first hour (windows increase)
-    used_before = before - before[first]
-    taken: np.ndarray = np.clip(budget - used_before, 0.0, excess)
+    GPUs) in packed instance-hours, so its instances run full: a 4-GPU instance rented for one GPU of work would
+    cost four times what the plan priced, and one-GPU jobs wait to be run four at a time. Nobody rents a fraction
+    of a GPU every hour of a week in case work comes, either: read flat, at the window's average from its first
+    hour, idle rented capacity before the work arrived was lost, work spilled into the next window, and past the
+    end of a usage log (no rented load) it waited until the horizon's end. One step per hour (the queue decides
+    each hour's rent)."""
+    budget = np.bincount(windows, weights=rented)
+    last = np.r_[windows[1:] != windows[:-1], True]
+    taken = np.zeros(len(arrivals))
+    left = budget.tolist()
+    queue = 0.0
+    for t, (a, own, w, end) in enumerate(zip(arrivals.tolist(), owned.tolist(), windows.tolist(), last.tolist(),
+                                             strict=True)):
+        queue += a
+        beyond = queue - own
+        if beyond > 1e-9 and left[w] > 1e-9:
+            want = beyond if end or batch <= 0 else math.floor(beyond / batch + 1e-9) * batch
+            take = min(want, left[w])
+            left[w] -= take
+            taken[t] = take
+        queue = max(queue - own - taken[t], 0.0)
     return taken
 
 

@@ -49,11 +49,11 @@ def test_one_gpu_half_the_year_rents_one_gpu_instances_not_a_quarter_of_a_4x() -
     # the 4x is rented whole and the waiting jobs fill it: 4 GPUs run at once, for 93 h in January (not 1 GPU)
     assert all(p.peak_rented_gpus == pytest.approx(4.0) for p in batched.periods)
     assert batched.periods[0].cloud_hours == {"testcloud/4x/r1/on_demand": pytest.approx(93.0)}
-    # the utilisation form's busy hours replayed as the first 12 h of each day at 1 GPU, served by the plan's
-    # window-averaged 0.5 GPU an hour: the queue grows 0.5 an hour to 6 GPU-hours at noon and drains by midnight,
-    # 0.5 + 11 x 1 = 11.5 GPU-hours wait a day (356.5 in January), the longest 12 h
-    assert batched.periods[0].waited_gpu_hours == pytest.approx(31 * 11.5, abs=1e-3)
-    assert batched.periods[0].max_wait_hours == 12
+    # the utilisation form's busy hours replayed as the first 12 h of each day at 1 GPU, run four at a time on the
+    # 4x (rented when four GPU-hours are queued, in hours 3, 7 and 11): three of each four wait, 9 GPU-hours a day
+    # (279 in January), the longest 3 h
+    assert batched.periods[0].waited_gpu_hours == pytest.approx(31 * 9.0, abs=1e-3)
+    assert batched.periods[0].max_wait_hours == 3
 
 
 def test_unused_gpus_of_a_whole_instance_are_paid_and_reported() -> None:

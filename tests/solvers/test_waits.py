@@ -7,7 +7,7 @@ import datetime as dt
 import numpy as np
 import pytest
 
-from solvers.waits import day_pattern, fcfs_waits, rented_as_needed, window_ids
+from solvers.waits import day_pattern, fcfs_waits, rented_in_batches, window_ids
 
 
 def test_a_burst_queues_on_flat_capacity_and_drains_oldest_first() -> None:
@@ -50,11 +50,20 @@ def test_the_utilisation_forms_day_pattern() -> None:
 def test_rented_hours_go_to_the_hours_whose_work_exceeds_the_owned_gpus() -> None:
     arrivals, owned = np.array([0.0, 3, 0, 2]), np.ones(4)
     # one window of 4 h renting 0.5 GPUs on average: 2 GPU-hours, all taken by hour 1's excess of 2
-    one = rented_as_needed(arrivals, owned, np.full(4, 0.5), np.zeros(4, dtype=np.int64))
+    one = rented_in_batches(arrivals, owned, np.full(4, 0.5), np.zeros(4, dtype=np.int64), 1.0)
     assert one.tolist() == [0.0, 2.0, 0.0, 0.0]
     # two windows of 2 h: 1 GPU-hour each, each taken where its own window's work exceeds the owned GPU
-    two = rented_as_needed(arrivals, owned, np.full(4, 0.5), np.array([0, 0, 1, 1]))
+    two = rented_in_batches(arrivals, owned, np.full(4, 0.5), np.array([0, 0, 1, 1]), 1.0)
     assert two.tolist() == [0.0, 1.0, 0.0, 1.0]
+
+
+def test_a_wide_instance_is_rented_when_its_gpus_are_full_or_the_window_ends() -> None:
+    # one GPU of work an hour, nothing owned, a 4-GPU instance: work queues until four GPUs' worth is there
+    four = rented_in_batches(np.ones(4), np.zeros(4), np.ones(4), np.zeros(4, dtype=np.int64), 4.0)
+    assert four.tolist() == [0.0, 0.0, 0.0, 4.0]
+    # the window's last hour runs what is queued, full or not
+    assert rented_in_batches(np.array([1.0, 1, 0]), np.zeros(3), np.full(3, 2 / 3), np.zeros(3, dtype=np.int64),
+                             4.0).tolist() == [0.0, 0.0, pytest.approx(2.0)]
 
 
 def test_patience_windows_are_calendar_days_iso_weeks_and_months() -> None:

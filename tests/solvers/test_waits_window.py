@@ -1,8 +1,9 @@
 """Patience windows are planned at their average load; the read-out replays the hours first come, first served
 (solvers/waits.py) and the plan says when work waits longer than its window (notice `waits_beyond_window`).
 
-Rented hours are taken when work arrives (`waits.rented_as_needed`): each window's rented GPU-hours, its average
-load above the owned GPUs hour by hour, go to the hours whose work exceeds the owned GPUs.
+Rented hours are taken when work arrives (`waits.rented_in_batches`): each window's rented GPU-hours, its average
+load above the owned GPUs hour by hour, go to the hours whose work exceeds the owned GPUs, in whole instances of the
+offer the plan rents (here one GPU each).
 - Cloud only at $1 per GPU-hour, `patience: week`, weeks from Monday 2027-01-04, a burst of 4 GPUs for the 24 hours
   of Sunday (96 GPU-hours): the week rents 96 GPU-hours, taken on Sunday as the work comes: nothing waits. Read
   flat, 0.571 GPUs from Monday, the burst waited up to 144 h, and with quiet weeks between bursts (which rent
