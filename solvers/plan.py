@@ -640,6 +640,16 @@ def _jobs_of(width: int | None) -> str:
     return "" if width is None else f", jobs of {width} GPU{'s' if width > 1 else ''}"
 
 
+def offer_name(provider: str, name: str) -> str:
+    """A cloud offer as the sentence names it: its provider, then its name, unless the name begins with the provider
+    already (114 of the bundled offers do: "fal-ai fal-ai-b200-1x" said it twice). The page names offers the same
+    way (static/plan-text.js `offerName`)."""
+    p, n = provider.lower(), name.lower()
+    if p and (n == p or any(n.startswith(p + sep) for sep in ("-", " ", "_"))):
+        return name
+    return f"{provider} {name}"
+
+
 def names_condition(name: str, condition: str) -> bool:
     """Whether a product's name already says its condition in its closing parentheses ("RTX 3090 (used, eBay)"):
     the sentence then says it once, not "(used, eBay) (used)". The page reads names the same way
@@ -659,11 +669,13 @@ def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, 
         if plan.hosts:
             parts[-1] += " in " + ", ".join(f"{h.count} x {h.name}" for h in plan.hosts)
     if plan.commitments:
-        reserve = ", ".join(f"{c.count} x {c.provider} {c.name} for {c.term_months} months{_jobs_of(c.gpus_per_job)}"
+        reserve = ", ".join(f"{c.count} x {offer_name(c.provider, c.name)} for {c.term_months} months"
+                            f"{_jobs_of(c.gpus_per_job)}"
                             for c in plan.commitments)
         parts.append(("reserve " if parts else "Reserve ") + reserve)
     if plan.cloud:
-        rent = ", ".join(f"{c.hours:,.0f} h of {c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')}"
+        rent = ", ".join(f"{c.hours:,.0f} h of {offer_name(c.provider, c.name)} ({c.region}, "
+                         f"{c.pricing.replace('_', '-')}"
                          f"{_jobs_of(c.gpus_per_job)})" for c in plan.cloud[:3])
         parts.append(("and rent " if parts else "Rent ") + rent)
     sentence = " ".join(parts)

@@ -22,6 +22,15 @@ const gpText = (() => {
    *  "RTX 4090 (d'occasion, eBay)" in French. The qualifier's parts the catalogue knows (`product.q.*`: condition and
    *  kind of price) and month-year dates ("Feb 2026") are translated; vendor names and anything else stay, and a
    *  name none of whose qualifier the page knows (a user's own "desktop (guide 2020)") stays as it was written. */
+  /** A cloud offer as the sentence names it: its provider, then its name, unless the name begins with the
+   * provider already ("fal-ai-b200-1x", not "fal-ai fal-ai-b200-1x"; the API's `offer_name`). */
+  function offerName(provider, name) {
+    const p = (provider || "").toLowerCase();
+    const n = (name || "").toLowerCase();
+    return p && (n === p || n.startsWith(`${p}-`) || n.startsWith(`${p} `) || n.startsWith(`${p}_`))
+      ? name : `${provider} ${name}`;
+  }
+
   /** Whether a product's name says its condition in its closing parentheses ("RTX 3090 (used, eBay)"): then the
    * sentence says it once (the API's `names_condition`). */
   function namesCondition(name, condition) {
@@ -104,12 +113,12 @@ const gpText = (() => {
     }
     if ((plan.commitments || []).length) {
       clause("rec.reserve_first", "rec.reserve_then", joined(plan.commitments.map((c) => t("rec.reserve_item",
-        { count: num(c.count, 0), provider: c.provider, name: c.name, months: num(c.term_months, 0),
+        { count: num(c.count, 0), offer: offerName(c.provider, c.name), months: num(c.term_months, 0),
           jobs: jobsOf(c.gpus_per_job) }))));
     }
     if (plan.cloud.length) {
       clause("rec.rent_first", "rec.rent_then", joined(plan.cloud.slice(0, 3).map((c) => t("rec.rent_item",
-        { hours: num(c.hours, 0), provider: c.provider, name: c.name, region: c.region,
+        { hours: num(c.hours, 0), offer: offerName(c.provider, c.name), region: c.region,
           pricing: value("pricing", c.pricing), jobs: jobsOf(c.gpus_per_job) }))));
     }
     const horizon = horizonText(plan, profile);

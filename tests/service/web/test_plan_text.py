@@ -50,7 +50,14 @@ IN_A_HOST = {**PLACE_EXAMPLE, "currency": "USD", "demand": {**PLACE_EXAMPLE["dem
 USED_CARD = {"workload": "transformer_training", "min_gpu_memory_gb": 24, "horizon_months": 36,
              "demand": {"gpus": 1, "utilisation": 0.7, "reference_gpu": "RTX 3090"},
              "electricity_usd_per_kwh": 0.15, "options": {"allow_marketplace": False}}
-EXAMPLES = {"used_card": USED_CARD, "worked": WORKED_EXAMPLE, "catalog": CATALOG_EXAMPLE, "series": SERIES_EXAMPLE,
+# renting an offer whose name begins with its provider's ("fal-ai-b200-1x"): the provider is said once
+NAMED_OFFER = {"workload": "transformer_training", "horizon_months": 12, "electricity_usd_per_kwh": 0.15,
+               "demand": {"gpus": 1, "utilisation": 0.3, "reference_gpu": "RTX 3090"},
+               "prices": {"mode": "replace", "owned": [],
+                          "cloud": [{"provider": "fal-ai", "name": "fal-ai-b200-1x", "gpu": "RTX 3090",
+                                     "usd_per_hour": 0.5}]}}
+EXAMPLES = {"named_offer": NAMED_OFFER, "used_card": USED_CARD, "worked": WORKED_EXAMPLE, "catalog": CATALOG_EXAMPLE,
+            "series": SERIES_EXAMPLE,
             "workload": WORKLOAD_EXAMPLE, "finance": FINANCE_EXAMPLE, "reserves": RESERVES, "in_a_host": IN_A_HOST}
 needs_node = pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
 
@@ -81,6 +88,12 @@ def test_the_english_page_composes_the_apis_own_sentence(plans: dict[str, Any]) 
         kinds["no_pay"] |= not plan["buy"]
     assert all(kinds.values()), kinds  # the examples reach every clause of the sentence
     assert _composed(chosen, "en") == [plan["recommendation"] for plan, _ in chosen]
+
+
+def test_an_offer_named_after_its_provider_names_it_once(plans: dict[str, Any]) -> None:
+    plan, _ = plans["named_offer"]
+    assert plan["recommendation"].startswith("Rent 2,628 h of fal-ai-b200-1x (any, on-demand)"), plan["recommendation"]
+    assert "fal-ai fal-ai" not in plan["recommendation"]
 
 
 def test_a_name_that_says_its_condition_is_not_followed_by_it_again(plans: dict[str, Any]) -> None:
