@@ -127,6 +127,9 @@ def host_accepts(host: AcceptingHost, spec: GpuSpec, count: int = 1) -> Fit:
         return Fit(False, f"{host.name} takes only {'/'.join(sorted(host.form_factors))} modules, not PCIe cards")
     if passively_cooled(spec) and not (host.kind == "server" and host.passive_cooling):
         return Fit(False, f"{spec.name} is passively cooled and needs a server chassis with forced airflow")
+    if spec.segment == "consumer" and host.kind == "server" and host.passive_cooling:
+        return Fit(False, f"{spec.name} is an open-air consumer card, 2.5 to 3.5 slots wide: it does not fit a server "
+                          "chassis built for dual-slot passive cards (3-slot cards need risers or 2-slot variants)")
     if host.psu_watts is not None:
         needed = (count * spec.tdp_w + HOST_OVERHEAD_W) * PSU_HEADROOM
         if needed > host.psu_watts:
