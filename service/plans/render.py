@@ -154,3 +154,5 @@ def render_workload(workload: WorkloadPlan, console: Console) -> None:
                   "yes" if row.in_plan else "no", planned, row.excluded_reason or "")
     console.print(t)
     console.print("* throughput extrapolated (no measurement of this GPU)")
+    for assumption in workload.assumptions:
+        console.print(f"assumes: {assumption}")

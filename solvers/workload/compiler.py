@@ -342,6 +342,10 @@ def assumptions(workload: Workload) -> list[str]:
         notes += [f"decode reads all weights and the batch's KV cache every step at "
                   f"{c.DECODE_BANDWIDTH_UTILISATION:.0%} of peak bandwidth; prefill at the achieved FLOP/s",
                   "KV cache in 16-bit for the full context of every sequence in the batch",
+                  *([] if workload.model.kv_heads is not None else [
+                      "as many key/value heads as attention heads (model.kv_heads not given: full multi-head "
+                      "attention); a grouped-query model (Llama 2 70B, Llama 3: 8 KV heads) keeps a fraction of "
+                      "that KV cache and serves more per replica: give model.kv_heads"]),
                   "hours_per_job: replica-hours per month for the demand given"]
     else:
         notes += ["mixed precision with Adam: 16 bytes per trainable parameter (ZeRO paper)",

@@ -250,3 +250,13 @@ def test_a_replica_spans_the_gpus_that_serve_the_demand_with_the_fewest_gpu_hour
     single = estimate(Workload(kind="serve", model={"params_b": 70, "kv_heads": 8}, precision="int8",
                                requests_per_second=5, max_gpus_per_job=1), [bundled_gpus()["H100 SXM"]]).gpus[0]
     assert single.gpus_per_job == 1 and single.gpu_hours == pytest.approx(43 * 730)
+
+
+def test_a_service_without_kv_heads_says_it_assumed_full_multi_head_attention() -> None:
+    # the KV cache of a grouped-query 70B model (8 KV heads) is an eighth of the full multi-head one it defaults to
+    from solvers.workload.compiler import assumptions
+
+    unsaid = assumptions(Workload(kind="serve", model={"params_b": 70}, requests_per_second=2))
+    assert any("model.kv_heads not given" in a for a in unsaid)
+    given = assumptions(Workload(kind="serve", model={"params_b": 70, "kv_heads": 8}, requests_per_second=2))
+    assert not any("kv_heads" in a for a in given)
