@@ -27,7 +27,7 @@ import numpy as np
 from solvers import defaults
 from solvers.errors import ProfileError
 from solvers.profile import ConcurrencyDemand, Profile, SeriesDemand, UtilisationDemand
-from solvers.waits import day_pattern
+from solvers.waits import day_pattern, window_ids
 
 
 @dataclass(frozen=True, eq=False)
@@ -291,16 +291,13 @@ def _concurrency_timeline(demand: ConcurrencyDemand) -> tuple[dt.date, np.ndarra
 
 def _window_ids(profile: Profile, start: dt.date, slices: list[tuple[str, dt.date, dt.date]],
                 total_hours: int) -> np.ndarray | None:
+    """Each hour's patience window (calendar day, ISO week or month: `waits.window_ids`); None when work may not
+    wait."""
     patience = profile.jobs.patience
-    hour = np.arange(total_hours)
     if patience == "none":
         return None
-    if patience == "day":
-        return hour // 24
-    if patience == "week":
-        return (hour + 24 * start.weekday()) // 168
-    bounds = np.array([24 * (b - start).days for _, _, b in slices])
-    return np.searchsorted(bounds, hour, side="right")
+    return window_ids(patience, start, [(24 * (a - start).days, 24 * (b - start).days) for _, a, b in slices],
+                      total_hours)
 
 
 def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.ndarray) -> list[Period]:
