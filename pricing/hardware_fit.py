@@ -110,6 +110,12 @@ def module_sizes_text(spec: GpuSpec) -> str:
     return f"{head} or {sizes[-1]}-GPU" if head else f"{sizes[-1]}-GPU"
 
 
+# DOMAIN.md section 3 ("Cooling"): 3-slot cards (RTX 3090/4090) do not fit four to a standard board without risers
+# or 2-slot variants. The catalogue holds no card widths, so only the cards the guide names are refused by servers
+# built for double-width cards; other consumer cards may be dual-slot (and the server takes active cards).
+THREE_SLOT_CARDS = frozenset({"RTX 3090", "RTX 4090"})
+
+
 def host_accepts(host: AcceptingHost, spec: GpuSpec, count: int = 1) -> Fit:
     """Whether `count` GPUs of `spec` can go into `host`, and why not when they cannot."""
     if count < 1:
@@ -127,9 +133,9 @@ def host_accepts(host: AcceptingHost, spec: GpuSpec, count: int = 1) -> Fit:
         return Fit(False, f"{host.name} takes only {'/'.join(sorted(host.form_factors))} modules, not PCIe cards")
     if passively_cooled(spec) and not (host.kind == "server" and host.passive_cooling):
         return Fit(False, f"{spec.name} is passively cooled and needs a server chassis with forced airflow")
-    if spec.segment == "consumer" and host.kind == "server" and host.passive_cooling:
-        return Fit(False, f"{spec.name} is an open-air consumer card, 2.5 to 3.5 slots wide: it does not fit a server "
-                          "chassis built for dual-slot passive cards (3-slot cards need risers or 2-slot variants)")
+    if spec.name in THREE_SLOT_CARDS and host.kind == "server" and host.passive_cooling:
+        return Fit(False, f"{spec.name} is a 3-slot card: it does not fit a server chassis built for double-width "
+                          "cards (3-slot cards need risers or 2-slot variants)")
     if host.psu_watts is not None:
         needed = (count * spec.tdp_w + HOST_OVERHEAD_W) * PSU_HEADROOM
         if needed > host.psu_watts:

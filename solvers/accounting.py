@@ -355,18 +355,25 @@ class Ledger:
                     for a, z in spans:
                         packed[a:z] += work * off[a:z] / off_hours
         windows = window_ids(self.patience, self.periods[0].start, bounds, len(arrivals))
-        rented = rented_in_batches(arrivals, own, np.maximum(moved - owned, 0.0), windows, self._batch(alloc))
+        batch, most = self._batch(alloc)
+        rented = rented_in_batches(arrivals, own, np.maximum(moved - owned, 0.0), windows, batch, most)
         return fcfs_waits(arrivals, own + rented + packed, bounds)
 
-    def _batch(self, alloc: Allocation) -> float:
-        """GPUs of work one instance of the plan's main rented offer runs at once (its slots x job width, in the
-        arrivals' busy GPUs): the batches its queued work is run in (`waits.rented_in_batches`)."""
-        used = {**{k: float(np.sum(v)) for k, v in alloc.instances.items()},
-                **{k: float(np.sum(v)) for k, v in alloc.packed_hours.items()}}
-        if not used:
-            return 0.0
-        c = self.cloud[max(used, key=lambda k: (used[k], k))]
-        return float(c.slots * c.width) / c.load_per_gpu
+    def _batch(self, alloc: Allocation) -> tuple[float, float]:
+        """The reference work one instance-hour of the plan's main rented offer does (its job slots x speed x the
+        demand's job width, in the arrivals' busy reference GPUs): the batches its queued work is run in
+        (`waits.rented_in_batches`); and the most it does in one hour, its quota of instances at once (a marketplace
+        listing is one machine), unlimited without one."""
+        hours: dict[str, float] = {}
+        for key, inst in alloc.instances.items():  # instances per cell, over the cells' hours
+            hours[key] = hours.get(key, 0.0) + float(np.dot(inst, self.fixed.cells.hours))
+        for key, packed in alloc.packed_hours.items():
+            hours[key] = hours.get(key, 0.0) + float(np.sum(packed))
+        if not hours:
+            return 0.0, math.inf
+        c = self.cloud[max(hours, key=lambda k: (hours[k], k))]
+        batch = float(c.slots) * c.speed * self.width
+        return batch, math.inf if c.max_instances is None else batch * float(c.max_instances)
 
     def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
                uses_cloud: bool) -> _Flows:

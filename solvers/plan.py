@@ -164,7 +164,8 @@ def _allocation(sol: MipSolution) -> Allocation:
 
 def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
     """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
-    said = {cloud_label(c): f"{c.provider} {c.name} ({c.region}, {c.pricing.replace('_', '-')})" for c in options.cloud}
+    said = {cloud_label(c): f"{offer_name(c.provider, c.name)} ({c.region}, {c.pricing.replace('_', '-')})"
+            for c in options.cloud}
     notes = [notice("marketplace_listing", listing=said.get(label, label)) if plan.listing_machines.get(label, 1) <= 1
              else notice("marketplace_aggregate", listing=said.get(label, label), count=plan.listing_machines[label])
              for label in plan.listings]

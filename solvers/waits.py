@@ -69,7 +69,7 @@ def window_ids(patience: str, start: dt.date, period_bounds: list[tuple[int, int
 
 
 def rented_in_batches(arrivals: np.ndarray, owned: np.ndarray, rented: np.ndarray, windows: np.ndarray,
-                      batch: float) -> np.ndarray:
+                      batch: float, most: float = math.inf) -> np.ndarray:
     """The plan's rented GPU-hours of each window, taken when the work queued beyond the owned GPUs fills whole
     instances of `batch` GPUs (at the window's last hour, whatever is queued), until the window's hours are spent.
 
@@ -78,8 +78,8 @@ def rented_in_batches(arrivals: np.ndarray, owned: np.ndarray, rented: np.ndarra
     cost four times what the plan priced, and one-GPU jobs wait to be run four at a time. Nobody rents a fraction
     of a GPU every hour of a week in case work comes, either: read flat, at the window's average from its first
     hour, idle rented capacity before the work arrived was lost, work spilled into the next window, and past the
-    end of a usage log (no rented load) it waited until the horizon's end. One step per hour (the queue decides
-    each hour's rent)."""
+    end of a usage log (no rented load) it waited until the horizon's end. `most`: the rented work one hour can
+    take (the offer's quota of instances at once). One step per hour (the queue decides each hour's rent)."""
     budget = np.bincount(windows, weights=rented)
     last = np.r_[windows[1:] != windows[:-1], True]
     taken = np.zeros(len(arrivals))
@@ -91,7 +91,7 @@ def rented_in_batches(arrivals: np.ndarray, owned: np.ndarray, rented: np.ndarra
         beyond = queue - own
         if beyond > 1e-9 and left[w] > 1e-9:
             want = beyond if end or batch <= 0 else math.floor(beyond / batch + 1e-9) * batch
-            take = min(want, left[w])
+            take = min(want, left[w], most)
             left[w] -= take
             taken[t] = take
         queue = max(queue - own - taken[t], 0.0)

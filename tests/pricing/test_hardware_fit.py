@@ -95,14 +95,15 @@ def test_priced_pcie_server_takes_eight_passive_cards_but_no_modules() -> None:
         assert not host_accepts(host(desktop), gpus["L40S"]).ok
 
 
-@pytest.mark.parametrize("gpu", ["RTX 3090", "RTX 4090", "RTX 4080", "RTX 5090"])
-def test_open_air_consumer_cards_do_not_go_into_the_passive_card_server(gpu: str) -> None:
-    # DOMAIN.md section 3: 3-slot cards do not fit four to a standard board without risers or 2-slot variants; the
-    # 8-GPU server is built for dual-slot passive cards and the chassis' forced airflow
+@pytest.mark.parametrize("gpu", ["RTX 3090", "RTX 4090"])
+def test_three_slot_cards_do_not_go_into_the_double_width_card_server(gpu: str) -> None:
+    # DOMAIN.md section 3: 3-slot cards (RTX 3090/4090) do not fit four to a standard board without risers or 2-slot
+    # variants; the 8-GPU server is built for double-width cards
     fit = host_accepts(host("8-GPU 4U server for passive PCIe cards"), bundled_gpus()[gpu], 1)
-    assert not fit.ok and "open-air consumer card" in fit.reason
+    assert not fit.ok and "3-slot card" in fit.reason
     assert host_accepts(host("2-GPU workstation"), bundled_gpus()[gpu], 1).ok
     assert host_accepts(host("8-GPU 4U server for passive PCIe cards"), bundled_gpus()["RTX 6000 Ada"], 8).ok
+    assert host_accepts(host("8-GPU 4U server for passive PCIe cards"), bundled_gpus()["RTX 2080 Ti"], 1).ok
 
 
 @pytest.mark.parametrize("psu", [1600.0, 1700.0, 1705.0, 1706.0, 2062.5, 2600.0, 5200.0])

@@ -73,3 +73,26 @@ def test_a_log_shorter_than_the_horizon_does_not_wait_until_its_end() -> None:
     plan = _plan(busy, "2027-01-01T00:00:00Z", "day", [], [cloud_item(1.0)], horizon_months=36)
     assert max(p.max_wait_hours for p in plan.periods) == 0.0
     assert "waits_beyond_window" not in [n.code for n in plan.notices]
+
+
+def test_a_one_machine_listing_serves_a_burst_one_hour_at_a_time() -> None:
+    # 24 GPU-hours arrive at midnight each of three days; the only offer is one 1-GPU machine (max_instances 1):
+    # the burst runs one GPU-hour an hour, its last GPU-hour 23 h later; without the quota it could all be rented
+    # at once and nothing would wait
+    busy = np.zeros(72)
+    busy[[0, 24, 48]] = 24.0
+    one = _plan(busy, "2027-01-01T00:00:00Z", "day", [], [cloud_item(1.0, max_instances=1)])
+    assert one.periods[0].max_wait_hours == 23.0
+    assert one.periods[0].waited_gpu_hours == 3 * 23.0
+    unlimited = _plan(busy, "2027-01-01T00:00:00Z", "day", [], [cloud_item(1.0)])
+    assert unlimited.periods[0].max_wait_hours == 0.0
+
+
+def test_batches_are_an_instance_hour_of_reference_work() -> None:
+    # one reference GPU busy every hour for a week; the only offer is a 4-GPU instance whose GPUs each do 4 times
+    # the reference's work: one instance-hour does 16 reference GPU-hours, so work queues until 16 are there
+    # (hour 15, the first GPU-hour waiting 15 h) and each day's last 8 run at its end
+    busy = np.ones(24 * 7)
+    plan = _plan(busy, "2027-01-04T00:00:00Z", "day", [], [cloud_item(8.0, gpu="H100 SXM", gpu_count=4)],
+                 throughput_overrides={"H100 SXM": 4.0})
+    assert plan.periods[0].max_wait_hours == 15.0
