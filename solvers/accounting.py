@@ -324,9 +324,10 @@ class Ledger:
     def _waits(self, alloc: Allocation) -> Waits:
         """Waits of work that may wait, first come first served in time order (solvers.waits): arrivals as given;
         capacity the plan's owned GPUs (while on, when they are on h hours a day) and what it rents: the rented
-        GPU-hours of each patience window (its average load above the owned GPUs, hour by hour) taken when work
-        arrives beyond the owned GPUs (`rented_in_batches`), and the packed cloud hours that do the work of machines
-        while they are off, spread over the hours they are off."""
+        GPU-hours of each patience window (its average load above the owned GPUs, hour by hour) taken in whole
+        instance-hours of the plan's main rented offer, within its quota, when the work queued beyond the owned GPUs
+        fills one (`rented_in_batches`, `_batch`), and the packed cloud hours that do the work of machines while
+        they are off, spread over the hours they are off."""
         hours = [24 * p.days for p in self.periods]
         ends = np.cumsum(hours).tolist()
         bounds = list(zip([0, *ends[:-1]], ends, strict=True))

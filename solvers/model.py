@@ -239,9 +239,15 @@ def _first_highs_quietly() -> None:
 
     Why: HiGHS's C++ writes its banner ("Running HiGHS ...") to the process's stdout when the first `Highs` is
     made, before any option can silence it, and only once per process. `gpuplan plan --json` writes the plan to
-    stdout, so without this the JSON a lab pipes into its tools began with two lines of banner."""
-    sys.stdout.flush()
-    saved = os.dup(1)
+    stdout, so without this the JSON a lab pipes into its tools began with two lines of banner. A process without
+    a standard output (a daemon with fd 1 closed) has nowhere to print it: the solver is made as it is."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:
+        highspy.Highs()  # type: ignore[no-untyped-call]
+        return
     try:
         with open(os.devnull, "wb") as null:
             os.dup2(null.fileno(), 1)

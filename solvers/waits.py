@@ -8,7 +8,8 @@ for nothing when the plan holds enough GPUs anyway. So the read-out replays the 
   no order, so its busy hours are taken as the first u x 24 h of each day at N GPUs);
 - service capacity each hour: the plan's owned GPUs (units x job slots x throughput, in reference GPUs), present
   every hour, or only while the machines are on when they are on h hours a day (`on_hours`); above them what
-  the plan rents (its rented instances serve the window-averaged load above the owned GPUs: `moved`), and the
+  the plan rents: each patience window's rented GPU-hours (its average load above the owned GPUs, `moved`), taken
+  in whole instance-hours of the plan's main offer when queued work fills one (`rented_in_batches`); and the
   packed cloud hours that take the work of machines switched off, spread over the hours they are off;
 - the queue is served oldest work first (a fluid FCFS queue: served(t) = min(served(t-1) + capacity(t),
   arrived(t))), and carries over from one period to the next.
