@@ -5,9 +5,10 @@
 - 200 owned quote items: median below 300 ms;
 - and the 36-month series on a synthetic catalog of 10,000 cloud offers (within 2x of the bundled one).
 
-The bare solve is HiGHS alone on the plan's main model, built once: a fresh `Highs`, `passModel`, `run`,
-timed in the same run as the plans; beside it the bare solves of every MIP a plan runs (main and buy only, one
-after the other), since a plan also solves the buy-only alternative. Prints medians and same-run ratios.
+The bare solve is HiGHS alone on the plan's main model, built once, called as the planner calls it (a fresh
+`Highs`, the arrays, the model's MIP start, `run`), timed in the same run as the plans; beside it the bare solves
+of every MIP a plan runs (main and buy only, one after the other), since a plan also solves the buy-only
+alternative. Prints medians and same-run ratios.
 
 Run: python bench/plan_latency.py [--repeat N]
 """
@@ -94,16 +95,19 @@ def median_ms(run: object, repeat: int, clock: object = time.perf_counter) -> fl
     return 1000 * statistics.median(samples)
 
 
-def bare_solve(lps: list[object]) -> None:
-    """HiGHS alone on built models, one after the other: a fresh `Highs`, the planner's options, `passModel`,
-    `run`."""
+def bare_solve(models: list[tuple[model.Arrays, model.Model]]) -> None:
+    """HiGHS alone on built models, one after the other, as `model.run` calls it: a fresh `Highs` without the
+    Python callback, the planner's options, the arrays passed in one call, the model's MIP start, `run`."""
     import highspy
 
-    for lp in lps:
+    for arrays, built in models:
         highs = highspy.Highs()  # type: ignore[no-untyped-call]
+        highs.disableCallbacks()  # type: ignore[no-untyped-call]
         for name, value in model._HIGHS_OPTIONS.items():
             highs.setOptionValue(name, value)
-        highs.passModel(lp)
+        arrays.pass_to(highs, built.offset)
+        if built.start is not None:
+            highs.setSolution(len(built.start[0]), built.start[0], built.start[1])
         highs.run()
 
 
@@ -121,8 +125,8 @@ def plan_and_bare(profile_data: dict[str, object], catalog: Catalog,
         every.append(model.build(purchases_only(core.owned), [], options.hosts, blocks, limits))
     if commitments_only(core.owned):
         every.append(model.build(commitments_only(core.owned), options.cloud, options.hosts, blocks, limits))
-    main_lp = [built.builder.lp()]
-    every_lp = [m.builder.lp() for m in every]
+    main_lp = [(built.builder.arrays(), built)]
+    every_lp = [(m.builder.arrays(), m) for m in every]
 
     plan_ms = median_ms(lambda: make_plan(profile, catalog, TODAY), repeat)
     bare_ms = median_ms(lambda: bare_solve(main_lp), repeat)

@@ -8,7 +8,8 @@ from dataclasses import replace
 from pricing.catalog import Catalog
 from solvers.blocks import Block
 from solvers.errors import InfeasibleProfile
-from solvers.model import Limits, card_capacity, solve
+from solvers.hosting import card_capacity
+from solvers.model import Limits, solve
 from solvers.options import CloudOption, HostOption, OwnedOption
 from solvers.periods import Period
 from solvers.profile import Profile

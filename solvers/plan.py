@@ -33,7 +33,8 @@ from solvers.errors import ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
-from solvers.model import Limits, MipSolution, Model, SolveStatus, build, card_capacity, rent_only, solve, solved
+from solvers.hosting import card_capacity
+from solvers.model import Limits, MipSolution, Model, SolveStatus, build, rent_only, solve, solved
 from solvers.notices import Notice, classified, notice, texts
 from solvers.options import CloudOption, HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
 from solvers.periods import Period, always_on, build_periods, job_efficiency, scaling_efficiency

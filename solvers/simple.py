@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from solvers.model import card_capacity
+from solvers.hosting import card_capacity
 from solvers.options import CloudOption, HostOption, OwnedOption
 from solvers.result import SimpleBreakEven
 

@@ -1,7 +1,11 @@
-"""Three exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time goes"): (a)
-`model.undominated` on a model with cloud offers under `displacement_never_pays`, (b) the rows d_gb <= w_gb / r_g
-left out under the same guard, (c) the host-spend inequality `_host_spend` when every owned option is a bare
-one-GPU-per-slot purchase. Each must leave the optimum where the model without it puts it."""
+"""Exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time goes"): (a)
+`model.undominated` on a model with cloud offers under `displacement_never_pays` (with a one-card host of its own for
+a card that fits fewer per host), (b) the rows d_gb <= w_gb / r_g left out under the same guard, (c) the host-spend
+inequality `_host_spend` when every owned option is a bare one-GPU-per-slot purchase, (d) availability rows and
+displaced columns left out where maintenance fits in idle hours (`maintenance_in_idle_hours`), (e) packed hours only
+on the offers that can be worth it (`packing_offers`), (f) active-hours rows left out where availability and
+displaced rows imply them (`active_rows_needed`), and (g) the MIP start (`solvers.start`), which must not change
+the optimum either. Each must leave the optimum where the model without it puts it."""
 
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
-from solvers import model
+from solvers import hosting, model
+from solvers.errors import InfeasibleProfile
 from solvers.model import Limits, MipSolution, Model, solve
 from solvers.options import OwnedOption
 from solvers.plan import Core, solve_core
@@ -42,11 +47,13 @@ def owned_offers(draw: Any, bare_only: bool = False) -> list[dict[str, Any]]:
 
 
 @st.composite
-def cloud_offers(draw: Any) -> list[dict[str, Any]]:
-    # from far below to above an owned card's energy per hour, so that the guard holds in some examples only
+def cloud_offers(draw: Any, quotas: bool = True) -> list[dict[str, Any]]:
+    # from far below to above an owned card's energy per hour, so that the guard holds in some examples only;
+    # some with a quota (a marketplace listing), whose instance-hours whole rentals and packed hours share
     return [{"provider": "p", "name": f"vm{i}", "gpu": draw(st.sampled_from(GPUS)),
              "gpu_count": draw(st.sampled_from([1, 1, 2])), "usd_per_hour": draw(st.floats(0.01, 1.5)),
-             "region": "r"} for i in range(draw(st.integers(1, 3)))]
+             "region": "r", "max_instances": draw(st.sampled_from([None, None, 1, 2])) if quotas else None}
+            for i in range(draw(st.integers(1, 3)))]
 
 
 def core_of(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float,
@@ -77,10 +84,40 @@ def without_dominance() -> Iterator[None]:
 def with_busy_rows() -> Iterator[None]:
     original = model._availability
 
-    def every_row(m: Model, blocks: Any, limits: Limits, busy_rows: bool = True) -> None:
-        original(m, blocks, limits, busy_rows=True)
+    def every_row(m: Model, blocks: Any, limits: Limits, busy_rows: bool = True, implied: Any = None) -> None:
+        original(m, blocks, limits, busy_rows=True, implied=implied)
 
     with patch.object(model, "_availability", every_row):
+        yield
+
+
+@contextmanager
+def without_idle_maintenance() -> Iterator[None]:
+    """(d) every availability row kept and every displaced column free."""
+    with patch.object(model, "maintenance_in_idle_hours",
+                      lambda owned, blocks, limits: np.zeros((len(owned), len(blocks)), dtype=bool)):
+        yield
+
+
+@contextmanager
+def with_every_packing_offer() -> Iterator[None]:
+    """(e) packed hours allowed on every cloud offer."""
+    with patch.object(model, "packing_offers", lambda cloud: np.ones(len(cloud), dtype=bool)):
+        yield
+
+
+@contextmanager
+def with_every_active_row() -> Iterator[None]:
+    """(f) the active-hours row of every option in every block."""
+    with patch.object(model, "active_rows_needed",
+                      lambda owned, blocks: np.ones((len(owned), len(blocks)), dtype=bool)):
+        yield
+
+
+@contextmanager
+def without_start() -> Iterator[None]:
+    """(g) no MIP start."""
+    with patch.object(model, "single_option_start", lambda *args: None):
         yield
 
 
@@ -105,19 +142,30 @@ PROFILE = {"owned": owned_offers(), "cloud": cloud_offers(), "gpus": st.integers
            "availability": st.sampled_from([0.8, 0.95, 1.0]), "discount": st.sampled_from([0.0, 0.1])}
 
 
-@pytest.mark.parametrize("variant", [without_dominance, with_busy_rows], ids=["a_dominance", "b_busy_rows_out"])
+@pytest.mark.parametrize("variant", [without_dominance, with_busy_rows, without_idle_maintenance,
+                                     with_every_packing_offer, with_every_active_row, without_start],
+                         ids=["a_dominance", "b_busy_rows_out", "d_idle_maintenance", "e_packing_offers",
+                              "f_active_rows", "g_start"])
 @SETTINGS
 @given(**PROFILE)
 def test_a_and_b_never_change_the_optimum(
         variant: Callable[[], Any], owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int,
         utilisation: float, usd_per_kwh: float, availability: float, discount: float) -> None:
-    """(a) the dominance rule on the main model, (b) the busy rows left out: each against the model without it."""
-    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount)
+    """Each of (a), (b), (d)-(g) against the model without it; a profile the quotas make infeasible is infeasible
+    without it too."""
+    try:
+        core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability,
+                       discount_rate=discount)
+    except InfeasibleProfile:
+        with variant(), pytest.raises(InfeasibleProfile):
+            core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount)
+        return
     same_optimum(core, variant)
 
 
 @SETTINGS
-@given(**{**PROFILE, "owned": owned_offers(bare_only=True), "budget": st.one_of(st.none(), st.floats(1000, 20000))})
+@given(**{**PROFILE, "owned": owned_offers(bare_only=True), "cloud": cloud_offers(quotas=False),
+           "budget": st.one_of(st.none(), st.floats(1000, 20000))})
 def test_c_the_host_spend_inequality_never_changes_the_optimum(
         owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
         availability: float, discount: float, budget: float | None) -> None:
@@ -170,9 +218,9 @@ def test_cloud_cheaper_than_a_cards_energy_keeps_the_busy_rows_and_every_card() 
 
 def test_cheapest_hosts_is_a_covering_knapsack() -> None:
     """Hosts of $100 holding 2 cards and $150 holding 4: 3 cards take the $150 host alone, not two $100 ones."""
-    spend = model.cheapest_hosts(np.array([100.0, 150.0]), np.array([2, 4]), 6)
+    spend = hosting.cheapest_hosts(np.array([100.0, 150.0]), np.array([2, 4]), 6)
     assert spend.tolist() == [0.0, 100.0, 100.0, 150.0, 150.0, 250.0, 250.0]
-    assert model.cheapest_hosts(np.array([100.0]), np.array([0]), 2)[1:].tolist() == [np.inf, np.inf]
+    assert hosting.cheapest_hosts(np.array([100.0]), np.array([0]), 2)[1:].tolist() == [np.inf, np.inf]
 
 
 def test_a_tie_between_cloud_and_a_cards_energy_keeps_the_guard_off() -> None:
@@ -188,3 +236,49 @@ def test_a_tie_between_cloud_and_a_cards_energy_keeps_the_guard_off() -> None:
     assert not model.displacement_never_pays(core.owned_main, tie, core.limits)
     assert model.displacement_never_pays(core.owned_main, [replace(tie[0], usd_per_hour=tie[0].usd_per_hour * 1.01)],
                                          core.limits)
+
+
+def test_packing_goes_past_a_full_quota_to_the_next_offer() -> None:
+    """Eight jobs at once on at most eight owned cards at 50% availability: some 3-4 GPU-hours an hour are
+    displaced. The cheapest to pack them on is one 2-GPU machine ($0.25 a GPU-hour, quota 1: two an hour), the rest
+    goes to the 1-GPU VM ($0.40, no quota); (e) keeps both and leaves the dearer VM out, and the optimum is the one
+    with every offer packable."""
+    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 900, "watts": 350, "idle_watts": 10,
+              "includes_host": True}]
+    cloud = [{"provider": "p", "name": "pack", "gpu": "RTX 3090", "gpu_count": 2, "usd_per_hour": 0.50,
+              "region": "r", "max_instances": 1},
+             {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.40, "region": "r"},
+             {"provider": "p", "name": "dear", "gpu": "RTX 3090", "usd_per_hour": 0.90, "region": "r"}]
+    core = core_of(owned, cloud, 8, 1.0, 0.15, availability=0.5, max_owned_gpus=8)
+    names = {c.key: c.name for c in core.options.cloud}
+    assert [names[c.key] for c, keep in zip(core.options.cloud, model.packing_offers(core.options.cloud),
+                                             strict=True) if keep] == ["pack", "vm"]
+    kept, _ = same_optimum(core, with_every_packing_offer)
+    assert sorted(names[k] for k, hours in kept.packed_hours.items() if hours.sum() > 1) == ["pack", "vm"]
+    # the listing's one machine is rented whole or packed, not both at once: its instance-hours stay within the block
+    cells = model.cells_of(core.blocks)
+    pack = next(c.key for c in core.options.cloud if c.name == "pack")
+    whole = np.bincount(cells.block, kept.instances.get(pack, np.zeros(len(cells.jobs))) * cells.hours,
+                        minlength=len(core.blocks))
+    assert (whole + kept.packed_hours[pack] <= np.array([b.hours for b in core.blocks]) + 1e-6).all()
+
+
+def test_a_listing_rented_whole_is_not_also_packed() -> None:
+    """One 2-GPU listing (quota 1) is the cheapest way to rent two jobs whole and to pack displaced work; before the
+    shared rows the plan rented it whole for two of eight jobs and packed two GPU-hours an hour of maintenance on
+    the same machine in the same hours. Its instance-hours per block (whole + packed) now stay within 1 x hours."""
+    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 900, "watts": 350, "idle_watts": 10,
+              "includes_host": True}]
+    cloud = [{"provider": "p", "name": "pack", "gpu": "RTX 3090", "gpu_count": 2, "usd_per_hour": 0.50,
+              "region": "r", "max_instances": 1},
+             {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.40, "region": "r"}]
+    core = core_of(owned, cloud, 8, 1.0, 0.15, availability=0.5, max_owned_gpus=6)
+    solution = main_model(core)
+    cells = model.cells_of(core.blocks)
+    for c in core.options.cloud:
+        whole = np.bincount(cells.block, solution.instances.get(c.key, np.zeros(len(cells.jobs))) * cells.hours,
+                            minlength=len(core.blocks))
+        packed = solution.packed_hours.get(c.key, np.zeros(len(core.blocks)))
+        if c.max_instances is not None:
+            assert (whole + packed <= c.max_instances * np.array([b.hours for b in core.blocks]) + 1e-6).all()
+    assert sum(h.sum() for h in solution.instances.values()) > 0  # two jobs are rented whole
