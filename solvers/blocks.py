@@ -9,6 +9,7 @@ A constant-utilisation demand collapses to one block whatever the horizon.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -31,6 +32,11 @@ class Block:
     @property
     def peak_jobs(self) -> float:
         return float(self.jobs.max(initial=0.0))
+
+    @cached_property
+    def active_hours(self) -> float:
+        """Hours in which some job runs (the model's active-hours rows and its MIP start read it several times)."""
+        return float(self.level_hours[self.jobs > 1e-9].sum())
 
 
 def merge_periods(periods: list[Period]) -> list[Block]:

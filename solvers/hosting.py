@@ -5,6 +5,7 @@ Shared by the main model (host rows and the host-spend inequality) and its MIP s
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,16 +21,28 @@ def card_capacity(host: HostOption, option: OwnedOption) -> int:
 
 def _covering(cost: np.ndarray, capacity: np.ndarray, upto: int) -> tuple[np.ndarray, np.ndarray]:
     """The covering knapsack by dynamic programming: least spend for at least n cards, n = 0..upto, and the kind
-    of host last added for it (-1: none)."""
-    spend = np.full(upto + 1, math.inf)
+    of host last added for it (-1: none). Read-only arrays, shared by every call with the same inputs."""
+    spend, last = _covering_table(tuple(np.asarray(cost, dtype=float).tolist()),
+                                  tuple(np.asarray(capacity, dtype=np.int64).tolist()), int(upto))
+    return spend, last
+
+
+@lru_cache(maxsize=256)
+def _covering_table(cost: tuple[float, ...], capacity: tuple[int, ...], upto: int) -> tuple[np.ndarray, np.ndarray]:
+    """Why cached: a plan asks for the same hosts' tables in its main model, its MIP start and its buy-only model,
+    and a service asks for the same catalogue's again and again."""
+    spend = [math.inf] * (upto + 1)
     spend[0] = 0.0
-    last = np.full(upto + 1, -1, dtype=np.int64)
-    kinds = [(k, float(c), int(n)) for k, (c, n) in enumerate(zip(cost, capacity, strict=True)) if n > 0]
+    last = [-1] * (upto + 1)
+    kinds = [(k, c, n) for k, (c, n) in enumerate(zip(cost, capacity, strict=True)) if n > 0]
     for n in range(1, upto + 1):
         for k, c, cap in kinds:
             if c + spend[max(n - cap, 0)] < spend[n]:
                 spend[n], last[n] = c + spend[max(n - cap, 0)], k
-    return spend, last
+    spend_array, last_array = np.array(spend), np.array(last, dtype=np.int64)
+    spend_array.flags.writeable = False
+    last_array.flags.writeable = False
+    return spend_array, last_array
 
 
 def cheapest_hosts(cost: np.ndarray, capacity: np.ndarray, upto: int) -> np.ndarray:

@@ -709,7 +709,7 @@ def active_rows_needed(owned: list[OwnedOption], blocks: list[Block]) -> np.ndar
 
 def _active(blocks: list[Block]) -> np.ndarray:
     """Each block's hours in which some job runs."""
-    return np.array([float(b.level_hours[b.jobs > 1e-9].sum()) for b in blocks])
+    return np.array([b.active_hours for b in blocks])
 
 
 def _displaced_work(model: Model) -> None:
@@ -860,18 +860,16 @@ def _rented_hours(model: Model, first: int) -> np.ndarray:
     """(cloud, blocks, steps): instance-hours of each offer the screening curve rents per block, at the owned slot
     counts ks[first..len(mu)] (`Renting.instances` of the jobs the owned slots leave, per cell)."""
     layers, cells = model.layers, model.layers.cells
-    steps = range(first, len(model.mu) + 1)
-    out = np.zeros((len(model.cloud), layers.n_blocks, len(steps)))
-    covers: dict[float, dict[int, float]] = {}
-    for s, j in enumerate(steps):
-        left = cells.jobs - layers.owned_jobs[:, j]
-        for cell, jobs in enumerate(left.tolist()):
-            cover = covers.get(jobs)
-            if cover is None:
-                cover = covers[jobs] = model.renting.instances(jobs)
-            for k, count in cover.items():
-                out[k, cells.block[cell], s] += count * cells.hours[cell]
-    return out
+    left = cells.jobs[:, None] - layers.owned_jobs[:, first: len(model.mu) + 1]  # (cells, steps)
+    values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
+    counts = np.zeros((len(values), len(model.cloud)))
+    for i, jobs in enumerate(values.tolist()):
+        for k, count in model.renting.instances(jobs).items():
+            counts[i, k] = count
+    per_cell = counts[where.reshape(left.shape)] * cells.hours[:, None, None]  # (cells, steps, cloud)
+    out = np.zeros((layers.n_blocks, left.shape[1], len(model.cloud)))
+    np.add.at(out, cells.block, per_cell)
+    return out.transpose(2, 0, 1)
 
 
 # Primal heuristics only steer the search (optimality is still proven); on these small models with a
@@ -887,8 +885,18 @@ _HIGHS_OPTIONS: dict[str, bool | int | float | str] = {
 }
 
 
-def run(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> tuple[highspy.Highs, SolveStatus]:
-    """Pass the arrays to HiGHS and solve; the status mapped from HiGHS's model status."""
+@dataclass(frozen=True)
+class Loaded:
+    """A HiGHS instance holding a built model, its options and its MIP start, ready to `run`."""
+
+    highs: highspy.Highs
+    arrays: Arrays
+
+
+def load(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Loaded:
+    """Hand the model to a fresh HiGHS: options, the arrays in one call, the MIP start. A step of its own so that a
+    plan can load the main model before it starts the alternatives' thread, whose Python would otherwise hold the
+    GIL while this thread prepares the solve (measured: the main run started 0.4-4.5 ms late)."""
     highs = highspy.Highs()  # type: ignore[no-untyped-call]
     # highspy registers a Python callback on every Highs; HiGHS calls it (taking the GIL) for a MIP start's
     # solutions, so while another thread runs Python each call waited up to the interpreter's 5 ms switch interval
@@ -901,6 +909,14 @@ def run(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> tup
     arrays.pass_to(highs, model.offset)
     if model.start is not None:
         highs.setSolution(len(model.start[0]), model.start[0], model.start[1])
+    return Loaded(highs, arrays)
+
+
+def run(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S,
+        loaded: Loaded | None = None) -> tuple[highspy.Highs, SolveStatus]:
+    """Solve (the model as `load` hands it to HiGHS, unless given loaded); the status mapped from HiGHS's."""
+    loaded = load(model, time_limit_s) if loaded is None else loaded
+    highs, arrays = loaded.highs, loaded.arrays
     highs.run()
     if model.start is not None and not _reports_its_solution(highs, arrays, model.offset):
         return run(replace(model, start=None), time_limit_s)
@@ -1016,10 +1032,12 @@ def solve(
     return solved(build(owned, cloud, hosts, blocks, limits, objective), started, time_limit_s)
 
 
-def solved(model: Model, started: float, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> MipSolution:
-    """Run a built model and read its solution out; `started` is when its building began (`build_ms`, `solve_ms`)."""
+def solved(model: Model, started: float, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S,
+           loaded: Loaded | None = None) -> MipSolution:
+    """Run a built model (`loaded`: already handed to HiGHS by `load`) and read its solution out; `started` is when
+    its building began (`build_ms`, `solve_ms`)."""
     built = time.perf_counter()
-    highs, status = run(model, time_limit_s)
+    highs, status = run(model, time_limit_s, loaded)
     solution = read_out(model, highs, status)
     solution.build_ms = 1000.0 * (built - started)
     solution.solve_ms = 1000.0 * (time.perf_counter() - started)

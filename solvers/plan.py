@@ -34,7 +34,7 @@ from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
 from solvers.hosting import card_capacity
-from solvers.model import Limits, MipSolution, Model, SolveStatus, build, rent_only, solve, solved
+from solvers.model import Limits, MipSolution, Model, SolveStatus, build, load, rent_only, solve, solved
 from solvers.notices import Notice, classified, notice, texts
 from solvers.options import CloudOption, HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
 from solvers.periods import Period, always_on, build_periods, job_efficiency, scaling_efficiency
@@ -380,9 +380,10 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
                     patience=profile.jobs.patience)
     started = time.perf_counter()
     model = build(owned_main, options.cloud, options.hosts, blocks, limits)
+    loaded = load(model)  # before the alternatives start: their Python would hold the GIL while this thread loads
     others = (Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model,
                                _evaluator(profile, owned, options, blocks, limits))) if alternatives else None)
-    main = solved(model, started)
+    main = solved(model, started, loaded=loaded)
     if main.status == SolveStatus.INFEASIBLE:
         raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
     if main.status == SolveStatus.ERROR:

@@ -48,7 +48,7 @@ def single_option_start(model: Model, blocks: list[Block], limits: Limits) -> tu
     g_idx = np.array(candidates)
     j_idx = np.arange(first, n_mu + 1)
     hours = np.array([b.hours for b in blocks])
-    active = np.array([float(b.level_hours[b.jobs > 1e-9].sum()) for b in blocks])
+    active = np.array([b.active_hours for b in blocks])
     work = layers.owned_hours[:, j_idx].T  # (steps, blocks)
     per_unit = np.array([o.slots_per_unit for o in opts])
     speed = np.array([o.throughput for o in opts])
