@@ -841,12 +841,13 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
         return
     layers, mu = model.layers, model.mu
     first = min(layers.required, len(mu))  # slot steps up to here are forced on: their rent is the base
-    rented = _rented_hours(model, first)  # (cloud, blocks, steps first..len(mu))
+    listed = sorted(k for members in offers.values() for k in members)
+    rented = dict(zip(listed, _rented_hours(model, first, listed), strict=True))  # (blocks, steps) per offer
     hours = np.array([b.hours for b in blocks])
     n_blocks = len(blocks)
     for members in offers.values():
         quota = float(model.cloud[members[0]].max_instances or 0)
-        by_step = rented[members].sum(axis=0)  # (blocks, steps)
+        by_step = sum((rented[k] for k in members), np.zeros_like(rented[members[0]]))  # (blocks, steps)
         steps = np.diff(by_step, axis=1)  # (blocks, len(mu) - first)
         row = np.arange(n_blocks)
         rows = [np.tile(row, len(members)), np.repeat(row, steps.shape[1])]
@@ -856,18 +857,21 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
                                np.full(n_blocks, -INF), quota * hours - by_step[:, 0])
 
 
-def _rented_hours(model: Model, first: int) -> np.ndarray:
-    """(cloud, blocks, steps): instance-hours of each offer the screening curve rents per block, at the owned slot
-    counts ks[first..len(mu)] (`Renting.instances` of the jobs the owned slots leave, per cell)."""
+def _rented_hours(model: Model, first: int, offers: list[int]) -> np.ndarray:
+    """(offers, blocks, steps): instance-hours of each of `offers` (cloud indices) the screening curve rents per
+    block, at the owned slot counts ks[first..len(mu)] (`Renting.instances` of the jobs the owned slots leave, per
+    cell)."""
     layers, cells = model.layers, model.layers.cells
     left = cells.jobs[:, None] - layers.owned_jobs[:, first: len(model.mu) + 1]  # (cells, steps)
     values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
-    counts = np.zeros((len(values), len(model.cloud)))
+    column = {k: i for i, k in enumerate(offers)}
+    counts = np.zeros((len(values), len(offers)))
     for i, jobs in enumerate(values.tolist()):
         for k, count in model.renting.instances(jobs).items():
-            counts[i, k] = count
-    per_cell = counts[where.reshape(left.shape)] * cells.hours[:, None, None]  # (cells, steps, cloud)
-    out = np.zeros((layers.n_blocks, left.shape[1], len(model.cloud)))
+            if k in column:
+                counts[i, column[k]] = count
+    per_cell = counts[where.reshape(left.shape)] * cells.hours[:, None, None]  # (cells, steps, offers)
+    out = np.zeros((layers.n_blocks, left.shape[1], len(offers)))
     np.add.at(out, cells.block, per_cell)
     return out.transpose(2, 0, 1)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 from rich.table import Table
 
@@ -18,6 +20,22 @@ def _money(value: float | None, currency: str) -> str:
 
 def _rate(value: float, currency: str) -> str:
     return f"${value:.4f}" if currency == "USD" else f"{value:.4f} {currency}"
+
+
+_OFFER_PRICE = re.compile(r" at ([0-9.eE+-]+) USD/h$")
+
+
+def _offer(text: str | None, plan: PlanResult) -> str:
+    """A cloud offer as the API names it ("aws/p3.2xlarge (us-east-1, on_demand) at 3.06 USD/h"), its price in the
+    plan's currency, as the page writes it: a EUR plan said "1.55 EUR/h for ... at 0.93 USD/h"."""
+    if not text:
+        return "-"
+    found = _OFFER_PRICE.search(text)
+    rate = next((r.usd_per_unit for r in (plan.exchange_rates.rates if plan.exchange_rates else [])
+                 if r.currency == plan.currency), None)
+    if found is None or plan.currency == "USD" or not rate:
+        return text
+    return text[: found.start()] + f" at {_rate(float(found.group(1)) / rate, plan.currency)}/h"
 
 
 def render_plan(plan: PlanResult, console: Console) -> None:
@@ -116,12 +134,14 @@ def render_plan(plan: PlanResult, console: Console) -> None:
         "cloud price threshold",
         "-"
         if be.cloud_price_threshold_usd_per_hour is None
-        else _rate(be.cloud_price_threshold_usd_per_hour, plan.currency) + f"/h for {be.cloud_price_threshold_offer}",
+        else _rate(be.cloud_price_threshold_usd_per_hour, plan.currency)
+        + f"/h for {_offer(be.cloud_price_threshold_offer, plan)}",
     )
     if be.simple is not None:
         t.add_row(
             "guide's closed form (days)",
-            "-" if be.simple.days is None else f"{be.simple.days:,.1f} ({be.simple.owned} vs {be.simple.cloud})",
+            "-" if be.simple.days is None
+            else f"{be.simple.days:,.1f} ({be.simple.owned} vs {_offer(be.simple.cloud, plan)})",
         )
     console.print(t)
     for w in plan.warnings:

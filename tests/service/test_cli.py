@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -223,3 +224,18 @@ def test_the_cloud_table_states_the_plans_currency(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     header = next(line for line in done.output.splitlines() if "provider" in line and "pricing" in line)
     assert "EUR/h" in header and "USD/h" not in header, header
+
+
+def test_the_reference_offer_is_priced_in_the_plans_currency(tmp_path: Path) -> None:
+    # the cloud-price threshold named its offer as the API does, "... at 0.93 USD/h", beside a EUR threshold
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"workload": "cnn_training", "horizon_months": 24, "currency": "EUR",
+                                   "demand": {"gpus": 1, "utilisation": 0.6, "reference_gpu": "RTX 4090"},
+                                   "electricity": {"location": "DE"}}))
+    done = runner.invoke(app, ["plan", str(profile)], terminal_width=400)
+    assert done.exit_code == 0, done.output
+    rows = [line for line in done.output.splitlines() if "cloud price threshold" in line
+            or "closed form" in line]
+    assert rows and any(" at " in row for row in rows), done.output
+    assert all("USD/h" not in row for row in rows), rows
+    assert any(re.search(r" at [0-9.]+ EUR/h", row) for row in rows), rows
