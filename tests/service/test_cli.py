@@ -214,28 +214,27 @@ def test_plan_json_on_the_process_stdout_is_json_alone(tmp_path: Path) -> None:
     assert 285 <= json.loads(done.stdout)["break_even"]["days"] <= 300
 
 
-def test_the_cloud_table_states_the_plans_currency(tmp_path: Path) -> None:
-    # a plan in EUR converts every money field, the cloud table's hourly prices too: its column must say EUR/h
+def _eur_plan_output(tmp_path: Path, utilisation: float, width: int) -> list[str]:
+    """`gpuplan plan` of a one-GPU CNN profile in EUR (German electricity), its lines as printed."""
     profile = tmp_path / "profile.json"
     profile.write_text(json.dumps({"workload": "cnn_training", "horizon_months": 24, "currency": "EUR",
-                                   "demand": {"gpus": 1, "utilisation": 0.2, "reference_gpu": "RTX 4090"},
+                                   "demand": {"gpus": 1, "utilisation": utilisation, "reference_gpu": "RTX 4090"},
                                    "electricity": {"location": "DE"}}))
-    done = runner.invoke(app, ["plan", str(profile)], terminal_width=200)
+    done = runner.invoke(app, ["plan", str(profile)], terminal_width=width)
     assert done.exit_code == 0, done.output
-    header = next(line for line in done.output.splitlines() if "provider" in line and "pricing" in line)
+    return done.output.splitlines()
+
+
+def test_the_cloud_table_states_the_plans_currency(tmp_path: Path) -> None:
+    # a plan in EUR converts every money field, the cloud table's hourly prices too: its column must say EUR/h
+    header = next(line for line in _eur_plan_output(tmp_path, 0.2, 200) if "provider" in line and "pricing" in line)
     assert "EUR/h" in header and "USD/h" not in header, header
 
 
 def test_the_reference_offer_is_priced_in_the_plans_currency(tmp_path: Path) -> None:
     # the cloud-price threshold named its offer as the API does, "... at 0.93 USD/h", beside a EUR threshold
-    profile = tmp_path / "profile.json"
-    profile.write_text(json.dumps({"workload": "cnn_training", "horizon_months": 24, "currency": "EUR",
-                                   "demand": {"gpus": 1, "utilisation": 0.6, "reference_gpu": "RTX 4090"},
-                                   "electricity": {"location": "DE"}}))
-    done = runner.invoke(app, ["plan", str(profile)], terminal_width=400)
-    assert done.exit_code == 0, done.output
-    rows = [line for line in done.output.splitlines() if "cloud price threshold" in line
-            or "closed form" in line]
-    assert rows and any(" at " in row for row in rows), done.output
+    lines = _eur_plan_output(tmp_path, 0.6, 400)
+    rows = [line for line in lines if "cloud price threshold" in line or "closed form" in line]
+    assert rows and any(" at " in row for row in rows), lines
     assert all("USD/h" not in row for row in rows), rows
     assert any(re.search(r" at [0-9.]+ EUR/h", row) for row in rows), rows
