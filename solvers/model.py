@@ -611,7 +611,7 @@ def maintenance_in_idle_hours(owned: list[OwnedOption], blocks: list[Block], lim
     active_b / r_g hours; when that is within availability x hours, the availability row is implied by the
     active-hours row and nothing need be displaced. Under `displacement_never_pays` a displaced hour then only
     costs more than it saves, so d_gb is 0 in every optimum: the model leaves out the row and fixes the column
-    (an exact reduction; for the bursty series it drops 90 of 162 rows and columns, the fast cards')."""
+    (an exact reduction; for the bursty series it drops 72 of 126 rows and columns, the fast cards')."""
     availability = np.array([o.available(limits.availability) for o in owned])
     speed = np.array([o.throughput for o in owned])
     hours = np.array([b.hours for b in blocks])
@@ -826,17 +826,21 @@ def _shared_quotas(model: Model, blocks: list[Block]) -> None:
 def _listing_hours(model: Model, blocks: list[Block]) -> None:
     """A quota-limited offer's packed hours share its instance-hours with the whole instances the screening curve
     rents of it (a marketplace listing is one machine: the hours it is rented for jobs it cannot also absorb
-    maintenance). Per block and quota group (copies of one offer at several widths),
+    maintenance). Per block and quota group (copies of one offer at several widths) with a packable copy,
     sum_copies y_ob + rented_ob(K) <= quota x hours, with rented_ob(K) the instance-hours of o the curve rents in
     block b at K owned slots, laid on the slot binaries as steps (mu is unary). A sum over the block's hours: the
     quota holds in instance-hours, not hour by hour."""
     if not model.y.size:
         return
     packable = np.concatenate(model.builder.upper)[model.y].max(axis=1) > 0
-    offers: dict[str, list[int]] = {}
+    groups: dict[str, list[int]] = {}
     for k, c in enumerate(model.cloud):
-        if c.max_instances is not None and packable[k]:
-            offers.setdefault(c.quota_group, []).append(k)
+        if c.max_instances is not None:
+            groups.setdefault(c.quota_group, []).append(k)
+    # a group with one packable copy needs its row, and that row must count the whole rentals of every copy (a
+    # listing's unpackable 2-GPU copy rents the same machine its packable 1-GPU copy packs on); y of an unpackable
+    # copy has upper bound 0, so it sits in the row harmlessly
+    offers = {group: members for group, members in groups.items() if packable[members].any()}
     if not offers:
         return
     layers, mu = model.layers, model.mu
@@ -918,12 +922,16 @@ def load(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Lo
 
 def run(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S,
         loaded: Loaded | None = None) -> tuple[highspy.Highs, SolveStatus]:
-    """Solve (the model as `load` hands it to HiGHS, unless given loaded); the status mapped from HiGHS's."""
+    """Solve (the model as `load` hands it to HiGHS, unless given loaded; `time_limit_s` the limit `loaded` was
+    given); the status mapped from HiGHS's."""
     loaded = load(model, time_limit_s) if loaded is None else loaded
     highs, arrays = loaded.highs, loaded.arrays
     highs.run()
     if model.start is not None and not _reports_its_solution(highs, arrays, model.offset):
-        return run(replace(model, start=None), time_limit_s)
+        # the second run gets what the first left of the limit (at least a tenth of it, so that it can find a
+        # solution): a guarded solve takes at most 1.1 x the limit, not twice it
+        left = max(time_limit_s - float(highs.getRunTime()), time_limit_s / 10)
+        return run(replace(model, start=None), left)
     status = highs.getModelStatus()
     if status == highspy.HighsModelStatus.kModelEmpty:  # no columns: feasible iff every row admits 0
         lower, upper = arrays.row_lower, arrays.row_upper

@@ -26,7 +26,7 @@ from pricing.catalog import bundled_catalog
 from solvers import hosting, model
 from solvers.errors import InfeasibleProfile
 from solvers.model import Limits, MipSolution, Model, solve
-from solvers.options import OwnedOption
+from solvers.options import JobWidths, OwnedOption
 from solvers.plan import Core, solve_core
 from solvers.profile import Profile
 from tests.conftest import TODAY
@@ -57,14 +57,14 @@ def cloud_offers(draw: Any, quotas: bool = True) -> list[dict[str, Any]]:
 
 
 def core_of(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float,
-            usd_per_kwh: float, **options: Any) -> Core:
+            usd_per_kwh: float, widths: JobWidths | None = None, **options: Any) -> Core:
     profile = Profile.model_validate({
         "workload": "transformer_training",
         "demand": {"gpus": gpus, "utilisation": utilisation, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
         "horizon_months": 24, "electricity_usd_per_kwh": usd_per_kwh, "options": options,
         "prices": {"mode": "replace", "owned": owned, "cloud": cloud},
     })
-    return solve_core(profile, bundled_catalog(), TODAY, prune=False)
+    return solve_core(profile, bundled_catalog(), TODAY, prune=False, widths=widths)
 
 
 def main_model(core: Core) -> MipSolution:
@@ -137,9 +137,13 @@ def same_optimum(core: Core, switched_off: Callable[[], Any]) -> tuple[MipSoluti
     return kept, full
 
 
+# the workload form's copies of one offer at several job widths, sharing its quota (job-slot speeds relative to
+# the reference's slot: 2-GPU jobs at the guide's 1.9x on two cards)
+COPIES = {"RTX 3090": {1: 1.0, 2: 1.9}, "RTX 4090": {1: 1.25, 2: 2.4}, "L4": {1: 0.45}}
 PROFILE = {"owned": owned_offers(), "cloud": cloud_offers(), "gpus": st.integers(1, 5),
            "utilisation": st.floats(0.05, 1.0), "usd_per_kwh": st.sampled_from([0.0, 0.15, 0.6]),
-           "availability": st.sampled_from([0.8, 0.95, 1.0]), "discount": st.sampled_from([0.0, 0.1])}
+           "availability": st.sampled_from([0.8, 0.95, 1.0]), "discount": st.sampled_from([0.0, 0.1]),
+           "widths": st.sampled_from([None, None, COPIES])}
 
 
 @pytest.mark.parametrize("variant", [without_dominance, with_busy_rows, without_idle_maintenance,
@@ -150,15 +154,17 @@ PROFILE = {"owned": owned_offers(), "cloud": cloud_offers(), "gpus": st.integers
 @given(**PROFILE)
 def test_a_and_b_never_change_the_optimum(
         variant: Callable[[], Any], owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int,
-        utilisation: float, usd_per_kwh: float, availability: float, discount: float) -> None:
-    """Each of (a), (b), (d)-(g) against the model without it; a profile the quotas make infeasible is infeasible
-    without it too."""
+        utilisation: float, usd_per_kwh: float, availability: float, discount: float,
+        widths: JobWidths | None) -> None:
+    """Each of (a), (b), (d)-(g) against the model without it, some with every offer copied at several job widths;
+    a profile the quotas make infeasible is infeasible without it too."""
     try:
-        core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability,
+        core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, widths, availability=availability,
                        discount_rate=discount)
     except InfeasibleProfile:
         with variant(), pytest.raises(InfeasibleProfile):
-            core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount)
+            core_of(owned, cloud, gpus, utilisation, usd_per_kwh, widths, availability=availability,
+                    discount_rate=discount)
         return
     same_optimum(core, variant)
 
@@ -168,9 +174,9 @@ def test_a_and_b_never_change_the_optimum(
            "budget": st.one_of(st.none(), st.floats(1000, 20000))})
 def test_c_the_host_spend_inequality_never_changes_the_optimum(
         owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
-        availability: float, discount: float, budget: float | None) -> None:
-    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, availability=availability, discount_rate=discount,
-                   max_capex_usd=budget)
+        availability: float, discount: float, widths: JobWidths | None, budget: float | None) -> None:
+    core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, widths, availability=availability,
+                   discount_rate=discount, max_capex_usd=budget)
     same_optimum(core, without_host_spend)
 
 
@@ -282,3 +288,30 @@ def test_a_listing_rented_whole_is_not_also_packed() -> None:
         if c.max_instances is not None:
             assert (whole + packed <= c.max_instances * np.array([b.hours for b in core.blocks]) + 1e-6).all()
     assert sum(h.sum() for h in solution.instances.values()) > 0  # two jobs are rented whole
+
+
+def test_a_listings_unpackable_copy_counts_in_its_shared_hours() -> None:
+    """Copies of one 2-GPU listing (quota 1) at two job widths share its instance-hours. With seven owned cards for
+    eight jobs, one job is left to rent: the 2-wide copy ($0.50 for a job at 1.9x, $0.263 a job-hour) beats the
+    $0.30 VM. When the 2-wide copy is left unpackable (as `packing_offers` leaves any copy ranked past an
+    unlimited offer), its whole rentals must still count in the listing's row: the plan once rented the machine
+    whole for that job and packed displaced work on its 1-wide copy in the same hours (35,088 instance-hours of a
+    17,544-hour listing) and came out $646 cheaper than the model with every copy packable."""
+    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 900, "watts": 350, "idle_watts": 10,
+              "includes_host": True}]
+    cloud = [{"provider": "p", "name": "pack", "gpu": "RTX 3090", "gpu_count": 2, "usd_per_hour": 0.50,
+              "region": "r", "max_instances": 1},
+             {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.30, "region": "r"}]
+    core = core_of(owned, cloud, 8, 1.0, 0.15, availability=0.5, max_owned_gpus=7)
+    pack = next(c for c in core.options.cloud if c.name == "pack")
+    wide = replace(pack, key=f"{pack.key}/w2", slots=1, speed=1.9, width=2, offer=pack.key)
+    offers = [pack, wide, *(c for c in core.options.cloud if c.name != "pack")]
+    with patch.object(model, "packing_offers", lambda cloud: np.array([c.key != wide.key for c in cloud])):
+        narrowed = solve(core.owned_main, offers, core.options.hosts, core.blocks, core.limits)
+    every = solve(core.owned_main, offers, core.options.hosts, core.blocks, core.limits)
+    cells = model.cells_of(core.blocks)
+    used = sum(np.bincount(cells.block, narrowed.instances.get(c.key, np.zeros(len(cells.jobs))) * cells.hours,
+                           minlength=len(core.blocks)) + narrowed.packed_hours.get(c.key, np.zeros(len(core.blocks)))
+               for c in (pack, wide))
+    assert (used <= np.array([b.hours for b in core.blocks]) + 1e-6).all()
+    assert narrowed.objective == pytest.approx(every.objective, rel=1e-9)

@@ -78,7 +78,7 @@ def test_no_start_when_owning_nothing_is_cheapest() -> None:
 def test_a_report_that_is_not_its_solutions_cost_is_solved_again_without_the_start() -> None:
     """The guard: HiGHS has had bugs comparing an incumbent across its presolved and original spaces (HiGHS issue
     #2439). When the objective it reports is not its solution's cost, the model is solved again without the start,
-    and the answer is the optimum."""
+    in what the first run left of the time limit, and the answer is the optimum."""
     owned = [{"name": "cheap", "unit_price_usd": 600, **HOSTED}]
     cloud = [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.90, "region": "r"}]
     core = core_of(owned, cloud, 3, 1.0, 0.15)
@@ -91,15 +91,18 @@ def test_a_report_that_is_not_its_solutions_cost_is_solved_again_without_the_sta
         return len(calls) > 1
 
     loads: list[bool] = []
+    limits: list[float] = []
     original_load = model.load
 
     def recording_load(m: model.Model, time_limit_s: float = 10.0) -> model.Loaded:
         loads.append(m.start is not None)
+        limits.append(time_limit_s)
         return original_load(m, time_limit_s)
 
     with patch.object(model, "_reports_its_solution", wrong_once), patch.object(model, "load", recording_load):
-        highs, status = model.run(built)
+        highs, status = model.run(built, time_limit_s=5.0)
     assert loads == [True, False]  # solved again, without the start
+    assert limits[0] == 5.0 and 0.5 <= limits[1] < 5.0  # within what the first run left of the limit
     assert status == model.SolveStatus.OPTIMAL
     assert highs.getInfo().objective_function_value == pytest.approx(main_model(core).objective, rel=1e-9)
     assert len(calls) == 1  # the second run had no start, so nothing to guard
