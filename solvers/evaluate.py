@@ -3,7 +3,9 @@ evaluations) cheap.
 
 With the purchases fixed, the owned job slots K are fixed, and the screening curve (solvers.layers) gives the
 rent and the owned work of every block at that K; owned work goes to the cheapest-energy owned option first,
-up to its available hours, and maintenance beyond idle hours to packed cloud hours, as in the MIP. One
+up to its available hours, and maintenance beyond idle hours to packed cloud hours, as in the MIP: cheapest per
+job-hour first, a quota-limited offer (a marketplace listing) only for the instance-hours its whole rentals leave
+in the block (the model's `_listing_hours`). One
 difference, for speed: owned slots always take the jobs they can (the MIP leaves a job to a rented instance's
 spare slot when that saves its energy), so one curve per demand scale and slot count serves every electricity
 rate and cloud price the thresholds try; the difference is at most the owned energy of such hours.
@@ -61,11 +63,13 @@ class Evaluation:
 @dataclass(frozen=True)
 class _Operation:
     """Fixed units at one demand scale: rent at the listed prices, owned reference hours each unit type takes (in
-    energy order), hours each moves to packed cloud hours, and whether demand is left uncovered."""
+    energy order), hours each moves to packed cloud hours and what packing them costs at the listed prices, and
+    whether demand is left uncovered."""
 
     rent: float
     taken: list[float]
     moved: list[float]
+    packed: float
     short: bool
 
 
@@ -128,8 +132,8 @@ class Evaluator:
         self._prepared: dict[int, tuple[Purchase, _Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
         self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
         self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
-        # cheapest price per job-hour of a fully used instance (maintenance cover)
-        self._packed = min((c.usd_per_hour / c.packed_capacity for c in cloud), default=math.inf)
+        # maintenance cover: offers by price per job-hour of a fully used instance, cheapest first
+        self._packing = sorted(range(len(cloud)), key=lambda k: (cloud[k].usd_per_hour / cloud[k].packed_capacity, k))
         self.weights = weights
         self._block_weight = (None if weights is None or (weights.nominal and (weights.block == 1.0).all())
                               else weights.block)  # as the model's screening takes it
@@ -233,13 +237,57 @@ class Evaluator:
                 taken.append(float(take.sum() if bw is None else (take * bw).sum()))
                 work = work - take
             moved = []
+            packing = np.zeros(len(self.blocks))
             for _, maintained in caps:  # maintenance hours beyond idle hours: packed cloud hours
                 take = np.minimum(work, maintained)
                 moved.append(float(take.sum() if bw is None else (take * bw).sum()))
+                packing = packing + take
                 work = work - take
-            operation = _Operation(rent, taken, moved, float(work.max(initial=0.0)) > 1e-6)
+            packed = self.packing_usd(packing, cells, layers) if packing.max(initial=0.0) > 1e-9 else 0.0
+            operation = _Operation(rent, taken, moved, packed,
+                                   float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(packed))
         self._operations[(units, demand)] = operation
         return operation
+
+    def packing_usd(self, work: np.ndarray, cells: Cells, layers: Layers) -> float:
+        """Packed cloud hours for `work` (reference job-hours per block) at the listed prices, with the whole
+        instances the screening curve rents at its largest K (`layers`' last column): cheapest per job-hour first,
+        each quota group (a listing and its copies at other widths) within the instance-hours its whole rentals
+        leave in the block, as the model's `_listing_hours` rows hold it. Infinite where the quotas leave too few
+        and no offer is unlimited. Why not the cheapest offer's price: that is often one marketplace machine, which
+        cannot cover a fleet's maintenance, and is sometimes the very listing rented whole in those hours."""
+        left = work.astype(float)
+        usd = np.zeros(len(self.blocks))
+        free: dict[str, np.ndarray] = {}
+        for k in self._packing:
+            c = self.cloud[k]
+            per_instance = c.packed_capacity
+            if c.max_instances is None:
+                take = left
+            else:
+                if c.quota_group not in free:
+                    free[c.quota_group] = self._free_instance_hours(c.quota_group, cells, layers)
+                take = np.minimum(left, free[c.quota_group] * per_instance)
+                free[c.quota_group] = free[c.quota_group] - take / per_instance
+            usd = usd + take / per_instance * c.usd_per_hour
+            left = left - take
+            if left.max(initial=0.0) <= 1e-9:
+                break
+        if left.max(initial=0.0) > 1e-6:
+            return math.inf
+        return float(usd.sum() if self._block_weight is None else (usd * self._block_weight).sum())
+
+    def _free_instance_hours(self, group: str, cells: Cells, layers: Layers) -> np.ndarray:
+        """Per block, the instance-hours of a quota group (its quota x hours) that its whole rentals leave."""
+        members = [k for k, c in enumerate(self.cloud) if c.quota_group == group]
+        quota = float(self.cloud[members[0]].max_instances or 0)
+        renting = self._renting_for(math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
+        left = cells.jobs - layers.owned_jobs[:, -1]
+        values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
+        instances = np.array([sum(renting.instances(float(jobs)).get(k, 0.0) for k in members)
+                              for jobs in values.tolist()])
+        rented = np.bincount(cells.block, instances[where.reshape(-1)] * cells.hours, minlength=len(self.blocks))
+        return np.maximum(quota * self._block_hours - rented, 0.0)
 
     def _active_at(self, demand: float, cells: Cells) -> np.ndarray:
         """Hours of each block that have jobs at this demand scale: a slot runs one job at a time, only then (the
@@ -289,9 +337,8 @@ class Evaluator:
         cost += scenario.cloud_price * operation.rent
         for (energy, _, _), taken in zip(at_rate.owned, operation.taken, strict=True):
             cost += energy * taken
-        for moved in operation.moved:
-            if moved > 1e-9:
-                cost += self._packed * scenario.cloud_price * moved
+        if operation.packed:
+            cost += scenario.cloud_price * operation.packed
         if operation.short or not math.isfinite(cost):
             return math.inf
         w = self.weights

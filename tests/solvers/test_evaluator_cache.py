@@ -61,13 +61,12 @@ def _uncached(ev: Evaluator, purchase: Purchase, scenario: Scenario) -> float:
     operation = _operation(ev, tuple((k, n) for _, k, n in owned), scenario.demand)
     if operation is None:
         return math.inf
-    rent, taken_hours, moved_hours, short = operation
+    rent, taken_hours, moved_hours, packed, short = operation
     cost += scenario.cloud_price * rent
     for (energy, _, _), taken in zip(owned, taken_hours, strict=True):
         cost += energy * taken
-    for moved in moved_hours:
-        if moved > 1e-9:
-            cost += ev._packed * scenario.cloud_price * moved
+    if packed:
+        cost += scenario.cloud_price * packed
     if short or not math.isfinite(cost):
         return math.inf
     if w is not None and w.fixed_cloud_usd and (
@@ -78,7 +77,7 @@ def _uncached(ev: Evaluator, purchase: Purchase, scenario: Scenario) -> float:
 
 
 def _operation(ev: Evaluator, units: tuple[tuple[str, int], ...],
-               demand: float) -> tuple[float, list[float], list[float], bool] | None:
+               demand: float) -> tuple[float, list[float], list[float], float, bool] | None:
     """The evaluator's operation as it was computed before its per-demand and per-option figures were kept."""
     slots = {k: _slots(ev.owned[k], n, ev.owned[k].width) for k, n in units}
     cells, peak = ev._cells_at(demand)
@@ -98,12 +97,15 @@ def _operation(ev: Evaluator, units: tuple[tuple[str, int], ...],
         taken.append(float(take.sum() if bw is None else (take * bw).sum()))
         work = work - take
     moved = []
+    packing = np.zeros(len(ev.blocks))
     for key, _ in units:
         o = ev.owned[key]
         take = np.minimum(work, (1 - ev._availability(o)) * ev._block_hours * slots[key] * o.throughput)
         moved.append(float(take.sum() if bw is None else (take * bw).sum()))
+        packing = packing + take
         work = work - take
-    return rent, taken, moved, float(work.max(initial=0.0)) > 1e-6
+    packed = ev.packing_usd(packing, cells, layers) if packing.max(initial=0.0) > 1e-9 else 0.0
+    return rent, taken, moved, packed, float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(packed)
 
 
 @pytest.mark.parametrize("body", [SERIES, DISCOUNTED, FINANCE_EXAMPLE], ids=["nominal", "discounted", "finance"])

@@ -1,0 +1,58 @@
+"""The thresholds' evaluator prices maintenance cover as the model does (solvers/evaluate.py, `packing_usd`):
+cheapest packed offer first, a quota-limited offer (a marketplace listing, one machine) only for the instance-hours
+its whole rentals leave in the block. It priced every displaced hour at the cheapest offer's rate, quota or not,
+so it put a plan whose cover leans on one listing thousands of dollars below the model's own cost of it, and the
+thresholds moved with that error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+
+from solvers.errors import InfeasibleProfile
+from solvers.evaluate import Purchase, Scenario
+from solvers.options import JobWidths
+from solvers.plan import Core, _evaluator
+from tests.solvers.test_main_reformulations import PROFILE, SETTINGS, core_of, main_model
+
+OWNED = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 900, "watts": 350, "idle_watts": 10,
+          "includes_host": True}]
+# a 2-GPU listing, the cheapest per packed job-hour ($0.25) but one machine, and an unlimited $0.40 VM
+CLOUD = [{"provider": "p", "name": "pack", "gpu": "RTX 3090", "gpu_count": 2, "usd_per_hour": 0.50,
+          "region": "r", "max_instances": 1},
+         {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.40, "region": "r"}]
+
+
+def evaluated(core: Core) -> float:
+    solution = main_model(core)
+    evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+    return evaluator.cost(Purchase(solution.units, solution.hosts), Scenario(core.limits.usd_per_kwh, 1.0, 1.0))
+
+
+@pytest.mark.parametrize(("most", "objective"), [(6, 35_636.78), (8, 30_556.50)])
+def test_a_listings_quota_bounds_the_cover_the_evaluator_prices(most: int, objective: float) -> None:
+    """Eight jobs at once, at most `most` owned cards at 50% availability: with six, the listing is rented whole
+    for the two jobs left and every displaced hour goes to the VM; with eight, the listing packs two job-hours an
+    hour and the VM the rest. The evaluator said $27,741.98 and $25,293.30 (every hour at $0.25); it now gives the
+    model's optimum for the model's purchase."""
+    core = core_of(OWNED, CLOUD, 8, 1.0, 0.15, availability=0.5, max_owned_gpus=most)
+    assert main_model(core).objective == pytest.approx(objective, abs=0.01)
+    assert evaluated(core) == pytest.approx(objective, abs=0.01)
+
+
+@SETTINGS
+@given(**PROFILE)
+def test_the_evaluator_never_prices_the_models_purchase_below_its_optimum(
+        owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float, usd_per_kwh: float,
+        availability: float, discount: float, widths: JobWidths | None) -> None:
+    """The evaluator runs a purchase one feasible way (owned slots take every job they can, cover cheapest first
+    within quotas), so on the model's purchase it is never below the model's optimum, which is the cheapest way."""
+    try:
+        core = core_of(owned, cloud, gpus, utilisation, usd_per_kwh, widths, availability=availability,
+                       discount_rate=discount)
+    except InfeasibleProfile:
+        return
+    optimum = main_model(core).objective
+    assert evaluated(core) >= optimum - 1e-6 * max(1.0, abs(optimum))
