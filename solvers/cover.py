@@ -57,10 +57,20 @@ class CoverTable:
                     chosen = np.where(took, m, chosen)
                 self._layers.append((members, False, chosen))
         self.price = best  # per level-hour, inf where quotas cannot cover
+        self._counts: dict[int, dict[int, int]] = {}
 
     def counts(self, jobs: int) -> dict[int, int]:
-        """Instances per offer index in the cheapest cover of `jobs` (empty if none or infeasible)."""
+        """Instances per offer index in the cheapest cover of `jobs` (empty if none or infeasible); kept per job
+        count, as the table is shared: reading one back walks every layer (one per instance of each listing, some
+        hundreds with the bundled catalog), and a plan's model, read-out and evaluator ask the same few counts.
+        The dict returned is the kept one: not to be changed."""
         j = min(max(jobs, 0), self.size)
+        found = self._counts.get(j)
+        if found is None:
+            found = self._counts[j] = self._read_back(j)
+        return found
+
+    def _read_back(self, j: int) -> dict[int, int]:
         if j == 0 or not math.isfinite(self.price[j]):
             return {}
         chosen: dict[int, int] = {}

@@ -131,6 +131,7 @@ class Evaluator:
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
         self._prepared: dict[int, tuple[Purchase, _Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
         self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
+        self._free: dict[tuple[float, int, str], np.ndarray] = {}  # `_free_instance_hours`, per curve and group
         self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
         # maintenance cover: offers by price per job-hour of a fully used instance, cheapest first
         self._packing = sorted(range(len(cloud)), key=lambda k: (cloud[k].usd_per_hour / cloud[k].packed_capacity, k))
@@ -243,19 +244,23 @@ class Evaluator:
                 moved.append(float(take.sum() if bw is None else (take * bw).sum()))
                 packing = packing + take
                 work = work - take
-            packed = self.packing_usd(packing, cells, layers) if packing.max(initial=0.0) > 1e-9 else 0.0
+            packed = (self.packing_usd(packing, cells, layers, screen_key) if packing.max(initial=0.0) > 1e-9
+                      else 0.0)
             operation = _Operation(rent, taken, moved, packed,
                                    float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(packed))
         self._operations[(units, demand)] = operation
         return operation
 
-    def packing_usd(self, work: np.ndarray, cells: Cells, layers: Layers) -> float:
+    def packing_usd(self, work: np.ndarray, cells: Cells, layers: Layers,
+                    screen: tuple[float, int] | None = None) -> float:
         """Packed cloud hours for `work` (reference job-hours per block) at the listed prices, with the whole
         instances the screening curve rents at its largest K (`layers`' last column): cheapest per job-hour first,
         each quota group (a listing and its copies at other widths) within the instance-hours its whole rentals
         leave in the block, as the model's `_listing_hours` rows hold it. Infinite where the quotas leave too few
         and no offer is unlimited. Why not the cheapest offer's price: that is often one marketplace machine, which
-        cannot cover a fleet's maintenance, and is sometimes the very listing rented whole in those hours."""
+        cannot cover a fleet's maintenance, and is sometimes the very listing rented whole in those hours. `screen`:
+        the key `layers` is kept under, so that its free instance-hours are computed once (an hourly log's cells
+        are tens of thousands, and the thresholds ask hundreds of purchases on a few curves)."""
         left = work.astype(float)
         usd = np.zeros(len(self.blocks))
         free: dict[str, np.ndarray] = {}
@@ -266,7 +271,7 @@ class Evaluator:
                 take = left
             else:
                 if c.quota_group not in free:
-                    free[c.quota_group] = self._free_instance_hours(c.quota_group, cells, layers)
+                    free[c.quota_group] = self._free_instance_hours(c.quota_group, cells, layers, screen)
                 take = np.minimum(left, free[c.quota_group] * per_instance)
                 free[c.quota_group] = free[c.quota_group] - take / per_instance
             usd = usd + take / per_instance * c.usd_per_hour
@@ -277,17 +282,27 @@ class Evaluator:
             return math.inf
         return float(usd.sum() if self._block_weight is None else (usd * self._block_weight).sum())
 
-    def _free_instance_hours(self, group: str, cells: Cells, layers: Layers) -> np.ndarray:
+    def _free_instance_hours(self, group: str, cells: Cells, layers: Layers,
+                             screen: tuple[float, int] | None) -> np.ndarray:
         """Per block, the instance-hours of a quota group (its quota x hours) that its whole rentals leave."""
+        key = None if screen is None else (*screen, group)
+        found = None if key is None else self._free.get(key)
+        if found is not None:
+            return found
         members = [k for k, c in enumerate(self.cloud) if c.quota_group == group]
         quota = float(self.cloud[members[0]].max_instances or 0)
         renting = self._renting_for(math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
         left = cells.jobs - layers.owned_jobs[:, -1]
         values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
-        instances = np.array([sum(renting.instances(float(jobs)).get(k, 0.0) for k in members)
-                              for jobs in values.tolist()])
+        instances = np.zeros(len(values))
+        for i, jobs in enumerate(values.tolist()):
+            counts = renting.instances(jobs)
+            instances[i] = sum(counts.get(k, 0.0) for k in members)
         rented = np.bincount(cells.block, instances[where.reshape(-1)] * cells.hours, minlength=len(self.blocks))
-        return np.maximum(quota * self._block_hours - rented, 0.0)
+        found = np.maximum(quota * self._block_hours - rented, 0.0)
+        if key is not None:
+            self._free[key] = found
+        return found
 
     def _active_at(self, demand: float, cells: Cells) -> np.ndarray:
         """Hours of each block that have jobs at this demand scale: a slot runs one job at a time, only then (the
