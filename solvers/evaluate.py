@@ -131,7 +131,8 @@ class Evaluator:
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
         self._prepared: dict[int, tuple[Purchase, _Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
         self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
-        self._free: dict[tuple[float, int, str], np.ndarray] = {}  # `_free_instance_hours`, per curve and group
+        # `_free_instance_hours`, per curve, slot count and quota group
+        self._free: dict[tuple[float, int, int, str], np.ndarray] = {}
         self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
         # maintenance cover: offers by price per job-hour of a fully used instance, cheapest first
         self._packing = sorted(range(len(cloud)), key=lambda k: (cloud[k].usd_per_hour / cloud[k].packed_capacity, k))
@@ -225,36 +226,53 @@ class Evaluator:
             layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots),
                                self._block_weight)
             self._screens[screen_key] = layers
-        rent = float(layers.rent[-1])
         operation: _Operation | None = None
-        bw = self._block_weight
-        if math.isfinite(rent):
-            work = layers.owned_hours[:, -1]
+        if math.isfinite(float(layers.rent[-1])):
             active = self._active_at(demand, cells)
             caps = [self._capacity(key, n, slots[key]) for key, n in units]
-            taken = []
-            for (key, _), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
-                take = np.minimum(work, np.minimum(available, active * slots[key]))  # option's available hours
-                taken.append(float(take.sum() if bw is None else (take * bw).sum()))
-                work = work - take
-            moved = []
-            packing = np.zeros(len(self.blocks))
-            for _, maintained in caps:  # maintenance hours beyond idle hours: packed cloud hours
-                take = np.minimum(work, maintained)
-                moved.append(float(take.sum() if bw is None else (take * bw).sum()))
-                packing = packing + take
-                work = work - take
-            packed = (self.packing_usd(packing, cells, layers, screen_key) if packing.max(initial=0.0) > 1e-9
-                      else 0.0)
-            operation = _Operation(rent, taken, moved, packed,
-                                   float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(packed))
+            # every owned slot at work, unless that leaves work nowhere to go: a listing rented whole for the jobs
+            # the slots leave may have no hours to absorb their maintenance, where fewer slots at work (the
+            # model's slot binaries left off) free it; the most slots that can run is then the operation
+            for column in range(len(layers.ks) - 1, -1, -1):
+                if not math.isfinite(float(layers.rent[column])):
+                    break
+                candidate = self._run(units, slots, caps, active, cells, layers, column, screen_key)
+                if operation is None:
+                    operation = candidate
+                if not candidate.short:
+                    operation = candidate
+                    break
         self._operations[(units, demand)] = operation
         return operation
 
+    def _run(self, units: tuple[tuple[str, int], ...], slots: dict[str, float],
+             caps: list[tuple[np.ndarray, np.ndarray]], active: np.ndarray, cells: Cells, layers: Layers,
+             column: int, screen: tuple[float, int]) -> _Operation:
+        """The operation with layers.ks[column] owned slots at work: the curve's rent there, owned work to the
+        cheapest energy first up to each option's available hours, maintenance beyond idle hours packed."""
+        bw = self._block_weight
+        work = layers.owned_hours[:, column]
+        taken = []
+        for (key, _), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
+            take = np.minimum(work, np.minimum(available, active * slots[key]))  # option's available hours
+            taken.append(float(take.sum() if bw is None else (take * bw).sum()))
+            work = work - take
+        moved = []
+        packing = np.zeros(len(self.blocks))
+        for _, maintained in caps:  # maintenance hours beyond idle hours: packed cloud hours
+            take = np.minimum(work, maintained)
+            moved.append(float(take.sum() if bw is None else (take * bw).sum()))
+            packing = packing + take
+            work = work - take
+        packed = (self.packing_usd(packing, cells, layers, screen, column) if packing.max(initial=0.0) > 1e-9
+                  else 0.0)
+        return _Operation(float(layers.rent[column]), taken, moved, packed,
+                          float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(packed))
+
     def packing_usd(self, work: np.ndarray, cells: Cells, layers: Layers,
-                    screen: tuple[float, int] | None = None) -> float:
+                    screen: tuple[float, int] | None = None, column: int = -1) -> float:
         """Packed cloud hours for `work` (reference job-hours per block) at the listed prices, with the whole
-        instances the screening curve rents at its largest K (`layers`' last column): cheapest per job-hour first,
+        instances the screening curve rents at the K of `column` (its largest by default): cheapest per job-hour first,
         each quota group (a listing and its copies at other widths) within the instance-hours its whole rentals
         leave in the block, as the model's `_listing_hours` rows hold it. Infinite where the quotas leave too few
         and no offer is unlimited. Why not the cheapest offer's price: that is often one marketplace machine, which
@@ -271,7 +289,7 @@ class Evaluator:
                 take = left
             else:
                 if c.quota_group not in free:
-                    free[c.quota_group] = self._free_instance_hours(c.quota_group, cells, layers, screen)
+                    free[c.quota_group] = self._free_instance_hours(c.quota_group, cells, layers, screen, column)
                 take = np.minimum(left, free[c.quota_group] * per_instance)
                 free[c.quota_group] = free[c.quota_group] - take / per_instance
             usd = usd + take / per_instance * c.usd_per_hour
@@ -282,17 +300,17 @@ class Evaluator:
             return math.inf
         return float(usd.sum() if self._block_weight is None else (usd * self._block_weight).sum())
 
-    def _free_instance_hours(self, group: str, cells: Cells, layers: Layers,
-                             screen: tuple[float, int] | None) -> np.ndarray:
+    def _free_instance_hours(self, group: str, cells: Cells, layers: Layers, screen: tuple[float, int] | None,
+                             column: int) -> np.ndarray:
         """Per block, the instance-hours of a quota group (its quota x hours) that its whole rentals leave."""
-        key = None if screen is None else (*screen, group)
+        key = None if screen is None else (*screen, column % len(layers.ks), group)
         found = None if key is None else self._free.get(key)
         if found is not None:
             return found
         members = [k for k, c in enumerate(self.cloud) if c.quota_group == group]
         quota = float(self.cloud[members[0]].max_instances or 0)
         renting = self._renting_for(math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
-        left = cells.jobs - layers.owned_jobs[:, -1]
+        left = cells.jobs - layers.owned_jobs[:, column]
         values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
         instances = np.zeros(len(values))
         for i, jobs in enumerate(values.tolist()):

@@ -78,16 +78,29 @@ def _uncached(ev: Evaluator, purchase: Purchase, scenario: Scenario) -> float:
 
 def _operation(ev: Evaluator, units: tuple[tuple[str, int], ...],
                demand: float) -> tuple[float, list[float], list[float], float, bool] | None:
-    """The evaluator's operation as it was computed before its per-demand and per-option figures were kept."""
+    """The evaluator's operation as it was computed before its per-demand and per-option figures were kept: the
+    most owned slots at work that leave no work short (every slot if none does)."""
     slots = {k: _slots(ev.owned[k], n, ev.owned[k].width) for k, n in units}
     cells, peak = ev._cells_at(demand)
     max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
     layers = screening(cells, len(ev.blocks), ev._renting_for(peak), 0.0, slot_grid(max_slots), ev._block_weight)
-    rent = float(layers.rent[-1])
-    if not math.isfinite(rent):
+    if not math.isfinite(float(layers.rent[-1])):
         return None
+    first = None
+    for column in range(len(layers.ks) - 1, -1, -1):
+        if not math.isfinite(float(layers.rent[column])):
+            break
+        found = _at_column(ev, units, slots, cells, layers, column)
+        first = first or found
+        if not found[-1]:
+            return found
+    return first
+
+
+def _at_column(ev: Evaluator, units: tuple[tuple[str, int], ...], slots: dict[str, float], cells: Any, layers: Any,
+               column: int) -> tuple[float, list[float], list[float], float, bool]:
     bw = ev._block_weight
-    work = layers.owned_hours[:, -1]
+    work = layers.owned_hours[:, column]
     active = np.bincount(cells.block, weights=np.where(cells.jobs > 1e-9, cells.hours, 0.0), minlength=len(ev.blocks))
     taken = []
     for key, _ in units:
@@ -104,8 +117,9 @@ def _operation(ev: Evaluator, units: tuple[tuple[str, int], ...],
         moved.append(float(take.sum() if bw is None else (take * bw).sum()))
         packing = packing + take
         work = work - take
-    packed = ev.packing_usd(packing, cells, layers) if packing.max(initial=0.0) > 1e-9 else 0.0
-    return rent, taken, moved, packed, float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(packed)
+    packed = ev.packing_usd(packing, cells, layers, column=column) if packing.max(initial=0.0) > 1e-9 else 0.0
+    return (float(layers.rent[column]), taken, moved, packed,
+            float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(packed))
 
 
 @pytest.mark.parametrize("body", [SERIES, DISCOUNTED, FINANCE_EXAMPLE], ids=["nominal", "discounted", "finance"])
