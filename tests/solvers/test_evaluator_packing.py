@@ -15,15 +15,18 @@ from solvers.errors import InfeasibleProfile
 from solvers.evaluate import Purchase, Scenario
 from solvers.options import JobWidths
 from solvers.plan import Core, _evaluator
-from tests.solvers.test_main_reformulations import COPIES, PROFILE, SETTINGS, core_of, main_model
+from tests.solvers.test_main_reformulations import (
+    COPIES,
+    PROFILE,
+    RTX_3090_HOSTED,
+    SETTINGS,
+    core_of,
+    listing_and_vm,
+    main_model,
+)
 
-OWNED = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 900, "watts": 350, "idle_watts": 10,
-          "includes_host": True}]
-# a 2-GPU listing, the cheapest per packed job-hour ($0.25) but one machine, and an unlimited $0.40 VM
-CLOUD = [{"provider": "p", "name": "pack", "gpu": "RTX 3090", "gpu_count": 2, "usd_per_hour": 0.50,
-          "region": "r", "max_instances": 1},
-         {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.40, "region": "r"}]
-
+OWNED = RTX_3090_HOSTED
+CLOUD = listing_and_vm(0.40)  # the listing is the cheapest per packed job-hour ($0.25) but one machine
 
 def evaluated(core: Core) -> float:
     solution = main_model(core)

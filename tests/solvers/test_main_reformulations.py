@@ -56,6 +56,17 @@ def cloud_offers(draw: Any, quotas: bool = True) -> list[dict[str, Any]]:
             for i in range(draw(st.integers(1, 3)))]
 
 
+# one hosted RTX 3090, and a 2-GPU listing (one machine, $0.25 a packed job-hour) beside an unlimited 1-GPU VM
+RTX_3090_HOSTED = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 900, "watts": 350, "idle_watts": 10,
+                    "includes_host": True}]
+
+
+def listing_and_vm(vm_usd_per_hour: float) -> list[dict[str, Any]]:
+    return [{"provider": "p", "name": "pack", "gpu": "RTX 3090", "gpu_count": 2, "usd_per_hour": 0.50,
+             "region": "r", "max_instances": 1},
+            {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": vm_usd_per_hour, "region": "r"}]
+
+
 def core_of(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], gpus: int, utilisation: float,
             usd_per_kwh: float, widths: JobWidths | None = None, **options: Any) -> Core:
     profile = Profile.model_validate({
@@ -249,8 +260,7 @@ def test_packing_goes_past_a_full_quota_to_the_next_offer() -> None:
     displaced. The cheapest to pack them on is one 2-GPU machine ($0.25 a GPU-hour, quota 1: two an hour), the rest
     goes to the 1-GPU VM ($0.40, no quota); (e) keeps both and leaves the dearer VM out, and the optimum is the one
     with every offer packable."""
-    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 900, "watts": 350, "idle_watts": 10,
-              "includes_host": True}]
+    owned = RTX_3090_HOSTED
     cloud = [{"provider": "p", "name": "pack", "gpu": "RTX 3090", "gpu_count": 2, "usd_per_hour": 0.50,
               "region": "r", "max_instances": 1},
              {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.40, "region": "r"},
@@ -273,11 +283,7 @@ def test_a_listing_rented_whole_is_not_also_packed() -> None:
     """One 2-GPU listing (quota 1) is the cheapest way to rent two jobs whole and to pack displaced work; before the
     shared rows the plan rented it whole for two of eight jobs and packed two GPU-hours an hour of maintenance on
     the same machine in the same hours. Its instance-hours per block (whole + packed) now stay within 1 x hours."""
-    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 900, "watts": 350, "idle_watts": 10,
-              "includes_host": True}]
-    cloud = [{"provider": "p", "name": "pack", "gpu": "RTX 3090", "gpu_count": 2, "usd_per_hour": 0.50,
-              "region": "r", "max_instances": 1},
-             {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.40, "region": "r"}]
+    owned, cloud = RTX_3090_HOSTED, listing_and_vm(0.40)
     core = core_of(owned, cloud, 8, 1.0, 0.15, availability=0.5, max_owned_gpus=6)
     solution = main_model(core)
     cells = model.cells_of(core.blocks)
@@ -297,11 +303,7 @@ def test_a_listings_unpackable_copy_counts_in_its_shared_hours() -> None:
     unlimited offer), its whole rentals must still count in the listing's row: the plan once rented the machine
     whole for that job and packed displaced work on its 1-wide copy in the same hours (35,088 instance-hours of a
     17,544-hour listing) and came out $646 cheaper than the model with every copy packable."""
-    owned = [{"name": "a", "gpu": "RTX 3090", "unit_price_usd": 900, "watts": 350, "idle_watts": 10,
-              "includes_host": True}]
-    cloud = [{"provider": "p", "name": "pack", "gpu": "RTX 3090", "gpu_count": 2, "usd_per_hour": 0.50,
-              "region": "r", "max_instances": 1},
-             {"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.30, "region": "r"}]
+    owned, cloud = RTX_3090_HOSTED, listing_and_vm(0.30)
     core = core_of(owned, cloud, 8, 1.0, 0.15, availability=0.5, max_owned_gpus=7)
     pack = next(c for c in core.options.cloud if c.name == "pack")
     wide = replace(pack, key=f"{pack.key}/w2", slots=1, speed=1.9, width=2, offer=pack.key)
