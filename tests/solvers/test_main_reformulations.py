@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
+import highspy
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -216,6 +217,32 @@ def test_the_bursty_series_main_model_takes_all_three_and_keeps_its_optimum() ->
     assert main_model(core).objective == pytest.approx(full.objective, rel=1e-9)
 
 
+def root_bound(built: Model) -> float:
+    """The model's LP relaxation: every column continuous."""
+    highs = highspy.Highs()  # type: ignore[no-untyped-call]
+    highs.setOptionValue("output_flag", False)
+    built.builder.arrays().pass_to(highs, built.offset)
+    n = built.builder.n_cols
+    highs.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.zeros(n, dtype=np.uint8))
+    highs.run()
+    return float(highs.getInfo().objective_function_value)
+
+
+def test_cards_beyond_the_counted_slots_pay_for_their_hosts_at_the_root() -> None:
+    """The bursty series' LP bought 3.05 cards (2.08 RTX 4090 beside 0.97 used RTX 3090, whose maintenance the
+    fraction made up) at the hosts' price of three; charging the cards beyond the slot binaries' count at the least
+    rise of H lifts its root bound from 16,742.45 to 16,776.69 of the optimum 16,804.29, the optimum unchanged."""
+    core = bursty()
+    args = (core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    with patch.object(model, "least_rise", lambda *a: 0.0):
+        flat = root_bound(model.build(*args))
+    lifted = root_bound(model.build(*args))
+    optimum = main_model(core).objective
+    assert flat == pytest.approx(16742.45, abs=0.01)
+    assert lifted == pytest.approx(16776.69, abs=0.01)
+    assert optimum == pytest.approx(16804.29, abs=0.01)
+
+
 def test_cloud_cheaper_than_a_cards_energy_keeps_the_busy_rows_and_every_card() -> None:
     """A $0.05/h RTX 3090 VM against 700 W cards at $0.60/kWh (about $0.42 of energy per busy hour): displacing
     work to the cloud pays, so neither the dominance rule nor the dropped rows apply."""
@@ -231,6 +258,19 @@ def test_cloud_cheaper_than_a_cards_energy_keeps_the_busy_rows_and_every_card() 
     with with_busy_rows():
         plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert built.builder.n_rows == plain.builder.n_rows
+
+
+def test_the_least_rise_of_host_spend_stays_below_it_at_every_larger_count() -> None:
+    """A $1,725 desktop holds one card, a $3,170 workstation two: H = 0, 1,725, 3,170, 4,895, 6,340, 8,065. From one
+    card (or three) the next costs $1,445 (a desktop swapped for a workstation), the least rise from any count."""
+    spend = hosting.cheapest_hosts(np.array([1725.0, 3170.0]), np.array([1, 2]), 5)
+    counts = np.array([0, 1, 2, 3])
+    rise = hosting.least_rise(spend, counts)
+    assert rise == pytest.approx(1445.0)
+    for c in counts:
+        for n in range(c + 1, len(spend)):
+            assert spend[c] + rise * (n - c) <= spend[n] + 1e-9
+    assert hosting.least_rise(spend, np.array([5])) == 0.0  # no larger count
 
 
 def test_cheapest_hosts_is_a_covering_knapsack() -> None:
