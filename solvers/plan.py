@@ -51,7 +51,7 @@ from solvers.result import (
     SolverInfo,
 )
 from solvers.simple import Budget, JobDemand, cheapest_cloud, simple_break_even
-from solvers.thresholds import MAX_DEMAND_SCALE, CloudSide, find_thresholds
+from solvers.thresholds import MAX_DEMAND_SCALE, CloudSide, Thresholds, find_thresholds
 from solvers.workload.demand import compile_job
 from solvers.workload.schema import WorkloadPlan
 
@@ -135,15 +135,20 @@ def _bought(purchase: Purchase, owned: list[OwnedOption]) -> Purchase:
     return Purchase({k: n for k, n in purchase.units.items() if k not in keys}, purchase.hosts)
 
 
-def commitment_mixes(owned: list[OwnedOption], *solutions: MipSolution | None) -> list[Purchase]:
-    """The commitments alone of each solution (the plan's, cloud only's), the empty mix first, without repeats:
-    what the thresholds put beside each purchase and weigh buying against."""
+def solved_units(sol: MipSolution | None) -> dict[str, int] | None:
+    """A solution's units, None when it has none."""
+    return sol.units if sol is not None and sol.status.has_solution else None
+
+
+def commitment_mixes(owned: list[OwnedOption], *solutions: dict[str, int] | None) -> list[Purchase]:
+    """The commitments alone of each solution's units (the plan's, cloud only's), the empty mix first, without
+    repeats: what the thresholds put beside each purchase and weigh buying against."""
     keys = {o.key for o in owned if o.is_commitment}
     mixes = [Purchase()]
-    for sol in solutions:
-        if sol is None or not sol.status.has_solution:
+    for units in solutions:
+        if units is None:
             continue
-        mix = Purchase({k: n for k, n in sorted(sol.units.items()) if k in keys and n > 0})
+        mix = Purchase({k: n for k, n in sorted(units.items()) if k in keys and n > 0})
         if mix.units and mix not in mixes:
             mixes.append(mix)
     return mixes
@@ -254,20 +259,21 @@ class Deferred(Generic[T]):
     while the main MIP holds no GIL; under load, when plans already fill the cores, the thread is busy and each plan
     does its own alternatives inline, adding no queue and no threads."""
 
-    def __init__(self, solve_it: Callable[[], T]) -> None:
+    def __init__(self, solve_it: Callable[[bool], T]) -> None:
+        """`solve_it(background)`: True on the alternatives' thread, beside the caller, False inline."""
         self._solve_it = solve_it
         self._future: Future[T] | None = None
         executor = _alternatives_thread()
         if _ALTERNATIVES_IDLE.acquire(blocking=False):
             try:
-                self._future = executor.submit(solve_it)
+                self._future = executor.submit(solve_it, True)
             except BaseException:
                 _ALTERNATIVES_IDLE.release()
                 raise
             self._future.add_done_callback(lambda _: _ALTERNATIVES_IDLE.release())
 
     def result(self) -> T:
-        return self._solve_it() if self._future is None else self._future.result()
+        return self._solve_it(False) if self._future is None else self._future.result()
 
 
 _ALTERNATIVES_IDLE = threading.Lock()
@@ -314,6 +320,27 @@ class Others:
     cloud_only_solution: MipSolution | None = None  # its commitments are a mix the thresholds weigh (issue 16)
     notes: list[Notice] = field(default_factory=list)
     singles: list[Purchase] = field(default_factory=list)  # one unit of the best owned options (thresholds)
+    weighed: Weighed | None = None  # the thresholds of the MIP start's purchase, found beside the main solve
+
+
+@dataclass(frozen=True)
+class Weighed:
+    """Decision thresholds and the cloud side they weigh buying against, with the plan purchase and commitment mixes
+    they were found for: a function of these alone (and of the alternatives, the same for every purchase)."""
+
+    purchase: Purchase
+    mixes: list[Purchase]
+    found: Thresholds
+    cloud_side: CloudSide
+
+    def holds_for(self, purchase: Purchase, mixes: list[Purchase]) -> bool:
+        """Same purchase and mixes, their entries in the same order (the evaluator sums them in that order)."""
+        return _entries(self.purchase) == _entries(purchase) and [_entries(m) for m in self.mixes] == [
+            _entries(m) for m in mixes]
+
+
+def _entries(purchase: Purchase) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    return list(purchase.units.items()), list(purchase.hosts.items())
 
 
 def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True,
@@ -382,7 +409,9 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     model = build(owned_main, options.cloud, options.hosts, blocks, limits)
     loaded = load(model)  # before the alternatives start: their Python would hold the GIL while this thread loads
     others = (Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model,
-                               _evaluator(profile, owned, options, blocks, limits))) if alternatives else None)
+                               _evaluator(profile, owned, options, blocks, limits), _max_demand_scale(profile),
+                               _start_guess(model)))
+              if alternatives else None)
     main = solved(model, started, loaded=loaded)
     if main.status == SolveStatus.INFEASIBLE:
         raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
@@ -407,12 +436,52 @@ def _evaluator(profile: Profile, owned: list[OwnedOption], options: Options, blo
                      limits.integer_instances, hours_scale, limits.weights)
 
 
+def _start_guess(model: Model) -> tuple[dict[str, int], dict[str, int]] | None:
+    """The units and hosts of the main model's MIP start, as `read_out` would list them were it the optimum (it is
+    on most profiles: 29 of the 36 bench models with a start)."""
+    if model.start is None:
+        return None
+    value = dict(zip(model.start[0].tolist(), np.round(model.start[1]).astype(int).tolist(), strict=True))
+    units = {o.key: value[int(model.u[g])] for g, o in enumerate(model.owned) if value.get(int(model.u[g]), 0) > 0}
+    hosts = {h.host.name: value[int(model.m[k])] for k, h in enumerate(model.hosts[: len(model.m)])
+             if value.get(int(model.m[k]), 0) > 0}
+    return units, hosts
+
+
+def _max_demand_scale(profile: Profile) -> float:
+    """How far the demand threshold's bisection may scale the demand: to every GPU busy all the time, when the
+    demand is GPUs at a utilisation."""
+    demand = profile.demand
+    return 1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE
+
+
+def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, max_scale: float, plan_purchase: Purchase,
+           buy_only_sol: MipSolution | None, singles: list[Purchase], mixes: list[Purchase]) -> Weighed:
+    """The decision thresholds of a plan purchase: it, the buy-only purchase and the single units, each alone and
+    beside each commitment mix, weighed against cloud only."""
+    candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
+                              and buy_only_sol.status.has_solution else None) if p and not p.empty]
+    candidates += singles
+    if len(mixes) > 1:  # each purchase alone and beside the plan's and cloud only's commitments
+        combined = [Purchase({**p.units, **c.units}, p.hosts) for p in candidates for c in mixes]
+        candidates = [p for i, p in enumerate(combined) if p not in combined[:i]]
+    cloud_side = _cloud_side(owned, mixes, evaluator, Scenario(limits.usd_per_kwh))
+    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, not plan_purchase.empty, cloud_side)
+    return Weighed(plan_purchase, mixes, found, cloud_side)
+
+
 def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
-                  model: Model | None, evaluator: Evaluator) -> tuple[Others, Evaluator]:
+                  model: Model | None, evaluator: Evaluator, max_scale: float,
+                  guess: tuple[dict[str, int], dict[str, int]] | None, background: bool) -> tuple[Others, Evaluator]:
     """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
     commitments, nothing bought), accounted. Without commitments cloud only has no decision left (every job is
     rented as the screening curve prices it), so it is read from the main model when there is one. Also the
-    thresholds' single units, in order of their cost: none of it depends on the main plan."""
+    thresholds' single units, in order of their cost: none of it depends on the main plan.
+
+    In the `background`, beside the main solve, also the thresholds of the main model's MIP start (`guess`): they
+    depend on the plan's purchase and commitments only, so when the optimum buys what the start buys (the usual
+    case) the plan takes them as found, and the main thread, waiting on nothing, skips their some 2 ms of
+    bisections after its solve (`Weighed.holds_for`). Inline there is no solve to overlap, so no guess."""
     others = Others()
     buy_notes: list[Notice] = []
     purchases = purchases_only(owned)
@@ -438,6 +507,10 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
     others.notes += buy_notes
     base = Scenario(limits.usd_per_kwh)
     others.singles = sorted(_single_units(owned, options.hosts, limits), key=lambda p: evaluator.cost(p, base))[:4]
+    if background and guess is not None:
+        mixes = commitment_mixes(owned, guess[0], solved_units(others.cloud_only_solution))
+        others.weighed = _weigh(owned, evaluator, limits, max_scale, _bought(Purchase(*guess), owned),
+                                others.buy_only_solution, others.singles, mixes)
     return others, evaluator
 
 
@@ -451,7 +524,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     opts = profile.options
     others, evaluator = (core.others or Deferred(partial(
         _alternatives, owned, options, blocks, limits, ledger, core.model,
-        _evaluator(profile, owned, options, blocks, limits)))).result()
+        _evaluator(profile, owned, options, blocks, limits), _max_demand_scale(profile), None))).result()
     cloud_only_acc, buy_only_acc, buy_only_sol, notes = (others.cloud_only, others.buy_only,
                                                          others.buy_only_solution, others.notes)
 
@@ -462,9 +535,12 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                                          list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
                                          plan_acc.cloud, plan_acc.costs.total_usd))
     plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
-    mixes = commitment_mixes(owned, main, others.cloud_only_solution)
-    break_even = _break_even(profile, periods, blocks, options, owned, evaluator, others.singles, limits, plan_acc,
-                             cloud_only_acc, buy_only_acc, plan_purchase, buy_only_sol, horizon_days, mixes)
+    mixes = commitment_mixes(owned, solved_units(main), solved_units(others.cloud_only_solution))
+    weighed = (others.weighed if others.weighed is not None and others.weighed.holds_for(plan_purchase, mixes)
+               else _weigh(owned, evaluator, limits, _max_demand_scale(profile), plan_purchase, buy_only_sol,
+                           others.singles, mixes))
+    break_even = _break_even(profile, periods, blocks, options, owned, limits, plan_acc, cloud_only_acc,
+                             buy_only_acc, plan_purchase, buy_only_sol, horizon_days, weighed, others.singles)
     result = PlanResult(
         status=main.status.value,  # type: ignore[arg-type]
         recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
@@ -509,10 +585,9 @@ def _status_warnings(sol: MipSolution) -> list[Notice]:
 
 
 def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], options: Options,
-                owned: list[OwnedOption], evaluator: Evaluator, singles: list[Purchase], limits: Limits,
-                plan: Accounts, cloud_only: Accounts | None, buy_only: Accounts | None, plan_purchase: Purchase,
-                buy_only_sol: MipSolution | None, horizon_days: int,
-                mixes: list[Purchase] | None = None) -> BreakEven:
+                owned: list[OwnedOption], limits: Limits, plan: Accounts, cloud_only: Accounts | None,
+                buy_only: Accounts | None, plan_purchase: Purchase, buy_only_sol: MipSolution | None,
+                horizon_days: int, weighed: Weighed, singles: list[Purchase]) -> BreakEven:
     days, dates = day_grid(periods)
     plan_curve = curve(plan.start_usd, plan.period_running_usd, plan.resale_basis_usd)
     cloud_curve = (curve(cloud_only.start_usd, cloud_only.period_running_usd, cloud_only.resale_basis_usd)
@@ -527,17 +602,8 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
     plan_buys = not plan_purchase.empty
     payback = crossings.plan_vs_cloud_only if plan_buys else None
 
-    candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
-                              and buy_only_sol.status.has_solution else None) if p and not p.empty]
-    candidates += singles
-    mixes = mixes or [Purchase()]
-    if len(mixes) > 1:  # each purchase alone and beside the plan's and cloud only's commitments
-        combined = [Purchase({**p.units, **c.units}, p.hosts) for p in candidates for c in mixes]
-        candidates = [p for i, p in enumerate(combined) if p not in combined[:i]]
-    cloud_side = _cloud_side(owned, mixes, evaluator, Scenario(limits.usd_per_kwh))
     demand = profile.demand
-    max_scale = 1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE
-    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, plan_buys, cloud_side)
+    found, cloud_side = weighed.found, weighed.cloud_side
     job_demand = _job_demand(blocks, horizon_days, limits)
     reference = _reference_offer([cloud_only, plan], options, job_demand)
 

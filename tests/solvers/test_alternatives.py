@@ -1,10 +1,15 @@
 """The alternatives' fast paths give what the slow ones gave: cloud only read from the main model equals the
 cloud-only model solved on its own, and a plan is the same whether its alternatives run on the second thread
-or inline (the thread busy)."""
+or inline (the thread busy), and the thresholds found beside the main solve for its MIP start's purchase are the
+plan's only when the plan buys that."""
 
 from __future__ import annotations
 
+import sys
+import threading
+from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 from hypothesis import given
@@ -16,6 +21,7 @@ from solvers import plan as plan_module
 from solvers.model import build, rent_only, solve
 from solvers.plan import commitments_only, make_plan, solve_core
 from solvers.profile import Profile
+from solvers.result import PlanResult
 from tests.conftest import TODAY
 from tests.solvers.test_pruning_and_properties import SETTINGS, catalogs, profile_with
 
@@ -57,3 +63,53 @@ def test_a_plan_is_the_same_with_its_alternatives_inline() -> None:
         plan_module._ALTERNATIVES_IDLE.release()
     assert threaded.alternatives.cloud_only is not None and threaded.alternatives.buy_only is not None
     assert inline.model_dump(exclude={"solver"}) == threaded.model_dump(exclude={"solver"})
+
+
+def bursty_profile() -> Profile:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from plan_latency import SERIES
+
+    return Profile.model_validate(SERIES)
+
+
+def inline_plan(profile: Profile) -> PlanResult:
+    assert plan_module._ALTERNATIVES_IDLE.acquire(blocking=False)
+    try:
+        return make_plan(profile, bundled_catalog(), TODAY)
+    finally:
+        plan_module._ALTERNATIVES_IDLE.release()
+
+
+def test_the_thresholds_of_the_start_found_beside_the_solve_are_the_plans() -> None:
+    """The bursty series' optimum buys what its MIP start buys: its thresholds are found on the alternatives'
+    thread while the main MIP runs, and the main thread takes them as they are; the plan is the inline one."""
+    weighed_on: list[str] = []
+    weigh = plan_module._weigh
+
+    def spy(*args: Any) -> plan_module.Weighed:
+        weighed_on.append(threading.current_thread().name)
+        return weigh(*args)
+
+    profile = bursty_profile()
+    with patch.object(plan_module, "_weigh", spy):
+        threaded = make_plan(profile, bundled_catalog(), TODAY)
+    assert len(weighed_on) == 1 and weighed_on[0].startswith("gpuplan-alternatives")
+    assert threaded.buy and threaded.break_even.electricity_threshold_usd_per_kwh is not None
+    assert inline_plan(profile).model_dump(exclude={"solver"}) == threaded.model_dump(exclude={"solver"})
+
+
+def test_thresholds_found_for_another_purchase_are_found_again() -> None:
+    """A start that buys nothing, where the plan buys: what was found beside the solve is for another purchase, so
+    the main thread finds the plan's own thresholds (taking the others would say buying never pays)."""
+    weighed_on: list[str] = []
+    weigh = plan_module._weigh
+
+    def spy(*args: Any) -> plan_module.Weighed:
+        weighed_on.append(threading.current_thread().name)
+        return weigh(*args)
+
+    profile = bursty_profile()
+    with patch.object(plan_module, "_start_guess", lambda model: ({}, {})), patch.object(plan_module, "_weigh", spy):
+        threaded = make_plan(profile, bundled_catalog(), TODAY)
+    assert len(weighed_on) == 2 and weighed_on[1] == threading.main_thread().name
+    assert inline_plan(profile).model_dump(exclude={"solver"}) == threaded.model_dump(exclude={"solver"})

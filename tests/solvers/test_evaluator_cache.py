@@ -17,7 +17,7 @@ from service.plans.examples import FINANCE_EXAMPLE
 from solvers.evaluate import Evaluator, Purchase, Scenario, _slots
 from solvers.layers import screening, slot_grid
 from solvers.model import unit_cost_of
-from solvers.plan import _evaluator, _single_units, commitment_mixes, solve_core
+from solvers.plan import _evaluator, _single_units, commitment_mixes, solve_core, solved_units
 from solvers.profile import Profile
 from tests.conftest import TODAY
 
@@ -133,7 +133,7 @@ def test_the_cached_evaluator_answers_the_uncached_floats(body: dict[str, Any]) 
     purchases += _single_units(core.owned, core.options.hosts, core.limits)
     commits = [Purchase({o.key: n}) for o in core.owned if o.is_commitment for n in (0, 2)][:6]
     purchases += [Purchase({**p.units, **m.units}, p.hosts) for p in purchases[:3]
-                  for m in commitment_mixes(core.owned, core.main) + commits]
+                  for m in commitment_mixes(core.owned, solved_units(core.main)) + commits]
     assert any(not p.empty for p in purchases)
     rng = random.Random(7)
     rates = [0.0, core.limits.usd_per_kwh, 0.31, 2.5] + [rng.uniform(0.01, 1.0) for _ in range(4)]
