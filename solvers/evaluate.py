@@ -27,7 +27,7 @@ import numpy as np
 from solvers import defaults
 from solvers.blocks import Block
 from solvers.finance import Weights
-from solvers.layers import Cells, Layers, Renting, screening, slot_grid
+from solvers.layers import Cells, Layers, Renting, first_columns, screening, slot_grid, whole_levels
 from solvers.model import cells_of, unit_cost_of
 from solvers.options import CloudOption, HostOption, OwnedOption
 
@@ -126,6 +126,8 @@ class Evaluator:
         self._block_hours = np.array([b.hours for b in blocks])
         self._renting: Renting | None = None
         self._screens: dict[tuple[float, int], Layers] = {}
+        self._widest: dict[float, Layers] = {}  # per demand scale, the curve with the most slot counts (`_screen`)
+        self._slot_hint = 0  # the most slots a purchase has asked a curve for
         self._scaled: dict[float, tuple[Cells, int]] = {}
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
@@ -133,6 +135,9 @@ class Evaluator:
         self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
         # `_free_instance_hours`, per curve, slot count and quota group
         self._free: dict[tuple[float, int, int, str], np.ndarray] = {}
+        # each quota group's whole instances for a job count (`_free_instance_hours`): every listing asks of the
+        # same few counts, and a curve at each demand scale rents many of the counts the others rent
+        self._group_instances: dict[float, dict[str, float]] = {}
         self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
         # maintenance cover: offers by price per job-hour of a fully used instance, cheapest first
         self._packing = sorted(range(len(cloud)), key=lambda k: (cloud[k].usd_per_hour / cloud[k].packed_capacity, k))
@@ -187,18 +192,20 @@ class Evaluator:
                       alone=tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
 
     def _scaled_cells(self, scale: float) -> Cells:
+        """The curve at a demand multiple, in whole jobs at once (`whole_levels`)."""
         c = self._cells
         if not self.scale_hours:
-            return Cells(c.block, c.jobs * scale, c.hours)
+            return whole_levels(Cells(c.block, c.jobs * scale, c.hours))
         hours = c.hours * scale
         busy = np.bincount(c.block, weights=hours, minlength=len(self.blocks))
         over = np.maximum(busy / self._block_hours, 1.0)[c.block]  # more than every hour: more jobs at once
-        return Cells(c.block, c.jobs * over, hours / over)
+        return whole_levels(Cells(c.block, c.jobs * over, hours / over))
 
     def _renting_for(self, peak: int) -> Renting:
         if self._renting is None or (self._renting.table is not None
                                      and self._renting.table.size < min(peak, defaults.MAX_COVER_TABLE)):
             self._renting = Renting(self.cloud, max(peak, 1), self.integer_instances)
+            self._group_instances = {}  # read off the renting they were counted with
         return self._renting
 
     def _cells_at(self, scale: float) -> tuple[Cells, int]:
@@ -221,11 +228,7 @@ class Evaluator:
         cells, peak = self._cells_at(demand)
         max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
         screen_key = (demand, max_slots)
-        layers = self._screens.get(screen_key)
-        if layers is None:
-            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots),
-                               self._block_weight)
-            self._screens[screen_key] = layers
+        layers = self._screen(demand, cells, peak, max_slots)
         operation: _Operation | None = None
         if math.isfinite(float(layers.rent[-1])):
             active = self._active_at(demand, cells)
@@ -244,6 +247,31 @@ class Evaluator:
                     break
         self._operations[(units, demand)] = operation
         return operation
+
+    def _screen(self, demand: float, cells: Cells, peak: int, max_slots: int) -> Layers:
+        """The screening curve at a demand scale up to `max_slots` owned slots, kept per scale and slot count. Up to
+        MAX_SLOT_STEPS jobs at once every count is on the grid, so fewer slots read the first columns of the widest
+        curve computed at that scale (`first_columns`), computed as wide as any purchase has asked at another
+        scale: the demand threshold's bisection tries every candidate purchase at each new scale, and each slot
+        count made a curve of its own. Not for cloud only (no slots): a one-column curve sums its cells in another
+        order than a column of a wider one, so it is computed alone, and every answer is the same float whatever
+        was asked before."""
+        key = (demand, max_slots)
+        layers = self._screens.get(key)
+        if layers is None:
+            if max_slots == 0 or peak > defaults.MAX_SLOT_STEPS:
+                layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots),
+                                   self._block_weight)
+            else:
+                widest = self._widest.get(demand)
+                if widest is None or len(widest.ks) <= max_slots:
+                    self._slot_hint = max(self._slot_hint, max_slots)
+                    widest = self._widest[demand] = screening(
+                        cells, len(self.blocks), self._renting_for(peak), 0.0,
+                        slot_grid(min(peak, self._slot_hint)), self._block_weight)
+                layers = widest if len(widest.ks) == max_slots + 1 else first_columns(widest, max_slots + 1)
+            self._screens[key] = layers
+        return layers
 
     def _run(self, units: tuple[tuple[str, int], ...], slots: dict[str, float],
              caps: list[tuple[np.ndarray, np.ndarray]], active: np.ndarray, cells: Cells, layers: Layers,
@@ -313,9 +341,15 @@ class Evaluator:
         left = cells.jobs - layers.owned_jobs[:, column]
         values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
         instances = np.zeros(len(values))
+        kept = self._group_instances
         for i, jobs in enumerate(values.tolist()):
-            counts = renting.instances(jobs)
-            instances[i] = sum(counts.get(k, 0.0) for k in members)
+            by_group = kept.get(jobs)
+            if by_group is None:
+                by_group = kept[jobs] = {}
+                for k, n in renting.instances(jobs).items():
+                    quota_group = self.cloud[k].quota_group
+                    by_group[quota_group] = by_group.get(quota_group, 0.0) + n
+            instances[i] = by_group.get(group, 0.0)
         rented = np.bincount(cells.block, instances[where.reshape(-1)] * cells.hours, minlength=len(self.blocks))
         found = np.maximum(quota * self._block_hours - rented, 0.0)
         if key is not None:
@@ -356,6 +390,19 @@ class Evaluator:
                 found = self._nothing[key] = self._cost(purchase, scenario)
             return found
         return self._cost(purchase, scenario)
+
+    def costs_less(self, purchase: Purchase, scenario: Scenario, bar: float) -> bool:
+        """`cost(purchase, scenario) < bar`, without running the purchase when its fixed cost alone reaches the bar
+        (rent, energy and packed hours only add to it). Why: the demand threshold's bisection asks of every
+        candidate at each new multiple, and at small ones a plan's purchase costs more than cloud only before it
+        runs an hour; each run is a screening curve of its own."""
+        if purchase.units or purchase.hosts:
+            shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
+            fixed = (at_rate.fixed if at_rate.fixed is not None
+                     else self._fixed(shape, scenario.usd_per_kwh, scenario.cloud_price))
+            if fixed >= bar:
+                return False
+        return self.cost(purchase, scenario) < bar
 
     def _cost(self, purchase: Purchase, scenario: Scenario) -> float:
         shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
@@ -423,12 +470,7 @@ class Evaluator:
         if o.throughput < 1.0 - 1e-9 or o.slots_per_unit <= 0:  # slower than the reference: not a slot a job fills
             return math.inf
         cells, peak = self._cells_at(scenario.demand)
-        screen_key = (scenario.demand, peak)
-        layers = self._screens.get(screen_key)
-        if layers is None:
-            layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(peak),
-                               self._block_weight)
-            self._screens[screen_key] = layers
+        layers = self._screen(scenario.demand, cells, peak, peak)
         most = math.ceil(peak / o.slots_per_unit - 1e-9)
         if o.max_units is not None:
             most = min(most, o.max_units)

@@ -34,6 +34,23 @@ class Cells:
     hours: np.ndarray   # hours at that level (summed over the block's periods)
 
 
+def whole_levels(cells: Cells) -> Cells:
+    """Each cell of x jobs at once for h hours as floor(x) jobs for (1 - f) h and floor(x) + 1 for f h, f = x -
+    floor(x): the same work in whole jobs, as the periods' levels are (an hour with an average of 2.3 jobs is 2 jobs
+    for 0.7 h and 3 for 0.3 h). Why: a demand multiple of a curve (the thresholds' what-if) gives fractional jobs, and
+    a fraction of a job at once rents a whole instance for all its hours: four jobs at 1% of the demand were one
+    instance rented all the time instead of one job for 4% of the hours, and a threshold read 0. Where the instances
+    are packed (work may wait) the rent and the owned hours are linear between whole jobs, so nothing changes."""
+    low = np.floor(cells.jobs + 1e-9)
+    up = np.maximum(cells.jobs - low, 0.0)
+    split = up > 1e-9
+    if (low == cells.jobs).all():
+        return cells
+    hours = np.where(split, cells.hours * (1.0 - up), cells.hours)
+    return Cells(np.concatenate([cells.block, cells.block[split]]), np.concatenate([low, low[split] + 1.0]),
+                 np.concatenate([hours, cells.hours[split] * up[split]]))
+
+
 class Renting:
     """Price per level-hour of renting for `jobs` jobs at once: whole instances, or packed when work may wait."""
 
@@ -156,6 +173,15 @@ class Layers:
     owned_hours: np.ndarray  # (blocks, len(ks)) owned job-hours at reference pace per K
     owned_jobs: np.ndarray   # (cells, len(ks)) owned jobs at once per cell per K
     required: int            # index of the fewest owned slots with a finite rent (len(ks) if none)
+
+
+def first_columns(layers: Layers, count: int) -> Layers:
+    """The curve at its first `count` slot counts, as `screening` computes it on ks[:count]: a column depends on the
+    counts up to its own only (each cell's running minimum over k <= K), and each sums its cells in the same order."""
+    rent = layers.rent[:count]
+    finite = np.isfinite(rent)
+    return Layers(layers.cells, layers.n_blocks, layers.ks[:count], rent, layers.owned_hours[:, :count],
+                  layers.owned_jobs[:, :count], int(finite.argmax()) if finite.any() else count)
 
 
 def slot_grid(upto: int) -> np.ndarray:

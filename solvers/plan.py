@@ -33,7 +33,7 @@ from solvers.errors import ProfileError
 from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.extrapolation import extrapolation_warnings
 from solvers.finance import Financing, Terms, Weights, calendar, weights_for
-from solvers.hosting import card_capacity
+from solvers.hosting import card_capacity, cheapest_host_mix
 from solvers.model import Limits, MipSolution, Model, SolveStatus, build, load, rent_only, solve, solved
 from solvers.notices import Notice, classified, notice, texts
 from solvers.options import CloudOption, HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
@@ -455,19 +455,92 @@ def _max_demand_scale(profile: Profile) -> float:
     return 1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE
 
 
+@dataclass
+class Fewer:
+    """The plan's purchase at fewer units, each made when a demand multiple first asks for it (`_fewer_units`)."""
+
+    purchase: Purchase
+    option: OwnedOption | None
+    hosts: list[HostOption]
+    host_cost: np.ndarray
+    mixes: list[Purchase]
+    made: dict[int, list[Purchase]] = field(default_factory=dict)
+
+    def at(self, scale: float) -> list[Purchase]:
+        """The purchase at the units the multiple asks for (rounded up: the plan's count times the multiple), beside
+        each commitment mix; none at or above the plan's own count."""
+        option = self.option
+        if option is None:
+            return []
+        (key, count), = self.purchase.units.items()
+        n = max(1, math.ceil(count * scale - 1e-9))
+        if n >= count:
+            return []
+        found = self.made.get(n)
+        if found is None:
+            found = self.made[n] = self._made(key, n, option)
+        return found
+
+    def _made(self, key: str, n: int, option: OwnedOption) -> list[Purchase]:
+        if option.includes_host:
+            made = Purchase({key: n})
+        else:
+            accepting = [k for k in option.accepting_hosts if k < len(self.hosts)]
+            capacity = np.array([card_capacity(self.hosts[k], option) for k in accepting])
+            mix = cheapest_host_mix(self.host_cost[accepting], capacity, n * option.gpus_per_unit)
+            if mix is None:
+                return []
+            made = Purchase({key: n}, {self.hosts[accepting[i]].host.name: int(c) for i, c in enumerate(mix) if c})
+        if len(self.mixes) <= 1:
+            return [made]
+        return [Purchase({**made.units, **c.units}, made.hosts) for c in self.mixes]
+
+
+def _fewer_units(purchase: Purchase, owned: list[OwnedOption], hosts: list[HostOption], usd_per_kwh: float,
+                 hours: float, mixes: list[Purchase]) -> Fewer:
+    """The plan's purchase at the units a demand multiple below one asks for: the bare cards of one option in the
+    cheapest whole hosts that hold them (price and idle energy over the horizon), whole machines as they are. Why:
+    below the profile's demand a plan that buys buys fewer of the same (the finance example: nine RTX PRO 6000 at
+    its utilisation, seven at 70% of it), which is neither its own purchase nor one unit; without them its
+    utilisation threshold read 0.59 where the plan stops buying below 0.55. Purchases of several options are
+    left as they are."""
+    option = (next((o for o in owned if o.key == key), None)
+              if len(purchase.units) == 1 and (key := next(iter(purchase.units))) else None)
+    cost = np.array([h.host.base_cost_usd + usd_per_kwh * h.idle_kwh_per_hour * hours for h in hosts])
+    return Fewer(purchase, option, hosts, cost, mixes)
+
+
 def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, max_scale: float, plan_purchase: Purchase,
            buy_only_sol: MipSolution | None, singles: list[Purchase], mixes: list[Purchase]) -> Weighed:
     """The decision thresholds of a plan purchase: it, the buy-only purchase and the single units, each alone and
-    beside each commitment mix, weighed against cloud only."""
+    beside each commitment mix, weighed against cloud only; for the demand threshold also the plan's purchase at
+    fewer cards (`_fewer_units`)."""
     candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
                               and buy_only_sol.status.has_solution else None) if p and not p.empty]
     candidates += singles
+    fewer = _fewer_units(plan_purchase, owned, list(evaluator.hosts.values()), limits.usd_per_kwh,
+                         evaluator.total_hours, mixes)
     if len(mixes) > 1:  # each purchase alone and beside the plan's and cloud only's commitments
         combined = [Purchase({**p.units, **c.units}, p.hosts) for p in candidates for c in mixes]
         candidates = [p for i, p in enumerate(combined) if p not in combined[:i]]
     cloud_side = _cloud_side(owned, mixes, evaluator, Scenario(limits.usd_per_kwh))
-    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, not plan_purchase.empty, cloud_side)
+    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, not plan_purchase.empty, cloud_side,
+                            fewer.at)
     return Weighed(plan_purchase, mixes, found, cloud_side)
+
+
+LOW_DEMAND = 0.05  # the demand multiple at which the thresholds also rank single units (`_best_singles`)
+
+
+def _best_singles(singles: list[Purchase], evaluator: Evaluator, base: Scenario) -> list[Purchase]:
+    """The four single units cheapest at the profile's demand, then the two cheapest at a twentieth of it. Why the
+    second: the demand threshold is searched down to small multiples, where the cheapest unit to hold and run
+    wins, not the cheapest per job-hour (a lab's 8 GPUs averaged down to 5% buy one used RTX 2080 Ti, which is not
+    among the four best at its own demand; without it the utilisation threshold read 3.7% where the plan flips at
+    3.0%; ranked by what they cost to hold alone, 3.06%)."""
+    ranked = sorted(singles, key=lambda p: evaluator.cost(p, base))
+    low = Scenario(base.usd_per_kwh, demand=base.demand * LOW_DEMAND)
+    return ranked[:4] + sorted(ranked[4:], key=lambda p: evaluator.cost(p, low))[:2]
 
 
 def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
@@ -506,7 +579,7 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
         others.notes.append(notice("cloud_only_none"))
     others.notes += buy_notes
     base = Scenario(limits.usd_per_kwh)
-    others.singles = sorted(_single_units(owned, options.hosts, limits), key=lambda p: evaluator.cost(p, base))[:4]
+    others.singles = _best_singles(_single_units(owned, options.hosts, limits), evaluator, base)
     if background and guess is not None:
         mixes = commitment_mixes(owned, guess[0], solved_units(others.cloud_only_solution))
         others.weighed = _weigh(owned, evaluator, limits, max_scale, _bought(Purchase(*guess), owned),

@@ -75,24 +75,34 @@ def _buying_pays(evaluator: Evaluator, candidates: list[Purchase], scenario: Sce
     if not math.isfinite(cloud_only):
         return any(math.isfinite(evaluator.cost(p, scenario)) for p in candidates)
     bar = cloud_only - 1e-6 * max(1.0, abs(cloud_only))
-    return any(evaluator.cost(p, scenario) < bar for p in candidates)
+    return any(evaluator.costs_less(p, scenario, bar) for p in candidates)
 
 
 def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kwh: float,
-                    max_demand_scale: float, plan_buys: bool, cloud_side: CloudSide | None = None) -> Thresholds:
+                    max_demand_scale: float, plan_buys: bool, cloud_side: CloudSide | None = None,
+                    smaller: Callable[[float], list[Purchase]] | None = None) -> Thresholds:
+    """`smaller(scale)`: purchases the demand threshold weighs too at a demand multiple, after the candidates (the
+    plan's at about as many fewer cards as the multiple asks)."""
     committed = cloud_side is not None and (cloud_side.scaled or any(not p.empty for p in cloud_side.fixed))
     if not candidates or not (evaluator.cloud or committed):
         return Thresholds(None, None, None)
 
-    def pays(scenario: Scenario) -> bool:
-        return _buying_pays(evaluator, candidates, scenario, cloud_side)
+    def pays(scenario: Scenario, among: list[Purchase] = candidates) -> bool:
+        return _buying_pays(evaluator, among, scenario, cloud_side)
 
-    demand = _first_true(lambda s: pays(Scenario(usd_per_kwh, demand=s)), 1e-9, max_demand_scale)
-    if plan_buys and demand is not None and demand > 1.0:
-        # the bisection needs buying to pay at every scale above the threshold, which whole replicas of an
-        # always-on service break (one owned card carries its replica's load, the next replica is rented, a
-        # larger machine pays again); a plan that buys pays at today's demand, so search below it
-        demand = _first_true(lambda s: pays(Scenario(usd_per_kwh, demand=s)), 1e-9, 1.0)
+    def pays_at(scale: float) -> bool:
+        return pays(Scenario(usd_per_kwh, demand=scale), candidates + (smaller(scale) if smaller else []))
+
+    # a plan that buys pays at today's demand, so its threshold is searched below it: the bisection needs buying to
+    # pay at every scale above the threshold, which whole replicas of an always-on service break (one owned card
+    # carries its replica's load, the next replica is rented, a larger machine pays again), and a curve at up to
+    # a thousand times the demand is the dearest to evaluate
+    if plan_buys and pays_at(1.0):
+        demand = _first_true(pays_at, 1e-9, 1.0)
+    else:
+        demand = _first_true(pays_at, 1e-9, max_demand_scale)
+        if plan_buys and demand is not None and demand > 1.0:
+            demand = _first_true(pays_at, 1e-9, 1.0)
     if plan_buys:
         # above this rate buying stops paying
         electricity = _first_true(lambda r: not pays(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH)

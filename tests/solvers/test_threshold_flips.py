@@ -1,0 +1,78 @@
+"""The demand threshold is where re-planning flips the decision: the planner itself, asked at the profile's demand
+times the reported multiple x0.98 and x1.02, buys nothing below and buys above. Before, a curve scaled by a
+multiple kept its hours and scaled its jobs at once, so a fraction of a job rented a whole instance for all its
+hours: cloud only never fell below one instance rented all the time, and the thresholds of a monthly series and of
+the `average` reading read 0 (`layers.whole_levels`); and the candidates weighed below the demand lacked the
+plan's purchase at fewer cards and the single unit cheapest at small demand (`plan._fewer_units`,
+`plan._best_singles`)."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pricing.catalog import bundled_catalog
+from service.plans.examples import FINANCE_EXAMPLE
+from solvers.layers import Cells, whole_levels
+from solvers.plan import make_plan
+from solvers.profile import Profile
+from solvers.result import PlanResult
+from tests.conftest import TODAY
+
+
+def bursty_series() -> dict[str, Any]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from plan_latency import SERIES
+
+    return copy.deepcopy(SERIES)
+
+
+LAB_AVERAGE = {"workload": "cnn_training", "horizon_months": 36, "electricity_usd_per_kwh": 0.12,
+               "demand": {"gpus": 8, "utilisation": 0.6, "reading": "average", "reference_gpu": "RTX 4090"}}
+
+
+def scaled(data: dict[str, Any], scale: float) -> dict[str, Any]:
+    out = copy.deepcopy(data)
+    demand = out["demand"]
+    if "utilisation" in demand:
+        demand["utilisation"] *= scale
+    else:
+        for point in demand["series"]:
+            point["reference_gpu_hours"] *= scale
+    return out
+
+
+def plan(data: dict[str, Any]) -> PlanResult:
+    return make_plan(Profile.model_validate(data), bundled_catalog(), TODAY)
+
+
+def buys(result: PlanResult) -> bool:
+    return bool(result.buy or result.hosts)
+
+
+@pytest.mark.parametrize("data", [bursty_series(), LAB_AVERAGE, FINANCE_EXAMPLE],
+                         ids=["monthly_series", "average_reading", "finance_example"])
+def test_the_plan_flips_at_the_demand_threshold(data: dict[str, Any]) -> None:
+    result = plan(data)
+    threshold = result.break_even.demand_scale_threshold
+    assert buys(result) and threshold is not None and 0.01 < threshold < 1.0
+    assert not buys(plan(scaled(data, threshold * 0.98)))
+    assert buys(plan(scaled(data, threshold * 1.02)))
+
+
+def test_a_fraction_of_a_job_is_one_job_for_that_share_of_the_hours() -> None:
+    """4 and 5 jobs at once (the `average` reading's 4.8) at 5% of the demand: 0.2 and 0.25 jobs, that is one job
+    for 20% and 25% of the hours; the same work in whole jobs. Whole levels come back as they are."""
+    cells = Cells(np.array([0, 0]), np.array([4.0, 5.0]) * 0.05, np.array([20.0, 80.0]))
+    whole = whole_levels(cells)
+    levels = sorted(zip(whole.jobs.tolist(), whole.hours.tolist(), strict=True))
+    assert [jobs for jobs, _ in levels] == [0.0, 0.0, 1.0, 1.0]
+    assert [hours for _, hours in levels] == pytest.approx([16.0, 60.0, 4.0, 20.0])
+    assert float(whole.jobs @ whole.hours) == pytest.approx(float(cells.jobs @ cells.hours))
+    integral = Cells(np.array([0, 1]), np.array([2.0, 3.0]), np.array([5.0, 6.0]))
+    assert whole_levels(integral) is integral
