@@ -148,19 +148,25 @@ class Ledger:
             cloud_columns.append((key, np.bincount(cells.block, weights=run_hours, minlength=n_blocks)))
             idle_total += np.bincount(cells.block, weights=unused, minlength=n_blocks)
         job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=n_blocks)
+        packed_peak = np.zeros(n_blocks)  # GPUs of one packed instance, where a block has packed hours of it
         for key, packed in alloc.packed_hours.items():
             c = self.cloud[key]
             job_hours += packed * c.packed_capacity
             cloud_columns.append((key, np.asarray(packed)))
+            idle_gpus = 0.0
             if c.displaced_slots is not None:  # an instance-hour rented for one replica's outage: its other GPUs
                 idle_gpus = max(c.gpu_count - c.width * (c.packed_capacity / c.speed) / c.load_per_gpu, 0.0)
                 idle_total += idle_gpus * np.asarray(packed)
                 outage_idle = True
+            packed_peak = np.maximum(packed_peak, np.where(np.asarray(packed) > 1e-9, c.gpu_count - idle_gpus, 0.0))
         active = cells.hours > 1e-9
         where = cells.block[active]
         peak_owned, peak_rented = np.zeros(n_blocks), np.zeros(n_blocks)
         np.maximum.at(peak_owned, where, owned_gpus[active])
         np.maximum.at(peak_rented, where, rented_gpus[active])
+        # hours rented for owned machines' maintenance or off-hours: one instance at least is busy then (which hours
+        # of the period they fall in is not modelled, so not how many at once)
+        peak_rented = np.maximum(peak_rented, packed_peak)
         unserved = np.bincount(where[~(remaining[active] <= 1e-6)], minlength=n_blocks)
         delivered = job_hours * w * self.efficiency
         figures = []

@@ -144,7 +144,8 @@ class PeriodLine(BaseModel):
     peak_owned_gpus: float = Field(0.0, description="most owned GPUs busy at once in the period")
     peak_rented_gpus: float = Field(0.0, description="most rented GPUs busy at once in the period (whole instances "
                                     "may hold more, see unused_rented_gpu_hours; work that waits fills whole "
-                                    "instances, so their busy GPUs count at once)")
+                                    "instances, so their busy GPUs count at once; hours rented for owned machines' "
+                                    "maintenance or off-hours count one instance's GPUs, at least that many)")
     unused_rented_gpu_hours: float = Field(0.0, description="GPU-hours of rented instances that no job used "
                                            "(paid: instances are rented whole)")
     commitments_usd: float = Field(0.0, description="reserved / committed instances paid in the period")
