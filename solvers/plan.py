@@ -38,7 +38,7 @@ from solvers.model import Limits, MipSolution, Model, SolveStatus, build, load, 
 from solvers.notices import Notice, classified, notice, texts
 from solvers.options import CloudOption, HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
 from solvers.periods import Period, always_on, build_periods, job_efficiency, scaling_efficiency
-from solvers.place_inputs import prepare
+from solvers.place_inputs import carbon_adder_usd_per_kwh, prepare
 from solvers.profile import Profile, UtilisationDemand
 from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
 from solvers.readout_money import finish
@@ -332,6 +332,7 @@ class Weighed:
     mixes: list[Purchase]
     found: Thresholds
     cloud_side: CloudSide
+    least_usd_per_kwh: float = 0.0  # the electricity rate of a tariff of 0 (`Search`)
 
     def holds_for(self, purchase: Purchase, mixes: list[Purchase]) -> bool:
         """Same purchase and mixes, their entries in the same order (the evaluator sums them in that order)."""
@@ -359,16 +360,19 @@ def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: boo
 
 
 def _solve_prepared(profile: Profile, catalog: Catalog, today: dt.date, prune: bool,
-                    alternatives: bool = False) -> Core:
+                    alternatives: bool = False, carbon_usd_per_kwh: float = 0.0) -> Core:
     if profile.job is not None:
-        return _solve_job(profile, catalog, today, prune, alternatives)
-    return _solve_class(profile, catalog, today, prune, alternatives=alternatives)
+        return _solve_job(profile, catalog, today, prune, alternatives, carbon_usd_per_kwh)
+    return _solve_class(profile, catalog, today, prune, alternatives=alternatives,
+                        carbon_usd_per_kwh=carbon_usd_per_kwh)
 
 
-def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool, alternatives: bool = False) -> Core:
+def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool, alternatives: bool = False,
+               carbon_usd_per_kwh: float = 0.0) -> Core:
     compiled = compile_job(profile, offered_catalog(catalog, today))
     candidate = compiled.candidate
-    core = _solve_class(candidate.profile, candidate.catalog, today, prune, candidate.widths, alternatives)
+    core = _solve_class(candidate.profile, candidate.catalog, today, prune, candidate.widths, alternatives,
+                        carbon_usd_per_kwh)
     used: dict[str, set[int]] = {}
     lines = [(b.gpu, b.gpus_per_job) for b in core.plan.buy] + [(c.gpu, c.gpus_per_job) for c in core.plan.cloud]
     for gpu, width in lines + [(c.gpu, c.gpus_per_job) for c in core.plan.commitments]:
@@ -379,8 +383,10 @@ def _solve_job(profile: Profile, catalog: Catalog, today: dt.date, prune: bool, 
 
 
 def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool,
-                 widths: JobWidths | None = None, alternatives: bool = False) -> Core:
-    """`alternatives`: start the buy-only alternative's solve before the main one, to run beside it."""
+                 widths: JobWidths | None = None, alternatives: bool = False, carbon_usd_per_kwh: float = 0.0) -> Core:
+    """`alternatives`: start the buy-only alternative's solve before the main one, to run beside it, and the
+    thresholds of the main model's start with it (`carbon_usd_per_kwh`: what a carbon price adds to the profile's
+    electricity rate, which the electricity threshold is stated without)."""
     periods = build_periods(profile, today)
     horizon_days = (periods[-1].end - periods[0].start).days
     _check_providers(profile, catalog)
@@ -409,8 +415,8 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     model = build(owned_main, options.cloud, options.hosts, blocks, limits)
     loaded = load(model)  # before the alternatives start: their Python would hold the GIL while this thread loads
     others = (Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model,
-                               _evaluator(profile, owned, options, blocks, limits), _max_demand_scale(profile),
-                               _start_guess(model)))
+                               _evaluator(profile, owned, options, blocks, limits),
+                               _search(profile, carbon_usd_per_kwh), _start_guess(model)))
               if alternatives else None)
     main = solved(model, started, loaded=loaded)
     if main.status == SolveStatus.INFEASIBLE:
@@ -448,11 +454,20 @@ def _start_guess(model: Model) -> tuple[dict[str, int], dict[str, int]] | None:
     return units, hosts
 
 
-def _max_demand_scale(profile: Profile) -> float:
-    """How far the demand threshold's bisection may scale the demand: to every GPU busy all the time, when the
-    demand is GPUs at a utilisation."""
+@dataclass(frozen=True)
+class Search:
+    """Where the thresholds' bisections look: the demand up to every GPU busy all the time when the demand is GPUs at
+    a utilisation (else MAX_DEMAND_SCALE times it), the electricity rate from what a tariff of 0 prices owned
+    energy at (the carbon price's adder per kWh, which the threshold is then stated without)."""
+
+    max_demand_scale: float
+    least_usd_per_kwh: float = 0.0
+
+
+def _search(profile: Profile, carbon_usd_per_kwh: float) -> Search:
     demand = profile.demand
-    return 1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE
+    return Search(1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE,
+                  carbon_usd_per_kwh)
 
 
 @dataclass
@@ -510,7 +525,7 @@ def _fewer_units(purchase: Purchase, owned: list[OwnedOption], hosts: list[HostO
     return Fewer(purchase, option, hosts, cost, mixes)
 
 
-def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, max_scale: float, plan_purchase: Purchase,
+def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, search: Search, plan_purchase: Purchase,
            buy_only_sol: MipSolution | None, singles: list[Purchase], mixes: list[Purchase]) -> Weighed:
     """The decision thresholds of a plan purchase: it, the buy-only purchase and the single units, each alone and
     beside each commitment mix, weighed against cloud only; for the demand threshold also the plan's purchase at
@@ -524,9 +539,9 @@ def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, max_s
         combined = [Purchase({**p.units, **c.units}, p.hosts) for p in candidates for c in mixes]
         candidates = [p for i, p in enumerate(combined) if p not in combined[:i]]
     cloud_side = _cloud_side(owned, mixes, evaluator, Scenario(limits.usd_per_kwh))
-    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, max_scale, not plan_purchase.empty, cloud_side,
-                            fewer.at)
-    return Weighed(plan_purchase, mixes, found, cloud_side)
+    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, search.max_demand_scale,
+                            not plan_purchase.empty, cloud_side, fewer.at, search.least_usd_per_kwh)
+    return Weighed(plan_purchase, mixes, found, cloud_side, search.least_usd_per_kwh)
 
 
 LOW_DEMAND = 0.05  # the demand multiple at which the thresholds also rank single units (`_best_singles`)
@@ -544,7 +559,7 @@ def _best_singles(singles: list[Purchase], evaluator: Evaluator, base: Scenario)
 
 
 def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
-                  model: Model | None, evaluator: Evaluator, max_scale: float,
+                  model: Model | None, evaluator: Evaluator, search: Search,
                   guess: tuple[dict[str, int], dict[str, int]] | None, background: bool) -> tuple[Others, Evaluator]:
     """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
     commitments, nothing bought), accounted. Without commitments cloud only has no decision left (every job is
@@ -582,7 +597,7 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
     others.singles = _best_singles(_single_units(owned, options.hosts, limits), evaluator, base)
     if background and guess is not None:
         mixes = commitment_mixes(owned, guess[0], solved_units(others.cloud_only_solution))
-        others.weighed = _weigh(owned, evaluator, limits, max_scale, _bought(Purchase(*guess), owned),
+        others.weighed = _weigh(owned, evaluator, limits, search, _bought(Purchase(*guess), owned),
                                 others.buy_only_solution, others.singles, mixes)
     return others, evaluator
 
@@ -590,14 +605,15 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
     prep = prepare(profile, catalog)
     catalog = prep.catalog
-    core = _solve_prepared(prep.profile, catalog, today, prune, alternatives=True)
+    carbon = carbon_adder_usd_per_kwh(prep)
+    core = _solve_prepared(prep.profile, catalog, today, prune, alternatives=True, carbon_usd_per_kwh=carbon)
     profile = core.profile  # the compiled class form when the profile is in the workload form
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
     others, evaluator = (core.others or Deferred(partial(
         _alternatives, owned, options, blocks, limits, ledger, core.model,
-        _evaluator(profile, owned, options, blocks, limits), _max_demand_scale(profile), None))).result()
+        _evaluator(profile, owned, options, blocks, limits), _search(profile, carbon), None))).result()
     cloud_only_acc, buy_only_acc, buy_only_sol, notes = (others.cloud_only, others.buy_only,
                                                          others.buy_only_solution, others.notes)
 
@@ -610,7 +626,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
     mixes = commitment_mixes(owned, solved_units(main), solved_units(others.cloud_only_solution))
     weighed = (others.weighed if others.weighed is not None and others.weighed.holds_for(plan_purchase, mixes)
-               else _weigh(owned, evaluator, limits, _max_demand_scale(profile), plan_purchase, buy_only_sol,
+               else _weigh(owned, evaluator, limits, _search(profile, carbon), plan_purchase, buy_only_sol,
                            others.singles, mixes))
     break_even = _break_even(profile, periods, blocks, options, owned, limits, plan_acc, cloud_only_acc,
                              buy_only_acc, plan_purchase, buy_only_sol, horizon_days, weighed, others.singles)
@@ -694,8 +710,9 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
         utilisation_threshold=(round(found.demand_scale * demand.utilisation, 6)
                                if found.demand_scale is not None and isinstance(demand, UtilisationDemand) else None),
         demand_scale_threshold=None if found.demand_scale is None else round(found.demand_scale, 6),
+        # the threshold's rate prices owned energy with the carbon price's adder; the tariff is stated without it
         electricity_threshold_usd_per_kwh=(None if found.electricity_usd_per_kwh is None
-                                           else round(found.electricity_usd_per_kwh, 6)),
+                                           else round(found.electricity_usd_per_kwh - weighed.least_usd_per_kwh, 6)),
         cloud_price_threshold_usd_per_hour=(None if found.cloud_price_factor is None or reference is None
                                             else round(found.cloud_price_factor * reference.usd_per_hour, 6)),
         cloud_price_threshold_offer=None if reference is None else f"{reference.provider}/{reference.name} "

@@ -80,9 +80,11 @@ def _buying_pays(evaluator: Evaluator, candidates: list[Purchase], scenario: Sce
 
 def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kwh: float,
                     max_demand_scale: float, plan_buys: bool, cloud_side: CloudSide | None = None,
-                    smaller: Callable[[float], list[Purchase]] | None = None) -> Thresholds:
+                    smaller: Callable[[float], list[Purchase]] | None = None,
+                    least_usd_per_kwh: float = 0.0) -> Thresholds:
     """`smaller(scale)`: purchases the demand threshold weighs too at a demand multiple, after the candidates (the
-    plan's at about as many fewer cards as the multiple asks)."""
+    plan's at about as many fewer cards as the multiple asks). `least_usd_per_kwh`: the lowest rate the electricity
+    threshold is searched from, what a tariff of 0 prices owned energy at (a carbon price's adder)."""
     committed = cloud_side is not None and (cloud_side.scaled or any(not p.empty for p in cloud_side.fixed))
     if not candidates or not (evaluator.cloud or committed):
         return Thresholds(None, None, None)
@@ -105,12 +107,12 @@ def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kw
             demand = _first_true(pays_at, 1e-9, 1.0)
     if plan_buys:
         # above this rate buying stops paying
-        electricity = _first_true(lambda r: not pays(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH)
+        electricity = _first_true(lambda r: not pays(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH + least_usd_per_kwh)
         # below this cloud-price multiple renting wins
         cloud = _first_true(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f)), 0.0, 1.0)
     else:
         electricity = None
-        if pays(Scenario(0.0)):
-            electricity = _first_true(lambda r: not pays(Scenario(r)), 0.0, usd_per_kwh)
+        if pays(Scenario(least_usd_per_kwh)):
+            electricity = _first_true(lambda r: not pays(Scenario(r)), least_usd_per_kwh, usd_per_kwh)
         cloud = _first_true(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f)), 1.0, MAX_CLOUD_FACTOR)
     return Thresholds(demand, electricity, cloud)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from pricing.catalog import bundled_catalog
-from service.plans.examples import FINANCE_EXAMPLE
+from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
 from solvers.layers import Cells, whole_levels
 from solvers.plan import make_plan
 from solvers.profile import Profile
@@ -76,3 +76,20 @@ def test_a_fraction_of_a_job_is_one_job_for_that_share_of_the_hours() -> None:
     assert float(whole.jobs @ whole.hours) == pytest.approx(float(cells.jobs @ cells.hours))
     integral = Cells(np.array([0, 1]), np.array([2.0, 3.0]), np.array([5.0, 6.0]))
     assert whole_levels(integral) is integral
+
+
+def test_the_electricity_threshold_is_the_tariff_without_the_carbon_price() -> None:
+    """The guide's worked example priced at a German tariff with a carbon price of $80/t (381 g/kWh: $0.0305 on
+    each kWh of owned energy): the plan stops buying where the tariff passes the reported threshold, within 0.5%
+    (it reported the tariff plus the carbon adder, some 0.9% above)."""
+    data = copy.deepcopy(WORKED_EXAMPLE)
+    data.pop("electricity_usd_per_kwh")
+    data["electricity"] = {"location": "DE", "price_per_kwh": 0.12}
+    data["options"]["carbon_price_per_tonne"] = 80
+    result = plan(data)
+    threshold = result.break_even.electricity_threshold_usd_per_kwh
+    assert buys(result) and threshold is not None and result.electricity is not None
+    assert result.electricity.price_per_kwh == 0.12
+    for factor, bought in ((0.995, True), (1.005, False)):
+        data["electricity"]["price_per_kwh"] = threshold * factor
+        assert buys(plan(data)) is bought
