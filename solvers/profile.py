@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -21,6 +22,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from solvers import defaults
 from solvers.bounds import (
@@ -252,6 +254,25 @@ class CloudData(_Strict):
                 + self.egress_gb_per_month * self.egress_usd_per_gb)
 
 
+
+MACHINE_ON_RULE = "`always`, `when_working` or hours a day above 0 and at most 24"
+
+
+def _machine_on(value: object) -> object:
+    """One error naming the field and its rule for any value outside it (the union's branches each gave their own,
+    named after pydantic's internal branch: `options.machine_on.literal['always','when_working']`)."""
+    if value in ("always", "when_working"):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise PydanticCustomError("machine_on", MACHINE_ON_RULE)
+    try:
+        hours = float(value)
+    except ValueError:
+        raise PydanticCustomError("machine_on", MACHINE_ON_RULE) from None
+    if not 0 < hours <= 24:
+        raise PydanticCustomError("machine_on", MACHINE_ON_RULE)
+    return value
+
 class PlanOptions(_Strict):
     allow_used: bool = True
     allow_spot: bool = False
@@ -268,7 +289,8 @@ class PlanOptions(_Strict):
     resale_decline_per_year: float = Field(defaults.RESALE_DECLINE_PER_YEAR, ge=0, lt=1)
     resale_fee: float = Field(defaults.RESALE_FEE, ge=0, lt=1)
     host_watts_per_working_gpu: float = Field(defaults.HOST_WATTS_PER_WORKING_GPU, ge=0, le=5000)
-    machine_on: Literal["always", "when_working"] | Annotated[float, Field(gt=0, le=24)] = Field(
+    machine_on: Annotated[Literal["always", "when_working"] | Annotated[float, Field(gt=0, le=24)],
+                          BeforeValidator(_machine_on)] = Field(
         defaults.MACHINE_ON, description="when owned machines are switched on, so idle power counts: always, "
         "when_working (the guide's formula), or hours a day")
     allow_marketplace: bool = Field(True, description="False: no marketplace listings (e.g. Vast hosts)")

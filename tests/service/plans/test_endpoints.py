@@ -80,6 +80,15 @@ def test_bad_input_names_field_and_rule(client: TestClient, change: Any, field: 
     assert {"field": field, "rule": rule} in [{"field": e["field"], "rule": e["rule"]} for e in body["errors"]]
 
 
+@pytest.mark.parametrize("machine_on", [25, 0, "sometimes", None])
+def test_machine_on_out_of_its_rule_is_one_error_on_the_field(client: TestClient, machine_on: Any) -> None:
+    """Not one error per branch of its union, named after pydantic's branches
+    (`options.machine_on.literal['always','when_working']`)."""
+    body = _invalid(client, lambda p: p["options"].update(machine_on=machine_on))
+    assert [(e["field"], e["rule"]) for e in body["errors"]] == [("options.machine_on", "machine_on")]
+    assert "hours a day" in body["errors"][0]["message"]
+
+
 def test_nan_is_rejected(client: TestClient) -> None:
     raw = '{"workload": "cnn_training", "demand": {"gpus": 1, "utilisation": NaN, "reference_gpu": "RTX 3090"},' \
           ' "horizon_months": 12}'
