@@ -369,8 +369,10 @@ class Ledger:
     def _batch(self, alloc: Allocation) -> tuple[float, float]:
         """The reference work one instance-hour of the plan's main rented offer does (its job slots x speed x the
         demand's job width, in the arrivals' busy reference GPUs): the batches its queued work is run in
-        (`waits.rented_in_batches`); and the most it does in one hour, its quota of instances at once (a marketplace
-        listing is one machine), unlimited without one."""
+        (`waits.rented_in_batches`); and the most the plan's rented offers do in one hour, each within its quota of
+        instances at once (a marketplace listing is one machine), unlimited when one has none. Why every offer: a
+        plan renting two listings of 4 GPUs can run 8 at once, and capped at the main one's 4 its replay queued
+        work for months that the plan runs within the week (waits of 732 h reported for none over a day)."""
         hours: dict[str, float] = {}
         for key, inst in alloc.instances.items():  # instances per cell, over the cells' hours
             hours[key] = hours.get(key, 0.0) + float(np.dot(inst, self.fixed.cells.hours))
@@ -380,7 +382,10 @@ class Ledger:
             return 0.0, math.inf
         c = self.cloud[max(hours, key=lambda k: (hours[k], k))]
         batch = float(c.slots) * c.speed * self.width
-        return batch, math.inf if c.max_instances is None else batch * float(c.max_instances)
+        rented = [self.cloud[k] for k, h in hours.items() if h > 1e-9]
+        if any(r.max_instances is None for r in rented):
+            return batch, math.inf
+        return batch, sum(float(r.slots) * r.speed * self.width * float(r.max_instances or 0) for r in rented)
 
     def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
                uses_cloud: bool) -> _Flows:

@@ -88,6 +88,19 @@ def test_a_one_machine_listing_serves_a_burst_one_hour_at_a_time() -> None:
     assert unlimited.periods[0].max_wait_hours == 0.0
 
 
+def test_two_listings_run_their_instances_at_once() -> None:
+    # 12 GPUs busy 12 hours a day (144 GPU-hours) may wait within the week; two 4-GPU listings of one machine each
+    # beside a dearer 1-GPU VM: the plan rents the first listing all week and the second half of it (1,008 GPU-hours a
+    # week), 8 GPUs an hour; a day's work is done by the next morning, so nothing waits a day, let alone the week
+    busy = np.tile(np.r_[np.full(12, 12.0), np.zeros(12)], 7 * 4)
+    listings = [cloud_item(1.6, name="hostA 4x3090", gpu_count=4, max_instances=1),
+                cloud_item(1.7, name="hostB 4x3090", gpu_count=4, max_instances=1), cloud_item(0.6, name="1x3090")]
+    plan = _plan(busy, "2027-01-04T00:00:00Z", "week", [], listings)
+    assert {c.name: c.hours for c in plan.cloud} == {"hostA 4x3090": 672.0, "hostB 4x3090": 336.0}
+    assert 0 < max(p.max_wait_hours for p in plan.periods) < 24.0
+    assert not any("longer than" in w for w in plan.warnings)
+
+
 def test_batches_are_an_instance_hour_of_reference_work() -> None:
     # one reference GPU busy every hour for a week; the only offer is a 4-GPU instance whose GPUs each do 4 times
     # the reference's work: one instance-hour does 16 reference GPU-hours, so work queues until 16 are there
