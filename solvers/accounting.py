@@ -302,10 +302,10 @@ class Ledger:
         delivered_r = rounded(delivered, 3)
         electricity_r = rounded(electricity, 2)
         cloud_r = rounded(cloud_cost, 2)
-        peak_owned_r = rounded([peak[0] for peak in peaks], 3)
+        waits = self._waits(alloc)
+        peak_owned_r = rounded(self._peak_owned([peak[0] for peak in peaks], alloc, waits), 3)
         peak_rented_r = rounded([peak[1] for peak in peaks], 3)
         unused_r = rounded(unused, 3)
-        waits = self._waits(alloc)
         waited_r = rounded(waits.waited_gpu_hours, 3)
         longest = waits.max_wait_hours
         commitments_r = rounded([float(v) for v in flows.commitments], 2)
@@ -326,6 +326,20 @@ class Ledger:
         ])
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
                         start_basis, resale_basis, listing_machines=machines)
+
+    def _peak_owned(self, peaks: list[float], alloc: Allocation, waits: Waits) -> list[float]:
+        """Each period's most owned GPUs busy at once: the curve's, or where work waits, the replay's (the curve is
+        then each window's average: a lab's four GPUs busy together twelve hours a day showed two). The replay's
+        owned work in an hour is in the arrivals' reference GPUs; its GPUs are that times the owned GPUs per unit
+        of owned capacity."""
+        if waits.owned_peak is None:
+            return peaks
+        gpus = sum(n * self.owned[k].gpus_per_unit for k, n in alloc.purchase.units.items())
+        capacity = sum(n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
+                       for k, n in alloc.purchase.units.items())
+        if capacity <= 0:
+            return peaks
+        return [max(peak, busy * gpus / capacity) for peak, busy in zip(peaks, waits.owned_peak, strict=True)]
 
     def _waits(self, alloc: Allocation) -> Waits:
         """Waits of work that may wait, first come first served in time order (solvers.waits): arrivals as given;
@@ -364,7 +378,7 @@ class Ledger:
         windows = window_ids(self.patience, self.periods[0].start, bounds, len(arrivals))
         batch, most = self._batch(alloc)
         rented = rented_in_batches(arrivals, own, np.maximum(moved - owned, 0.0), windows, batch, most)
-        return fcfs_waits(arrivals, own + rented + packed, bounds)
+        return fcfs_waits(arrivals, own + rented + packed, bounds, own)
 
     def _batch(self, alloc: Allocation) -> tuple[float, float]:
         """The reference work one instance-hour of the plan's main rented offer does (its job slots x speed x the

@@ -33,15 +33,24 @@ _EPS = 1e-6
 class Waits:
     waited_gpu_hours: list[float]  # per period
     max_wait_hours: list[float]    # per period
+    # per period, the most work the owned capacity served in one hour (owned first), when it was given
+    owned_peak: list[float] | None = None
 
 
-def fcfs_waits(arrivals: np.ndarray, capacity: np.ndarray, bounds: list[tuple[int, int]]) -> Waits:
+def fcfs_waits(arrivals: np.ndarray, capacity: np.ndarray, bounds: list[tuple[int, int]],
+               owned: np.ndarray | None = None) -> Waits:
     """Per period (its hours `bounds` in the timeline): GPU-hours that waited and the longest wait, for `arrivals`
-    (busy GPUs per hour) served first come, first served by `capacity` (GPUs per hour)."""
+    (busy GPUs per hour) served first come, first served by `capacity` (GPUs per hour); with `owned` (the part of
+    the capacity owned, used first), also the most work it served in one hour: with patience the plan sees each
+    window's average, and the hours the replay runs the work in are where the owned GPUs are busy at once."""
     arrived = np.cumsum(arrivals)
     offered = np.cumsum(capacity)
     # served(t) = min(served(t-1) + capacity(t), arrived(t)), served(-1) = 0, unrolled: a running minimum
     served = offered + np.minimum(np.minimum.accumulate(arrived - offered), 0.0)
+    owned_peak = None
+    if owned is not None:
+        by_owned = np.minimum(np.diff(served, prepend=0.0), owned)
+        owned_peak = [float(by_owned[a:b].max(initial=0.0)) for a, b in bounds]
     queued = np.maximum(arrived - served, 0.0)
     waited = np.minimum(queued, arrivals)  # the latest arrivals are the ones left in the queue
     tolerance = _EPS * max(float(arrived[-1]) if len(arrived) else 0.0, 1.0)
@@ -52,7 +61,7 @@ def fcfs_waits(arrivals: np.ndarray, capacity: np.ndarray, bounds: list[tuple[in
     wait = np.where(late, done - hours, 0).astype(float)
     totals = [float(waited[a:b][late[a:b]].sum()) for a, b in bounds]
     longest = [float(wait[a:b].max(initial=0.0)) for a, b in bounds]
-    return Waits(totals, longest)
+    return Waits(totals, longest, owned_peak)
 
 
 def window_ids(patience: str, start: dt.date, period_bounds: list[tuple[int, int]], total_hours: int) -> np.ndarray:

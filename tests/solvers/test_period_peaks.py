@@ -42,3 +42,18 @@ def test_hours_rented_for_owned_machines_count_as_rented_gpus_at_once(options: d
     assert january.peak_rented_gpus == 1.0
     if options["machine_on"] == 8:  # 372 busy hours in January's 744, 8 of each day's 24 on the desktop
         assert sum(january.cloud_hours.values()) == pytest.approx(124.0)
+
+
+def test_owned_gpus_busy_together_while_work_waits_are_the_replays() -> None:
+    """4 GPUs busy together half of each day over three years, work may wait within the day, desktops on 12 hours a
+    day: the plan sees the day's average (2 GPUs), buys four desktops, and the replay runs the work as it arrives,
+    four at once; the periods said 2."""
+    data = copy.deepcopy(DESKTOP_8H)
+    data["horizon_months"] = 36
+    data["demand"]["gpus"] = 4
+    data["jobs"] = {"patience": "day"}
+    data["options"].update(machine_on=12, max_owned_gpus=4)
+    plan = make_plan(Profile.model_validate(data), bundled_catalog(), TODAY)
+    assert [(b.name, b.count) for b in plan.buy] == [("3090 desktop", 4)]
+    assert all(p.waited_gpu_hours == 0.0 for p in plan.periods)
+    assert all(p.peak_owned_gpus == 4.0 for p in plan.periods)
