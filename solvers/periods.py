@@ -224,6 +224,14 @@ def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.
     width = profile.jobs.gpus_per_job
     eff = job_efficiency(profile)
     at_once = demand.reading == "at_once"
+    jobs_at_once = demand.gpus / width
+    if at_once and width > 1 and not always_on(profile) and abs(jobs_at_once - round(jobs_at_once)) > 1e-9:
+        # GPUs busy at once run whole jobs of `width` GPUs: 1 GPU at once of 2-GPU jobs was planned as half a job
+        whole = max(1, round(jobs_at_once))
+        raise ProfileError("demand.gpus", "whole_jobs",
+                           f"{demand.gpus:g} GPUs busy at once cannot run jobs of {width} GPUs each "
+                           f"(jobs.gpus_per_job): give a multiple of {width} ({whole * width} for {whole} job(s) at "
+                           "once), or reading \"average\" for an average over those GPUs")
     busy = demand.gpus * demand.utilisation  # GPUs busy on average
     smooth = not (at_once and profile.jobs.patience == "none")
     # the same curve every hour of every period: levels per hour, scaled by each period's hours

@@ -63,6 +63,7 @@ def test_every_template_names_only_its_parameters() -> None:
 
 def test_a_plan_carries_its_warnings_and_notes_as_codes() -> None:
     profile = Profile.model_validate({**CATALOG_EXAMPLE, "electricity_usd_per_kwh": None,
+                                      "demand": {**CATALOG_EXAMPLE["demand"], "gpus": 2},
                                       "jobs": {"gpus_per_job": 2}})
     plan = make_plan(profile, bundled_catalog(), TODAY)
     assert [n.text for n in plan.notices] == plan.warnings

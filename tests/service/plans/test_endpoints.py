@@ -73,6 +73,8 @@ def _invalid(client: TestClient, change: Any) -> dict[str, Any]:
          "prices.owned[0].unit_price_usd", "greater_than_equal"),
         (lambda p: p["demand"].update(reference_gpu="GTX 9999"), "demand.reference_gpu", "known_gpu"),
         (lambda p: p["options"].update(providers=["nimbus"]), "options.providers", "known_provider"),
+        # one GPU busy at once cannot run a 2-GPU job: it was planned as half a job, at half the price
+        (lambda p: p.update(jobs={"gpus_per_job": 2}), "demand.gpus", "whole_jobs"),
     ],
 )
 def test_bad_input_names_field_and_rule(client: TestClient, change: Any, field: str, rule: str) -> None:
