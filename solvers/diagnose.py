@@ -43,11 +43,15 @@ def no_options(profile: Profile, catalog: Catalog) -> InfeasibleProfile:
 
 
 def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
-            periods: list[Period], limits: Limits) -> InfeasibleProfile:
-    """The model was infeasible: find the limit that binds and the least value that would work."""
+            periods: list[Period], limits: Limits, cloud_allowed: bool = True) -> InfeasibleProfile:
+    """The model was infeasible: find the limit that binds and the least value that would work. `cloud_allowed`:
+    the profile lets the plan rent (no cloud offer left is then the filters' doing, or the job width's)."""
     peak = max(blocks, key=lambda b: b.rate)
     month = next(periods[i].label for i in peak.periods)
-    no_cloud = "cloud is excluded" if not cloud else "the cloud offers' quotas do not cover it"
+    no_cloud = ("the cloud offers' quotas do not cover it" if cloud
+                else "cloud is excluded" if not cloud_allowed
+                else f"no cloud offer runs a job of {limits.width} GPUs" if limits.width > 1
+                else "no cloud offer is left after the profile's filters")
     if not owned:
         return InfeasibleProfile(
             "demand",
@@ -56,10 +60,17 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
         )
     free = replace(limits, max_capex_usd=None, max_owned_gpus=None)
     if solve(owned, cloud, hosts, blocks, free, objective="capex").status.has_solution is False:
+        unhosted = _unhosted(owned, hosts)
+        if unhosted and limits.width > 1:  # the job is wider than any machine: its width is the constraint
+            return InfeasibleProfile(
+                "jobs.gpus_per_job",
+                f"a job of {limits.width} GPUs needs them on one machine, and {no_cloud}{unhosted}; narrower jobs "
+                "would do, or jobs.interconnect infiniband or ethernet (with jobs.cross_machine_efficiency) to run "
+                "one on linked cloud machines of one GPU type (offers with a known RDMA fabric)")
         return InfeasibleProfile(
             "demand",
             f"the demand in {month} cannot be met by any purchase that fits the available hosts and {no_cloud}"
-            + _unhosted(owned, hosts),
+            + unhosted,
         )
     if limits.max_capex_usd is not None:
         least = solve(owned, cloud, hosts, blocks, replace(limits, max_capex_usd=None), objective="capex")
@@ -101,4 +112,9 @@ def _unhosted(owned: list[OwnedOption], hosts: list[HostOption]) -> str:
                          f"{best.host.psu_watts:g} W PSU: cards + 150 W of host with 10% headroom), holds "
                          f"{card_capacity(best, o)}")
     unique = list(dict.fromkeys(notes))
-    return ("; " + "; ".join(unique)) if unique else ""
+    shown = unique[:_MOST_NOTES]  # one card type after another says the same of the same host
+    more = f"; and so for {len(unique) - len(shown)} more card types" if len(unique) > len(shown) else ""
+    return ("; " + "; ".join(shown) + more) if unique else ""
+
+
+_MOST_NOTES = 3

@@ -420,7 +420,7 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
               if alternatives else None)
     main = solved(model, started, loaded=loaded)
     if main.status == SolveStatus.INFEASIBLE:
-        raise explain(owned, options.cloud, options.hosts, blocks, periods, limits)
+        raise explain(owned, options.cloud, options.hosts, blocks, periods, limits, profile.options.allow_cloud)
     if main.status == SolveStatus.ERROR:
         raise SolverFailure("the solver returned no solution and no proof of infeasibility")
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,

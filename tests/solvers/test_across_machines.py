@@ -125,3 +125,19 @@ def test_an_always_on_replica_runs_on_two_owned_machines_linked_by_infiniband() 
     assert sum(b.count for b in plan.buy) == 2
     assert plan.total_cost_usd == pytest.approx(2 * 1250 + 16 * 0.45 * 8760 * 0.10, abs=0.05)
     assert all(p.served_every_hour for p in plan.periods)
+
+
+def test_a_job_wider_than_any_machine_names_its_width_not_the_cloud() -> None:
+    """A 16-GPU job on the bundled catalog, cloud allowed: no instance and no host holds 16 GPUs. The width is the
+    constraint, and the message says so (it said "cloud is excluded" and listed every card type's host)."""
+    profile = {"workload": "transformer_training", "horizon_months": 12, "jobs": {"gpus_per_job": 16},
+               "demand": {"gpus": 16, "utilisation": 0.5, "reference_gpu": "RTX 3090"}}
+    with pytest.raises(InfeasibleProfile) as info:
+        plan_for(profile)
+    assert info.value.constraint == "jobs.gpus_per_job"
+    message = info.value.message
+    assert "no cloud offer runs a job of 16 GPUs" in message and "cloud is excluded" not in message
+    assert "jobs.interconnect" in message and "more card types" in message and len(message) < 1200
+    profile["options"] = {"allow_cloud": False}
+    with pytest.raises(InfeasibleProfile, match="cloud is excluded"):
+        plan_for(profile)
