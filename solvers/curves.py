@@ -44,8 +44,10 @@ def day_grid(periods: list[Period]) -> tuple[list[float], list[str]]:
 
 
 def crossing(days: list[float], a: Curve, b: Curve) -> float | None:
-    """First day on which the sign of a - b changes from its sign at day 0, to `DAY_DECIMALS`; None if it never
-    does."""
+    """The day from which a - b keeps the opposite sign to its sign at day 0 (the resale counted on the last day),
+    to `DAY_DECIMALS`; None if it ends on the side it began. Why the lasting crossing, not the first: a purchase
+    whose work ends early and whose machines keep paying fixed monthly costs gets ahead of cloud only within weeks,
+    falls behind again, and is ahead at the end only by its resale; it pays off when it is sold, not on day 65."""
     day = _crossing(days, a, b)
     return None if day is None else round(day, DAY_DECIMALS)
 
@@ -56,14 +58,14 @@ def _crossing(days: list[float], a: Curve, b: Curve) -> float | None:
     if initial == 0.0:
         return None
     sign = 1.0 if initial > 0 else -1.0
-    for i in range(1, len(diffs)):
-        d0, d1 = sign * diffs[i - 1], sign * diffs[i]
-        if d1 <= 1e-9:
-            if d0 <= 1e-9:
-                return days[i - 1]
-            return days[i - 1] + (days[i] - days[i - 1]) * d0 / (d0 - d1)
     final = sign * ((a.values[-1] - a.resale) - (b.values[-1] - b.resale))
-    return days[-1] if final <= 1e-9 else None
+    if final > 1e-9:
+        return None
+    last = max(i for i, d in enumerate(diffs) if sign * d > 1e-9)  # the last point on the side it began
+    if last == len(diffs) - 1:  # it crosses only with the resale
+        return days[-1]
+    d0, d1 = sign * diffs[last], sign * diffs[last + 1]
+    return days[last] + (days[last + 1] - days[last]) * d0 / (d0 - d1)
 
 
 def cumulative_points(days: list[float], dates: list[str], plan: Curve, cloud_only: Curve | None,

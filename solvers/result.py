@@ -215,7 +215,9 @@ class Crossings(BaseModel):
 
 
 class BreakEven(BaseModel):
-    days: float | None = Field(description="day the plan's cumulative cost drops below cloud-only; null if never")
+    days: float | None = Field(description="day from which the plan's cumulative cost stays below cloud-only's (its "
+                               "resale counted on the last day): the last time it drops below, not the first; null if "
+                               "it never stays below")
     crossings: Crossings
     cumulative: list[CumulativePoint]
     utilisation_threshold: float | None = Field(
