@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
@@ -80,9 +82,9 @@ def inline_plan(profile: Profile) -> PlanResult:
         plan_module._ALTERNATIVES_IDLE.release()
 
 
-def test_the_thresholds_of_the_start_found_beside_the_solve_are_the_plans() -> None:
-    """The bursty series' optimum buys what its MIP start buys: its thresholds are found on the alternatives'
-    thread while the main MIP runs, and the main thread takes them as they are; the plan is the inline one."""
+@contextmanager
+def threads_weighing() -> Iterator[list[str]]:
+    """The names of the threads that search thresholds (`plan._weigh`), in order."""
     weighed_on: list[str] = []
     weigh = plan_module._weigh
 
@@ -90,8 +92,15 @@ def test_the_thresholds_of_the_start_found_beside_the_solve_are_the_plans() -> N
         weighed_on.append(threading.current_thread().name)
         return weigh(*args)
 
-    profile = bursty_profile()
     with patch.object(plan_module, "_weigh", spy):
+        yield weighed_on
+
+
+def test_the_thresholds_of_the_start_found_beside_the_solve_are_the_plans() -> None:
+    """The bursty series' optimum buys what its MIP start buys: its thresholds are found on the alternatives'
+    thread while the main MIP runs, and the main thread takes them as they are; the plan is the inline one."""
+    profile = bursty_profile()
+    with threads_weighing() as weighed_on:
         threaded = make_plan(profile, bundled_catalog(), TODAY)
     assert len(weighed_on) == 1 and weighed_on[0].startswith("gpuplan-alternatives")
     assert threaded.buy and threaded.break_even.electricity_threshold_usd_per_kwh is not None
@@ -101,15 +110,8 @@ def test_the_thresholds_of_the_start_found_beside_the_solve_are_the_plans() -> N
 def test_thresholds_found_for_another_purchase_are_found_again() -> None:
     """A start that buys nothing, where the plan buys: what was found beside the solve is for another purchase, so
     the main thread finds the plan's own thresholds (taking the others would say buying never pays)."""
-    weighed_on: list[str] = []
-    weigh = plan_module._weigh
-
-    def spy(*args: Any) -> plan_module.Weighed:
-        weighed_on.append(threading.current_thread().name)
-        return weigh(*args)
-
     profile = bursty_profile()
-    with patch.object(plan_module, "_start_guess", lambda model: ({}, {})), patch.object(plan_module, "_weigh", spy):
+    with patch.object(plan_module, "_start_guess", lambda model: ({}, {})), threads_weighing() as weighed_on:
         threaded = make_plan(profile, bundled_catalog(), TODAY)
     assert len(weighed_on) == 2 and weighed_on[1] == threading.main_thread().name
     assert inline_plan(profile).model_dump(exclude={"solver"}) == threaded.model_dump(exclude={"solver"})
