@@ -61,12 +61,14 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
     free = replace(limits, max_capex_usd=None, max_owned_gpus=None)
     if solve(owned, cloud, hosts, blocks, free, objective="capex").status.has_solution is False:
         unhosted = _unhosted(owned, hosts)
-        if unhosted and limits.width > 1:  # the job is wider than any machine: its width is the constraint
+        if limits.width > 1 and _too_wide(owned, hosts):  # cards fit, not a job's worth: the width is the constraint
+            linked = (", or jobs.interconnect infiniband or ethernet (with jobs.cross_machine_efficiency) to run one "
+                      "on linked cloud machines of one GPU type (offers with a known RDMA fabric)"
+                      if cloud_allowed else "")
             return InfeasibleProfile(
                 "jobs.gpus_per_job",
                 f"a job of {limits.width} GPUs needs them on one machine, and {no_cloud}{unhosted}; narrower jobs "
-                "would do, or jobs.interconnect infiniband or ethernet (with jobs.cross_machine_efficiency) to run "
-                "one on linked cloud machines of one GPU type (offers with a known RDMA fabric)")
+                f"would do{linked}")
         return InfeasibleProfile(
             "demand",
             f"the demand in {month} cannot be met by any purchase that fits the available hosts and {no_cloud}"
@@ -94,6 +96,15 @@ def explain(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[Host
         "options.max_capex_usd",
         "max_capex_usd and max_owned_gpus together allow no purchase that meets the demand while " + no_cloud,
     )
+
+
+def _too_wide(owned: list[OwnedOption], hosts: list[HostOption]) -> bool:
+    """Whether some bare card fits a host, one at least, and none holds a whole job of them: narrower jobs would
+    then find hosts (not when no host takes the card at all)."""
+    bare = [o for o in owned if not o.includes_host and not o.is_commitment]
+    most = [max((card_capacity(h, o) for k, h in enumerate(hosts) if k in o.accepting_hosts), default=0)
+            for o in bare]
+    return any(n >= 1 for n in most) and all(n < o.width for n, o in zip(most, bare, strict=True))
 
 
 def _unhosted(owned: list[OwnedOption], hosts: list[HostOption]) -> str:

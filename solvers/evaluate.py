@@ -192,8 +192,11 @@ class Evaluator:
                       alone=tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
 
     def _scaled_cells(self, scale: float) -> Cells:
-        """The curve at a demand multiple, in whole jobs at once (`whole_levels`)."""
+        """The curve at a demand multiple in whole jobs at once (`whole_levels`); at today's demand the model's own
+        curve, so that every threshold searched there (electricity, cloud price) prices what the model priced."""
         c = self._cells
+        if scale == 1.0:
+            return c
         if not self.scale_hours:
             return whole_levels(Cells(c.block, c.jobs * scale, c.hours))
         hours = c.hours * scale

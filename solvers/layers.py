@@ -37,10 +37,13 @@ class Cells:
 def whole_levels(cells: Cells) -> Cells:
     """Each cell of x jobs at once for h hours as floor(x) jobs for (1 - f) h and floor(x) + 1 for f h, f = x -
     floor(x): the same work in whole jobs, as the periods' levels are (an hour with an average of 2.3 jobs is 2 jobs
-    for 0.7 h and 3 for 0.3 h). Why: a demand multiple of a curve (the thresholds' what-if) gives fractional jobs, and
-    a fraction of a job at once rents a whole instance for all its hours: four jobs at 1% of the demand were one
-    instance rented all the time instead of one job for 4% of the hours, and a threshold read 0. Where the instances
-    are packed (work may wait) the rent and the owned hours are linear between whole jobs, so nothing changes."""
+    for 0.7 h and 3 for 0.3 h). Why: a demand multiple of a curve (the thresholds' what-if) gives fractional jobs,
+    and a fraction of a job at once rents a whole instance for all its hours: four jobs at 1% of the demand were one
+    instance rented all the time instead of one job for 4% of the hours, and a threshold read 0. A period of many
+    levels is compressed into fractional ones (`periods.compress`), which the model prices as they are: those are
+    split too at a multiple (re-levelling the hours at each multiple would cost a pass over the timeline), never at
+    today's demand, where the curve is the model's (`Evaluator._scaled_cells`). Where the instances are packed
+    (work may wait) the rent and the owned hours are linear between whole jobs, so nothing changes."""
     low = np.floor(cells.jobs + 1e-9)
     up = np.maximum(cells.jobs - low, 0.0)
     split = up > 1e-9

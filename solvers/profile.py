@@ -265,13 +265,14 @@ def _machine_on(value: object) -> object:
         return value
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise PydanticCustomError("machine_on", MACHINE_ON_RULE)
-    try:
-        hours = float(value)
-    except ValueError:
-        raise PydanticCustomError("machine_on", MACHINE_ON_RULE) from None
-    if not 0 < hours <= 24:
+    if isinstance(value, str) and not _DECIMAL.fullmatch(value.strip()):  # float() takes more than pydantic does
+        raise PydanticCustomError("machine_on", MACHINE_ON_RULE)
+    if not 0 < float(value) <= 24:
         raise PydanticCustomError("machine_on", MACHINE_ON_RULE)
     return value
+
+
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 
 class PlanOptions(_Strict):
     allow_used: bool = True

@@ -141,3 +141,16 @@ def test_a_job_wider_than_any_machine_names_its_width_not_the_cloud() -> None:
     profile["options"] = {"allow_cloud": False}
     with pytest.raises(InfeasibleProfile, match="cloud is excluded"):
         plan_for(profile)
+
+
+def test_a_card_no_host_takes_is_not_a_job_width_problem() -> None:
+    """A 3,000 W card fits no host at any width: narrower jobs would not do, so the demand is the constraint (not
+    the job width), and with cloud excluded no linked cloud machines are suggested."""
+    for width in (1, 2):
+        profile = simple_profile([owned_item(1000, watts=3000, includes_host=False)], [], allow_cloud=False)
+        profile["demand"]["gpus"] = width
+        profile["jobs"] = {"gpus_per_job": width}
+        with pytest.raises(InfeasibleProfile) as info:
+            plan_for(profile)
+        assert info.value.constraint == "demand"
+        assert "holds 0" in info.value.message and "interconnect" not in info.value.message

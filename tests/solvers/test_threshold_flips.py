@@ -18,11 +18,13 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
+from solvers.evaluate import Purchase, Scenario
 from solvers.layers import Cells, whole_levels
-from solvers.plan import make_plan
+from solvers.model import build, cells_of, rent_only
+from solvers.plan import _evaluator, make_plan, solve_core
 from solvers.profile import Profile
 from solvers.result import PlanResult
-from tests.conftest import TODAY
+from tests.conftest import TODAY, cloud_item, owned_item
 
 
 def bursty_series() -> dict[str, Any]:
@@ -67,7 +69,7 @@ def test_the_plan_flips_at_the_demand_threshold(data: dict[str, Any]) -> None:
 
 def test_a_fraction_of_a_job_is_one_job_for_that_share_of_the_hours() -> None:
     """4 and 5 jobs at once (the `average` reading's 4.8) at 5% of the demand: 0.2 and 0.25 jobs, that is one job
-    for 20% and 25% of the hours; the same work in whole jobs. Whole levels come back as they are."""
+    for 20% and 25% of the hours; the same work in whole jobs. A curve of whole jobs comes back as it was."""
     cells = Cells(np.array([0, 0]), np.array([4.0, 5.0]) * 0.05, np.array([20.0, 80.0]))
     whole = whole_levels(cells)
     levels = sorted(zip(whole.jobs.tolist(), whole.hours.tolist(), strict=True))
@@ -76,6 +78,27 @@ def test_a_fraction_of_a_job_is_one_job_for_that_share_of_the_hours() -> None:
     assert float(whole.jobs @ whole.hours) == pytest.approx(float(cells.jobs @ cells.hours))
     integral = Cells(np.array([0, 1]), np.array([2.0, 3.0]), np.array([5.0, 6.0]))
     assert whole_levels(integral) is integral
+
+
+def test_at_todays_demand_the_evaluator_prices_the_models_curve() -> None:
+    """An hourly log of 0 to 29 GPUs busy: each period's levels are compressed into a few fractional ones, which the
+    model prices as they are; the thresholds' evaluator prices cloud only at today's demand as the model does (split
+    into whole jobs, it was $228 cheaper, and the electricity threshold read 0.081 $/kWh where the plan buys at no
+    rate above 0)."""
+    busy = np.random.default_rng(1).integers(0, 30, 24 * 90).astype(float)
+    data = {"workload": "transformer_training", "electricity_usd_per_kwh": 0.1,
+            "demand": {"start": "2027-01-01T00:00:00Z", "busy_gpus": busy.tolist(), "reference_gpu": "RTX 3090"},
+            "options": {"resale": False, "availability": 1.0},
+            "prices": {"mode": "replace", "owned": [owned_item(2500)],
+                       "cloud": [cloud_item(1.2, name="4x", gpu_count=4), cloud_item(0.45, name="1x")]}}
+    core = solve_core(Profile.model_validate(data), bundled_catalog(), TODAY)
+    cells = cells_of(core.blocks)
+    assert (cells.jobs != np.floor(cells.jobs)).sum() > len(cells.jobs) // 2
+    model_cloud_only = rent_only(build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks,
+                                       core.limits), core.limits).objective
+    evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+    assert evaluator.cost(Purchase(), Scenario(core.limits.usd_per_kwh)) == pytest.approx(model_cloud_only,
+                                                                                            rel=1e-12)
 
 
 def test_the_electricity_threshold_is_the_tariff_without_the_carbon_price() -> None:

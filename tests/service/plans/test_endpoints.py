@@ -82,7 +82,7 @@ def test_bad_input_names_field_and_rule(client: TestClient, change: Any, field: 
     assert {"field": field, "rule": rule} in [{"field": e["field"], "rule": e["rule"]} for e in body["errors"]]
 
 
-@pytest.mark.parametrize("machine_on", [25, 0, "sometimes", None])
+@pytest.mark.parametrize("machine_on", [25, 0, "sometimes", None, "\u0663", "1_2"])
 def test_machine_on_out_of_its_rule_is_one_error_on_the_field(client: TestClient, machine_on: Any) -> None:
     """Not one error per branch of its union, named after pydantic's branches
     (`options.machine_on.literal['always','when_working']`)."""
