@@ -489,6 +489,9 @@ class Fewer:
             return []
         (key, count), = self.purchase.units.items()
         n = max(1, math.ceil(count * scale - 1e-9))
+        if not option.includes_host and option.width > option.gpus_per_unit:  # bare cards in whole jobs
+            per_job = math.ceil(option.width / option.gpus_per_unit)
+            n = math.ceil(n / per_job) * per_job
         if n >= count:
             return []
         found = self.made.get(n)
@@ -501,7 +504,9 @@ class Fewer:
             made = Purchase({key: n})
         else:
             accepting = [k for k in option.accepting_hosts if k < len(self.hosts)]
-            capacity = np.array([card_capacity(self.hosts[k], option) for k in accepting])
+            # a job's cards sit in one host: a host holds whole jobs of them
+            capacity = np.array([card_capacity(self.hosts[k], option) // option.width * option.width
+                                 for k in accepting])
             mix = cheapest_host_mix(self.host_cost[accepting], capacity, n * option.gpus_per_unit)
             if mix is None:
                 return []

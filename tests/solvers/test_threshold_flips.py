@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import copy
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from pricing.catalog import bundled_catalog
+from pricing.catalog import Host, bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
 from solvers.evaluate import Purchase, Scenario
 from solvers.layers import Cells, whole_levels
 from solvers.model import build, cells_of, rent_only
-from solvers.plan import _evaluator, make_plan, solve_core
+from solvers.plan import _evaluator, _fewer_units, make_plan, solve_core
 from solvers.profile import Profile
 from solvers.result import PlanResult
 from tests.conftest import TODAY, cloud_item, owned_item
@@ -116,3 +117,24 @@ def test_the_electricity_threshold_is_the_tariff_without_the_carbon_price() -> N
     for factor, bought in ((0.995, True), (1.005, False)):
         data["electricity"]["price_per_kwh"] = threshold * factor
         assert buys(plan(data)) is bought
+
+
+def test_fewer_cards_of_wide_jobs_sit_in_hosts_that_hold_a_whole_job() -> None:
+    """Two-GPU jobs on bare RTX 3090 cards, a $500 one-slot desktop and a $2,000 two-slot workstation: the plan's
+    four cards at half the demand are two cards in the workstation, never in two desktops (cheaper, and unable to run
+    a 2-GPU job); fewer cards than a job are rounded up to whole jobs."""
+    desktop = Host("1-slot desktop, 1,000 W", 1, 500, 1000, 30, "test", "2027-01-01")
+    workstation = Host("2-slot workstation, 2,000 W", 2, 2000, 2000, 50, "test", "2027-01-01")
+    data = {"workload": "transformer_training", "horizon_months": 36, "electricity_usd_per_kwh": 0.15,
+            "demand": {"gpus": 4, "utilisation": 0.6, "reference_gpu": "RTX 3090"},
+            "jobs": {"gpus_per_job": 2, "scaling_efficiency": 1.0},
+            "prices": {"mode": "replace", "owned": [owned_item(800, includes_host=False)], "cloud": []}}
+    catalog = replace(bundled_catalog(), hosts=[desktop, workstation])
+    core = solve_core(Profile.model_validate(data), catalog, TODAY)
+    (option,) = [o for o in core.owned if not o.includes_host]
+    assert option.width == 2
+    fewer = _fewer_units(Purchase({option.key: 4}), core.owned, core.options.hosts, 0.15, 1000.0, [Purchase()])
+    for scale in (0.5, 0.3):  # 2 cards; 1.2 cards rounded up to a whole job of 2
+        (smaller,) = fewer.at(scale)
+        assert smaller.units == {option.key: 2} and smaller.hosts == {workstation.name: 1}
+    assert fewer.at(0.6) == []  # 2.4 cards are two whole jobs: the plan's own four
