@@ -558,9 +558,23 @@ def _best_singles(singles: list[Purchase], evaluator: Evaluator, base: Scenario)
     wins, not the cheapest per job-hour (a lab's 8 GPUs averaged down to 5% buy one used RTX 2080 Ti, which is not
     among the four best at its own demand; without it the utilisation threshold read 3.7% where the plan flips at
     3.0%; ranked by what they cost to hold alone, 3.06%)."""
-    ranked = sorted(singles, key=lambda p: evaluator.cost(p, base))
-    low = Scenario(base.usd_per_kwh, demand=base.demand * LOW_DEMAND)
-    return ranked[:4] + sorted(ranked[4:], key=lambda p: evaluator.cost(p, low))[:2]
+    best = _cheapest(singles, 4, evaluator, base)
+    rest = [p for p in singles if not any(p is b for b in best)]
+    return best + _cheapest(rest, 2, evaluator, Scenario(base.usd_per_kwh, demand=base.demand * LOW_DEMAND))
+
+
+def _cheapest(purchases: list[Purchase], count: int, evaluator: Evaluator, scenario: Scenario) -> list[Purchase]:
+    """The `count` purchases cheapest in the scenario, in the order `sorted` by cost gives them (ties in the given
+    order). Why not sort every one: each is run on the curve, while what it costs to hold (`fixed_cost`) bounds its
+    cost from below; taken in that order, the ones left once the bound passes the count-th cost cannot be among
+    them (strictly above it, so no tie is missed)."""
+    bound = sorted(range(len(purchases)), key=lambda i: evaluator.fixed_cost(purchases[i], scenario))
+    costs: dict[int, float] = {}
+    for i in bound:
+        if len(costs) >= count and evaluator.fixed_cost(purchases[i], scenario) > sorted(costs.values())[count - 1]:
+            break
+        costs[i] = evaluator.cost(purchases[i], scenario)
+    return [purchases[i] for i in sorted(costs, key=lambda i: (costs[i], i))[:count]]
 
 
 def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,

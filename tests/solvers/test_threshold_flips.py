@@ -22,7 +22,7 @@ from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
 from solvers.evaluate import Purchase, Scenario
 from solvers.layers import Cells, whole_levels
 from solvers.model import build, cells_of, rent_only
-from solvers.plan import _evaluator, _fewer_units, make_plan, solve_core
+from solvers.plan import _cheapest, _evaluator, _fewer_units, _single_units, make_plan, solve_core
 from solvers.profile import Profile
 from solvers.result import PlanResult
 from tests.conftest import TODAY, cloud_item, owned_item
@@ -138,3 +138,19 @@ def test_fewer_cards_of_wide_jobs_sit_in_hosts_that_hold_a_whole_job() -> None:
         (smaller,) = fewer.at(scale)
         assert smaller.units == {option.key: 2} and smaller.hosts == {workstation.name: 1}
     assert fewer.at(0.6) == []  # 2.4 cards are two whole jobs: the plan's own four
+
+
+@pytest.mark.parametrize("demand", [1.0, 0.05, 3.0])
+def test_the_cheapest_single_units_are_those_a_full_sort_gives(demand: float) -> None:
+    """`plan._cheapest` runs single units in the order of what they cost to hold and stops once that bound passes
+    the count-th cost: the same units, in the same order, as sorting every one by its cost."""
+    core = solve_core(Profile.model_validate(bursty_series()), bundled_catalog(), TODAY)
+    singles = _single_units(core.owned, core.options.hosts, core.limits)
+    assert len(singles) > 8
+    scenario = Scenario(core.limits.usd_per_kwh, demand=demand)
+    for count in (1, 2, 4, 6):
+        evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+        want = sorted(singles, key=lambda p: evaluator.cost(p, scenario))[:count]
+        got = _cheapest(singles, count, _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits),
+                        scenario)
+        assert [p.units for p in got] == [p.units for p in want]
