@@ -335,11 +335,15 @@ class Ledger:
         if waits.owned_peak is None:
             return peaks
         gpus = sum(n * self.owned[k].gpus_per_unit for k, n in alloc.purchase.units.items())
-        capacity = sum(n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
-                       for k, n in alloc.purchase.units.items())
+        capacity = sum(self._capacities(alloc).values())
         if capacity <= 0:
             return peaks
         return [max(peak, busy * gpus / capacity) for peak, busy in zip(peaks, waits.owned_peak, strict=True)]
+
+    def _capacities(self, alloc: Allocation) -> dict[str, float]:
+        """Each owned option's work an hour, in the arrivals' busy reference GPUs (slots x speed x job width)."""
+        return {k: n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
+                for k, n in alloc.purchase.units.items()}
 
     def _waits(self, alloc: Allocation) -> Waits:
         """Waits of work that may wait, first come first served in time order (solvers.waits): arrivals as given;
@@ -357,8 +361,7 @@ class Ledger:
                                    for p, h in zip(self.periods, hours, strict=True)])
         moved = np.concatenate([np.zeros(h) if p.moved is None else p.moved
                                 for p, h in zip(self.periods, hours, strict=True)])
-        capacity = {k: n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
-                    for k, n in alloc.purchase.units.items()}
+        capacity = self._capacities(alloc)
         owned = sum(capacity.values())
         own = np.full(len(arrivals), float(owned))
         packed = np.zeros(len(arrivals))

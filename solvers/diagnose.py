@@ -102,9 +102,15 @@ def _too_wide(owned: list[OwnedOption], hosts: list[HostOption]) -> bool:
     """Whether some bare card fits a host, one at least, and none holds a whole job of them: narrower jobs would
     then find hosts (not when no host takes the card at all)."""
     bare = [o for o in owned if not o.includes_host and not o.is_commitment]
-    most = [max((card_capacity(h, o) for k, h in enumerate(hosts) if k in o.accepting_hosts), default=0)
-            for o in bare]
+    most = [_largest_host(o, hosts)[1] for o in bare]
     return any(n >= 1 for n in most) and all(n < o.width for n, o in zip(most, bare, strict=True))
+
+
+def _largest_host(option: OwnedOption, hosts: list[HostOption]) -> tuple[HostOption | None, int]:
+    """The host that takes the most cards of the option, and how many (None, 0 when none takes it)."""
+    best = max((h for k, h in enumerate(hosts) if k in option.accepting_hosts),
+               key=lambda h: card_capacity(h, option), default=None)
+    return best, 0 if best is None else card_capacity(best, option)
 
 
 def _unhosted(owned: list[OwnedOption], hosts: list[HostOption]) -> str:
@@ -113,15 +119,14 @@ def _unhosted(owned: list[OwnedOption], hosts: list[HostOption]) -> str:
     for o in owned:
         if o.includes_host or o.is_commitment:
             continue
-        taking = [h for k, h in enumerate(hosts) if k in o.accepting_hosts]
-        best = max(taking, key=lambda h: card_capacity(h, o), default=None)
+        best, most = _largest_host(o, hosts)
         if best is None:
             notes.append(f"no host takes a {o.gpu} card")
-        elif card_capacity(best, o) < o.width:
+        elif most < o.width:
             notes.append(f"a job of {o.width} x {o.gpu} ({o.card_watts:g} W each) needs one host for all of them; "
                          f"the largest that takes them, {best.host.name} ({best.host.slots} slots, "
                          f"{best.host.psu_watts:g} W PSU: cards + 150 W of host with 10% headroom), holds "
-                         f"{card_capacity(best, o)}")
+                         f"{most}")
     unique = list(dict.fromkeys(notes))
     shown = unique[:_MOST_NOTES]  # one card type after another says the same of the same host
     more = f"; and so for {len(unique) - len(shown)} more card types" if len(unique) > len(shown) else ""

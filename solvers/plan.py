@@ -511,9 +511,14 @@ class Fewer:
             if mix is None:
                 return []
             made = Purchase({key: n}, {self.hosts[accepting[i]].host.name: int(c) for i, c in enumerate(mix) if c})
-        if len(self.mixes) <= 1:
-            return [made]
-        return [Purchase({**made.units, **c.units}, made.hosts) for c in self.mixes]
+        return _beside(made, self.mixes)
+
+
+def _beside(purchase: Purchase, mixes: list[Purchase]) -> list[Purchase]:
+    """The purchase beside each commitment mix (alone when there are none to put beside it)."""
+    if len(mixes) <= 1:
+        return [purchase]
+    return [Purchase({**purchase.units, **c.units}, purchase.hosts) for c in mixes]
 
 
 def _fewer_units(purchase: Purchase, owned: list[OwnedOption], hosts: list[HostOption], usd_per_kwh: float,
@@ -524,8 +529,10 @@ def _fewer_units(purchase: Purchase, owned: list[OwnedOption], hosts: list[HostO
     its utilisation, seven at 70% of it), which is neither its own purchase nor one unit; without them its
     utilisation threshold read 0.59 where the plan stops buying below 0.55. Purchases of several options are
     left as they are."""
-    option = (next((o for o in owned if o.key == key), None)
-              if len(purchase.units) == 1 and (key := next(iter(purchase.units))) else None)
+    option = None
+    if len(purchase.units) == 1:
+        (key,) = purchase.units
+        option = next((o for o in owned if o.key == key), None)
     cost = np.array([h.host.base_cost_usd + usd_per_kwh * h.idle_kwh_per_hour * hours for h in hosts])
     return Fewer(purchase, option, hosts, cost, mixes)
 
@@ -541,7 +548,7 @@ def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, searc
     fewer = _fewer_units(plan_purchase, owned, list(evaluator.hosts.values()), limits.usd_per_kwh,
                          evaluator.total_hours, mixes)
     if len(mixes) > 1:  # each purchase alone and beside the plan's and cloud only's commitments
-        combined = [Purchase({**p.units, **c.units}, p.hosts) for p in candidates for c in mixes]
+        combined = [q for p in candidates for q in _beside(p, mixes)]
         candidates = [p for i, p in enumerate(combined) if p not in combined[:i]]
     cloud_side = _cloud_side(owned, mixes, evaluator, Scenario(limits.usd_per_kwh))
     found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, search.max_demand_scale,
@@ -568,10 +575,10 @@ def _cheapest(purchases: list[Purchase], count: int, evaluator: Evaluator, scena
     order). Why not sort every one: each is run on the curve, while what it costs to hold (`fixed_cost`) bounds its
     cost from below; taken in that order, the ones left once the bound passes the count-th cost cannot be among
     them (strictly above it, so no tie is missed)."""
-    bound = sorted(range(len(purchases)), key=lambda i: evaluator.fixed_cost(purchases[i], scenario))
+    bounds = [evaluator.fixed_cost(p, scenario) for p in purchases]
     costs: dict[int, float] = {}
-    for i in bound:
-        if len(costs) >= count and evaluator.fixed_cost(purchases[i], scenario) > sorted(costs.values())[count - 1]:
+    for i in sorted(range(len(purchases)), key=lambda i: bounds[i]):
+        if len(costs) >= count and bounds[i] > sorted(costs.values())[count - 1]:
             break
         costs[i] = evaluator.cost(purchases[i], scenario)
     return [purchases[i] for i in sorted(costs, key=lambda i: (costs[i], i))[:count]]
@@ -587,8 +594,8 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
 
     In the `background`, beside the main solve, also the thresholds of the main model's MIP start (`guess`): they
     depend on the plan's purchase and commitments only, so when the optimum buys what the start buys (the usual
-    case) the plan takes them as found, and the main thread, waiting on nothing, skips their some 2 ms of
-    bisections after its solve (`Weighed.holds_for`). Inline there is no solve to overlap, so no guess."""
+    case) the plan takes them as found, and the main thread, waiting on nothing, skips their bisections after its
+    solve (some 8 ms on the bursty series, `Weighed.holds_for`). Inline there is no solve to overlap, so no guess."""
     others = Others()
     buy_notes: list[Notice] = []
     purchases = purchases_only(owned)

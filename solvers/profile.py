@@ -254,8 +254,8 @@ class CloudData(_Strict):
                 + self.egress_gb_per_month * self.egress_usd_per_gb)
 
 
-
 MACHINE_ON_RULE = "`always`, `when_working` or hours a day above 0 and at most 24"
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)  # what pydantic reads as a number
 
 
 def _machine_on(value: object) -> object:
@@ -271,8 +271,6 @@ def _machine_on(value: object) -> object:
         raise PydanticCustomError("machine_on", MACHINE_ON_RULE)
     return value
 
-
-_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 
 class PlanOptions(_Strict):
     allow_used: bool = True
