@@ -222,7 +222,7 @@ class Evaluator:
     def _operation(self, units: tuple[tuple[str, int], ...], demand: float) -> _Operation | None:
         """What running these units (cheapest energy first) leaves to rent and to packed hours at one demand
         scale: the same for every electricity rate and cloud price that keeps the energy order, so the thresholds'
-        bisections (hundreds of evaluations a plan) compute it once per purchase and demand. None: the rent is
+        searches (hundreds of evaluations a plan) compute it once per purchase and demand. None: the rent is
         infinite (the quotas cannot cover the demand)."""
         found = self._operations.get((units, demand), _MISSING)
         if found is not _MISSING:
@@ -255,7 +255,7 @@ class Evaluator:
         """The screening curve at a demand scale up to `max_slots` owned slots, kept per scale and slot count. Up to
         MAX_SLOT_STEPS jobs at once every count is on the grid, so fewer slots read the first columns of the widest
         curve computed at that scale (`first_columns`), computed as wide as any purchase has asked at another
-        scale: the demand threshold's bisection tries every candidate purchase at each new scale, and each slot
+        scale: the demand threshold's search tries every candidate purchase at each new scale, and each slot
         count made a curve of its own. Not for cloud only (no slots): a one-column curve sums its cells in another
         order than a column of a wider one, so it is computed alone, and every answer is the same float whatever
         was asked before."""
@@ -384,7 +384,7 @@ class Evaluator:
         return Evaluation(self.cost(purchase, scenario))
 
     def cost(self, purchase: Purchase, scenario: Scenario) -> float:
-        """`evaluate(...).cost`, the figure the thresholds' bisections ask for some hundred times a plan; cloud
+        """`evaluate(...).cost`, the figure the thresholds' searches ask for some hundred times a plan; cloud
         only is kept per demand and cloud price (it does not depend on the electricity rate)."""
         if not purchase.units and not purchase.hosts:  # cloud only: the same for every electricity rate
             key = (scenario.demand, scenario.cloud_price)
@@ -394,16 +394,17 @@ class Evaluator:
             return found
         return self._cost(purchase, scenario)
 
-    def costs_less(self, purchase: Purchase, scenario: Scenario, bar: float) -> bool:
-        """`cost(purchase, scenario) < bar`, without running the purchase when its fixed cost alone reaches the bar
-        (rent, energy and packed hours only add to it). Why: the demand threshold's bisection asks of every
-        candidate at each new multiple, and at small ones a plan's purchase costs more than cloud only before it
-        runs an hour; each run is a screening curve of its own."""
+    def cost_or_bound(self, purchase: Purchase, scenario: Scenario, bar: float) -> float:
+        """`cost(purchase, scenario)`, or what the purchase costs to hold when that alone reaches `bar` (a lower bound
+        at or above it: rent, energy and packed hours only add to it), without running the purchase. Why: the
+        demand threshold's search asks of every candidate at each new multiple, and at small ones a plan's purchase
+        costs more than cloud only before it runs an hour; each run is a screening curve of its own."""
         if purchase.units or purchase.hosts:
             shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
-            if self._fixed_at(shape, at_rate, scenario) >= bar:
-                return False
-        return self.cost(purchase, scenario) < bar
+            fixed = self._fixed_at(shape, at_rate, scenario)
+            if fixed >= bar:
+                return fixed
+        return self.cost(purchase, scenario)
 
     def _fixed_at(self, shape: _Shape, at_rate: _AtRate, scenario: Scenario) -> float:
         """The fixed cost kept at the purchase's rate, or computed when it moves with the cloud price."""
@@ -434,14 +435,14 @@ class Evaluator:
 
     def _prepared_for(self, purchase: Purchase) -> tuple[_Shape, dict[float, _AtRate]]:
         """A purchase's shape and its figures per electricity rate, kept by identity (the thresholds' candidates
-        live as long as the evaluator's bisections; the entry keeps the purchase, so its id is not reused)."""
+        live as long as the evaluator's searches; the entry keeps the purchase, so its id is not reused)."""
         entry = self._prepared.get(id(purchase))
         if entry is None or entry[0] is not purchase:
             entry = self._prepared[id(purchase)] = (purchase, self._shape(purchase), {})
         return entry[1], entry[2]
 
     def _at_rate(self, purchase: Purchase, rate: float) -> tuple[_Shape, _AtRate]:
-        """What `_cost` needs of a purchase at one electricity rate. Why: the demand and cloud-price bisections ask
+        """What `_cost` needs of a purchase at one electricity rate. Why: the demand and cloud-price searches ask
         for the same purchases at the same rate some hundred times a plan, and each asked again for the fixed
         cost, the energy order and its operation's key; the figures are the same floats, computed once (the
         energy per job-hour as `OwnedOption.usd_per_job_hour` computes it)."""
@@ -455,7 +456,7 @@ class Evaluator:
             fixed = None if shape.varies else self._fixed(shape, rate, 1.0)
             units = shape.alone if len(owned) <= 1 else tuple([(k, n) for _, k, n in owned])
             # only the first rate a purchase is asked at is kept (the profile's: the single units' ranking, the
-            # demand and cloud-price bisections); the electricity bisection asks each of its rates once, and shares
+            # demand and cloud-price searches); the electricity search asks each of its rates once, and shares
             # the kept rate's operations while the energy order is the same (an operation depends on it and the
             # demand scale only)
             kept = next(iter(rates.values()), None)

@@ -456,7 +456,7 @@ def _start_guess(model: Model) -> tuple[dict[str, int], dict[str, int]] | None:
 
 @dataclass(frozen=True)
 class Search:
-    """Where the thresholds' bisections look: the demand up to every GPU busy all the time when the demand is GPUs at
+    """Where the thresholds' searches look: the demand up to every GPU busy all the time when the demand is GPUs at
     a utilisation (else MAX_DEMAND_SCALE times it), the electricity rate from what a tariff of 0 prices owned
     energy at (the carbon price's adder per kWh, which the threshold is then stated without)."""
 
@@ -594,7 +594,7 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
 
     In the `background`, beside the main solve, also the thresholds of the main model's MIP start (`guess`): they
     depend on the plan's purchase and commitments only, so when the optimum buys what the start buys (the usual
-    case) the plan takes them as found, and the main thread, waiting on nothing, skips their bisections after its
+    case) the plan takes them as found, and the main thread, waiting on nothing, skips their searches after its
     solve (some 8 ms on the bursty series, `Weighed.holds_for`). Inline there is no solve to overlap, so no guess."""
     others = Others()
     buy_notes: list[Notice] = []
