@@ -7,23 +7,33 @@ candidate beats cloud only" also where it skips candidates by their cost to hold
 
 from __future__ import annotations
 
+import copy
 import math
+import random
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
+from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
 from solvers import thresholds
-from solvers.evaluate import Purchase, Scenario
+from solvers.evaluate import Evaluator, Purchase, Scenario
 from solvers.plan import _evaluator, _single_units, make_plan, solve_core
 from solvers.profile import Profile
-from solvers.thresholds import _first_true, _margin
+from solvers.thresholds import CloudSide, _first_true, _margin
 from tests.conftest import TODAY
 from tests.solvers.test_threshold_flips import bursty_series
 
 Margin = Callable[[float], float]
+# the worked example with one cloud offer, a listing of two machines (bench/same_output.py's `quota_cloud_only` at 2
+# GPUs at once, not 3): cloud only covers today's demand and none above about 2 GPUs at once
+QUOTA_CLOUD_ONLY: dict[str, Any] = {**copy.deepcopy(WORKED_EXAMPLE)}
+QUOTA_CLOUD_ONLY["demand"] = {**QUOTA_CLOUD_ONLY["demand"], "gpus": 2, "utilisation": 0.5}
+QUOTA_CLOUD_ONLY["prices"] = {**QUOTA_CLOUD_ONLY["prices"], "cloud": [
+    {"provider": "host", "name": "box", "gpu": "RTX 3090", "usd_per_hour": 0.3, "region": "eu", "max_instances": 2}]}
 
 
 def _counted(margin: Margin) -> tuple[Callable[[float], tuple[bool, float]], list[float]]:
@@ -109,7 +119,7 @@ def test_a_margin_that_stops_growing_past_the_flip() -> None:
     assert len(asked) - 2 <= 10 < _bisection_steps(0.15, 100.0)
 
 
-def test_a_jump_is_found_by_bisection_steps() -> None:
+def test_a_jump_is_bracketed() -> None:
     """A margin that jumps (a whole instance more, a candidate that stops being feasible) has no root to aim at;
     the search brackets the jump all the same, within bisection's steps and the slack."""
     test, asked = _counted(lambda x: 500.0 if x >= 0.3141 else -500.0)
@@ -119,10 +129,15 @@ def test_a_jump_is_found_by_bisection_steps() -> None:
 
 
 def test_infinite_margins_are_bisected() -> None:
-    """Cloud only infinite (quotas) below 2.5: buying pays there by an infinite margin, no falsi point exists."""
-    test, _ = _counted(lambda x: -math.inf if x < 2.5 else math.inf)
-    found = _first_true(test, 0.0, 100.0)
+    """Cloud only infinite (quotas) below 2.5: buying pays there by an infinite margin, and no falsi point exists
+    while an end's margin is infinite: those steps are the midpoints."""
+    lo, hi = 0.0, 100.0
+    test, asked = _counted(lambda x: -math.inf if x < 2.5 else math.inf)
+    found = _first_true(test, lo, hi)
     assert found is not None and 2.5 <= found <= 2.5 + 1e-6 * 2.5
+    for x in asked[2:]:
+        assert x == 0.5 * (lo + hi)
+        lo, hi = (lo, x) if x >= 2.5 else (x, hi)
 
 
 def test_the_ends() -> None:
@@ -132,54 +147,124 @@ def test_the_ends() -> None:
     assert _first_true(test, 0.0, 1.0) == 0.0 and asked == [1.0, 0.0]
 
 
+def _bisected(test: Callable[[float], tuple[bool, float]], lo: float, hi: float) -> tuple[float | None, int]:
+    """The search the thresholds made before (bisection to the same tolerance) and its steps after both ends."""
+    if not test(hi)[0]:
+        return None, 0
+    if test(lo)[0]:
+        return lo, 0
+    steps = 0
+    while hi - lo > thresholds._TOLERANCE * max(1.0, hi):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if test(mid)[0] else (mid, hi)
+        steps += 1
+    return hi, steps
+
+
 @st.composite
-def monotone_margins(draw: st.DrawFn) -> tuple[list[tuple[float, float, float]], float]:
-    """Increasing piecewise-linear margins with jumps: a sum of ramps max(0, slope (x - at)) and steps."""
-    pieces = draw(st.lists(st.tuples(st.sampled_from(["ramp", "step"]), st.floats(0.0, 1.0),
-                                     st.floats(0.01, 10_000.0)), min_size=1, max_size=6))
-    offset = draw(st.floats(-5_000.0, 100.0))
-    return [(0.0 if kind == "ramp" else 1.0, at, size) for kind, at, size in pieces], offset
+def monotone_margins(draw: st.DrawFn) -> tuple[list[tuple[float, float, float]], float, float, float]:
+    """Increasing piecewise-linear margins with jumps on the ranges the thresholds search (demand below today's,
+    up to a thousand times it, a rate or a cloud-price multiple up to 100, flips above 1 among them): a sum of
+    ramps max(0, slope (x - at)) and steps."""
+    lo, hi = draw(st.sampled_from([(0.0, 1.0), (1e-9, 1.0), (1e-9, 1000.0), (1.0, 100.0), (0.15, 100.15)]))
+    pieces = draw(st.lists(st.tuples(st.booleans(), st.floats(lo, hi), st.floats(0.01, 1e7)), min_size=1,
+                           max_size=6))
+    offset = draw(st.floats(-1e7, 100.0))
+    return [(1.0 if step else 0.0, at, size) for step, at, size in pieces], offset, lo, hi
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(monotone_margins())
-def test_it_finds_what_bisection_finds_on_any_monotone_margin(
-        drawn: tuple[list[tuple[float, float, float]], float]) -> None:
-    pieces, offset = drawn
+def test_it_finds_what_bisection_finds_in_at_most_its_steps_and_the_slack(
+        drawn: tuple[list[tuple[float, float, float]], float, float, float]) -> None:
+    pieces, offset, lo, hi = drawn
 
     def margin(x: float) -> float:
         return offset + sum(size * (x >= at) if step else size * max(0.0, x - at) for step, at, size in pieces)
 
     test, asked = _counted(margin)
-    found = _first_true(test, 0.0, 1.0)
-    _check_found(margin, 0.0, 1.0, found)
-    assert len(asked) - 2 <= _most_steps(0.0, 1.0)
+    found = _first_true(test, lo, hi)
+    _check_found(margin, lo, hi, found)
+    bisected, steps = _bisected(_counted(margin)[0], lo, hi)
+    assert (found is None) == (bisected is None)
+    if found is not None and bisected is not None:
+        assert abs(found - bisected) <= thresholds._TOLERANCE * max(1.0, bisected)
+    if len(asked) > 2:
+        assert len(asked) - 2 <= steps + thresholds._ITP_SLACK
 
 
-def test_the_margin_is_what_the_cheapest_candidate_saves() -> None:
-    """On the bursty series' evaluator, at demand multiples around its threshold: the margin is positive exactly
-    when some candidate costs less than cloud only less a tie's tolerance, and then it is that saving; where none
-    does, it is at most 0 and never below the true (unskipped) margin."""
+def test_a_flip_above_one_is_found_within_bisections_steps_and_the_slack() -> None:
+    """A cloud-price search of a plan that buys nothing, [1, 100], with the flip near its top: the step bound is
+    that of bisection on the same test, whose tolerance is relative above 1 (a bound from an absolute tolerance
+    allowed one step more)."""
+    def margin(x: float) -> float:
+        return -1.0 if x < 99.99 else 1e9
+
+    test, asked = _counted(margin)
+    found = _first_true(test, 1.0, 100.0)
+    assert found is not None and 99.99 <= found <= 99.99 * (1 + 1e-6)
+    assert len(asked) - 2 <= _bisected(_counted(margin)[0], 1.0, 100.0)[1] + thresholds._ITP_SLACK
+
+
+def _true_margin(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario,
+                 cloud_side: CloudSide) -> tuple[bool, float | None]:
+    """Whether some candidate costs less than cloud only less a tie's tolerance (the old `_buying_pays`), running
+    every candidate, and the margin that gives (None where cloud only is infinite)."""
+    cloud_only = cloud_side.cost(evaluator, scenario)
+    costs = [evaluator.cost(p, scenario) for p in candidates]
+    if not math.isfinite(cloud_only):
+        return any(math.isfinite(c) for c in costs), None
+    bar = cloud_only - 1e-6 * max(1.0, abs(cloud_only))
+    return any(c < bar for c in costs), bar - min(costs)
+
+
+def _commitments_profile() -> dict[str, Any]:
+    """The bursty series with reserved instances allowed: commitment units whose cost moves with the cloud price."""
+    data = bursty_series()
+    data["options"] = {**data.get("options", {}), "allow_commitments": True}
+    return data
+
+
+@pytest.mark.parametrize(("data", "commits", "unlimited"), [
+    (bursty_series(), False, True), (FINANCE_EXAMPLE, True, True), (_commitments_profile(), True, True),
+    (QUOTA_CLOUD_ONLY, False, False)], ids=["bursty_series", "finance_example", "commitments", "quota_cloud_only"])
+def test_the_margin_is_what_the_cheapest_candidate_saves(data: dict[str, Any], commits: bool,
+                                                         unlimited: bool) -> None:
+    """The margin is positive exactly when some candidate costs less than cloud only less a tie's tolerance, and
+    then it is that saving; where none does, it is at most 0 and never below the true (unskipped) margin. Drawn
+    over candidate sets in any order (the plan's purchase, single units, each beside commitments), cloud sides
+    with commitment mixes and commitments that follow the scenario, and scenarios of demand, electricity and
+    cloud price, some where the quotas cannot cover the work (cloud only infinite)."""
     catalog = bundled_catalog()
-    profile = Profile.model_validate(bursty_series())
-    core = solve_core(profile, catalog, TODAY)
+    core = solve_core(Profile.model_validate(data), catalog, TODAY)
     evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
-    candidates = [Purchase(core.main.units, core.main.hosts),
-                  *_single_units(core.owned, core.options.hosts, core.limits)]
-    seen_positive = seen_negative = False
-    for scale in (0.02, 0.1, 0.12, 0.126, 0.127, 0.13, 0.2, 0.5, 1.0):
-        scenario = Scenario(core.limits.usd_per_kwh, demand=scale)
-        cloud_only = evaluator.cost(Purchase(), scenario)
-        bar = cloud_only - 1e-6 * max(1.0, abs(cloud_only))
-        true_margin = bar - min(evaluator.cost(p, scenario) for p in candidates)
-        margin = _margin(evaluator, candidates, scenario)
-        if true_margin > 0:
-            seen_positive = True
+    commitments = [o.key for o in core.owned if o.is_commitment]
+    units = [Purchase(core.main.units, core.main.hosts),
+             *_single_units([o for o in core.owned if not o.is_commitment], core.options.hosts, core.limits)[:8]]
+    mixes = [Purchase({key: n}) for key in commitments[:3] for n in (1, 3)]
+    candidates = [p for p in units if not p.empty] + [Purchase({**p.units, **m.units}, p.hosts)
+                                                      for p in units[:3] for m in mixes]
+    sides = [CloudSide(), CloudSide([Purchase(), *mixes[:4]], commitments[:2]), CloudSide(mixes[:2] or [Purchase()])]
+    draw = random.Random(13)
+    seen = {"positive": 0, "negative": 0, "infinite": 0}
+    for _ in range(150):
+        among = draw.sample(candidates, draw.randint(1, len(candidates)))
+        side = draw.choice(sides)
+        scenario = Scenario(draw.choice([0.0, core.limits.usd_per_kwh, 3.0]), demand=draw.choice(
+            [0.01, 0.3, 1.0, 2.5, 40.0]), cloud_price=draw.choice([0.0, 0.59, 1.0, 2.0]))
+        pays, true_margin = _true_margin(evaluator, among, scenario, side)
+        margin = _margin(evaluator, among, scenario, side)
+        assert (margin > 0) == pays
+        if true_margin is None:
+            seen["infinite"] += 1
+        elif margin > 0:
+            seen["positive"] += 1
             assert margin == true_margin
         else:
-            seen_negative = True
+            seen["negative"] += 1
             assert true_margin <= margin <= 0
-    assert seen_positive and seen_negative
+    assert seen["positive"] and seen["negative"]
+    assert bool(commitments) == commits and (seen["infinite"] == 0) == unlimited
 
 
 def test_the_bursty_series_thresholds_take_fewer_steps_than_bisection(monkeypatch: pytest.MonkeyPatch) -> None:
