@@ -484,11 +484,27 @@ class Fewer:
     def at(self, scale: float) -> list[Purchase]:
         """The purchase at the units the multiple asks for (rounded up: the plan's count times the multiple), beside
         each commitment mix; none at or above the plan's own count."""
-        option = self.option
-        if option is None:
+        if self.option is None:
             return []
+        (_, count), = self.purchase.units.items()
+        return self._of(max(1, math.ceil(count * scale - 1e-9)))
+
+    def below(self) -> list[Purchase]:
+        """The purchase at 1, 2, 4, ... units fewer than the plan's, and at one unit (each beside each commitment
+        mix). Why: dearer power or cheaper cloud makes a plan buy fewer of the same before it buys none (the bursty
+        series buys three RTX 4090 at $0.15/kWh and two from about $0.30 to $0.33, where the electricity threshold
+        read 0.302 weighing three); a few counts, since each is a run of its own on today's curve."""
+        if self.option is None:
+            return []
+        (_, count), = self.purchase.units.items()
+        fewer = sorted({max(1, count - 2 ** k) for k in range(max(1, count.bit_length()))}, reverse=True)
+        return [p for n in fewer for p in self._of(n)]
+
+    def _of(self, n: int) -> list[Purchase]:
+        """The purchase at n units, in whole jobs of bare cards; none at or above the plan's own count."""
+        option = self.option
+        assert option is not None
         (key, count), = self.purchase.units.items()
-        n = max(1, math.ceil(count * scale - 1e-9))
         if not option.includes_host and option.width > option.gpus_per_unit:  # bare cards in whole jobs
             per_job = math.ceil(option.width / option.gpus_per_unit)
             n = math.ceil(n / per_job) * per_job
@@ -552,7 +568,7 @@ def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, searc
         candidates = [p for i, p in enumerate(combined) if p not in combined[:i]]
     cloud_side = _cloud_side(owned, mixes, evaluator, Scenario(limits.usd_per_kwh))
     found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, search.max_demand_scale,
-                            not plan_purchase.empty, cloud_side, fewer.at, search.least_usd_per_kwh)
+                            not plan_purchase.empty, cloud_side, fewer.at, search.least_usd_per_kwh, fewer.below())
     return Weighed(plan_purchase, mixes, found, cloud_side, search.least_usd_per_kwh)
 
 

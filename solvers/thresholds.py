@@ -125,10 +125,12 @@ def _margin(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario
 def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kwh: float,
                     max_demand_scale: float, plan_buys: bool, cloud_side: CloudSide | None = None,
                     smaller: Callable[[float], list[Purchase]] | None = None,
-                    least_usd_per_kwh: float = 0.0) -> Thresholds:
+                    least_usd_per_kwh: float = 0.0, fewer: list[Purchase] | None = None) -> Thresholds:
     """`smaller(scale)`: purchases the demand threshold weighs too at a demand multiple, after the candidates (the
     plan's at about as many fewer cards as the multiple asks). `least_usd_per_kwh`: the lowest rate the electricity
-    threshold is searched from, what a tariff of 0 prices owned energy at (a carbon price's adder)."""
+    threshold is searched from, what a tariff of 0 prices owned energy at (a carbon price's adder). `fewer`:
+    purchases the electricity and cloud-price thresholds weigh too, after the candidates (the plan's at fewer
+    units)."""
     committed = cloud_side is not None and (cloud_side.scaled or any(not p.empty for p in cloud_side.fixed))
     if not candidates or not (evaluator.cloud or committed):
         return Thresholds(None, None, None)
@@ -137,8 +139,10 @@ def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kw
         margin = _margin(evaluator, among, scenario, cloud_side)
         return margin > 0, margin
 
+    at_prices = candidates + (fewer or [])
+
     def stops(scenario: Scenario) -> tuple[bool, float]:
-        margin = _margin(evaluator, candidates, scenario, cloud_side)
+        margin = _margin(evaluator, at_prices, scenario, cloud_side)
         return margin <= 0, -margin
 
     def pays_at(scale: float) -> tuple[bool, float]:
@@ -158,7 +162,7 @@ def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kw
         # above this rate buying stops paying
         electricity = _first_true(lambda r: stops(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH + least_usd_per_kwh)
         # below this cloud-price multiple renting wins
-        cloud = _first_true(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f)), 0.0, 1.0)
+        cloud = _first_true(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f), at_prices), 0.0, 1.0)
     else:
         electricity = None
         if pays(Scenario(least_usd_per_kwh))[0]:

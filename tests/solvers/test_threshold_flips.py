@@ -119,6 +119,34 @@ def test_the_electricity_threshold_is_the_tariff_without_the_carbon_price() -> N
         assert buys(plan(data)) is bought
 
 
+@pytest.mark.parametrize("data", [bursty_series(), FINANCE_EXAMPLE], ids=["monthly_series", "finance_example"])
+def test_the_plan_flips_at_the_electricity_threshold(data: dict[str, Any]) -> None:
+    """Re-planned at the reported rate x0.98 the plan buys, at x1.02 it does not. The bursty series buys three RTX
+    4090 at $0.15/kWh and two from about $0.30 to $0.33: weighing the plan's three and single units only, the
+    threshold read 0.302, where re-planning still buys; the plan's purchase at fewer units is weighed too now
+    (`Fewer.below`)."""
+    result = plan(data)
+    threshold = result.break_even.electricity_threshold_usd_per_kwh
+    assert buys(result) and threshold is not None
+    for factor, bought in ((0.98, True), (1.02, False)):
+        moved = copy.deepcopy(data)
+        moved["electricity_usd_per_kwh"] = threshold * factor
+        assert buys(plan(moved)) is bought
+
+
+@pytest.mark.parametrize(("count", "fewer"), [(1, []), (2, [1]), (3, [2, 1]), (8, [7, 6, 4, 1]), (9, [8, 7, 5, 1])])
+def test_the_plans_purchase_at_fewer_units_halves_the_step_each_time(count: int, fewer: list[int]) -> None:
+    """1, 2, 4, ... units fewer than the plan's, and one unit: a few runs on today's curve, not one per count; each
+    in hosts that hold it (the bursty series' RTX 4090 cards)."""
+    core = solve_core(Profile.model_validate(bursty_series()), bundled_catalog(), TODAY)
+    (key,) = core.main.units
+    below = _fewer_units(Purchase({key: count}), core.owned, core.options.hosts, 0.15, 1000.0, [Purchase()]).below()
+    assert [p.units[key] for p in below] == fewer
+    hosts = {h.host.name: h.host for h in core.options.hosts}
+    for p in below:
+        assert sum(hosts[name].slots * n for name, n in p.hosts.items()) >= p.units[key]
+
+
 def test_fewer_cards_of_wide_jobs_sit_in_hosts_that_hold_a_whole_job() -> None:
     """Two-GPU jobs on bare RTX 3090 cards, a $500 one-slot desktop and a $2,000 two-slot workstation: the plan's
     four cards at half the demand are two cards in the workstation, never in two desktops (cheaper, and unable to run
