@@ -399,12 +399,11 @@ class Evaluator:
         at or above it: rent, energy and packed hours only add to it), without running the purchase. Why: the
         demand threshold's search asks of every candidate at each new multiple, and at small ones a plan's purchase
         costs more than cloud only before it runs an hour; each run is a screening curve of its own."""
-        if purchase.units or purchase.hosts:
-            shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
-            fixed = self._fixed_at(shape, at_rate, scenario)
-            if fixed >= bar:
-                return fixed
-        return self.cost(purchase, scenario)
+        if not purchase.units and not purchase.hosts:
+            return self.cost(purchase, scenario)
+        shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
+        fixed = self._fixed_at(shape, at_rate, scenario)
+        return fixed if fixed >= bar else self._run_cost(shape, at_rate, scenario, fixed)
 
     def _fixed_at(self, shape: _Shape, at_rate: _AtRate, scenario: Scenario) -> float:
         """The fixed cost kept at the purchase's rate, or computed when it moves with the cloud price."""
@@ -413,7 +412,12 @@ class Evaluator:
 
     def _cost(self, purchase: Purchase, scenario: Scenario) -> float:
         shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
-        cost = self._fixed_at(shape, at_rate, scenario)
+        return self._run_cost(shape, at_rate, scenario, self._fixed_at(shape, at_rate, scenario))
+
+    def _run_cost(self, shape: _Shape, at_rate: _AtRate, scenario: Scenario, fixed: float) -> float:
+        """`fixed` plus the operation's rent, owned energy and packed hours at the scenario's demand: apart from `_cost`
+        so that `cost_or_bound`, which has read the purchase at its rate for the bound, does not read it again."""
+        cost = fixed
         operation = at_rate.operations.get(scenario.demand, _MISSING)
         if operation is _MISSING:
             operation = at_rate.operations[scenario.demand] = self._operation(at_rate.units, scenario.demand)

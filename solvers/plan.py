@@ -481,13 +481,18 @@ class Fewer:
     mixes: list[Purchase]
     made: dict[int, list[Purchase]] = field(default_factory=dict)
 
+    @property
+    def count(self) -> int:
+        """The plan's units of its one option."""
+        (_, count), = self.purchase.units.items()
+        return count
+
     def at(self, scale: float) -> list[Purchase]:
         """The purchase at the units the multiple asks for (rounded up: the plan's count times the multiple), beside
         each commitment mix; none at or above the plan's own count."""
         if self.option is None:
             return []
-        (_, count), = self.purchase.units.items()
-        return self._of(max(1, math.ceil(count * scale - 1e-9)))
+        return self._of(max(1, math.ceil(self.count * scale - 1e-9)))
 
     def below(self) -> list[Purchase]:
         """The purchase at 1, 2, 4, ... units fewer than the plan's, and at one unit (each beside each commitment
@@ -496,7 +501,7 @@ class Fewer:
         read 0.302 weighing three); a few counts, since each is a run of its own on today's curve."""
         if self.option is None:
             return []
-        (_, count), = self.purchase.units.items()
+        count = self.count
         fewer = sorted({max(1, count - 2 ** k) for k in range(max(1, count.bit_length()))}, reverse=True)
         return [p for n in fewer for p in self._of(n)]
 
@@ -504,15 +509,14 @@ class Fewer:
         """The purchase at n units, in whole jobs of bare cards; none at or above the plan's own count."""
         option = self.option
         assert option is not None
-        (key, count), = self.purchase.units.items()
         if not option.includes_host and option.width > option.gpus_per_unit:  # bare cards in whole jobs
             per_job = math.ceil(option.width / option.gpus_per_unit)
             n = math.ceil(n / per_job) * per_job
-        if n >= count:
+        if n >= self.count:
             return []
         found = self.made.get(n)
         if found is None:
-            found = self.made[n] = self._made(key, n, option)
+            found = self.made[n] = self._made(option.key, n, option)
         return found
 
     def _made(self, key: str, n: int, option: OwnedOption) -> list[Purchase]:
@@ -611,7 +615,7 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
     In the `background`, beside the main solve, also the thresholds of the main model's MIP start (`guess`): they
     depend on the plan's purchase and commitments only, so when the optimum buys what the start buys (the usual
     case) the plan takes them as found, and the main thread, waiting on nothing, skips their searches after its
-    solve (some 8 ms on the bursty series, `Weighed.holds_for`). Inline there is no solve to overlap, so no guess."""
+    solve (some 3.5 ms on the bursty series, `Weighed.holds_for`). Inline there is no solve to overlap, so no guess."""
     others = Others()
     buy_notes: list[Notice] = []
     purchases = purchases_only(owned)

@@ -30,10 +30,10 @@ from tests.solvers.test_threshold_flips import bursty_series
 Margin = Callable[[float], float]
 # the worked example with one cloud offer, a listing of two machines (bench/same_output.py's `quota_cloud_only` at 2
 # GPUs at once, not 3): cloud only covers today's demand and none above about 2 GPUs at once
-QUOTA_CLOUD_ONLY: dict[str, Any] = {**copy.deepcopy(WORKED_EXAMPLE)}
-QUOTA_CLOUD_ONLY["demand"] = {**QUOTA_CLOUD_ONLY["demand"], "gpus": 2, "utilisation": 0.5}
-QUOTA_CLOUD_ONLY["prices"] = {**QUOTA_CLOUD_ONLY["prices"], "cloud": [
-    {"provider": "host", "name": "box", "gpu": "RTX 3090", "usd_per_hour": 0.3, "region": "eu", "max_instances": 2}]}
+QUOTA_CLOUD_ONLY: dict[str, Any] = copy.deepcopy(WORKED_EXAMPLE)
+QUOTA_CLOUD_ONLY["demand"].update(gpus=2, utilisation=0.5)
+QUOTA_CLOUD_ONLY["prices"]["cloud"] = [
+    {"provider": "host", "name": "box", "gpu": "RTX 3090", "usd_per_hour": 0.3, "region": "eu", "max_instances": 2}]
 
 
 def _counted(margin: Margin) -> tuple[Callable[[float], tuple[bool, float]], list[float]]:
@@ -48,12 +48,9 @@ def _counted(margin: Margin) -> tuple[Callable[[float], tuple[bool, float]], lis
 
 
 def _bisection_steps(lo: float, hi: float) -> int:
-    """The steps plain bisection takes to the same tolerance (after asking both ends)."""
-    steps = 0
-    while hi - lo > thresholds._TOLERANCE * max(1.0, hi):
-        hi = 0.5 * (lo + hi)  # the bracket halves whichever side the flip is on; hi only shrinks the tolerance
-        steps += 1
-    return steps
+    """The most steps bisection takes on the range (after asking both ends): with the flip just above lo, where the
+    tolerance, relative above 1, is finest."""
+    return _bisected(lambda x: (x > lo, 0.0), lo, hi)[1]
 
 
 def _check_found(margin: Margin, lo: float, hi: float, found: float | None) -> None:
@@ -208,8 +205,8 @@ def test_a_flip_above_one_is_found_within_bisections_steps_and_the_slack() -> No
 
 def _true_margin(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario,
                  cloud_side: CloudSide) -> tuple[bool, float | None]:
-    """Whether some candidate costs less than cloud only less a tie's tolerance (the old `_buying_pays`), running
-    every candidate, and the margin that gives (None where cloud only is infinite)."""
+    """Whether some candidate costs less than cloud only less a tie's tolerance (what the thresholds asked before
+    the margin), running every candidate, and the margin that gives (None where cloud only is infinite)."""
     cloud_only = cloud_side.cost(evaluator, scenario)
     costs = [evaluator.cost(p, scenario) for p in candidates]
     if not math.isfinite(cloud_only):
