@@ -59,17 +59,21 @@ class _Strict(BaseModel):
 class UtilisationDemand(_Strict):
     """N reference GPUs busy a fraction of the time: how the guide talks about demand.
 
-    Two readings (`reading`): `at_once` (default, the guide's meaning of "a GPU used u of the time"): all N GPUs
-    are busy together for u of the hours and idle otherwise, so owning fewer than N leaves work for the cloud in
-    the busy hours; `average`: the N GPUs are busy u of the time each, independently, so on average N x u are busy
-    at any hour (a shared cluster whose load is smooth).
+    Three readings (`reading`), the same for one GPU:
+    - `independent` (default): N / gpus_per_job independent jobs, each busy u of the hours, as a lab's N people
+      each running their own work: the jobs busy in an hour follow a binomial law (8 GPUs at 60%: 6 or fewer busy
+      in 89% of the hours, all 8 in 1.7%), so owning fewer than N leaves only the rarer busy hours to the cloud;
+    - `at_once`: all N GPUs busy together for u of the hours and idle otherwise (one group's runs, a deadline
+      push), so owning fewer than N leaves work for the cloud in every busy hour;
+    - `average`: N x u GPUs busy at every hour (a shared cluster whose load is smooth).
     """
 
     gpus: Gpus = Field(1, description="number of reference GPUs")
     utilisation: Fraction = Field(description="fraction of hours they are busy, in (0, 1]")
-    reading: Literal["at_once", "average"] = Field(
-        "at_once", description="at_once: N GPUs busy together for u of the hours (the guide's meaning); "
-        "average: N x u GPUs busy on average at every hour")
+    reading: Literal["independent", "at_once", "average"] = Field(
+        "independent", description="independent (default): N / gpus_per_job independent jobs, each busy u of the "
+        "hours (a lab's people; busy GPUs follow a binomial law hour by hour); at_once: N GPUs busy together for u "
+        "of the hours; average: N x u GPUs busy on average at every hour")
     reference_gpu: str = Field(min_length=1)
     start: PlanDate | None = Field(None, description="first day of demand; default: first day of next month")
 
@@ -190,10 +194,18 @@ class JobShape(_Strict):
         "requests/s), a GPU of relative throughput r carries r reference GPUs of load, rounded to whole "
         "replicas of the type that serves it (0.05 reference GPUs of load need one replica of any type)")
 
+    spare_replicas: int = Field(
+        0, ge=0, le=8, description="with runs = continuously: replicas held beyond the load in every hour it is there "
+        "(N + 1 and more), so a machine can fail or be serviced without the service falling short; the plan warns "
+        "when one machine or one marketplace host carries every replica")
+
     @model_validator(mode="after")
     def _always_on_cannot_wait(self) -> JobShape:
         if self.runs == "continuously" and self.patience != "none":
             raise ValueError("patience: an always-on load (runs = continuously) cannot wait; use patience = none")
+        if self.spare_replicas and self.runs != "continuously":
+            raise ValueError("spare_replicas: spare replicas are for an always-on load (runs = continuously); work "
+                             "that runs until done has no replicas")
         if self.interconnect == "ethernet" and self.cross_machine_efficiency is None:
             raise ValueError("cross_machine_efficiency: jobs across machines on ethernet need a measured efficiency "
                              "(the guide asks for at least 50 Gbit/s InfiniBand across machines)")

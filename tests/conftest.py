@@ -45,10 +45,13 @@ def cloud_item(price: float, gpu: str = "RTX 3090", name: str = "vm", **extra: A
 
 def simple_profile(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], utilisation: float = 0.5,
                    months: int = 12, rate: float = 0.1, **options: Any) -> dict[str, Any]:
-    """A profile on the caller's own prices only, with the guide's simplifications (no idle, no resale)."""
+    """A profile on the caller's own prices only, with the guide's simplifications (no idle, no resale). Its demand
+    reads N GPUs at u as N together (`at_once`), the reading the hand calculations of the tests that raise N use
+    (one GPU is the same under every reading)."""
     return {
         "workload": "transformer_training",
-        "demand": {"gpus": 1, "utilisation": utilisation, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
+        "demand": {"gpus": 1, "utilisation": utilisation, "reading": "at_once", "reference_gpu": "RTX 3090",
+                   "start": "2027-01-01"},
         "horizon_months": months,
         "electricity_usd_per_kwh": rate,
         "options": {"resale": False, "availability": 1.0, **options},

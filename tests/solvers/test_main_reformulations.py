@@ -122,7 +122,7 @@ def with_every_packing_offer() -> Iterator[None]:
 def with_every_active_row() -> Iterator[None]:
     """(f) the active-hours row of every option in every block."""
     with patch.object(model, "active_rows_needed",
-                      lambda owned, blocks: np.ones((len(owned), len(blocks)), dtype=bool)):
+                      lambda owned, blocks, *_: np.ones((len(owned), len(blocks)), dtype=bool)):
         yield
 
 
