@@ -184,9 +184,10 @@ def _branch_rules(node: Schema) -> list[str]:
     return own
 
 
-def _default_text(name: str, node: Schema, required: set[str]) -> str:
+def _default_text(name: str, node: Schema, required: set[str], answered: bool) -> str:
+    """What a request may leave out, and what it then gets; in an answer (`answered`) every field is there."""
     if name in required:
-        return "required"
+        return "" if answered else "required"
     if "default" in node:
         return _code(node["default"])
     if "$ref" in node:
@@ -215,6 +216,8 @@ def render(page: ReferencePage) -> str:
     """The page as Markdown: its introduction, then per model a table of field, type, default, rules and meaning."""
     roots, defs = schema(page)
     paths = _paths(roots, defs)
+    answers = {name for root, (_, mode) in zip(roots, page.roots, strict=True) if mode == "serialization"
+               for name in _order([root], defs)}
     lines = [f"# {page.title}", "", page.intro, "",
              "Generated from the models when the site is built (`service/core/schema_doc.py`); "
              "the same descriptions are in the OpenAPI document at `/docs`.", ""]
@@ -228,8 +231,8 @@ def render(page: ReferencePage) -> str:
         required = set(model.get("required", []))
         lines += ["| field | type | default | rules | meaning |", "|---|---|---|---|---|"]
         for key, prop in model.get("properties", {}).items():
-            cells = [f"`{key}`", type_text(prop), _default_text(key, prop, required), rules_text(prop),
-                     str(prop.get("description", ""))]
+            cells = [f"`{key}`", type_text(prop), _default_text(key, prop, required, name in answers),
+                     rules_text(prop), str(prop.get("description", ""))]
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
         lines.append("")
     return "\n".join(lines)
