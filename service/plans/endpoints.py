@@ -73,10 +73,11 @@ def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep,
                 profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> Response:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
 
-    Bounded (README, "Limits"): a body above `GPUPLAN_MAX_BODY_BYTES` is a 413; when the replica's planner queue
-    is full the answer is 503 with `Retry-After`; more than `GPUPLAN_PLAN_CONCURRENCY_PER_CALLER` plans in flight
-    for one key (or address) is a 429; a plan not solved within `GPUPLAN_PLAN_TIME_BUDGET_S` is a 422 with rule
-    `plan_time_budget` (the solver's own limit first yields a `time_limited` plan with its gap)."""
+    Bounded (user guide, docs/api.md, "Bounds on every plan request"): a body above `GPUPLAN_MAX_BODY_BYTES` is a
+    413; when the replica's planner queue is full the answer is 503 with `Retry-After`; more than
+    `GPUPLAN_PLAN_CONCURRENCY_PER_CALLER` plans in flight for one key (or address) is a 429; a plan not solved
+    within `GPUPLAN_PLAN_TIME_BUDGET_S` is a 422 with rule `plan_time_budget` (the solver's own limit first yields a
+    `time_limited` plan with its gap)."""
     address = request.client.host if request.client else None
     return created(plan_for(runtime, caller, profile, utcnow(), client_address=address))
 
