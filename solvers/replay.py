@@ -41,6 +41,7 @@ from solvers.periods import load_unit
 from solvers.profile import ConcurrencyDemand, Profile, SeriesDemand, UtilisationDemand
 
 Segments = tuple[np.ndarray, np.ndarray]  # (hours, segments): jobs at once, share of the hour
+TABLE = 2048  # whole-instance covers are searched exactly up to this many jobs at once (`_Cover`)
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,12 @@ class _Cover:
 
     def __init__(self, cloud: list[CloudOption], most: int) -> None:
         self.cloud = cloud
+        # beyond TABLE jobs the cheapest unlimited offer per job slot takes the excess in whole instances first
+        # (a lab of thousands of jobs at once; the model's cover does the same beyond MAX_COVER_TABLE)
+        unlimited = [i for i, c in enumerate(cloud) if c.max_instances is None and c.slots > 0]
+        self._bulk = min(unlimited, key=lambda i: (cloud[i].usd_per_hour / cloud[i].speed / cloud[i].slots, i),
+                         default=None)
+        most = min(most, TABLE)
         size = max(most, 0) + max((c.slots for c in cloud), default=0)
         best = np.full(size + 1, math.inf)
         best[0] = 0.0
@@ -293,6 +300,11 @@ class _Cover:
     def __call__(self, m: int) -> tuple[float, dict[int, int]]:
         if m <= 0:
             return 0.0, {}
+        if m > TABLE and self._bulk is not None:
+            c = self.cloud[self._bulk]
+            bulk = math.ceil((m - TABLE) / c.slots)
+            price, counts = self(m - bulk * c.slots)
+            return price + bulk * c.usd_per_hour / c.speed, {**counts, self._bulk: counts.get(self._bulk, 0) + bulk}
         if m >= len(self._best):
             return math.inf, {}
         value = float(self._at_least[m])
@@ -393,7 +405,7 @@ def _slotted(slots: _Slots, cloud: list[CloudOption], jobs: np.ndarray, share: n
         n_whole = round(n)
         best: tuple[float, int] | None = None
         most = min(n_whole, math.floor(total_slots + 1e-9))
-        for k in range(most + 1):  # k jobs owned: energy of the cheapest k, plus the cover of the rest
+        for k in _owned_counts(most, slots):  # k jobs owned: energy of the cheapest k, plus the cover of the rest
             taken = slots.take(float(k))
             usd = float(np.dot(taken, slots.energy)) + cover(n_whole - k)[0]
             if best is None or usd < best[0] - 1e-12:
@@ -414,8 +426,23 @@ def _slotted(slots: _Slots, cloud: list[CloudOption], jobs: np.ndarray, share: n
             held += plan_owned[idx].T * t[None, :]
         rented_jobs += (values[idx] - plan_owned[idx].sum(axis=1)) * t
         rent_hours += plan_inst[idx].T * t[None, :]
-    with np.errstate(invalid="ignore"):
-        return float(sum((plan_rent[where[:, s]] * share[:, s]).sum() for s in range(jobs.shape[1])))
+    with np.errstate(invalid="ignore"):  # a segment of no time costs nothing, even where nothing could cover it
+        return float(sum(np.where(share[:, s] > 0, plan_rent[where[:, s]] * share[:, s], 0.0).sum()
+                         for s in range(jobs.shape[1])))
+
+
+def _owned_counts(most: int, slots: _Slots) -> list[int]:
+    """Owned job counts to try: every one up to TABLE; beyond (thousands of jobs at once), none, all, each option's
+    boundary and a slot-step either side of them."""
+    if most <= TABLE:
+        return list(range(most + 1))
+    bounds = np.concatenate([[0.0], np.cumsum(slots.slots)])
+    found = {0, most}
+    for b in bounds.tolist():
+        for k in (math.floor(b) - 1, math.floor(b), math.floor(b) + 1):
+            if 0 <= k <= most:
+                found.add(k)
+    return sorted(found)
 
 
 def _fluid(profile: Profile, slots: _Slots, cloud: list[CloudOption], jobs: np.ndarray, start: dt.date,

@@ -28,13 +28,16 @@ from service.plans.exports import (
     purchase_request,
 )
 from service.plans.schemas import PlanListItem, PurchaseRequest
+from service.plans.replay import replay_of
 from service.plans.sensitivity import sensitivity_of
 from service.plans.service import created, plan_for, recompute, request_key
 from service.plans.whatif import WhatIf, what_if
 from service.profiles.repository import get_profile
 from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
+from service.web.replay_chart import replay_chart_svg
 from solvers.profile import Profile
+from solvers.replay_answer import PlanReplay
 from solvers.result import PlanResult
 from solvers.sensitivity import Sensitivity
 
@@ -195,6 +198,30 @@ def plan_sensitivity_chart(runtime: RuntimeDep, request: Request, caller: Caller
     return Response(charts.sensitivity_chart_svg(found, PlanResult.model_validate(stored.result), lang),
                     media_type=charts.SVG_MEDIA_TYPE,
                     headers={"Cache-Control": "private, max-age=86400"})
+
+
+@router.get("/{plan_id}/replay", response_model=PlanReplay, responses=BOUNDED)
+def plan_replay(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
+                hours: Annotated[bool, Query(description="include the hour-by-hour table (false: the totals only)")]
+                = True) -> PlanReplay:
+    """The plan's purchase run hour by hour against the profile's demand by a replay written apart from the planning
+    model: its cost beside the model's, the model's approximations on this plan with their bounds, and per hour the
+    demand and what owned and rented GPUs served (docs: "The replay"). One job of the plan pool, bounded as
+    POST /v1/plans is; the answer is kept."""
+    return replay_of(runtime, request_key(caller, request), plan_id,
+                     repository.get_plan(runtime.engine, caller, plan_id), hours)
+
+
+@router.get("/{plan_id}/replay.svg", response_class=Response, responses=SVG_RESPONSE | BOUNDED, tags=["charts"])
+def plan_replay_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
+                      size: ChartSize = "wide", lang: ChartLang = None) -> Response:
+    """The replay as a chart: the demand and what owned and rented GPUs served, hour by hour (day by day beyond
+    two weeks), and the work queued."""
+    stored = repository.get_plan(runtime.engine, caller, plan_id)
+    found = replay_of(runtime, request_key(caller, request), plan_id, stored)
+    return Response(replay_chart_svg(found, PlanResult.model_validate(stored.result), narrow=size == "narrow",
+                                     lang=lang),
+                    media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
 @router.get("/{plan_id}/profile", response_model=Profile)
