@@ -19,7 +19,9 @@ The rules (docs: "The demand model" and "How owned and rented GPUs serve the wor
   job-hour, within their quota), and the window's work goes to the cheapest of them first.
 - Each month, an owned option busy more than its available hours (availability x hours x slots: maintenance, a
   machine on h hours a day, a slower card's overrun) moves the rest of its work to packed cloud hours, cheapest
-  per reference job-hour first, a quota-limited offer within the instance-hours its rentals leave that month.
+  per reference job-hour first, a quota-limited offer within the instance-hours its rentals leave that month; and
+  where packed cloud hours cost less than its energy, it moves its whole maintenance share (and a slower card's
+  overrun) there (the work its machine would do in the hours it is down for maintenance).
 - Money: energy per busy GPU-hour at the electricity rate, idle power every hour, purchases net of resale, hosts,
   commitments for their paid hours, opex; the financing interest is the plan's own figure (a function of the
   price alone).
@@ -155,14 +157,13 @@ def _segments(profile: Profile, hours: int, start: dt.date, unit: float,
             values = np.ceil(busy / unit - 1e-9) if continuous else busy / unit
             segs = _split(values) if jobs.patience == "none" else (values[:, None], np.ones((hours, 1)))
             return segs, busy
-        if reading == "at_once":
+        if reading == "at_once":  # every hour alike: one hour's segments (`replay` repeats them)
             c = math.ceil(n / unit - 1e-9) if continuous else n / unit
             low = math.floor(c + 1e-9)
             f = min(max(c - low, 0.0), 1.0)
-            return ((np.tile([float(low), low + 1.0], (hours, 1)), np.tile([(1 - f) * u, f * u], (hours, 1))),
-                    np.full(hours, n * u))
+            return (np.array([[float(low), low + 1.0]]), np.array([[(1 - f) * u, f * u]])), np.full(hours, n * u)
         k, p = _binomial(n / width, u)
-        return ((np.tile(k, (hours, 1)), np.tile(p, (hours, 1))), np.full(hours, n * u))
+        return (k[None, :], p[None, :]), np.full(hours, n * u)
     busy = np.zeros(hours)
     given = busy_gpus(profile, start)[:hours]
     busy[: len(given)] = given
@@ -336,6 +337,11 @@ def replay(profile: Profile, fleet: Fleet, today: dt.date, usd_per_kwh: float,
     approximations: dict[str, float] = {}
     if fluid:
         rent = _fluid(profile, slots, fleet.cloud, jobs[:, 0], start, held, rented_jobs, rent_hours)
+    elif len(jobs) == 1 and hours > 1:  # every hour alike (the utilisation form): one hour, repeated
+        rent = hours * _slotted(slots, fleet.cloud, jobs, share, held[:, :1], rented_jobs[:1], rent_hours[:, :1])
+        held[:] = held[:, :1]
+        rented_jobs[:] = rented_jobs[0]
+        rent_hours[:] = rent_hours[:, :1]
     else:
         rent = _slotted(slots, fleet.cloud, jobs, share, held, rented_jobs, rent_hours)
     months = month_of(start, hours)
@@ -349,14 +355,21 @@ def replay(profile: Profile, fleet: Fleet, today: dt.date, usd_per_kwh: float,
     month_hours = np.bincount(months, minlength=n_months).astype(float)
     for p in range(n_months):
         in_month = months == p
-        need = np.zeros(n_opt)
+        busy_p = busy_hours[:, in_month].sum(axis=1) if n_opt else np.zeros(0)
+        held_p = held[:, in_month].sum(axis=1) if n_opt else np.zeros(0)
+        chunks: list[tuple[float, float, int]] = []  # (work, the most a job-hour of it may cost packed, option)
         for g, o in enumerate(slots.options):
-            room = o.available(profile.options.availability) * month_hours[p] * slots.slots[g]
-            need[g] = max(float(busy_hours[g, in_month].sum()) - room, 0.0)
-        if need.sum() <= 1e-9:
+            available = o.available(profile.options.availability)
+            need = max(float(busy_p[g]) - available * month_hours[p] * slots.slots[g], 0.0)
+            overrun = 0.0 if fluid else max(1.0 / o.throughput - 1.0, 0.0) * float(held_p[g])
+            allowed = min(float(busy_p[g]), (1 - available) * month_hours[p] * slots.slots[g] + overrun)
+            chunks.append((need * o.throughput, math.inf, g))  # beyond its hours: must go
+            if allowed > need:  # its maintenance share (and overrun) may go where packed hours cost less
+                chunks.append(((allowed - need) * o.throughput, float(slots.energy[g]), g))
+        if not any(work > 1e-9 for work, _, _ in chunks):
             continue
-        displaced += need
-        cost = _pack(need * slots.speed, packing, fleet.cloud, rent_hours[:, in_month], month_hours[p])
+        cost, moved = _pack(chunks, packing, fleet.cloud, rent_hours[:, in_month], month_hours[p], n_opt)
+        displaced += moved / slots.speed
         feasible = feasible and math.isfinite(cost)
         displaced_usd += cost
     owned_gpu_hours = sum(float(busy_hours[g].sum() - displaced[g]) * o.width / o.load_per_gpu
@@ -498,28 +511,35 @@ def _packed_offers(cloud: list[CloudOption]) -> list[tuple[float, float, int]]:
     return sorted(best.values())
 
 
-def _pack(work: np.ndarray, packing: list[tuple[float, int]], cloud: list[CloudOption], rented: np.ndarray,
-          hours: float) -> float:
-    """Displaced work (reference job-hours per option) on packed instance-hours, cheapest first, a quota-limited
-    offer within the instance-hours its rentals leave in the month."""
-    left = float(work.sum())
-    usd = 0.0
+def _pack(chunks: list[tuple[float, float, int]], packing: list[tuple[float, int]], cloud: list[CloudOption],
+          rented: np.ndarray, hours: float, n_options: int) -> tuple[float, np.ndarray]:
+    """Displaced work on packed instance-hours, cheapest first, a quota-limited offer within the instance-hours its
+    rentals leave in the month: each chunk (work, the most a job-hour may cost, option) the work that must go first
+    (any price), then the rest while packing costs less than the option's energy. The cost, and the work moved per
+    option (infinite cost when what must go finds no room)."""
     used: dict[str, float] = {}
     for group in {c.quota_group for c in cloud if c.max_instances is not None}:
         used[group] = float(sum(rented[i].sum() for i, c in enumerate(cloud) if c.quota_group == group))
-    for price, i in packing:
-        c = cloud[i]
-        if c.max_instances is None:
-            take = left
-        else:
-            free = max(c.max_instances * hours - used[c.quota_group], 0.0)
-            take = min(left, free * c.packed_capacity)
-            used[c.quota_group] += take / c.packed_capacity
-        usd += take * price
-        left -= take
-        if left <= 1e-9:
-            return usd
-    return math.inf
+    usd = 0.0
+    moved = np.zeros(n_options)
+    for work, most, g in sorted(chunks, key=lambda c: -c[1]):  # what must go, then the dearest energy first
+        left = work
+        for price, i in packing:
+            if left <= 1e-12 or price >= most:
+                break
+            c = cloud[i]
+            if c.max_instances is None:
+                take = left
+            else:
+                free = max(c.max_instances * hours - used[c.quota_group], 0.0)
+                take = min(left, free * c.packed_capacity)
+                used[c.quota_group] += take / c.packed_capacity
+            usd += take * price
+            moved[g] += take
+            left -= take
+        if left > 1e-9 and math.isinf(most):
+            return math.inf, moved
+    return usd, moved
 
 
 def _calendar_months(start: dt.date, end: dt.date) -> float:
@@ -564,9 +584,10 @@ def _bounds(slots: _Slots, held: np.ndarray, out: dict[str, float], usd_per_kwh:
     if profile.jobs.patience == "none" and cloud:
         dearest = max(c.usd_per_hour / c.speed / max(c.slots, 1) for c in cloud)
         moved = 0.0
+        alike = len(jobs) == 1 and len(months) > 1  # one hour's segments stand for every hour
         for p in range(int(months.max(initial=-1)) + 1):
             at = months == p
-            n_all, t_all = jobs[at].ravel(), share[at].ravel()
+            n_all, t_all = (jobs[0], share[0] * at.sum()) if alike else (jobs[at].ravel(), share[at].ravel())
             busy = (n_all > 0) & (t_all > 0)
             ns, where = np.unique(np.round(n_all[busy], 9), return_inverse=True)
             if len(ns) <= defaults.MAX_LEVELS_PER_PERIOD:
