@@ -28,6 +28,7 @@ DATA = HERE.parent / "data"
 MONITOR_FILE = EXTRACTS / "koen-nebius-price-monitor-history-2026-08-18.csv"
 MONITOR_SOURCE = ("https://github.com/koen-nebius/price-monitor/blob/0208d04f564064b60251242613e3a7813237a836/"
                   "store/history.csv")
+AGGREGATOR_SOURCE = " (rows the monitor read from the computeprices.com aggregator)"
 MONITOR_DATE = "2026-08-18"  # the newest snapshot_date in the file; older dated rows of it are read too
 VAST_FILE = EXTRACTS / "skypilot-catalog-v8-vast-vms.csv"
 VAST_SOURCE = ("https://github.com/skypilot-org/skypilot-catalog/blob/01b8cdda287814b30ff0acb49746cca19fbd4355/"
@@ -129,9 +130,11 @@ def from_monitor(rows: Iterable[dict[str, str]], gpus: GpuTable, build: Build) -
                   row["data_source"] == "aggregator" else "")
                + (f"; the monitor's instance {row['instance_type']} ({row['region']})" if alias else ""))
         date = row["snapshot_date"]
+        # the audit tells an aggregator's price from the provider's own by this mark (pricing/audit/keys.py)
+        source = MONITOR_SOURCE + (AGGREGATOR_SOURCE if row["data_source"] == "aggregator" else "")
         common = {
             "provider": provider, "name": instance, "gpu": gpu, "gpu_count": row["gpu_count"],
-            "usd_per_hour": row["price_per_hour_usd"], "region": region, "source": MONITOR_SOURCE, "as_of": date,
+            "usd_per_hour": row["price_per_hour_usd"], "region": region, "source": source, "as_of": date,
         }
         if kind in ("on_demand", "spot", "preemptible"):
             build.cloud.append({**common, "pricing": "spot" if kind == "preemptible" else kind,
