@@ -28,6 +28,7 @@ from solvers.finance import hourly_part, upfront_fee
 from solvers.performance import throughput_score
 from solvers.periods import add_months, load_unit, peak_load
 from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
+from solvers.resale import Bought, resale_usd
 
 
 @dataclass(frozen=True)
@@ -634,7 +635,7 @@ def build_options(
                 speed,
                 kwh_per_watt_hour,
                 opts.host_watts_per_working_gpu,
-                _resale(row, used_value, years, profile),
+                _resale(row, spec, used_value, years, start or today, profile),
                 idle_share,
                 job_width,
                 accepting,
@@ -826,22 +827,11 @@ def _serving(option: OwnedOption, width: int, load: str, pooled: bool, unit: flo
                    slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load, pooled=pooled, most=most))
 
 
-def _resale(row: _OwnedRow, used_value: dict[str, float], years: float, profile: Profile) -> float:
-    """Expected sale proceeds at the horizon's end: used value today, declining, less selling fees.
-
-    Never more than the purchase price: gpuplan does not bet on GPUs appreciating.
-    """
-    opts = profile.options
-    if not opts.resale:
-        return 0.0
-    if row.condition == "used" and row.gpus_per_unit == 1 and not row.includes_host:
-        today_value = row.unit_price_usd
-    elif row.gpu in used_value:
-        today_value = float(used_value[row.gpu]) * row.gpus_per_unit
-    else:
-        today_value = defaults.USED_TO_NEW_RATIO * row.unit_price_usd
-    value = today_value * (1.0 - opts.resale_decline_per_year) ** years * (1.0 - opts.resale_fee)
-    return float(min(value, row.unit_price_usd))
+def _resale(row: _OwnedRow, spec: GpuSpec, used_value: dict[str, float], years: float, start: dt.date,
+            profile: Profile) -> float:
+    """Sale proceeds at the horizon's end: the fitted resale curve at the card's age then (`solvers.resale`)."""
+    return resale_usd(Bought(row.gpu, row.condition, row.gpus_per_unit, row.includes_host, row.unit_price_usd), spec,
+                      used_value, years, start, profile.options)
 
 
 HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5: an average calendar month

@@ -285,7 +285,9 @@ class PlanOptions(_Strict):
     pue: float = Field(defaults.PUE, ge=1.0, le=3.0, description="power usage effectiveness (cooling)")
     availability: Availability = Field(defaults.AVAILABILITY, description="fraction of hours an owned GPU can work")
     spot_interruption_overhead: float = Field(defaults.SPOT_INTERRUPTION_OVERHEAD, ge=0, lt=1)
-    resale_decline_per_year: float = Field(defaults.RESALE_DECLINE_PER_YEAR, ge=0, lt=1)
+    resale_decline_per_year: float | None = Field(
+        None, ge=0, lt=1, description="a flat yearly decline of the used value instead of the fitted resale curve of "
+        "the card's family (pricing/data/resale_curves.csv); null: the curve, at the card's age at the horizon's end")
     resale_fee: float = Field(defaults.RESALE_FEE, ge=0, lt=1)
     host_watts_per_working_gpu: float = Field(defaults.HOST_WATTS_PER_WORKING_GPU, ge=0, le=5000)
     machine_on: Annotated[Literal["always", "when_working"] | Annotated[float, Field(gt=0, le=24)],
