@@ -44,7 +44,8 @@ def _rent_l40s() -> Profile:
 
 
 def _market(cheap_source: str) -> Catalog:
-    rows = [(f"p{i}", f"p{i}-l40s", 1.25, f"page {i}") for i in range(4)] + [("cheap", "cheap-l40s", 0.54, cheap_source)]
+    rows = [(f"p{i}", f"p{i}-l40s", 1.25, f"page {i}") for i in range(4)]
+    rows.append(("cheap", "cheap-l40s", 0.54, cheap_source))
     return Catalog(gpus=GPUS, cloud=_cloud(rows), hardware=_no_hardware())
 
 
@@ -53,7 +54,6 @@ def test_a_quarantined_offer_never_reaches_the_plan() -> None:
     assert make_plan(_rent_l40s(), raw, TODAY).cloud[0].provider == "cheap"  # unaudited: the suspect row decides
     view = audited(raw, TODAY)
     plan = make_plan(_rent_l40s(), view, TODAY)
-    assert {c.provider for c in plan.cloud} == {"p0"} or "cheap" not in {c.provider for c in plan.cloud}
     assert plan.cloud and "cheap" not in {c.provider for c in plan.cloud}
 
 
