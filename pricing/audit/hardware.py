@@ -4,6 +4,8 @@
   used price of the same card dated within `PAIR_DAYS` is a used or stale price under a new label (issue 30:
   "RTX 4090 (new, street price)" at $1,600 was the low end of a used-market range while used ones listed at
   $2,142). The new row is quarantined; the used row carries the other side of the flag, noted.
+- A used card priced over a year ago, with no used price of the card in the last year, is not today's market: it is
+  quarantined (kept as history and for the resale fit).
 - A new single card of a card whose `sold_new.csv` row says new sales ended before the audit's year is
   withdrawn (kept as price history, not offered new); a consumer or workstation card priced new without a row
   is unexplained: someone must find when it was last sold new.
@@ -22,6 +24,9 @@ from pricing.sold_new import SoldNew
 
 PAIR_DAYS = 120
 RETAIL_SEGMENTS = ("consumer", "workstation")
+# a used card's price older than this is not today's market: the RTX 3090 sold at USD 704 on eBay in October 2023
+# and listed at 1,207 in September 2026 (hardware.SOURCES.md)
+STALE_USED_DAYS = 365
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,23 @@ def new_used_flags(rows: list[Bought]) -> dict[str, list[tuple[str, str, str]]]:
         out.setdefault(dearest.key, []).append((
             "used_above_new", f"used at {dearest.per_gpu:,.2f} USD on {dearest.as_of}, at or above the 'new' price "
                               f"{new.per_gpu:,.2f} USD of {new.as_of} ({new.name}), which is quarantined", "noted"))
+    return out
+
+
+def stale_used_flags(rows: list[Bought], on: dt.date) -> dict[str, list[tuple[str, str, str]]]:
+    """Used single cards whose price is over a year old and whose card has no used price of the last year: not a
+    price a buyer finds today (issue 30: 2023 eBay averages bought in 2026 plans). Kept as history and in the
+    resale fit; quarantined from plans unless a second source of the last year confirms it."""
+    recent = {r.gpu for r in rows if r.card and r.condition == "used" and (on - dt.date.fromisoformat(r.as_of)).days
+              <= STALE_USED_DAYS}
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for r in rows:
+        age = (on - dt.date.fromisoformat(r.as_of)).days
+        if r.card and r.condition == "used" and age > STALE_USED_DAYS and r.gpu not in recent:
+            out.setdefault(r.key, []).append((
+                "stale_used", f"a used price of {r.as_of} ({age} days old) and no used price of {r.gpu} in the last "
+                              "year: used prices move with the market (RTX 3090: USD 704 in October 2023, 1,207 in "
+                              "September 2026), so it is not today's price", "quarantine"))
     return out
 
 

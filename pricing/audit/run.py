@@ -27,7 +27,7 @@ from pricing.audit.cloud import (
     fresher_flags,
     per_gpu_quote_flags,
 )
-from pricing.audit.hardware import Bought, hardware_rows, new_used_flags, sold_new_flags
+from pricing.audit.hardware import Bought, hardware_rows, new_used_flags, sold_new_flags, stale_used_flags
 from pricing.audit.model import Audit, Flag, RowAudit
 from pricing.catalog import Catalog, HeldRows
 
@@ -100,7 +100,8 @@ def audit_catalog(catalog: Catalog, on: dt.date,
         _notes(row, r.aggregator, bool(_confirm_rented(r, [o for o in rented if o.key != r.key], ())))
     bought = hardware_rows(full.hardware)
     hw_checks: dict[str, list[tuple[str, str, str]]] = {}
-    for found_hw in (new_used_flags(bought), sold_new_flags(bought, catalog.gpus, catalog.sold_new, on)):
+    for found_hw in (new_used_flags(bought), stale_used_flags(bought, on),
+                     sold_new_flags(bought, catalog.gpus, catalog.sold_new, on)):
         for key, flags in found_hw.items():
             hw_checks.setdefault(key, []).extend(flags)
     in_force = _cards_in_force(bought, hw_checks)

@@ -165,3 +165,15 @@ def test_the_audit_command_exits_non_zero_on_an_unexplained_flag(monkeypatch: py
     result = CliRunner().invoke(app, ["catalog", "audit", "--bundled"])
     assert result.exit_code == 1
     assert "sold_new_unknown" in result.output and "1 unexplained" in result.output
+
+
+def test_a_used_price_over_a_year_old_is_quarantined_unless_the_card_has_a_recent_one() -> None:
+    hardware = _hardware(("3090 Ti used 2023", "RTX 3090 Ti", "used", 853, "2023-10-31", "ebay"),
+                         ("3090 used 2023", "RTX 3090", "used", 704, "2023-10-31", "ebay"),
+                         ("3090 used 2026", "RTX 3090", "used", 1207, "2026-09-30", "tracker"))
+    catalog = _catalog(hardware=hardware)
+    assert _checks(catalog, hardware_key("3090 Ti used 2023", "shop", "used", "RTX 3090 Ti", 1,
+                                         "2023-10-31"))["stale_used"] == "quarantined"
+    # the RTX 3090 has a price of this year: its 2023 row is history, not a stale offer (plans take the newest)
+    assert "stale_used" not in _checks(catalog, hardware_key("3090 used 2023", "shop", "used", "RTX 3090", 1,
+                                                             "2023-10-31"))
