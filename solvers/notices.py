@@ -98,6 +98,11 @@ TEMPLATES: dict[str, str] = {
                          "plan's cost) rests on it; give throughput_overrides.{gpu} if you have measured it",
     "stale_source": "prices from source {source!r} are stale: {reasons}",
     "stale_source_never": "prices from source {source!r} are stale: {reasons}",
+    "aggregator_purchase": "the plan buys {item}, priced only by an aggregator ({source}), not by the seller itself, "
+                           "and no second source confirms the price: check it with the seller before you buy",
+    "aggregator_cloud": "the cloud offer the plan rents most, {item}, is priced only by an aggregator ({source}), not "
+                        "by the provider itself, and no second source confirms the price: check it with the provider "
+                        "before you rent",
     "old_snapshot": "bundled snapshot prices are used for {providers} (oldest from {oldest}, older than {max_age_days} "
                     "days): run `gpuplan refresh` or let the service's scheduler reach the providers for current "
                     "prices",

@@ -20,6 +20,7 @@ import pandas as pd
 from pricing.catalog import Catalog, Host, normalise_cloud
 from pricing.gpus import GpuSpec, GpuTable
 from pricing.hardware_fit import MODULE_FORM_FACTORS, host_accepts, module_unit_sizes
+from pricing.sold_new import SoldNew, offered_new_card
 from solvers import defaults
 from solvers.cloud_table import CloudTable, cloud_table
 from solvers.errors import ProfileError
@@ -29,6 +30,7 @@ from solvers.notices import Notice, notice
 from solvers.performance import throughput_score
 from solvers.periods import add_months, load_unit, peak_load, spare_units
 from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
+from solvers.resale import Bought, resale_usd
 
 
 @dataclass(frozen=True)
@@ -500,18 +502,22 @@ def _hardware_table(catalog: Catalog) -> _HardwareTable:
     return table
 
 
-def offered_new(row: _OwnedRow, today: dt.date) -> bool:
+def offered_new(row: _OwnedRow, today: dt.date, sold_new: Mapping[str, SoldNew] | None = None) -> bool:
     """Whether a catalog row is offered today: a new whole system (several GPUs, or a host included) only within
     `defaults.NEW_SYSTEM_OFFER_YEARS` of its price date, so a 2017 DGX-1 or a 2020 DGX A100 launch price is not a
     system a lab can buy new today (the row stays in the catalog and `/v1/prices` as history). Cards follow
-    `current_card_prices` (their newest price) instead."""
-    return offered_new_on(row.condition, row.includes_host, row.gpus_per_unit, row.as_of, today)
+    `current_card_prices` (their newest price), and a new card only while it is sold new (`sold_new`, the
+    catalog's `pricing/data/sold_new.csv`: an RTX 2080 Ti at its 2018 MSRP is not on offer in 2026)."""
+    return offered_new_on(row.condition, row.includes_host, row.gpus_per_unit, row.as_of, today, row.gpu, sold_new)
 
 
-def offered_new_on(condition: str, includes_host: bool, gpus_per_unit: int, as_of: str, today: dt.date) -> bool:
+def offered_new_on(condition: str, includes_host: bool, gpus_per_unit: int, as_of: str, today: dt.date,
+                   gpu: str = "", sold_new: Mapping[str, SoldNew] | None = None) -> bool:
     """`offered_new` on a row's fields (a catalog frame's row or an `_OwnedRow`)."""
-    if condition != "new" or not (includes_host or gpus_per_unit > 1):
+    if condition != "new":
         return True
+    if not (includes_host or gpus_per_unit > 1):
+        return offered_new_card(sold_new or {}, gpu, today)
     priced = dt.date.fromisoformat(as_of)
     years = defaults.NEW_SYSTEM_OFFER_YEARS
     last = priced.replace(year=priced.year + years, day=28) if (priced.month, priced.day) == (2, 29) else (
@@ -523,13 +529,13 @@ def offered_catalog(catalog: Catalog, today: dt.date) -> Catalog:
     """The catalog with only the purchase rows on offer today (`offered_new`): the workload compiler sizes machines
     and prices GPU types from it, so a type whose only purchase is a retired system is not shown as bought."""
     frame = catalog.hardware
-    keep = np.array([offered_new_on(str(r.condition), bool(r.includes_host), int(r.gpus_per_unit), str(r.as_of), today)
-                     for r in frame.itertuples(index=False)], dtype=bool)
+    keep = np.array([offered_new_on(str(r.condition), bool(r.includes_host), int(r.gpus_per_unit), str(r.as_of), today,
+                                    str(r.gpu), catalog.sold_new) for r in frame.itertuples(index=False)], dtype=bool)
     return catalog if keep.all() else replace(catalog, hardware=frame[keep].reset_index(drop=True))
 
 
 def _owned_rows(catalog: Catalog, profile: Profile, today: dt.date) -> list[_OwnedRow]:
-    rows = ([r for r in _hardware_table(catalog).rows if offered_new(r, today)]
+    rows = ([r for r in _hardware_table(catalog).rows if offered_new(r, today, catalog.sold_new)]
             if profile.prices.mode == "extend" else [])
     names: dict[str, str] = {}  # each spelling resolved once (200 quotes name a handful of GPU types)
     for i, item in enumerate(profile.prices.owned):
@@ -559,9 +565,15 @@ def _request_owned_row(gpus: GpuTable, item: OwnedPriceItem, index: int, today: 
 
 
 def used_market_value(catalog: Catalog) -> dict[str, float]:
-    """Lowest used price per GPU in the catalog: what a card of that model sells for today."""
-    used = catalog.hardware[(catalog.hardware["condition"] == "used") & (catalog.hardware["gpus_per_unit"] == 1)]
-    return used.groupby("gpu")["unit_price_usd"].min().to_dict() if not used.empty else {}
+    """The newest used price per GPU in the catalog (the lowest of that date): what a card of that model sells
+    for today. The lowest price of any date was a 2023 eBay average where a 2026 listing now says more."""
+    hw = catalog.hardware
+    used = hw[(hw["condition"] == "used") & (hw["gpus_per_unit"] == 1) & ~hw["includes_host"].astype(bool)]
+    if used.empty:
+        return {}
+    newest = used[used["as_of"].astype(str) == used.groupby("gpu")["as_of"].transform(lambda d: d.astype(str).max())]
+    values: dict[str, float] = newest.groupby("gpu")["unit_price_usd"].min().to_dict()
+    return values
 
 
 def _oldest_per_feed(cloud: CloudTable) -> dict[str, str]:
@@ -662,7 +674,7 @@ def build_options(
                 speed,
                 kwh_per_watt_hour,
                 opts.host_watts_per_working_gpu,
-                _resale(row, used_value, years, profile),
+                _resale(row, spec, used_value, years, start or today, profile),
                 idle_share,
                 job_width,
                 accepting,
@@ -859,22 +871,11 @@ def _serving(option: OwnedOption, width: int, load: str, pooled: bool, unit: flo
                    slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load, pooled=pooled, most=most))
 
 
-def _resale(row: _OwnedRow, used_value: dict[str, float], years: float, profile: Profile) -> float:
-    """Expected sale proceeds at the horizon's end: used value today, declining, less selling fees.
-
-    Never more than the purchase price: gpuplan does not bet on GPUs appreciating.
-    """
-    opts = profile.options
-    if not opts.resale:
-        return 0.0
-    if row.condition == "used" and row.gpus_per_unit == 1 and not row.includes_host:
-        today_value = row.unit_price_usd
-    elif row.gpu in used_value:
-        today_value = float(used_value[row.gpu]) * row.gpus_per_unit
-    else:
-        today_value = defaults.USED_TO_NEW_RATIO * row.unit_price_usd
-    value = today_value * (1.0 - opts.resale_decline_per_year) ** years * (1.0 - opts.resale_fee)
-    return float(min(value, row.unit_price_usd))
+def _resale(row: _OwnedRow, spec: GpuSpec, used_value: dict[str, float], years: float, start: dt.date,
+            profile: Profile) -> float:
+    """Sale proceeds at the horizon's end: the fitted resale curve at the card's age then (`solvers.resale`)."""
+    return resale_usd(Bought(row.gpu, row.condition, row.gpus_per_unit, row.includes_host, row.unit_price_usd), spec,
+                      used_value, years, start, profile.options)
 
 
 HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5: an average calendar month

@@ -40,6 +40,7 @@ from solvers.options import CloudOption, HostOption, JobWidths, Options, OwnedOp
 from solvers.periods import Period, always_on, build_periods, job_efficiency, scaling_efficiency
 from solvers.place_inputs import carbon_adder_usd_per_kwh, prepare
 from solvers.profile import Profile, UtilisationDemand
+from solvers.provenance import aggregator_notices
 from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
 from solvers.readout_money import finish
 from solvers.replay import Replay, replay_purchase
@@ -718,7 +719,8 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     warnings = (_option_notices(options) + _warnings(profile, options, plan_acc) + memory + _status_warnings(main)
                 + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
                                          list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
-                                         plan_acc.cloud, plan_acc.costs.total_usd))
+                                         plan_acc.cloud, plan_acc.costs.total_usd)
+                + aggregator_notices(catalog, plan_acc.buy, plan_acc.cloud))
     plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
     mixes = commitment_mixes(owned, solved_units(main), solved_units(others.cloud_only_solution))
     weighed = (others.weighed if others.weighed is not None and others.weighed.holds_for(plan_purchase, mixes)

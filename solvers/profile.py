@@ -314,9 +314,9 @@ class PlanOptions(_Strict):
     spot_interruption_overhead: float = Field(
         defaults.SPOT_INTERRUPTION_OVERHEAD, ge=0, lt=1, description="share of a spot hour lost to pre-emption and "
         "restarts from a checkpoint")
-    resale_decline_per_year: float = Field(
-        defaults.RESALE_DECLINE_PER_YEAR, ge=0, lt=1, description="yearly decline of a GPU's used value, for the "
-        "resale credit at the horizon's end")
+    resale_decline_per_year: float | None = Field(
+        None, ge=0, lt=1, description="a flat yearly decline of the used value instead of the fitted resale curve of "
+        "the card's family (pricing/data/resale_curves.csv); null: the curve, at the card's age at the horizon's end")
     resale_fee: float = Field(
         defaults.RESALE_FEE, ge=0, lt=1, description="selling fee taken off the resale value (eBay's final value "
         "fee)")
