@@ -528,7 +528,8 @@ class Fewer:
         if self.option is None:
             return []
         n = max(1, math.ceil(self.count * scale - 1e-9))
-        return self._of(n) + (self._of(n - 1) if n > 1 else [])
+        found = self._of(n)
+        return found + [p for p in (self._of(n - 1) if n > 1 else []) if p not in found]
 
     def below(self) -> list[Purchase]:
         """The purchase at 1, 2, 4, ... units fewer than the plan's, and at one unit (each beside each commitment

@@ -27,8 +27,8 @@ from service.plans.exports import (
     plan_csv,
     purchase_request,
 )
-from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.replay import replay_of
+from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.sensitivity import sensitivity_of
 from service.plans.service import created, plan_for, recompute, request_key
 from service.plans.whatif import WhatIf, what_if

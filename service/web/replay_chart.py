@@ -10,6 +10,7 @@ import datetime as dt
 import numpy as np
 from matplotlib.figure import Figure
 
+from service.web.chart_text import chart_text
 from service.web.charts import (
     BUY_COLOUR,
     CLOUD_COLOUR,
@@ -20,7 +21,6 @@ from service.web.charts import (
     _svg,
     drawing,
 )
-from service.web.chart_text import chart_text
 from solvers.replay_answer import PlanReplay
 from solvers.result import PlanResult
 
