@@ -230,7 +230,7 @@ const gpForm = (() => {
     return path.split(".").reduce((node, key) => (node && typeof node === "object" ? node[key] : undefined), obj);
   }
 
-  const SHOWN = 6;  // "More of the profile" names this many of its values on its closed line, then "…"
+  const SHOWN = 8;  // "More of the profile" names this many of its values on its closed line, then "…"
 
   /** What a field of "More of the profile" holds, as its control shows it: a quote table's count of quotes, yes or
    *  no, a choice's words, a date as the reader writes it, the text typed (a percent as typed, in %). */

@@ -2,7 +2,7 @@
 "use strict";
 
 const gpResult = (() => {
-  const { h, t, usd, num, pct, addDays, date, period, dateTime, ageDays, call, table, chartUrl } = gp;
+  const { h, t, usd, amount, num, pct, addDays, date, period, dateTime, ageDays, call, table, chartUrl } = gp;
   const { value, recommendation, notices, offer, decision, fromUsd, productName } = gpText;
   const $ = (id) => document.getElementById(id);
   const plural = new Intl.PluralRules(gp.locale);
@@ -179,30 +179,34 @@ const gpResult = (() => {
     const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
     const total = (key) => plan.periods.reduce((a, p) => a + (typeof key === "function" ? key(p) : p[key]), 0);
     const most = (key) => plan.periods.reduce((a, p) => Math.max(a, p[key] ?? 0), 0);
+    // hours to a tenth below a thousand, whole above (a tenth of 147,302 h is noise and widens twelve columns)
+    const hours = (value) => num(value, Math.abs(value) >= 1000 ? 0 : 1);
     // waiting columns only where the profile lets work wait and some did; peaks and idle rented GPUs always
     const waited = plan.periods.some((p) => (p.waited_gpu_hours ?? 0) > 0);
     // always-on load (jobs.runs = continuously): whether owned and rented GPUs covered every hour of the period
     const served = plan.periods.some((p) => p.served_every_hour != null);
     const yesNo = (ok) => (ok ? t("serve_demand.yes") : t("serve_demand.no"));
-    const rows = plan.periods.map((p) => [period(p.month), num(p.demand_reference_gpu_hours, 1), num(sum(p.owned_gpu_hours), 1),
-      num(sum(p.cloud_hours), 1), num(p.peak_owned_gpus ?? 0, 1), num(p.peak_rented_gpus ?? 0, 1),
-      num(p.unused_rented_gpu_hours ?? 0, 1),
-      ...(waited ? [num(p.waited_gpu_hours ?? 0, 1), num(p.max_wait_hours ?? 0, 0)] : []),
+    const rows = plan.periods.map((p) => [period(p.month), hours(p.demand_reference_gpu_hours), hours(sum(p.owned_gpu_hours)),
+      hours(sum(p.cloud_hours)), num(p.peak_owned_gpus ?? 0, 1), num(p.peak_rented_gpus ?? 0, 1),
+      hours(p.unused_rented_gpu_hours ?? 0),
+      ...(waited ? [hours(p.waited_gpu_hours ?? 0), num(p.max_wait_hours ?? 0, 0)] : []),
       ...(served ? [yesNo(p.served_every_hour)] : []),
-      usd(p.electricity_usd), usd(p.cloud_usd)]);
+      amount(p.electricity_usd), amount(p.cloud_usd)]);
     const max = (value) => t("r.max", { n: value });
-    const footer = [t("r.total"), num(total("demand_reference_gpu_hours"), 1), num(total((p) => sum(p.owned_gpu_hours)), 1),
-      num(total((p) => sum(p.cloud_hours)), 1), max(num(most("peak_owned_gpus"), 1)),
-      max(num(most("peak_rented_gpus"), 1)), num(total((p) => p.unused_rented_gpu_hours ?? 0), 1),
-      ...(waited ? [num(total((p) => p.waited_gpu_hours ?? 0), 1), max(num(most("max_wait_hours"), 0))] : []),
+    const footer = [t("r.total"), hours(total("demand_reference_gpu_hours")), hours(total((p) => sum(p.owned_gpu_hours))),
+      hours(total((p) => sum(p.cloud_hours))), max(num(most("peak_owned_gpus"), 1)),
+      max(num(most("peak_rented_gpus"), 1)), hours(total((p) => p.unused_rented_gpu_hours ?? 0)),
+      ...(waited ? [hours(total((p) => p.waited_gpu_hours ?? 0)), max(num(most("max_wait_hours"), 0))] : []),
       ...(served ? [yesNo(plan.periods.every((p) => p.served_every_hour !== false))] : []),
-      usd(total("electricity_usd")), usd(total("cloud_usd"))];
+      amount(total("electricity_usd")), amount(total("cloud_usd"))];
     const columns = [{ label: t("r.month") }, { label: t("r.demand_h"), num: true }, { label: t("r.owned_h"), num: true },
       { label: t("r.cloud_h"), num: true }, { label: t("r.peak_owned"), num: true },
       { label: t("r.peak_rented"), num: true }, { label: t("r.unused_rented_h"), num: true },
       ...(waited ? [{ label: t("r.waited_h"), num: true }, { label: t("r.max_wait_h"), num: true }] : []),
       ...(served ? [{ label: t("serve_demand.served") }] : []),
-      { label: t("r.electricity"), num: true }, { label: t("r.cloud"), num: true }];
+      // money without its sign in each cell (a dozen columns share a desktop's column), the currency in the header
+      { label: t("r.in_currency", { name: t("r.electricity"), currency: gp.currency() }), num: true },
+      { label: t("r.in_currency", { name: t("r.cloud"), currency: gp.currency() }), num: true }];
     return card(t("r.months"), "months", h("details", { open: true },
       h("summary", {}, t("r.months_summary", { n: plan.periods.length })),
       h("div", { class: "scroll-y" }, table(t("r.months"), columns, rows, footer, { dense: true }))));
