@@ -234,7 +234,8 @@ def test_the_per_period_report_reads_in_each_language(desktop: tuple[Page, list[
     waited = plan["periods"][busiest]["waited_gpu_hours"]
     # the waited GPU-hours in the reader's number format: fr and zh group and mark decimals their own way
     as_shown = float(re.sub(r"[^\d.]", "", cells[6].replace(",", ".") if locale == "fr" else cells[6].replace(",", "")))
-    assert as_shown == pytest.approx(waited, abs=0.051), (cells, waited)
+    # to a tenth below 1,000 GPU-hours, whole above (the month table's widest form fits a desktop: issue 33)
+    assert as_shown == pytest.approx(waited, abs=0.051 if waited < 1000 else 0.51), (cells, waited)
     page.locator("#months").screenshot(path=str(artifacts / f"plan-periods-{locale}.png"))
     assert not problems, problems
 
