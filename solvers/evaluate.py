@@ -114,7 +114,7 @@ class Evaluator:
     def __init__(self, owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption],
                  blocks: list[Block], availability: float, width: int = 1, integer_instances: bool = True,
                  scale_hours: bool = False, weights: Weights | None = None,
-                 independent: tuple[float, float] | None = None, usd_per_kwh: float | None = None) -> None:
+                 independent: tuple[float, float] | None = None) -> None:
         self.owned = {o.key: o for o in owned}
         self.cloud = cloud
         self.hosts = {h.host.name: h for h in hosts}
@@ -124,7 +124,6 @@ class Evaluator:
         self.integer_instances = integer_instances
         self.scale_hours = scale_hours
         self.independent = independent  # (jobs, utilisation) of independent jobs: a multiple is their utilisation's
-        self.usd_per_kwh = usd_per_kwh  # the profile's rate: which of the operations with packed cover is cheapest
         self.total_hours = sum(b.hours for b in blocks)
         self._cells = cells_of(blocks)
         self._block_hours = np.array([b.hours for b in blocks])
@@ -263,33 +262,17 @@ class Evaluator:
             # every owned slot at work, unless that leaves work nowhere to go: a listing rented whole for the jobs
             # the slots leave may have no hours to absorb their maintenance, where fewer slots at work (the
             # model's slot binaries left off) free it; the most slots that can run is then the operation
-            best = math.inf
             for column in range(len(layers.ks) - 1, -1, -1):
                 if not math.isfinite(float(layers.rent[column])):
                     break
                 candidate = self._run(units, slots, caps, active, cells, layers, column, screen_key)
                 if operation is None:
                     operation = candidate
-                if candidate.short:
-                    if math.isfinite(best):
-                        break
-                    continue
-                usd = self._at_base_rate(units, candidate)
-                if usd < best - 1e-9:
-                    operation, best = candidate, usd
-                # fewer slots at work only add rent, unless they spare packed cover (jobs that may not wait each take
-                # an instance-hour of their own when displaced: renting a whole instance for two may cost less)
-                if not candidate.packed or self.usd_per_kwh is None:
+                if not candidate.short:
+                    operation = candidate
                     break
         self._operations[(units, demand)] = operation
         return operation
-
-    def _at_base_rate(self, units: tuple[tuple[str, int], ...], operation: _Operation) -> float:
-        """An operation's running cost at the profile's electricity rate and cloud prices (to choose among them)."""
-        rate = self.usd_per_kwh or 0.0
-        energy = sum(self.owned[k].usd_per_job_hour(rate) * taken
-                     for (k, _), taken in zip(units, operation.taken, strict=True))
-        return operation.rent + operation.packed + energy
 
     def _fluid_operation(self, units: tuple[tuple[str, int], ...], slots: dict[str, float], demand: float,
                          cells: Cells) -> _Operation | None:

@@ -472,7 +472,7 @@ def _evaluator(profile: Profile, owned: list[OwnedOption], options: Options, blo
         assert isinstance(demand, UtilisationDemand)
         independent = (demand.gpus / profile.jobs.gpus_per_job, demand.utilisation)
     return Evaluator(owned, options.cloud, options.hosts, blocks, profile.options.availability, limits.width,
-                     limits.integer_instances, hours_scale, limits.weights, independent, limits.usd_per_kwh)
+                     limits.integer_instances, hours_scale, limits.weights, independent)
 
 
 def _start_guess(model: Model) -> tuple[dict[str, int], dict[str, int]] | None:
