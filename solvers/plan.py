@@ -488,11 +488,16 @@ class Fewer:
         return count
 
     def at(self, scale: float) -> list[Purchase]:
-        """The purchase at the units the multiple asks for (rounded up: the plan's count times the multiple), beside
-        each commitment mix; none at or above the plan's own count."""
+        """The purchase at the units the multiple asks for (the plan's count times the multiple, rounded down and
+        up), beside each commitment mix; none at or above the plan's own count. Why both: at 52% of the finance
+        example's demand the plan buys five RTX PRO 6000 and rents the rest, where rounding up weighed only six (in
+        three workstations), and the demand threshold read 0.53 though the plan still buys four at 40%."""
         if self.option is None:
             return []
-        return self._of(max(1, math.ceil(self.count * scale - 1e-9)))
+        wanted = self.count * scale
+        counts = {self._whole_jobs(max(1, math.floor(wanted + 1e-9))),
+                  self._whole_jobs(max(1, math.ceil(wanted - 1e-9)))}
+        return [p for n in sorted(counts) for p in self._of(n)]
 
     def below(self) -> list[Purchase]:
         """The purchase at 1, 2, 4, ... units fewer than the plan's, and at one unit (each beside each commitment
@@ -505,13 +510,20 @@ class Fewer:
         fewer = sorted({max(1, count - 2 ** k) for k in range(max(1, count.bit_length()))}, reverse=True)
         return [p for n in fewer for p in self._of(n)]
 
+    def _whole_jobs(self, n: int) -> int:
+        """n units rounded up to whole jobs of bare cards (machines as they are)."""
+        option = self.option
+        assert option is not None
+        if not option.includes_host and option.width > option.gpus_per_unit:
+            per_job = math.ceil(option.width / option.gpus_per_unit)
+            return math.ceil(n / per_job) * per_job
+        return n
+
     def _of(self, n: int) -> list[Purchase]:
         """The purchase at n units, in whole jobs of bare cards; none at or above the plan's own count."""
         option = self.option
         assert option is not None
-        if not option.includes_host and option.width > option.gpus_per_unit:  # bare cards in whole jobs
-            per_job = math.ceil(option.width / option.gpus_per_unit)
-            n = math.ceil(n / per_job) * per_job
+        n = self._whole_jobs(n)
         if n >= self.count:
             return []
         found = self.made.get(n)
