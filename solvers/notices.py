@@ -23,6 +23,8 @@ Param = str | int | float | bool | list[str] | None
 TEMPLATES: dict[str, str] = {
     # plan warnings (PlanResult.warnings)
     "electricity_default": "electricity_usd_per_kwh not given: used {usd_per_kwh} USD/kWh (the guide's 2023 figure)",
+    "electricity_vat_unknown": "the bundled table has no VAT rate on electricity for {location}: the rate is used "
+                               "without VAT; give electricity.vat_percent if you pay it",
     "marketplace_listing": "the plan rents marketplace listing {listing}: one host machine whose price and "
                            "availability the host sets and may change; options.allow_marketplace = false plans "
                            "without listings",

@@ -17,10 +17,12 @@ from pricing.place import region_location
 from solvers.currency import convert_model, usd_to
 from solvers.notices import Notice, classified, notice, texts
 from solvers.place_inputs import Prepared, carbon_adder_usd_per_kwh, carbon_usd_per_hour, cloud_intensity, gpu_kw
+from solvers.pue import pue_by_kind
 from solvers.result import (
     CarbonReport,
     CloudLine,
     CommitmentLine,
+    CoolingUsed,
     ElectricityUsed,
     ExchangeRatesUsed,
     PlanResult,
@@ -29,6 +31,8 @@ from solvers.result import (
     RegionCarbon,
 )
 
+PUE_SOURCE = ("desktop and workstation: an office machine, no metered cooling (gpuplan planning assumption); server: "
+              "Uptime Institute Global Data Center Survey 2025, average annual PUE 1.54 (solvers/defaults.py)")
 RESALE_NOTE = ("taxes are added to every purchase price; the resale credit is a share of that gross price (used "
                "buyers pay tax-inclusive prices)")
 
@@ -144,11 +148,20 @@ def finish(plan: PlanResult, prep: Prepared) -> PlanResult:
         rates=[RateUsed(currency=c, units_per_eur=rates.units_per_eur(c), usd_per_unit=round(rates.usd_per_unit(c), 8),
                         fixed_rate_source=fixed.source if (fixed := rates.fixed(c)) else None)
                for c in shown])
-    row = prep.electricity_source
+    row, vat = prep.electricity_source, prep.electricity_vat
     plan.electricity = ElectricityUsed(
         price_per_kwh=prep.electricity_usd_per_kwh, location=prep.electricity_location,
         source=row.source if row else "profile" if prep.profile.electricity_usd_per_kwh is not None else
-        "default: the guide's 2023 figure", as_of=row.as_of if row else None, period=row.period if row else None)
+        "default: the guide's 2023 figure", as_of=row.as_of if row else None, period=row.period if row else None,
+        consumer=vat.consumer if vat else "business", vat_percent=vat.percent if vat else 0.0,
+        vat_source=vat.source if vat else None)
+    if vat is not None and vat.unknown:
+        unknown = notice("electricity_vat_unknown", location=prep.electricity_location or "")
+        plan.warnings.append(unknown.text)
+        plan.notices.append(unknown)
+    pue = prep.profile.options.pue
+    plan.cooling = CoolingUsed(pue_by_host_kind=pue_by_kind(pue),
+                               source="options.pue" if pue is not None else PUE_SOURCE)
     plan.carbon = carbon_report(plan, prep)
     _on_demand_prices(plan, prep)
     if prep.tax_factor != 1.0:

@@ -323,11 +323,26 @@ class ExchangeRatesUsed(BaseModel):
 class ElectricityUsed(BaseModel):
     """The electricity rate the plan priced owned energy at, and where it came from."""
 
-    price_per_kwh: float = Field(description="in the plan's currency, before any carbon price")
+    price_per_kwh: float = Field(description="in the plan's currency, VAT included where added, before any carbon "
+                                 "price")
     location: str | None = Field(description="electricity.location of the profile (null: none given)")
     source: str = Field(description="'profile' for a rate the profile gave, else the table row's source")
     as_of: str | None = Field(description="date of the rate's source row (null for a rate the profile gave)")
     period: str | None = Field(None, description="the period the table's rate is for (e.g. 2024-S1)")
+    consumer: Literal["business", "residential"] = Field("business", description="whose tariff: electricity.consumer")
+    vat_percent: float = Field(0.0, description="VAT (and other taxes a VAT-registered business recovers) added to "
+                               "the rate, percent")
+    vat_source: str | None = Field(None, description="where vat_percent comes from, or why none was added")
+
+
+class CoolingUsed(BaseModel):
+    """The power usage effectiveness (cooling and power distribution) owned energy was priced at, by where a machine
+    stands: a bare card takes its host's kind, a whole machine its own (solvers/pue.py)."""
+
+    pue_by_host_kind: dict[str, float] = Field(description="desktop, workstation, server: the PUE each owned machine "
+                                               "of that kind was priced at")
+    source: str = Field(description="'options.pue' when the profile gave one figure for every machine, else where "
+                        "the figures per kind come from")
 
 
 class RegionCarbon(BaseModel):
@@ -421,6 +436,7 @@ class PlanResult(BaseModel):
         "GPU, sharding, or why the type was left out (absent for a workload class)")
     exchange_rates: ExchangeRatesUsed | None = Field(None, description="the rates money was converted with")
     electricity: ElectricityUsed | None = Field(None, description="the electricity rate used and its source")
+    cooling: CoolingUsed | None = Field(None, description="the PUE owned energy was priced at, per host kind")
     carbon: CarbonReport | None = Field(None, description="kgCO2e of the owned and the rented part")
     purchase_tax: PurchaseTax | None = Field(None, description="VAT and import duty added to purchases")
     commitments: list[CommitmentLine] = Field(default_factory=list,
