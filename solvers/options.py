@@ -30,8 +30,8 @@ from solvers.notices import Notice, notice
 from solvers.performance import throughput_score
 from solvers.periods import add_months, load_unit, peak_load, spare_units
 from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
-from solvers.resale import Bought, resale_usd
 from solvers.pue import by_place, pue_of, system_kind
+from solvers.resale import Bought, resale_usd
 
 
 @dataclass(frozen=True)

@@ -77,25 +77,20 @@ def test_leaving_dominated_purchases_out_never_changes_the_buy_only_optimum(
 
 
 def test_the_bursty_series_buy_only_model_loses_dominated_cards_and_keeps_its_optimum() -> None:
-    """Purchase options reach the bursty series' buy-only model and some are left out, among them the L4, whose work
-    another card does for less, energy included. The Quadro RTX 6000 and the RTX A5000 were left out too while
-    consumer cards could go into the 8-GPU server for passive cards; they cannot (hardware_fit: open-air cards).
-    Since issue 30 a card that fits office machines and that server is offered once for each (the server room's PUE,
-    solvers/pue.py); the RTX A5000 ($1,910, 0.95x an RTX 3090) is now left out (the Quadro RTX 6000, $1,840 and
-    1.00x, does its work for less in an office machine) and the Quadro's office copy stays. The H100 PCIe (only in
-    the 8-GPU server, $25,250) stays: it is now rated 3.12x an RTX 3090 against the RTX PRO 6000's 2.74x (before
-    issue 30, 2.35x and 2.46x: the PRO 6000 in a $1,725 desktop did its work for less)."""
+    """Purchase options reach the bursty series' buy-only model and some are left out: on the 2026 catalog (issue 30:
+    prices, the cards still sold new, throughput, PUE by where a card stands) the A100 40GB and 80GB PCIe, the RTX
+    6000 Ada and the RTX A6000, whose work an RTX PRO 6000 or an H100 PCIe of their shape does for less, energy
+    included; the used L4 and the RTX A5000 stay (no card of their shape does their work for less), and the H100
+    PCIe (only in the 8-GPU server) stays: it is rated 3.12x an RTX 3090 against the RTX PRO 6000's 2.74x."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     from plan_latency import SERIES
 
-    core = solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY)
+    core = solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY, prune=False)
     purchases = [o for o in core.owned if not o.is_commitment]
     built = model.build(purchases, [], core.options.hosts, core.blocks, core.limits)
     left = {o.name.split(" (")[0] for o in purchases} - {o.name.split(" (")[0] for o in built.owned}
-    assert {"L4", "RTX A5000"} <= left and not {"Quadro RTX 6000", "H100 PCIe"} & left
-    servers = {k for k, h in enumerate(core.options.hosts) if h.host.kind == "server"}
-    (quadro,) = [o for o in built.owned if o.name.startswith("Quadro RTX 6000")]
-    assert quadro.accepting_hosts and not set(quadro.accepting_hosts) & servers  # the office copy
+    assert {"A100 40GB PCIe", "A100 80GB PCIe", "RTX 6000 Ada", "RTX A6000"} <= left
+    assert not {"L4", "RTX A5000", "H100 PCIe"} & left
     assert len(built.owned) < len(purchases)
     assert buy_only(core, prune=True).objective == pytest.approx(buy_only(core, prune=False).objective, rel=1e-9)
 
