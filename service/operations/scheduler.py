@@ -47,12 +47,6 @@ def retry_delay(source: Source, failures: int) -> dt.timedelta:
     return delay
 
 
-def _log_outcome(outcome: RefreshOutcome) -> None:
-    metrics.observe_refresh(outcome)
-    log.info("refresh %s: %s (%d rows, %d changed)%s", outcome.source, outcome.outcome, outcome.rows_fetched,
-             outcome.rows_changed, f": {outcome.error}" if outcome.error else "")
-
-
 class RefreshScheduler:
     def __init__(self, engine: Engine, sources: Sequence[Source], gpus: GpuTable,
                  clock: Callable[[], dt.datetime] = utcnow,
@@ -89,6 +83,18 @@ class RefreshScheduler:
                 due[src.key] = row.last_attempt_at + retry_delay(src, row.consecutive_failures)
         return due
 
+    def _log_outcome(self, outcome: RefreshOutcome) -> None:
+        """One INFO line per source and refresh, with when it is tried next: a source that cannot reach its host
+        (no network) says so here once, not in a warning per retry (pricing/http.py)."""
+        metrics.observe_refresh(outcome)
+        try:
+            next_try = self.next_due().get(outcome.source)
+        except Exception:  # the database may be what failed: the line is still written, without the time
+            next_try = None
+        log.info("refresh %s: %s (%d rows, %d changed)%s%s", outcome.source, outcome.outcome, outcome.rows_fetched,
+                 outcome.rows_changed, f": {outcome.error}" if outcome.error else "",
+                 f"; next try {next_try:%Y-%m-%d %H:%M} UTC" if next_try else "")
+
     def due(self, now: dt.datetime) -> list[Source]:
         when = self.next_due()
         return [s for s in self.sources if when[s.key] <= now]
@@ -99,7 +105,7 @@ class RefreshScheduler:
             return []
         clock = self.clock if now is None else (lambda: now)
         try:
-            outcomes = refresh_all(self.engine, self.due(clock()), self.gpus, clock, on_done=_log_outcome)
+            outcomes = refresh_all(self.engine, self.due(clock()), self.gpus, clock, on_done=self._log_outcome)
             if self.after_refresh is not None:
                 try:
                     self.after_refresh(clock())
