@@ -67,6 +67,9 @@ TEMPLATES: dict[str, str] = {
                          "plan's cost) rests on it; give throughput_overrides.{gpu} if you have measured it",
     "stale_source": "prices from source {source!r} are stale: {reasons}",
     "stale_source_never": "prices from source {source!r} are stale: {reasons}",
+    "stale_sources": "prices from {count} sources are stale ({sources}): the last good prices of each, or the "
+                     "bundled snapshot's where a source never refreshed, are used; GET /v1/sources says when each "
+                     "last refreshed and why it could not",
     "old_snapshot": "bundled snapshot prices are used for {providers} (oldest from {oldest}, older than {max_age_days} "
                     "days): run `gpuplan refresh` or let the service's scheduler reach the providers for current "
                     "prices",
