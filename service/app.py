@@ -86,7 +86,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
                                   settings.rate_limit_burst), alerts=alerts,
         refresher=refresher, metrics_registry=registry, plan_pool=plan_pool))
     errors.install(app)
-    openapi.install(app)
+    openapi.install(app, settings.auth)
     idempotency.install(app)
     app.include_router(plans.router)
     app.include_router(catalog.router)

@@ -7,9 +7,10 @@ backward compatibility and mean "in `currency`"), converted at readout with the 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict  # pydantic needs it on Python 3.11 (typing's lacks __required_keys__ there)
 
 from solvers.notices import Notice
 from solvers.workload.schema import WorkloadPlan
@@ -340,6 +341,17 @@ class PurchaseTax(BaseModel):
     note: str
 
 
+# a TypedDict, not a model: the horizon stays the dict it always was (`plan.horizon["days"]`), with its keys typed
+# for the OpenAPI document and the clients generated from it
+class PlanHorizon(TypedDict):
+    """The span the plan covers."""
+
+    start: Annotated[str, Field(description="first day (ISO date)")]
+    end: Annotated[str, Field(description="the day after the last (ISO date)")]
+    days: Annotated[int, Field(description="days from start to end")]
+    periods: Annotated[int, Field(description="periods in `periods`: calendar months clipped to the horizon")]
+
+
 class PlanResult(BaseModel):
     id: str | None = None
     created_at: str | None = None
@@ -364,7 +376,7 @@ class PlanResult(BaseModel):
     notices: list[Notice] = Field(default_factory=list, description="the warnings as stable codes and parameters "
                                   "(solvers/notices.py) with their English text, for clients that translate them")
     solver: SolverInfo
-    horizon: dict[str, str | int]
+    horizon: PlanHorizon
     workload: WorkloadPlan | None = Field(
         None, description="the workload form behind the plan: per GPU type GPUs per job, hours per job, memory per "
         "GPU, sharding, or why the type was left out (absent for a workload class)")
