@@ -95,9 +95,13 @@ class CommitmentLine(BaseModel):
     kg_co2e: float | None = Field(None, description="emissions of every held hour: count x paid_hours x GPU power x "
                                   "GPUs x cloud PUE x the region's grid intensity (a reserved instance is held, and "
                                   "counted, every hour of its terms, used or not)")
-    on_demand_usd_per_hour: float | None = Field(None, description="the provider's on-demand price of the same "
-                                                 "instance in the same region, where the catalog has one (the "
-                                                 "list price the commitment discounts; FOCUS ListUnitPrice)")
+    on_demand_usd_per_hour: float | None = Field(None, description="the on-demand price of the instance the "
+                                                 "commitment discounts (the list price; FOCUS ListUnitPrice): the same "
+                                                 "instance, else the provider's cheapest with the same GPU and GPU "
+                                                 "count in the same region, else in any region; null when none is "
+                                                 "known")
+    on_demand_offer: str | None = Field(None, description="which on-demand offer that price is: provider, name "
+                                        "(region)")
 
 
 class Costs(BaseModel):
