@@ -2,7 +2,7 @@
 
 Prints p50/p95/p99 latency, requests/s achieved and the error count, then PASS or FAIL against the target:
 no errors, p99 under `--p99-ms` (1000) and at least 90% of the requested rate achieved. The mix
-(bench/locustfile.py): 30% POST /v1/plans (the README's three example profiles), the rest price reads
+(bench/locustfile.py): 30% POST /v1/plans (three example profiles of service/plans/examples.py), the rest price reads
 (/v1/prices, per GPU and all, /v1/prices/history, /v1/gpus, /v1/sources), spread round-robin over every URL.
 
 Start the service first (several replicas and a scheduler that refreshes: deploy/compose.yaml, or as
@@ -11,9 +11,9 @@ tests/e2e/cluster/test_load.py does on loopback), then:
 
 `--executors` (issue 18) instead starts one `gpuplan serve` replica itself on loopback, first with plans solved
 inline (GPUPLAN_PLAN_EXECUTOR=inline), then with the process pool, and for each measures plans/s and p50/p99 of
-POST /v1/plans at 1, 4 and 16 closed-loop clients with one fixed bursty profile (the README's series example),
-then /healthz p50/p99 while 50 slow plans are in flight; it prints both and the same-run ratios (the machine is
-shared and noisy: compare ratios, not absolute figures across runs):
+POST /v1/plans at 1, 4 and 16 closed-loop clients with one fixed bursty profile (service/plans/examples.py's series
+example), then /healthz p50/p99 while 50 slow plans are in flight; it prints both and the same-run ratios (the
+machine is shared and noisy: compare ratios, not absolute figures across runs):
   python bench/load.py --executors [--duration 8]
 """
 

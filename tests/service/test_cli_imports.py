@@ -34,5 +34,5 @@ def test_help_imports_none_of_the_heavy_parts(argv: list[str]) -> None:
 def test_the_top_level_help_lists_every_command() -> None:
     _, printed = _imported("--help")
     for command in ("serve", "plan", "refresh", "estimate", "import-prices", "import-usage", "alerts", "snapshot",
-                    "migrate", "scheduler", "labs", "keys"):
+                    "catalog", "migrate", "scheduler", "labs", "keys"):
         assert re.search(rf"│ {re.escape(command)}\s", printed), command

@@ -12,7 +12,7 @@
 
   /* The readings of "N GPUs, busy u of the time" (solvers/profile.py UtilisationDemand.reading), the default
      first; a new reading is one entry here plus its `ui_form.reading.<value>` text in each locale. */
-  const READINGS = ["at_once", "average"];
+  const READINGS = ["independent", "at_once", "average"];
 
   let logDemand = null; // the hourly demand of the usage log read (or of the plan shown), sent as the demand
   let chartBlob = null;

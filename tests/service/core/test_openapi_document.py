@@ -61,7 +61,7 @@ def test_the_saved_profile_and_the_horizon_are_typed(document: dict[str, Any]) -
     schemas = document["components"]["schemas"]
     for model in ("ProfileOut", "ProfileVersionOut"):
         assert schemas[model]["properties"]["profile"]["$ref"] == "#/components/schemas/Profile", model
-    assert schemas["PlanResult"]["properties"]["horizon"] == {"$ref": "#/components/schemas/PlanHorizon"}
+    assert schemas["PlanResult"]["properties"]["horizon"]["$ref"] == "#/components/schemas/PlanHorizon"
     horizon = schemas["PlanHorizon"]
     assert sorted(horizon["required"]) == ["days", "end", "periods", "start"]
     assert {k: v["type"] for k, v in horizon["properties"].items()} == {
