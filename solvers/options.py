@@ -717,7 +717,7 @@ def build_options(
     cloud = cloud_options(cloud_frame)
     return Options(
         owned,
-        displaced_replicas(cloud) if jobs.runs == "continuously" else cloud,
+        displaced_replicas(cloud) if jobs.runs == "continuously" or jobs.patience == "none" else cloud,
         hosts,
         rate,
         opts.availability,
@@ -731,11 +731,13 @@ def build_options(
 
 
 def displaced_replicas(cloud: list[CloudOption]) -> list[CloudOption]:
-    """Always-on load: an instance rented for the hours an owned replica is down for maintenance carries that one
-    replica, whatever else it could hold. Outages of owned machines come one at a time (5% of the hours of each,
-    seldom together), so packing four replicas' outage hours into one 8-GPU instance-hour, as work that may be run
-    at any hour of the block is packed, served one hour of a service with a quarter of an instance. A replica's
-    outage on a card that carries more than one load unit takes as many instance-hours (the safe side)."""
+    """Work that may not wait (and always-on load): an instance rented for the hours an owned slot cannot work
+    (maintenance, a slower card's overrun, hours off) carries that one job or replica, whatever else it could hold.
+    Outages of owned machines come one at a time (5% of the hours of each, seldom together), and a job that may not
+    wait cannot wait for others to fill an instance: packing four jobs' outage hours into one 8-GPU instance-hour, as
+    work that may wait is packed, served each hour of them with a quarter of an instance, and bought free slow
+    cards for the right to pack their overrun (issue 29: the replay paid whole instances and disagreed). A
+    replica's outage on a card that carries more than one load unit takes as many instance-hours (the safe side)."""
     return [replace(c, displaced_slots=min(float(c.slots), 1.0)) for c in cloud]
 
 

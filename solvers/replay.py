@@ -13,7 +13,8 @@ The rules (docs: "The demand model" and "How owned and rented GPUs serve the wor
   taken first where their energy costs less than renting for that job (cheapest energy first); the rest is rented
   as the cheapest whole instances of the offers (each instance's slots, within its quota of instances at once),
   paid for the time their jobs take (1 / speed hours per job-hour). A slot finishes a job in 1 / r of its hours:
-  a faster one idles the rest, a slower one overruns, and its overrun is run in its idle hours of the month.
+  a faster one idles the rest, a slower one overruns, and its overrun is run in idle hours of the month: its own,
+  or another owned slot's (jobs are many: while a slower card overruns one, the next goes to a free slot).
 - Work that may wait (patience day, week or month): within each window the work is fluid: an owned or committed
   slot does r reference job-hours every hour of the window, rented instances are packed (price per reference
   job-hour, within their quota), and the window's work goes to the cheapest of them first.
@@ -26,7 +27,9 @@ The rules (docs: "The demand model" and "How owned and rented GPUs serve the wor
   commitments for their paid hours, opex; the financing interest is the plan's own figure (a function of the
   price alone).
 
-Where the model approximates, the replay says so (`Replay.approximations`) with a bound on what it may differ by.
+Where the model approximates, the replay says so (`Replay.approximations`) with a bound on what it may differ by;
+and where the replay's own order of decisions may cost more than the model's joint optimum (work moved at a month's
+end rather than planned around), it says so too (`month_end_displacement`).
 """
 
 from __future__ import annotations
@@ -346,17 +349,24 @@ def replay(profile: Profile, fleet: Fleet, today: dt.date, usd_per_kwh: float,
         rent = _slotted(slots, fleet.cloud, jobs, share, held, rented_jobs, rent_hours)
     months = month_of(start, hours)
     n_months = int(months.max(initial=-1)) + 1
-    credit = slots.speed if fluid else np.ones(n_opt)
     busy_hours = held / slots.speed[:, None] if n_opt else held  # slot-hours each option is busy
     displaced = np.zeros(n_opt)  # slot-hours moved to packed cloud hours, over the horizon
     displaced_usd = 0.0
     feasible = bool(np.isfinite(rent))
     packing = _packing(fleet.cloud)
     month_hours = np.bincount(months, minlength=n_months).astype(float)
+    shifted = np.zeros(n_opt)  # slot-hours each option took over from another's overrun (+) or gave (-)
+    active = _active_hours(jobs, share, hours)
     for p in range(n_months):
         in_month = months == p
         busy_p = busy_hours[:, in_month].sum(axis=1) if n_opt else np.zeros(0)
         held_p = held[:, in_month].sum(axis=1) if n_opt else np.zeros(0)
+        moved_over = _share_overrun(slots, busy_p, held_p, float(active[in_month].sum()),
+                                    [o.available(profile.options.availability) * month_hours[p] * slots.slots[g]
+                                     for g, o in enumerate(slots.options)])
+        shifted += moved_over
+        busy_p = busy_p + moved_over
+        held_p = held_p + moved_over * slots.speed
         chunks: list[tuple[float, float, int]] = []  # (work, the most a job-hour of it may cost packed, option)
         for g, o in enumerate(slots.options):
             available = o.available(profile.options.availability)
@@ -372,9 +382,7 @@ def replay(profile: Profile, fleet: Fleet, today: dt.date, usd_per_kwh: float,
         displaced += moved / slots.speed
         feasible = feasible and math.isfinite(cost)
         displaced_usd += cost
-    owned_gpu_hours = sum(float(busy_hours[g].sum() - displaced[g]) * o.width / o.load_per_gpu
-                          for g, o in enumerate(slots.options))
-    energy = usd_per_kwh * sum((float(busy_hours[g].sum()) - displaced[g]) * o.width / o.load_per_gpu
+    energy = usd_per_kwh * sum((float(busy_hours[g].sum()) + shifted[g] - displaced[g]) * o.width / o.load_per_gpu
                                * o.marginal_kwh_per_gpu_hour for g, o in enumerate(slots.options))
     energy += usd_per_kwh * hours * (sum(n * o.idle_kwh_per_unit_hour for o, n in fleet.owned)
                                      + sum(n * h.idle_kwh_per_hour for h, n in fleet.hosts))
@@ -392,12 +400,16 @@ def replay(profile: Profile, fleet: Fleet, today: dt.date, usd_per_kwh: float,
     total = (capex - resale + energy + rent + displaced_usd + commitments + opex + cloud_data
              + capex * interest_per_capex)
     _bounds(slots, held, approximations, usd_per_kwh, profile, jobs, share, months, fleet.cloud)
+    if displaced_usd > 1e-9 and math.isfinite(displaced_usd):
+        # the replay runs the hours first and moves work beyond an option's available hours at the month's end;
+        # the model may instead keep that work off the owned cards where renting it costs less: without the
+        # available-hours limit both would run the same hours, so the replay is dearer by at most what it moved
+        approximations["month_end_displacement"] = displaced_usd
     scale = profile.jobs.gpus_per_job * (efficiency(profile) if profile.jobs.runs != "continuously"
                                          else load_unit(profile))
     served_owned = held.sum(axis=0) * scale if n_opt else np.zeros(hours)
     demand_ref = busy * (efficiency(profile) if profile.jobs.runs != "continuously" else 1.0)
     queued = _queue(demand_ref, served_owned + rented_jobs * scale) if fluid else np.zeros(hours)
-    del owned_gpu_hours, credit
     return Replay(total if feasible else math.inf, energy, rent, displaced_usd, capex, resale, commitments,
                   opex + cloud_data, feasible, start, demand_ref, served_owned, rented_jobs * scale, queued,
                   approximations)
@@ -442,6 +454,33 @@ def _slotted(slots: _Slots, cloud: list[CloudOption], jobs: np.ndarray, share: n
     with np.errstate(invalid="ignore"):  # a segment of no time costs nothing, even where nothing could cover it
         return float(sum(np.where(share[:, s] > 0, plan_rent[where[:, s]] * share[:, s], 0.0).sum()
                          for s in range(jobs.shape[1])))
+
+
+def _active_hours(jobs: np.ndarray, share: np.ndarray, hours: int) -> np.ndarray:
+    """Per hour, the share of it in which some job runs (one hour's segments stand for every hour when given once)."""
+    per = np.where(jobs > 1e-9, share, 0.0).sum(axis=1)
+    return np.full(hours, float(per[0])) if len(per) == 1 and hours > 1 else per
+
+
+def _share_overrun(slots: _Slots, busy: np.ndarray, held: np.ndarray, active: float, room: list[float]) -> np.ndarray:
+    """A month's work beyond one owned option's available hours taken over by other owned options' idle hours,
+    cheapest energy first, each within its own hours and the hours with jobs (jobs are many: while a slower card
+    overruns one, the next goes to a free slot). Slot-hours each option takes (+) or gives (-)."""
+    moved = np.zeros(len(busy))
+    work = [max(float(busy[g]) - room[g], 0.0) * float(slots.speed[g]) for g in range(len(busy))]
+    for g in range(len(busy)):
+        for h in range(len(busy)):  # receivers, cheapest energy first (`_Slots` keeps that order)
+            if work[g] <= 1e-12:
+                break
+            if h == g:
+                continue
+            spare = min((room[h] - float(busy[h]) - moved[h]) * float(slots.speed[h]),
+                        active * float(slots.slots[h]) - float(held[h]) - moved[h] * float(slots.speed[h]))
+            take = min(work[g], max(spare, 0.0))
+            moved[h] += take / float(slots.speed[h])
+            moved[g] -= take / float(slots.speed[g])
+            work[g] -= take
+    return moved
 
 
 def _owned_counts(most: int, slots: _Slots) -> list[int]:

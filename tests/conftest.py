@@ -50,8 +50,9 @@ def replay_every_plan() -> Iterator[list[str]]:
         if core.main.gap:
             bound += core.main.gap * abs(model)
         if not abs(played.total_usd - model) <= bound:
+            profile = core.profile.model_dump_json(exclude_defaults=True)
             found.append(f"model {model:.2f} vs replay {played.total_usd:.2f} (bound {bound:.2f}, approximations "
-                         f"{played.approximations}) for {core.profile.model_dump_json(exclude_defaults=True)[:300]}")
+                         f"{played.approximations}) for {profile}")
 
     PLAN_OBSERVERS.append(observe)
     try:

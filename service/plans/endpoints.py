@@ -37,6 +37,7 @@ from service.profiles.repository import get_profile
 from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
 from service.web.replay_chart import replay_chart_svg
+from service.web.sensitivity_chart import sensitivity_chart_svg
 from solvers.profile import Profile
 from solvers.replay_answer import PlanReplay
 from solvers.result import PlanResult
@@ -196,11 +197,12 @@ def plan_sensitivity(runtime: RuntimeDep, request: Request, caller: CallerDep, p
             response_class=Response, responses=SVG_RESPONSE | BOUNDED,
             tags=["charts"])
 def plan_sensitivity_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
-                           lang: ChartLang = None) -> Response:
+                           size: ChartSize = "wide", lang: ChartLang = None) -> Response:
     """The sensitivity as a tornado chart: one bar per input from its low-end to its high-end total."""
     stored = repository.get_plan(runtime.engine, caller, plan_id)
     found = sensitivity_of(runtime, request_key(caller, request), plan_id, stored)
-    return Response(charts.sensitivity_chart_svg(found, PlanResult.model_validate(stored.result), lang),
+    return Response(sensitivity_chart_svg(found, PlanResult.model_validate(stored.result), lang,
+                                          narrow=size == "narrow"),
                     media_type=charts.SVG_MEDIA_TYPE,
                     headers={"Cache-Control": "private, max-age=86400"})
 

@@ -20,8 +20,9 @@
       const money = (value) => usd(value * rate);
       const lines = found.total_usd === null ? [h("p", {}, t("replay.infeasible"))] : [
         h("p", {}, t("replay.agrees", { replay: money(found.total_usd), model: money(found.model_total_usd) })),
-        h("p", {}, t(found.agrees ? "replay.within" : "replay.disagrees",
-          { difference: money(Math.abs(found.difference_usd)), bound: money(found.bound_usd) })),
+        h("p", {}, found.agrees
+          ? t("replay.within", { difference: money(Math.abs(found.difference_usd)), bound: money(found.bound_usd) })
+          : t("replay.disagrees", { difference: money(Math.abs(found.difference_usd)), bound: money(found.bound_usd) })),
       ];
       body.replaceChildren(...lines,
         h("figure", {}, h("img", { id: "replay-chart", src: chartUrl(`/v1/plans/${id}/replay.svg`, {}),
