@@ -12,6 +12,7 @@ carbon price folded in), so it is exactly the energy the objective paid for.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from pricing.place import region_location
 from solvers.currency import convert_model, usd_to
@@ -114,29 +115,71 @@ def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
         carbon_cost=cost, notes=texts(notes) + prep.notes, notices=notes + [classified(n, []) for n in prep.notes])
 
 
-def _on_demand_prices(plan: PlanResult, prep: Prepared) -> None:
-    """Each commitment's on-demand price of the same instance (provider, name, region, GPUs), the provider's price
-    without any carbon price: the list price a commitment discounts (FOCUS ListUnitPrice in the exports). The
-    profile's own on-demand quotes first, then the catalog; None where neither has the instance."""
-    if not plan.commitments:
-        return
-    found: dict[tuple[str, str, str, int], float] = {}
+@dataclass(frozen=True)
+class _OnDemand:
+    """An on-demand offer a commitment may discount, at the provider's price (without any carbon price)."""
+
+    provider: str
+    name: str
+    region: str
+    gpu: str
+    gpu_count: int
+    usd_per_hour: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider} {self.name} ({self.region})"
+
+
+def _on_demand_offers(prep: Prepared) -> list[_OnDemand]:
+    """The catalog's on-demand offers, then the profile's own on-demand quotes, which replace a catalog offer of
+    the same instance (provider, name, region, GPUs)."""
+    found: dict[tuple[str, str, str, int], _OnDemand] = {}
     cloud = prep.catalog.cloud
     if not cloud.empty:
         on_demand = cloud[cloud["pricing"] == "on_demand"]
         for p, n, r, g, c, price in zip(on_demand["provider"], on_demand["name"], on_demand["region"],
                                         on_demand["gpu"], on_demand["gpu_count"], on_demand["usd_per_hour"],
                                         strict=True):
-            key = (str(p), str(n), str(r), int(c))
-            carbon = carbon_usd_per_hour(prep, str(p), str(r), str(g), int(c))
-            found[key] = min(found.get(key, float("inf")), float(price) - carbon)
+            offer = _OnDemand(str(p), str(n), str(r), str(g), int(c),
+                              float(price) - carbon_usd_per_hour(prep, str(p), str(r), str(g), int(c)))
+            kept = found.get((offer.provider, offer.name, offer.region, offer.gpu_count))
+            if kept is None or offer.usd_per_hour < kept.usd_per_hour:
+                found[(offer.provider, offer.name, offer.region, offer.gpu_count)] = offer
+    gpus = prep.catalog.gpus
     for q in prep.profile.prices.cloud:
         if q.pricing == "on_demand":
-            found[(q.provider, q.name, q.region, q.gpu_count)] = q.usd_per_hour - carbon_usd_per_hour(
-                prep, q.provider, q.region, q.gpu, q.gpu_count)
+            gpu = gpus.canonical(q.gpu) or q.gpu
+            found[(q.provider, q.name, q.region, q.gpu_count)] = _OnDemand(
+                q.provider, q.name, q.region, gpu, q.gpu_count,
+                q.usd_per_hour - carbon_usd_per_hour(prep, q.provider, q.region, q.gpu, q.gpu_count))
+    return list(found.values())
+
+
+def counterpart(line: CommitmentLine, offers: list[_OnDemand]) -> _OnDemand | None:
+    """The on-demand offer a commitment discounts: the same instance (provider, name, region, GPUs) where it has
+    one, else the cheapest offer of the same provider with the same GPU and GPU count in the same region, else in
+    any region. By name alone, a reservation quoted under another name than the on-demand listing (a profile's
+    own quote, a provider's term SKU) found none, and its saving read zero without a word."""
+    same = [o for o in offers if (o.provider, o.gpu, o.gpu_count) == (line.provider, line.gpu, line.gpu_count)]
+    exact = [o for o in same if (o.name, o.region) == (line.name, line.region)]
+    in_region = [o for o in same if o.region == line.region]
+    for tier in (exact, in_region, same):
+        if tier:
+            return min(tier, key=lambda o: o.usd_per_hour)
+    return None
+
+
+def _on_demand_prices(plan: PlanResult, prep: Prepared) -> None:
+    """Each commitment's list price (FOCUS ListUnitPrice in the exports): its on-demand counterpart's price, the
+    provider's without any carbon price, and which offer that is; None where no counterpart is known."""
+    if not plan.commitments:
+        return
+    offers = _on_demand_offers(prep)
     for line in plan.commitments:
-        price = found.get((line.provider, line.name, line.region, line.gpu_count))
-        line.on_demand_usd_per_hour = None if price is None else round(price, 6)
+        found = counterpart(line, offers)
+        line.on_demand_usd_per_hour = None if found is None else round(found.usd_per_hour, 6)
+        line.on_demand_offer = None if found is None else found.label
 
 
 def finish(plan: PlanResult, prep: Prepared) -> PlanResult:

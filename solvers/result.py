@@ -7,9 +7,10 @@ backward compatibility and mean "in `currency`"), converted at readout with the 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict  # pydantic needs it on Python 3.11 (typing's lacks __required_keys__ there)
 
 from solvers.notices import Notice
 from solvers.workload.schema import WorkloadPlan
@@ -101,9 +102,13 @@ class CommitmentLine(BaseModel):
     kg_co2e: float | None = Field(None, description="emissions of every held hour: count x paid_hours x GPU power x "
                                   "GPUs x cloud PUE x the region's grid intensity (a reserved instance is held, and "
                                   "counted, every hour of its terms, used or not)")
-    on_demand_usd_per_hour: float | None = Field(None, description="the provider's on-demand price of the same "
-                                                 "instance in the same region, where the catalog has one (the "
-                                                 "list price the commitment discounts; FOCUS ListUnitPrice)")
+    on_demand_usd_per_hour: float | None = Field(None, description="the on-demand price of the instance the "
+                                                 "commitment discounts (the list price; FOCUS ListUnitPrice): the same "
+                                                 "instance, else the provider's cheapest with the same GPU and GPU "
+                                                 "count in the same region, else in any region; null when none is "
+                                                 "known")
+    on_demand_offer: str | None = Field(None, description="which on-demand offer that price is: provider, name "
+                                        "(region)")
 
 
 class Costs(BaseModel):
@@ -392,6 +397,17 @@ class PurchaseTax(BaseModel):
         description="how the taxes are counted (the resale credit is a share of the gross price), in English")
 
 
+# a TypedDict, not a model: the horizon stays the dict it always was (`plan.horizon["days"]`), with its keys typed
+# for the OpenAPI document and the clients generated from it
+class PlanHorizon(TypedDict):
+    """The span the plan covers."""
+
+    start: Annotated[str, Field(description="first day (ISO date)")]
+    end: Annotated[str, Field(description="the day after the last (ISO date)")]
+    days: Annotated[int, Field(description="days from start to end")]
+    periods: Annotated[int, Field(description="how many periods `periods` holds")]
+
+
 class PlanResult(BaseModel):
     id: str | None = Field(
         None, description="the stored plan's id (null for a plan that is not stored, e.g. a what-if)")
@@ -429,7 +445,7 @@ class PlanResult(BaseModel):
     notices: list[Notice] = Field(default_factory=list, description="the warnings as stable codes and parameters "
                                   "(solvers/notices.py) with their English text, for clients that translate them")
     solver: SolverInfo = Field(description="how the model was solved")
-    horizon: dict[str, str | int] = Field(
+    horizon: PlanHorizon = Field(
         description="the plan's start and end (ISO dates), days and number of periods")
     workload: WorkloadPlan | None = Field(
         None, description="the workload form behind the plan: per GPU type GPUs per job, hours per job, memory per "

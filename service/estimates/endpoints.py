@@ -26,7 +26,7 @@ EXAMPLES = {
 }
 
 
-@router.post("/estimate", response_model=Estimate)
+@router.post("/estimate", operation_id="create_estimate", response_model=Estimate)
 def create_estimate(
     catalog: CatalogDep,
     workload: Annotated[Workload, Body(openapi_examples=EXAMPLES)],

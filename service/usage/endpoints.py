@@ -49,7 +49,8 @@ def _demand(series: UsageSeries, reference_gpu: str) -> ConcurrencyDemand:
         raise InvalidField("text", "usage_demand", exc.errors()[0]["msg"]) from exc
 
 
-@router.post("/{profile_id}/usage", response_model=UsageImportOut, responses=BOUNDED)
+@router.post("/{profile_id}/usage", operation_id="import_profile_usage",
+             response_model=UsageImportOut, responses=BOUNDED)
 def import_usage(runtime: RuntimeDep, catalog: CatalogDep, request: Request, caller: CallerDep, profile_id: str,
                  body: UsageImportIn) -> UsageImportOut:
     """Read a usage log (Slurm sacct, nvidia-smi CSV, DCGM through Prometheus) into GPUs busy per UTC hour and
@@ -71,7 +72,8 @@ def import_usage(runtime: RuntimeDep, catalog: CatalogDep, request: Request, cal
     return UsageImportOut(profile=out, usage=UsageSummaryOut.of(series, summarise(series)))
 
 
-@router.get("/{profile_id}/usage.svg", response_class=Response, responses=SVG_RESPONSE | _NO_HOURLY_DEMAND,
+@router.get("/{profile_id}/usage.svg", operation_id="get_profile_usage_chart",
+            response_class=Response, responses=SVG_RESPONSE | _NO_HOURLY_DEMAND,
             tags=["charts"])
 def usage_chart(engine: EngineDep, caller: CallerDep, profile_id: str, size: ChartSize = "wide",
                 lang: ChartLang = None) -> Response:
@@ -93,7 +95,7 @@ def _chart(demand: ConcurrencyDemand, size: ChartSize, lang: str | None) -> Resp
     return Response(svg, media_type=SVG_MEDIA_TYPE, headers={"Cache-Control": "private, no-cache"})
 
 
-@unsaved_router.post("", response_model=UsageReadOut)
+@unsaved_router.post("", operation_id="read_usage", response_model=UsageReadOut)
 def read_usage(caller: CallerDep, body: UsageReadIn) -> UsageReadOut:
     """Read a usage log into GPUs busy per UTC hour without storing anything: the `demand` to plan on (put it in
     a profile's `demand` and POST /v1/plans) and the log's summary. The planning page uses this so a log can be
@@ -103,7 +105,8 @@ def read_usage(caller: CallerDep, body: UsageReadIn) -> UsageReadOut:
     return UsageReadOut(demand=_demand(series, body.reference_gpu), usage=UsageSummaryOut.of(series, summarise(series)))
 
 
-@unsaved_router.post("/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+@unsaved_router.post("/chart.svg", operation_id="read_usage_chart",
+                     response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
 def read_usage_chart(caller: CallerDep, demand: ConcurrencyDemand, size: ChartSize = "wide",
                      lang: ChartLang = None) -> Response:
     """The load-duration curves per month of an hourly demand sent in the body (the `demand` POST /v1/usage

@@ -12,6 +12,7 @@ from pricing.catalog import Catalog
 from service.core.clock import utcnow
 from service.core.dependencies import BaseCatalogDep, EngineDep
 from service.core.errors import InvalidField
+from service.core.openapi import CSV_RESPONSE
 from service.core.spreadsheet import neutralise_frame
 from service.prices.history.schemas import HistoryRow
 from service.web import charts
@@ -29,7 +30,8 @@ def _known_gpu(base: Catalog, gpu: str) -> str:
     return name
 
 
-@router.get("/prices/history", response_model=list[HistoryRow], responses={200: {"content": {"text/csv": {}}}})
+@router.get("/prices/history", operation_id="get_price_history",
+            response_model=list[HistoryRow], responses=CSV_RESPONSE)
 def price_history(
     request: Request,
     engine: EngineDep,
@@ -62,7 +64,8 @@ def price_history(
     return records
 
 
-@router.get("/prices/history.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+@router.get("/prices/history.svg", operation_id="get_price_history_chart",
+            response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
 def price_history_chart(engine: EngineDep, base: BaseCatalogDep, gpu: Gpu, size: ChartSize = "wide",
                         lang: ChartLang = None) -> Response:
     """The cheapest cloud price per GPU-hour and hardware price per GPU over time (bundled snapshot, then refreshes)."""
