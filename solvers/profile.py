@@ -334,8 +334,9 @@ class PlanOptions(_Strict):
         True, description="False: no marketplace hosts that are not marked verified (unknown counts as unverified)")
     max_capex_currency: CurrencyCode = Field("USD", description="currency of max_capex_usd (default USD)")
     vat_percent: float = Field(0.0, ge=0, le=100, allow_inf_nan=False, description="VAT or sales tax on purchases, "
-                               "percent of the price (purchases only: GPUs, machines, hosts; default 0: prices as "
-                               "quoted, e.g. a lab that reclaims VAT)")
+                               "percent of the price (GPUs, machines, hosts; default 0: prices as quoted, e.g. a lab "
+                               "that reclaims VAT); above 0, a business that does not reclaim VAT also pays its "
+                               "place's VAT on electricity (electricity.vat_percent)")
     import_duty_percent: float = Field(0.0, ge=0, le=100, allow_inf_nan=False, description="import duty on "
                                        "purchases, percent of the price (default 0)")
     carbon_price_per_tonne: float | None = Field(

@@ -5,7 +5,9 @@ Why: the plan sees each patience window's average concurrency, which says how mu
 work queues for it. The window's length is only the longest a job may wait, and work moved within a window waits
 for nothing when the plan holds enough GPUs anyway. So the read-out replays the hours in time order:
 - arrivals: the busy reference GPUs of each hour as given (a series, an hourly log; the utilisation form gives
-  no order, so its busy hours are taken as the first u x 24 h of each day at N GPUs);
+  no order, so its busy hours are taken as the first hours of each day: N GPUs for u x 24 h with the `at_once`
+  reading, the binomial levels of `independent` jobs from the busiest down, N x u every hour with `average`:
+  `periods.arrival_pattern`);
 - service capacity each hour: the plan's owned GPUs (units x job slots x throughput, in reference GPUs), present
   every hour, or only while the machines are on when they are on h hours a day (`on_hours`); above them what
   the plan rents: each patience window's rented GPU-hours (its average load above the owned GPUs, `moved`), taken

@@ -25,8 +25,10 @@
           : t("replay.disagrees", { difference: money(Math.abs(found.difference_usd)), bound: money(found.bound_usd) })),
       ];
       body.replaceChildren(...lines,
-        h("figure", {}, h("img", { id: "replay-chart", src: chartUrl(`/v1/plans/${id}/replay.svg`, {}),
-          alt: t("replay.title"), width: 800, height: 360, loading: "lazy" })),
+        h("figure", {}, h("picture", {},  // a phone gets the chart drawn for its width
+          h("source", { media: "(max-width: 640px)", srcset: chartUrl(`/v1/plans/${id}/replay.svg`, { size: "narrow" }) }),
+          h("img", { id: "replay-chart", src: chartUrl(`/v1/plans/${id}/replay.svg`, {}), alt: t("replay.title"),
+            width: 800, height: 360, loading: "lazy" }))),
         h("p", { class: "small" }, h("a", { href: `/v1/plans/${id}/replay` }, t("replay.json"))));
     });
     return h("section", { class: "card", id: "replay", "aria-labelledby": "replay-title" },
