@@ -37,7 +37,7 @@ def _read(body: UsageImportIn) -> UsageSeries:
         return parse_usage(body.text, format=body.format, tz=body.tz,
                            busy_threshold=None if body.fractional else body.busy_threshold, until=until)
     except UsageFormatError as exc:
-        in_file = exc.line is not None or exc.path is not None or exc.field not in ("tz", "format")
+        in_file = exc.line is not None or exc.path is not None or exc.field not in ("tz", "format", "until")
         raise InvalidField("text" if in_file else exc.field, "usage_log", exc.message) from exc
 
 
