@@ -26,6 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from solvers import defaults
 from solvers.bounds import (
+    AnnualRate,
     Availability,
     Count,
     Fraction,
@@ -35,6 +36,8 @@ from solvers.bounds import (
     HourlyRate,
     Money,
     Month,
+    Name,
+    OptionalName,
     PlanDate,
     Ratio,
     Timestamp,
@@ -70,7 +73,7 @@ class UtilisationDemand(_Strict):
     reading: Literal["at_once", "average"] = Field(
         "at_once", description="at_once: N GPUs busy together for u of the hours (the guide's meaning); "
         "average: N x u GPUs busy on average at every hour")
-    reference_gpu: str = Field(min_length=1)
+    reference_gpu: Name
     start: PlanDate | None = Field(None, description="first day of demand; default: first day of next month")
 
 
@@ -103,7 +106,7 @@ class SeriesDemand(_Strict):
 
     series: list[SeriesPoint] = Field(min_length=1, max_length=defaults.MAX_HORIZON_DAYS)
     resolution: Literal["month", "week", "day"] = "month"
-    reference_gpu: str = Field(min_length=1)
+    reference_gpu: Name
 
     @model_validator(mode="after")
     def _points(self) -> SeriesDemand:
@@ -137,7 +140,7 @@ class ConcurrencyDemand(_Strict):
     resolution: Literal["hour"] = "hour"
     busy_gpus: list[Annotated[float, Field(ge=0, le=100_000, allow_inf_nan=False)]] = Field(
         min_length=1, max_length=24 * defaults.MAX_HORIZON_DAYS)
-    reference_gpu: str = Field(min_length=1)
+    reference_gpu: Name
 
     @field_validator("start")
     @classmethod
@@ -203,8 +206,8 @@ class JobShape(_Strict):
 class FinancingInput(_Strict):
     """Purchases (GPUs and hosts) paid over time: a loan or lease at an annual rate (APR) over a term."""
 
-    annual_rate: float = Field(ge=0, le=1, allow_inf_nan=False, description="annual rate (APR), 0 to 1, "
-                               "compounded monthly (rate / 12 a month), e.g. 0.07")
+    annual_rate: AnnualRate = Field(description="annual rate (APR), 0 or 1e-6 to 1, compounded monthly (rate / 12 a "
+                                    "month), e.g. 0.07")
     term_months: int = Field(ge=1, le=defaults.MAX_HORIZON_MONTHS, description="months of level payments")
     down_payment: float = Field(0.0, ge=0, le=1, allow_inf_nan=False,
                                 description="share of the price paid at the start, 0 to 1; default 0")
@@ -280,8 +283,9 @@ class PlanOptions(_Strict):
     resale: bool = Field(True, description="credit the GPUs' resale value at the horizon's end")
     max_capex_usd: Money | None = None
     max_owned_gpus: GpuCount | None = None
-    providers: list[str] | None = Field(None, description="cloud providers allowed, e.g. ['aws', 'lambda']")
-    regions: list[str] | None = Field(None, description="cloud regions allowed")
+    providers: list[Name] | None = Field(None, max_length=1000,
+                                         description="cloud providers allowed, e.g. ['aws', 'lambda']")
+    regions: list[Name] | None = Field(None, max_length=1000, description="cloud regions allowed")
     pue: float = Field(defaults.PUE, ge=1.0, le=3.0, description="power usage effectiveness (cooling)")
     availability: Availability = Field(defaults.AVAILABILITY, description="fraction of hours an owned GPU can work")
     spot_interruption_overhead: float = Field(defaults.SPOT_INTERRUPTION_OVERHEAD, ge=0, lt=1)
@@ -328,15 +332,15 @@ class PlanOptions(_Strict):
 class OwnedPriceItem(_Strict):
     """A purchase option the caller brings: a vendor quote, a used card, a whole desktop or server."""
 
-    name: str = Field(min_length=1)
-    gpu: str = Field(min_length=1)
+    name: Name
+    gpu: Name
     gpus_per_unit: int = Field(1, ge=1, le=64)
     unit_price_usd: Money
     watts: float | None = Field(None, gt=0, le=100_000, description="working power of one unit")
     idle_watts: float | None = Field(None, ge=0, le=100_000, description="idle power of one unit")
     condition: Literal["new", "used"] = "new"
     includes_host: bool = False
-    source: str = "request"
+    source: OptionalName = "request"
     as_of: PlanDate | None = None
     currency: CurrencyCode = Field("USD", description="currency of unit_price_usd (default USD)")
 
@@ -350,17 +354,17 @@ class OwnedPriceItem(_Strict):
 class CloudPriceItem(_Strict):
     """A cloud offer the caller brings, e.g. a negotiated rate."""
 
-    provider: str = Field(min_length=1)
-    name: str = Field(min_length=1)
-    gpu: str = Field(min_length=1)
+    provider: Name
+    name: Name
+    gpu: Name
     gpu_count: int = Field(1, ge=1, le=64)
     usd_per_hour: HourlyRate
-    region: str = "any"
+    region: OptionalName = "any"
     pricing: Literal["on_demand", "spot"] = "on_demand"
     max_instances: Count | None = Field(None, description="quota: instances at once")
     multi_node: bool = Field(False, description="instances can be linked for one job over an RDMA fabric "
                              "(InfiniBand or AWS EFA); used only with jobs.interconnect")
-    source: str = "request"
+    source: OptionalName = "request"
     as_of: PlanDate | None = None
     currency: CurrencyCode = Field("USD", description="currency of usd_per_hour (default USD)")
     verified: bool = Field(False, description="a marketplace host the marketplace marks verified (kept by "
@@ -375,16 +379,16 @@ class CloudPriceItem(_Strict):
 class CommitmentPriceItem(_Strict):
     """A reserved or committed-use quote: `usd_per_hour` paid every hour of `term_months`, used or not."""
 
-    provider: str = Field(min_length=1)
-    name: str = Field(min_length=1)
-    gpu: str = Field(min_length=1)
+    provider: Name
+    name: Name
+    gpu: Name
     gpu_count: int = Field(1, ge=1, le=64)
     usd_per_hour: HourlyRate = Field(description="effective price per instance-hour over the term (an upfront fee "
                                      "spread over the term at the providers' 730 hours a month)")
     term_months: int = Field(ge=1, le=defaults.MAX_HORIZON_MONTHS, description="e.g. 12 or 36")
-    region: str = "any"
+    region: OptionalName = "any"
     max_instances: Count | None = Field(None, description="most instances that can be committed")
-    source: str = "request"
+    source: OptionalName = "request"
     as_of: PlanDate | None = None
     currency: CurrencyCode = Field("USD", description="currency of usd_per_hour and upfront_usd (default USD)")
     payment: Literal["no_upfront", "partial_upfront", "all_upfront"] = Field(
@@ -502,7 +506,7 @@ class Profile(_Strict):
                                    "(default USD); inputs carry their own currency")
     options: PlanOptions = Field(default_factory=PlanOptions)
     prices: PriceInput = Field(default_factory=PriceInput)
-    throughput_overrides: dict[str, Ratio] = Field(
+    throughput_overrides: dict[Name, Ratio] = Field(
         default_factory=dict,
         description="measured throughput relative to demand.reference_gpu for this workload, by GPU name",
     )
