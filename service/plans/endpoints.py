@@ -9,6 +9,7 @@ from fastapi import APIRouter, Body, Query, Request, Response
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
 from service.core.errors import PROBLEM_JSON, InvalidField
+from service.core.json_body import DeferredBodyRoute, JsonBody, checked, deferred
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
 from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
@@ -38,7 +39,7 @@ from solvers.profile import Profile
 from solvers.result import PlanResult
 from solvers.sensitivity import Sensitivity
 
-router = APIRouter(prefix="/v1/plans", tags=["plans"])
+router = APIRouter(prefix="/v1/plans", tags=["plans"], route_class=DeferredBodyRoute)
 
 _EXAMPLES: dict[str, Any] = {
     "worked_example": {"summary": "The guide's worked example (break-even ~293 days)", "value": WORKED_EXAMPLE},
@@ -68,9 +69,12 @@ BOUNDED: dict[int | str, dict[str, Any]] = {
 }
 
 
+# the body as its bytes, validated where it is solved (service/core/json_body.py); OpenAPI shows it as `Profile`
+ProfileBody = Annotated[JsonBody, deferred(Profile), Body(openapi_examples=_EXAMPLES)]
+
+
 @router.post("", status_code=201, response_model=PlanResult, responses=BOUNDED)
-def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep,
-                profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> Response:
+def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, profile: ProfileBody) -> Response:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
 
     Bounded (README, "Limits"): a body above `GPUPLAN_MAX_BODY_BYTES` is a 413; when the replica's planner queue
@@ -82,10 +86,12 @@ def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep,
 
 
 @router.post("/what-if", response_model=PlanResult, responses=BOUNDED)
-def plan_what_if(runtime: RuntimeDep, request: Request, caller: CallerDep, asked: WhatIf) -> PlanResult:
+def plan_what_if(runtime: RuntimeDep, request: Request, caller: CallerDep,
+                 asked: Annotated[JsonBody, deferred(WhatIf), Body()]) -> PlanResult:
     """A plan for a profile (and a scale on every cloud price) at the prices in force, not stored: what the
     page's sliders ask as they move. `id` is null. Bounded as POST /v1/plans is."""
-    return what_if(runtime, request_key(caller, request), asked, utcnow())
+    key = request_key(caller, request)
+    return what_if(runtime, key, checked(asked, WhatIf, runtime.plan_pool, key), utcnow())
 
 
 @router.get("", response_model=Page[PlanListItem])
