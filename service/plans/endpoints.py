@@ -167,8 +167,10 @@ def plan_purchase_request(
 @router.post("/{plan_id}/recompute", response_model=PlanResult, responses=BOUNDED)
 def recompute_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> PlanResult:
     """Make the plan again from its profile at the prices it recorded (`prices_in_force`), on its day: the
-    answer matches the stored plan unless the planner itself changed since. Nothing is stored."""
-    return recompute(runtime, repository.get_plan(runtime.engine, caller, plan_id), request_key(caller, request))
+    answer matches the stored plan unless the planner itself changed since. The answer is kept with the plan for
+    this planner (a second recompute reads it); no new plan is stored. Bounded as POST /v1/plans is."""
+    return recompute(runtime, plan_id, repository.get_plan(runtime.engine, caller, plan_id),
+                     request_key(caller, request))
 
 
 @router.get("/{plan_id}/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
@@ -185,7 +187,8 @@ def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSi
 def plan_sensitivity(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> Sensitivity:
     """Total cost and the decision with each input at the low and high end of a stated range (demand, electricity,
     cloud prices, hardware prices, resale, horizon), each end a new plan at the prices this plan used. The re-plans
-    are one job of the plan pool, bounded as POST /v1/plans is (the answer is kept, so a second read is free)."""
+    are one job of the plan pool, bounded as POST /v1/plans is (the answer is kept with the plan, so a second read,
+    on any replica, is free)."""
     return sensitivity_of(runtime, request_key(caller, request), plan_id,
                           repository.get_plan(runtime.engine, caller, plan_id))
 

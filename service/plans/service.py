@@ -15,12 +15,14 @@ from pricing.catalog import Catalog
 from pricing.freshness import SourceState, source_states
 from pricing.live import LiveCatalog, catalog_at
 from service.core import metrics
+from service.core.clock import utcnow
 from service.core.dependencies import Runtime
 from service.core.errors import Conflict
 from service.core.json_body import JsonBody
 from service.labs.auth import Caller
 from service.plans.repository import PlanOrigin, StoredPlan, save_plan
 from service.plans.staleness import stale_price_warnings
+from service.plans.views import derived
 from solvers.notices import texts
 from solvers.plan import make_plan
 from solvers.profile import Profile
@@ -121,13 +123,20 @@ def created(stored: tuple[PlanResult, str]) -> Response:
                     headers={"Location": f"/v1/plans/{plan.id}"})
 
 
-def recompute(runtime: Runtime, stored: StoredPlan, key: str) -> PlanResult:
-    """The plan made again from its profile, on its day, at the prices that were in force then."""
+def recompute(runtime: Runtime, plan_id: str, stored: StoredPlan, key: str) -> PlanResult:
+    """The plan made again from its profile, on its day, at the prices that were in force then; kept with the plan
+    for this planner (service/plans/views.py), so only a new planner makes it again."""
     if stored.prices_in_force is None:
         raise Conflict("this plan was made without a record of its prices; it cannot be recomputed")
-    catalog = prices_recorded(runtime, stored.prices_in_force)
-    result = runtime.plan_pool.plan(key, make_plan, Profile.model_validate(stored.profile), catalog,
-                                    stored.created_at.date())
-    original = PlanResult.model_validate(stored.result)
-    return result.model_copy(update={"profile_id": original.profile_id, "profile_version": original.profile_version,
-                                     "prices_in_force": stored.prices_in_force})
+    prices_in_force = stored.prices_in_force
+
+    def make() -> PlanResult:
+        catalog = prices_recorded(runtime, prices_in_force)
+        result = runtime.plan_pool.plan(key, make_plan, Profile.model_validate(stored.profile), catalog,
+                                        stored.created_at.date())
+        original = PlanResult.model_validate(stored.result)
+        return result.model_copy(update={"profile_id": original.profile_id,
+                                         "profile_version": original.profile_version,
+                                         "prices_in_force": prices_in_force})
+
+    return derived(runtime.engine, plan_id, "recompute", PlanResult, make, utcnow)
