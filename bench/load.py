@@ -77,7 +77,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 @contextmanager
-def _serve(executor: str, workdir: Path) -> Iterator[str]:
+def serve(executor: str, workdir: Path) -> Iterator[str]:
     """One `gpuplan serve` on a free loopback port with its own SQLite database; stopped with SIGTERM."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -181,7 +181,7 @@ def compare_executors(duration_s: float, json_path: Path | None) -> int:
     print("load average before: {:.2f} {:.2f} {:.2f}".format(*figures["load_average_before"]))
     with tempfile.TemporaryDirectory(prefix="gpuplan-executors-") as tmp:
         for executor in ("inline", "process"):
-            with _serve(executor, Path(tmp)) as url:
+            with serve(executor, Path(tmp)) as url:
                 _closed_loop(url, body, 2, 2.0)  # warm: imports, first queries
                 runs = [_closed_loop(url, body, clients, duration_s) for clients in (1, 4, 16)]
                 health = _health_under_slow_plans(url, 50, duration_s)
