@@ -6,7 +6,8 @@ class, the roofline intensity, the large-cache gain, the corner sharpness, one e
 architecture family and the class's batch-size term, on the measured GPUs minus
 `solvers.calibration.HELD_BACK`, with the guide's published ratios as hard-ish constraints (a steep
 penalty outside +-7%, inside the tests' 10%). It prints values to paste into `solvers/performance.py` and
-`solvers/calibration.py` and the median absolute errors (fitted and held-back GPUs) for the README.
+`solvers/calibration.py` and the median absolute errors (fitted and held-back GPUs) for the user guide
+(docs/defaults.md).
 
 Then, with that roofline held fixed, it fits the GPUs measured only as ratios to another GPU
 (`pricing/data/measured_ratios.csv`, the rows `solvers.performance.ratio_row_used` accepts): one efficiency per

@@ -3,9 +3,9 @@
 Prints p50/p95/p99 latency, requests/s achieved and the error count, then PASS or FAIL against the target:
 no errors, p99 under `--p99-ms` (1000) and at least 90% of the requested rate achieved (`--report-only`: the
 figures beside their targets, no verdict, exit 0: a caller that asserts what must hold, as the cluster test does,
-and keeps the rest as benchmark figures). The mix (bench/locustfile.py): 30% POST /v1/plans (the README's three
-example profiles), the rest price reads (/v1/prices, per GPU and all, /v1/prices/history, /v1/gpus, /v1/sources),
-spread round-robin over every URL.
+and keeps the rest as benchmark figures). The mix (bench/locustfile.py): 30% POST /v1/plans (three example profiles
+of service/plans/examples.py), the rest price reads (/v1/prices, per GPU and all, /v1/prices/history, /v1/gpus,
+/v1/sources), spread round-robin over every URL.
 
 Start the service first (several replicas and a scheduler that refreshes: deploy/compose.yaml, or as
 tests/e2e/cluster/test_load.py does on loopback), then:
@@ -14,10 +14,11 @@ tests/e2e/cluster/test_load.py does on loopback), then:
 `--executors` (issue 18) instead starts one `gpuplan serve` replica itself on loopback, first with plans solved
 inline (GPUPLAN_PLAN_EXECUTOR=inline), then with the process pool, and for each measures plans/s and p50/p99 of
 POST /v1/plans at 1, 4 and 16 closed-loop clients with the 36-month bursty series of bench/plan_latency.py (issue
-31: not the README's lighter example), then /healthz p50/p99 while 50 slow plans and 8 hostile 4 MB bodies
-(350,000 unknown keys each) are in flight; it prints both, the targets (>= 40 plans/s and p99 < 1 s at 16 clients
-with the pool; /healthz p99 < 200 ms) and the same-run ratios (the machine is shared and noisy: compare ratios, not
-absolute figures across runs). `--server` measures the process pool only (what `gpuplan serve` runs):
+31: not service/plans/examples.py's lighter series example), then /healthz p50/p99 while 50 slow plans and 8
+hostile 4 MB bodies (350,000 unknown keys each) are in flight; it prints both, the targets (>= 40 plans/s and p99
+< 1 s at 16 clients with the pool; /healthz p99 < 200 ms) and the same-run ratios (the machine is shared and noisy:
+compare ratios, not absolute figures across runs). `--server` measures the process pool only (what `gpuplan serve`
+runs):
   python bench/load.py --executors [--duration 8]
   python bench/load.py --server [--duration 8]
 """

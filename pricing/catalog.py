@@ -8,6 +8,7 @@ snapshots; the planner never knows which one it got.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -15,8 +16,10 @@ from io import StringIO
 
 import pandas as pd
 
+from pricing.audit.model import Audit
 from pricing.fx import ExchangeRates, bundled_rates
 from pricing.gpus import GpuTable, bundled_gpus
+from pricing.sold_new import SoldNew, bundled_sold_new
 
 CLOUD_COLUMNS = [
     "provider", "name", "gpu", "gpu_count", "usd_per_hour", "region", "pricing",
@@ -62,11 +65,25 @@ class Host:
 
 
 @dataclass
+class HeldRows:
+    """Rows the catalog audit quarantined (pricing/audit): kept and shown, never planned on."""
+
+    cloud: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CLOUD_COLUMNS + MARKET_COLUMNS))
+    hardware: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=HARDWARE_COLUMNS))
+    commitments: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COMMITMENT_COLUMNS))
+
+    def empty(self) -> bool:
+        return bool(self.cloud.empty and self.hardware.empty and self.commitments.empty)
+
+
+@dataclass
 class Catalog:
     """GPU facts, cloud offers, hardware prices and hosts, each price row with its source and date.
 
     `cloud` is the planner's view: on-demand and spot offers only, never a quarantined row, never a marketplace
-    aggregate of fewer than `MIN_MARKET_LISTINGS` listings.
+    aggregate of fewer than `MIN_MARKET_LISTINGS` listings. The same holds for `hardware` and `commitments`:
+    rows the catalog audit quarantined are in `held`, with their flags in `audit` (None: not audited, as a
+    catalog built by hand in a test).
     `max_instances` is the quota of an offer (instances at once; NaN = not known): for a marketplace
     aggregate it is the number of listings the median summarises, since no more machines of that kind are
     for rent. `commitments` holds reserved and committed-use prices with `term_months` and `payment`;
@@ -80,6 +97,10 @@ class Catalog:
     commitments: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COMMITMENT_COLUMNS))
     # the ECB reference rates in force: the bundled publication, or the newest good one of the `ecb` source
     fx: ExchangeRates = field(default_factory=bundled_rates)
+    # until when each card is sold new (pricing/sold_new.py): a card without a row is offered new
+    sold_new: dict[str, SoldNew] = field(default_factory=dict)
+    held: HeldRows = field(default_factory=HeldRows)
+    audit: Audit | None = None
 
     def providers(self) -> list[str]:
         return sorted(self.cloud["provider"].unique().tolist())
@@ -211,7 +232,17 @@ def parse_hosts(text: str) -> list[Host]:
 
 @lru_cache(maxsize=1)
 def bundled_catalog() -> Catalog:
-    """The snapshot shipped with the package (read once per process; treat it as read-only)."""
+    """The snapshot shipped with the package, audited (read once per process; treat it as read-only): rows the
+    audit quarantines are held back from plans (`Catalog.held`). The audit's day is the day of the first call;
+    only its age flags depend on it, never what is quarantined."""
+    from pricing.audit.run import audited  # the audit reads this module's types
+
+    return audited(raw_bundled_catalog(), dt.date.today())
+
+
+@lru_cache(maxsize=1)
+def raw_bundled_catalog() -> Catalog:
+    """The bundled snapshot as its files hold it, before the audit."""
     gpus = bundled_gpus()
     cloud = planner_offers(normalise_cloud(_read_package_csv("cloud_offers.csv"), gpus, "snapshot",
                                            "cloud_offers.csv"))
@@ -220,4 +251,5 @@ def bundled_catalog() -> Catalog:
     )
     commitments = normalise_commitments(_read_package_csv("commitments.csv"), gpus, "snapshot", "commitments.csv")
     hosts_text = resources.files("pricing").joinpath("data/hosts.csv").read_text(encoding="utf-8")
-    return Catalog(gpus=gpus, cloud=cloud, hardware=hardware, hosts=parse_hosts(hosts_text), commitments=commitments)
+    return Catalog(gpus=gpus, cloud=cloud, hardware=hardware, hosts=parse_hosts(hosts_text), commitments=commitments,
+                   sold_new=bundled_sold_new())

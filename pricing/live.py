@@ -9,7 +9,9 @@ source happens not to cover it):
 - commitments: live rows of provider P with pricing model M (reserved/committed) replace every bundled
   commitment row of (P, M), like cloud rows; they go to `Catalog.commitments`, never to the planner's view;
 - exchange rates (kind `fx`, the `ecb` source): the live publication replaces the bundled one whole;
-- quarantined rows (held back by the refresh as far below every other offer) are left out altogether.
+- quarantined rows (held back by the refresh as far below every other offer) are left out altogether;
+- the result is audited again when the base was (`pricing.audit.run.audited`): the bundled rows the audit held
+  back come back into the comparison, and a live row can be quarantined, or confirm a bundled one.
 The view is rebuilt only when some source's snapshot in force changes.
 """
 
@@ -23,6 +25,7 @@ from dataclasses import replace
 import pandas as pd
 from sqlalchemy import Engine, select
 
+from pricing.audit.run import audited, with_held
 from pricing.catalog import (
     CLOUD_COLUMNS,
     COMMITMENT_COLUMNS,
@@ -99,6 +102,8 @@ def overlay(base: Catalog, obs: pd.DataFrame) -> Catalog:
     """`base` with the live rows laid over it by the rules in the module docstring."""
     if obs.empty:
         return base
+    audit_day = base.audit.on if base.audit is not None else None
+    base = with_held(base)
     cloud_live, hw_live = live_cloud(obs), live_hardware(obs)
     cloud = _replace_by_provider(base.cloud, planner_offers(cloud_live))
     commitments = _replace_by_provider(base.commitments, live_commitments(obs))
@@ -108,7 +113,8 @@ def overlay(base: Catalog, obs: pd.DataFrame) -> Catalog:
         keep = [(v.lower(), c, g) not in replaced_hw
                 for v, c, g in zip(hardware["vendor"], hardware["condition"], hardware["gpu"], strict=True)]
         hardware = pd.concat([hardware[keep], hw_live], ignore_index=True)
-    return replace(base, cloud=cloud, hardware=hardware, commitments=commitments, fx=live_fx(obs, base.fx))
+    merged = replace(base, cloud=cloud, hardware=hardware, commitments=commitments, fx=live_fx(obs, base.fx))
+    return audited(merged, audit_day) if audit_day is not None else merged
 
 
 def live_fx(obs: pd.DataFrame, bundled: ExchangeRates) -> ExchangeRates:

@@ -185,6 +185,12 @@ def refresh(source: Annotated[Optional[list[str]], typer.Option("--source", "-s"
         table.add_row(o.source, f"[{colour}]{o.outcome}[/{colour}]", str(o.rows_fetched), str(o.rows_changed),
                       unknown_text, o.error or "")
     console.print(table)
+    if any(o.outcome == "ok" for o in outcomes):
+        from pricing.audit.report import summary
+
+        audit = _catalog(engine, everything).audit
+        if audit is not None:
+            console.print(f"catalog audit: {summary(audit)} (details: gpuplan catalog audit)")
     skipped = [s.key for s in everything if not s.enabled and not source]
     if skipped:
         console.print(f"disabled (need credentials or turned off): {', '.join(skipped)}")
@@ -363,6 +369,45 @@ def snapshot_build(out: Annotated[Optional[Path], typer.Option(  # noqa: UP045
     console.print(f"wrote {summary.cloud_rows} cloud rows ({summary.providers} providers, median age "
                   f"{summary.median_cloud_age_days:g} days), {summary.commitment_rows} commitment rows and "
                   f"{summary.hardware_rows} hardware rows to {summary.directory}")
+
+
+catalog_app = typer.Typer(help="The price catalog: its audit.", no_args_is_help=True)
+app.add_typer(catalog_app, name="catalog")
+
+
+@catalog_app.command("audit")
+def catalog_audit(
+    bundled: Annotated[bool, typer.Option(
+        "--bundled", help="audit the bundled snapshot alone (no database): what CI runs")] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="every row with its age, not only the flagged ones")] = False,
+    notes: Annotated[bool, typer.Option(
+        help="also the flags that explain themselves (stale, aggregator_only, used_above_new)")] = False,
+) -> None:
+    """Audit the prices in force: per row its age, its price against its GPU's band of other providers, new
+    against used, per-GPU quotes entered as instances, cards no longer sold new. A row out of band or
+    implausible is quarantined from plans unless a second source confirms it. Exits 1 on an unexplained flag."""
+    from pricing.audit.report import flagged_rows, summary
+
+    if bundled:
+        catalog = bundled_catalog()
+    else:
+        settings = Settings()
+        catalog = _catalog(_engine(settings), build_sources(settings.sources))
+    audit = catalog.audit
+    if audit is None:
+        _fail("the catalog in force was not audited")
+    only = () if notes or show_all else ("quarantined", "confirmed", "withdrawn", "unexplained")
+    rows = sorted(audit.rows.values(), key=lambda r: (r.table, r.label)) if show_all else flagged_rows(audit, only)
+    t = Table(title="Catalog audit")
+    for col in ("row", "as of", "age (days)", "flags"):
+        t.add_column(col)
+    for r in rows:
+        shown = [f for f in r.flags if not only or f.action in only]
+        t.add_row(r.label, r.as_of, str(r.age_days), "\n".join(f.text() for f in shown) or "-")
+    console.print(t)
+    console.print(summary(audit))
+    if audit.counts()["unexplained"]:
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -40,14 +40,12 @@ CLOUD_PUE = 1.57
 # restarts from the last checkpoint, so a spot GPU-hour delivers 0.9 of an on-demand one.
 SPOT_INTERRUPTION_OVERHEAD = 0.10
 
-# Resale at the horizon's end. Used-market value falls 20% a year: the eBay average sold price of
-# the RTX 3090 fell from $867 (2022-12) to $740 (2023-08), -14.6% in 8 months = -21%/year
-# (shared/reference/price-api-samples/used-gpu-ebay-monthly-tomshardware.csv), rounded.
-RESALE_DECLINE_PER_YEAR = 0.20
+# Resale at the horizon's end follows the resale curve fitted per card family on used prices across years
+# (pricing/data/resale_curves.csv, pricing/tools/fit_resale.py; solvers/resale.py): no flat default decline.
 # Selling costs: eBay's final value fee is 13.25% of the sale in most categories (2024 fee table).
 RESALE_FEE = 0.13
-# When no used price is known for a GPU, its used value today is taken as this share of the new
-# price: the RTX 3090's used/new ratio, $740 used (2023-08) / $1,499 launch MSRP = 0.49.
+# When neither a used price nor a launch price is known for a GPU (data-centre parts), its used value today is taken
+# as this share of the new price: the RTX 3090's used/new ratio, $740 used (2023-08) / $1,499 launch MSRP = 0.49.
 USED_TO_NEW_RATIO = 0.49
 
 # A catalog price of a new whole system (a server or desktop sold with its GPUs) is offered as "new" for this many

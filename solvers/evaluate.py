@@ -30,6 +30,7 @@ from solvers.finance import Weights
 from solvers.layers import Cells, Layers, Renting, first_columns, screening, slot_grid, whole_levels
 from solvers.model import cells_of, unit_cost_of
 from solvers.options import CloudOption, HostOption, OwnedOption
+from solvers.periods import independent_levels
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,8 @@ class Evaluator:
 
     def __init__(self, owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption],
                  blocks: list[Block], availability: float, width: int = 1, integer_instances: bool = True,
-                 scale_hours: bool = False, weights: Weights | None = None) -> None:
+                 scale_hours: bool = False, weights: Weights | None = None,
+                 independent: tuple[float, float] | None = None) -> None:
         self.owned = {o.key: o for o in owned}
         self.cloud = cloud
         self.hosts = {h.host.name: h for h in hosts}
@@ -121,11 +123,13 @@ class Evaluator:
         self.width = width
         self.integer_instances = integer_instances
         self.scale_hours = scale_hours
+        self.independent = independent  # (jobs, utilisation) of independent jobs: a multiple is their utilisation's
         self.total_hours = sum(b.hours for b in blocks)
         self._cells = cells_of(blocks)
         self._block_hours = np.array([b.hours for b in blocks])
         self._renting: Renting | None = None
         self._screens: dict[tuple[float, int], Layers] = {}
+        self._fluid_screens: dict[tuple[float, float], Layers] = {}  # work that may wait: per demand and capacity
         self._widest: dict[float, Layers] = {}  # per demand scale, the curve with the most slot counts (`_screen`)
         self._slot_hint = 0  # the most slots a purchase has asked a curve for
         self._scaled: dict[float, tuple[Cells, int]] = {}
@@ -197,12 +201,29 @@ class Evaluator:
         c = self._cells
         if scale == 1.0:
             return c
+        if not self.integer_instances:  # fluid windows: a multiple of each window's average, not whole jobs
+            return Cells(c.block, c.jobs * scale, c.hours)
+        if self.independent is not None:
+            return self._independent_cells(scale)
         if not self.scale_hours:
             return whole_levels(Cells(c.block, c.jobs * scale, c.hours))
         hours = c.hours * scale
         busy = np.bincount(c.block, weights=hours, minlength=len(self.blocks))
         over = np.maximum(busy / self._block_hours, 1.0)[c.block]  # more than every hour: more jobs at once
         return whole_levels(Cells(c.block, c.jobs * over, hours / over))
+
+    def _independent_cells(self, scale: float) -> Cells:
+        """Independent jobs at a multiple of their utilisation: the binomial curve at u x scale in every block (the
+        demand's curve is the same every hour), all jobs busy and more of them beyond u x scale = 1."""
+        jobs, utilisation = self.independent or (0.0, 0.0)
+        busy = utilisation * scale
+        if busy <= 1.0:
+            levels, shares = independent_levels(jobs, busy)
+        else:
+            levels, shares = np.array([jobs * busy]), np.array([1.0])
+        block = np.repeat(np.arange(len(self.blocks)), len(levels))
+        hours = (self._block_hours[:, None] * shares[None, :]).reshape(-1)
+        return whole_levels(Cells(block, np.tile(levels, len(self.blocks)), hours))
 
     def _renting_for(self, peak: int) -> Renting:
         if self._renting is None or (self._renting.table is not None
@@ -229,6 +250,8 @@ class Evaluator:
             return found  # type: ignore[return-value]
         slots = {k: _slots(self.owned[k], n, self.owned[k].width) for k, n in units}
         cells, peak = self._cells_at(demand)
+        if not self.integer_instances:  # work that may wait: fluid, each slot carries its speed (`model.credit`)
+            return self._fluid_operation(units, slots, demand, cells)
         max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
         screen_key = (demand, max_slots)
         layers = self._screen(demand, cells, peak, max_slots)
@@ -250,6 +273,26 @@ class Evaluator:
                     break
         self._operations[(units, demand)] = operation
         return operation
+
+    def _fluid_operation(self, units: tuple[tuple[str, int], ...], slots: dict[str, float], demand: float,
+                         cells: Cells) -> _Operation | None:
+        """Fixed units on work that may wait (`solvers.fluid`): each cell's owned work min(level, C) at the owned
+        capacity C (slots x speed), the rest packed at its price, cheapest first; kept per purchase and demand by
+        `_operation`."""
+        capacity = sum(slots[k] * self.owned[k].throughput for k, _ in units)
+        layers = self._fluid_screens.get((demand, capacity))
+        if layers is None:
+            layers = self._fluid_screens[(demand, capacity)] = screening(
+                cells, len(self.blocks), self._renting_for(1), 0.0, np.array([0.0, capacity]), self._block_weight)
+        for column in (1, 0):
+            if math.isfinite(float(layers.rent[column])):
+                caps = [self._capacity(k, n, slots[k]) for k, n in units]
+                found = self._run(units, slots, caps, self._active_at(demand, cells), cells, layers, column, None)
+                if not found.short or column == 0:
+                    self._operations[(units, demand)] = found
+                    return found
+        self._operations[(units, demand)] = None
+        return None
 
     def _screen(self, demand: float, cells: Cells, peak: int, max_slots: int) -> Layers:
         """The screening curve at a demand scale up to `max_slots` owned slots, kept per scale and slot count. Up to
@@ -278,20 +321,23 @@ class Evaluator:
 
     def _run(self, units: tuple[tuple[str, int], ...], slots: dict[str, float],
              caps: list[tuple[np.ndarray, np.ndarray]], active: np.ndarray, cells: Cells, layers: Layers,
-             column: int, screen: tuple[float, int]) -> _Operation:
+             column: int, screen: tuple[float, int] | None) -> _Operation:
         """The operation with layers.ks[column] owned slots at work: the curve's rent there, owned work to the
         cheapest energy first up to each option's available hours, maintenance beyond idle hours packed."""
         bw = self._block_weight
         work = layers.owned_hours[:, column]
         taken = []
+        held = []  # what each option's slots can still hold in the block's active hours (`model._active_hours`)
         for (key, _), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
-            take = np.minimum(work, np.minimum(available, active * slots[key]))  # option's available hours
+            reach = active * slots[key] * self._credit(self.owned[key])
+            take = np.minimum(work, np.minimum(available, reach))  # option's available hours
             taken.append(float(take.sum() if bw is None else (take * bw).sum()))
+            held.append(reach - take)
             work = work - take
         moved = []
         packing = np.zeros(len(self.blocks))
-        for _, maintained in caps:  # maintenance hours beyond idle hours: packed cloud hours
-            take = np.minimum(work, maintained)
+        for (_, maintained), room in zip(caps, held, strict=True):  # maintenance hours beyond idle hours (and a
+            take = np.minimum(work, np.minimum(maintained, room))  # slower card's overrun): packed cloud hours
             moved.append(float(take.sum() if bw is None else (take * bw).sum()))
             packing = packing + take
             work = work - take
@@ -375,9 +421,19 @@ class Evaluator:
         if found is None:
             o = self.owned[key]
             available = self._availability(o)
+            maintained = (1 - available) * self._block_hours * slots * o.throughput
+            if self.integer_instances and o.throughput < 1.0:  # a slower card's overrun beyond its idle hours
+                maintained = maintained + (1 - o.throughput) * self._block_hours * slots  # (`model.overrun_share`)
             found = self._capacities[(key, units)] = (available * self._block_hours * slots * o.throughput,
-                                                      (1 - available) * self._block_hours * slots * o.throughput)
+                                                      maintained)
         return found
+
+    def _committed_fluid(self, o: OwnedOption, cells: Cells, scenario: Scenario) -> float:
+        return _committed_fluid_costs(self, o, cells, scenario)
+
+    def _credit(self, option: OwnedOption) -> float:
+        """Reference jobs at once one of the option's job slots carries (`model.credit`)."""
+        return option.throughput if not self.integer_instances else 1.0
 
     def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:
         """Cheapest operation of `purchase` in `scenario`; infinite cost if demand cannot be met."""
@@ -477,9 +533,11 @@ class Evaluator:
         K = n x slots job slots, and the rent at K is the curve's (exactly when the peak is at most
         MAX_SLOT_STEPS slots; above, at the grid's K just below, a rent never lower than the exact one)."""
         o = self.owned[key]
-        if o.throughput < 1.0 - 1e-9 or o.slots_per_unit <= 0:  # slower than the reference: not a slot a job fills
-            return math.inf
+        if o.slots_per_unit <= 0 or (self.integer_instances and o.throughput < 1.0 - 1e-9):
+            return math.inf  # slower than the reference: not a slot a job that may not wait fills
         cells, peak = self._cells_at(scenario.demand)
+        if not self.integer_instances:  # fluid: n instances carry n x slots x speed jobs of each window's average
+            return self._committed_fluid(o, cells, scenario)
         layers = self._screen(scenario.demand, cells, peak, peak)
         most = math.ceil(peak / o.slots_per_unit - 1e-9)
         if o.max_units is not None:
@@ -492,6 +550,24 @@ class Evaluator:
         if w is not None and w.fixed_cloud_usd:
             costs = costs + np.where((n > 0) | (layers.rent[k] > 0), w.fixed_cloud_usd, 0.0)
         return float(costs.min(initial=math.inf))
+
+
+def _committed_fluid_costs(evaluator: Evaluator, o: OwnedOption, cells: Cells, scenario: Scenario) -> float:
+    """`Evaluator.committed_cloud` on work that may wait: n instances give n x slots x speed of capacity."""
+    peak = float(cells.jobs.max(initial=0.0))
+    per = o.slots_per_unit * o.throughput
+    most = math.ceil(peak / per - 1e-9)
+    if o.max_units is not None:
+        most = min(most, o.max_units)
+    n = np.arange(most + 1)
+    layers = screening(cells, len(evaluator.blocks), evaluator._renting_for(1), 0.0, n * per,
+                       evaluator._block_weight)
+    price = unit_cost_of(o, scenario.usd_per_kwh, evaluator.total_hours, evaluator.weights) * scenario.cloud_price
+    costs = n * price + layers.rent * scenario.cloud_price
+    w = evaluator.weights
+    if w is not None and w.fixed_cloud_usd:
+        costs = costs + np.where((n > 0) | (layers.rent > 0), w.fixed_cloud_usd, 0.0)
+    return float(costs.min(initial=math.inf))
 
 
 def _slots(option: OwnedOption, units: int, width: int) -> float:

@@ -64,7 +64,7 @@ class Renting:
         unlimited = [i for i, c in enumerate(cloud) if c.max_instances is None]
         # beyond the table: whole instances of the cheapest unlimited offer per job slot, then the table
         self._bulk = min(unlimited, key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots, default=None)
-        self._packed = packed_segments(cloud)
+        self.packed = packed_segments(cloud)  # (price per job-hour, jobs at once, instance moves), cheapest first
 
     def price(self, jobs: np.ndarray) -> np.ndarray:
         jobs = np.maximum(jobs, 0.0)
@@ -82,7 +82,7 @@ class Renting:
             return np.where(rest > self.table.size, math.inf, priced)
         cost = np.zeros_like(jobs)
         left = jobs.copy()
-        for per_slot, cap, _ in self._packed:
+        for per_slot, cap, _ in self.packed:
             take = np.minimum(left, cap)
             cost += per_slot * take
             left = left - take
@@ -102,7 +102,7 @@ class Renting:
             return counts
         out: dict[int, float] = {}
         left = max(jobs, 0.0)
-        for _, cap, moves in self._packed:
+        for _, cap, moves in self.packed:
             take = min(left, cap)
             if take > 1e-12:
                 for i, sign, per in moves:
@@ -116,9 +116,10 @@ def packed_segments(cloud: list[CloudOption]) -> list[tuple[float, float, list[t
     jobs, [(offer index, sign, jobs per instance)]), so x jobs of a segment add sign x x / jobs-per-instance
     instances of each offer it names.
 
-    An offer is one segment (its quota x slots, or unlimited). Rows of one quota-limited offer at several job
-    widths (the workload form) share its quota of Q instances: the cheapest way to give them J jobs is Q times the
-    lower convex hull of (0, 0) and each row's (slots, price per instance-hour) at J / Q, so the group is the hull's
+    An offer is one segment (its quota x slots x speed, or unlimited). Rows of one quota-limited offer at several
+    job widths (the workload form) share its quota of Q instances: the cheapest way to give them J jobs is Q times
+    the lower convex hull of (0, 0) and each row's (slots x speed, price per instance-hour) at J / Q, so the group
+    is the hull's
     segments, each trading instances of the narrower vertex for the wider one (convex, so taking segments cheapest
     first is optimal).
     """
@@ -134,30 +135,43 @@ def packed_segments(cloud: list[CloudOption]) -> list[tuple[float, float, list[t
         assert quota is not None
         if len(members) == 1:
             c = cloud[members[0]]
-            segments.append((c.usd_per_job_hour / c.slots, members[0], quota * c.slots,
+            # Q instances at once do Q x slots x speed reference jobs: a machine runs one hour an hour, however
+            # fast (the cap was Q x slots, which let a slower listing run more than its hours and held a faster
+            # one to less)
+            segments.append((c.usd_per_job_hour / c.slots, members[0], quota * c.slots * c.speed,
                              [(members[0], 1.0, float(c.slots))]))
             continue
         previous: int | None = None
         for v in _lower_hull(cloud, members):
-            s_a, u_a = (0, 0.0) if previous is None else (cloud[previous].slots, cloud[previous].usd_per_job_hour)
-            step = float(cloud[v].slots - s_a)
-            moves = [(v, 1.0, step)] + ([] if previous is None else [(previous, -1.0, step)])
-            segments.append(((cloud[v].usd_per_job_hour - u_a) / step, v, quota * step, moves))
+            cap_a, price_a = (0.0, 0.0) if previous is None else _capacity_price(cloud[previous])
+            cap_v, price_v = _capacity_price(cloud[v])
+            step = cap_v - cap_a
+            # x jobs on this segment: x / step instances of v more and of the previous vertex fewer, counted as
+            # `instances` counts them (jobs / slots: instance-hours are that over the offer's speed)
+            moves = [(v, 1.0, step / cloud[v].speed)] + (
+                [] if previous is None else [(previous, -1.0, step / cloud[previous].speed)])
+            segments.append(((price_v - price_a) / step, v, quota * step, moves))
             previous = v
     segments.sort(key=lambda t: (t[0], t[1]))
     return [(price, cap, moves) for price, _, cap, moves in segments]
 
 
+def _capacity_price(c: CloudOption) -> tuple[float, float]:
+    """An instance's reference jobs at once (slots x speed) and its price per instance-hour."""
+    return float(c.slots) * c.speed, c.usd_per_hour
+
+
 def _lower_hull(cloud: list[CloudOption], members: list[int]) -> list[int]:
-    """Rows on the lower convex hull of (0, 0) and each row's (slots, price per instance-hour), by slots."""
-    cheapest: dict[int, int] = {}
-    for i in members:  # per size, the cheapest row
-        s = cloud[i].slots
-        if s not in cheapest or cloud[i].usd_per_job_hour < cloud[cheapest[s]].usd_per_job_hour:
-            cheapest[s] = i
+    """Rows on the lower convex hull of (0, 0) and each row's (reference jobs at once, price per instance-hour), by
+    capacity."""
+    cheapest: dict[float, int] = {}
+    for i in members:  # per capacity, the cheapest row
+        cap, price = _capacity_price(cloud[i])
+        if cap not in cheapest or price < _capacity_price(cloud[cheapest[cap]])[1]:
+            cheapest[cap] = i
     hull: list[tuple[float, float, int]] = [(0.0, 0.0, -1)]
-    for s in sorted(cheapest):
-        point = (float(s), cloud[cheapest[s]].usd_per_job_hour, cheapest[s])
+    for cap in sorted(cheapest):
+        point = (cap, _capacity_price(cloud[cheapest[cap]])[1], cheapest[cap])
         while len(hull) >= 2:
             (x0, y0, _), (x1, y1, _) = hull[-2], hull[-1]
             if (x1 - x0) * (point[1] - y0) - (y1 - y0) * (point[0] - x0) > 0:

@@ -41,6 +41,7 @@ import numpy as np
 from solvers import defaults
 from solvers.blocks import Block
 from solvers.finance import Weights, term_starts_factor
+from solvers.fluid import Fluid, capacity_rows, fluid_columns, fluid_listing_hours, fluid_uses_cloud
 from solvers.hosting import card_capacity, cheapest_hosts, least_rise
 from solvers.layers import Cells, Layers, Renting, screening, slot_grid
 from solvers.options import CloudOption, HostOption, OwnedOption
@@ -95,6 +96,18 @@ def cells_of(blocks: list[Block]) -> Cells:
     )
 
 
+def credit(option: OwnedOption, fluid: bool) -> float:
+    """Reference jobs at once that one job slot of `option` carries: the model's unit of owned capacity.
+
+    Work that may wait (`fluid`: patience day, week or month) is fluid within its window, so a slot of relative
+    throughput r does r reference job-hours in every hour of it, as a rented GPU does: a 3x card does the work of
+    three reference GPUs, a 0.9x card nine tenths of one. Work that may not wait holds a slot per job: a faster
+    slot finishes its job sooner and idles (a job cannot start before it arrives), a slower one holds its job
+    longer (`_availability`: the overrun in its idle hours, the rest to packed cloud hours), so each carries one
+    job."""
+    return option.throughput if fluid else 1.0
+
+
 def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits,
                load: tuple[float, list[tuple[float, float]]] | None = None) -> int:
     """Most units worth buying: enough slots for the busiest level and the busiest block's hours, in whole jobs
@@ -103,6 +116,7 @@ def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits,
     if option.slots_per_unit <= 0:
         return 0
     need, work = block_load(blocks) if load is None else load
+    need /= credit(option, not limits.integer_instances)  # slots that carry the busiest level
     availability = option.available(limits.availability)
     for done, hours in work:
         busy = done / option.throughput
@@ -285,6 +299,8 @@ class Model:
     offset: float = 0.0
     owns: np.ndarray | None = None  # the binary "anything bought" when fixed monthly opex applies
     start: tuple[np.ndarray, np.ndarray] | None = None  # integer columns and values of a MIP start (`solvers.start`)
+    credits: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per owned option: `credit`
+    fluid: Fluid | None = None  # work that may wait: the per-cell columns of `solvers.fluid` (then mu is empty)
 
     @property
     def n_blocks(self) -> int:
@@ -298,7 +314,9 @@ def cheapest_owned_energy(owned: list[OwnedOption], limits: Limits) -> float:
 
 def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
           limits: Limits, objective: Literal["cost", "capex", "gpus"] = "cost") -> Model:
-    """Columns, then one function per constraint family."""
+    """Columns, then one function per constraint family. Work that may wait (`Limits.integer_instances` False) is
+    fluid within its windows and planned per cell (`solvers.fluid`) instead of on the screening curve's steps."""
+    fluid = not limits.integer_instances
     load = block_load(blocks)
     bounds = {o.key: unit_bound(o, blocks, limits, load) for o in owned}
     owned = [o for o in owned if bounds[o.key] > 0]
@@ -310,20 +328,25 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
 
     peak = math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9)
     renting = Renting(cloud, peak, limits.integer_instances)
-    owned_slots = math.floor(sum(bounds[o.key] * o.slots_per_unit for o in owned) + 1e-9)
+    owned_capacity = sum(bounds[o.key] * o.slots_per_unit * credit(o, fluid) for o in owned)
     weights = limits.weights
     block_weight = None if weights is None or (weights.nominal and (weights.block == 1.0).all()) else weights.block
-    layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits), slot_grid(peak),
-                       block_weight)
+    # fluid: the curve only at K = 0 (cloud only reads it, `rent_only`); the cells' columns do the rest
+    layers = screening(cells, len(blocks), renting, cheapest_owned_energy(owned, limits),
+                       np.zeros(1, dtype=np.int64) if fluid else slot_grid(peak), block_weight)
     every = owned  # the host bounds below count every option, so a pruned model keeps the same bounds
     # maintenance (availability < 1) or a machine off some hours (machine_on hours a day: its option's own
     # availability) moves work to packed cloud hours
-    displaces = bool(owned and cloud and any(o.available(limits.availability) < 1.0 for o in owned))
+    # and work on a card slower than the reference that may not wait overruns its job's hours (`overrun_share`)
+    displaces = bool(owned and cloud and (any(o.available(limits.availability) < 1.0 for o in owned)
+                                          or overrun_share(owned, fluid).any()))
     never_pays = not displaces or displacement_never_pays(owned, cloud, limits)
     if cost_on and never_pays:
         owned = undominated(owned, hosts, blocks, limits, block_weight)
+    credits = np.array([credit(o, fluid) for o in owned])
     ks = layers.ks
-    max_step = int(np.searchsorted(ks, owned_slots, side="right")) - 1  # most grid steps the owned slots reach
+    # most grid steps the owned slots reach
+    max_step = 0 if fluid else int(np.searchsorted(ks, math.floor(owned_capacity + 1e-9), side="right")) - 1
 
     unit_cost = np.array([unit_cost_of(o, rate, total_hours, weights) for o in owned])
     if objective == "capex":  # commitments are not capex
@@ -345,20 +368,20 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / max(n, 1)) for n in fewest], dtype=float), True)
     slots = _slot_columns(bld, owned, bare, u, bounds)
 
-    # mu_j for grid steps j = 1..: at least ks[j] owned slots; forced up to the fewest with a finite rent
+    # mu_j for grid steps j = 1..: at least ks[j] owned capacity; forced up to the fewest with a finite rent
     last = len(ks) - 1
     feasible = layers.required <= last
-    n_mu = max(layers.required, max_step) if feasible else last
+    n_mu = 0 if fluid else (max(layers.required, max_step) if feasible else last)
     rent = layers.rent
     steps = np.zeros(n_mu)
-    base = float(rent[layers.required]) if feasible else 0.0
+    base = float(rent[layers.required]) if feasible and not fluid else 0.0
     for j in range(layers.required + 1, n_mu + 1):
         steps[j - 1] = rent[j] - rent[j - 1]
     mu = bld.add_cols(steps if cost_on else np.zeros(n_mu), 1.0, True)
     lower = np.zeros(n_mu)
     lower[: min(layers.required, n_mu)] = 1.0
     bld.lower[-1] = lower
-    if not feasible:  # the quotas cannot cover the peak even with every job owned: no plan
+    if not feasible and not fluid:  # the quotas cannot cover the peak even with every job owned: no plan
         bld.add_rows(np.zeros(0), np.zeros(0), np.zeros(0), np.array([1.0]), np.array([INF]))
 
     energy = np.array([o.usd_per_job_hour(rate) for o in owned])
@@ -383,14 +406,17 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         y_upper = y_upper.reshape(-1)
         y = bld.add_cols(np.outer(y_cost, per_block).reshape(-1), y_upper, False).reshape(len(cloud), n_blocks)
 
-    model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0)
+    model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0,
+                  credits=credits)
+    if fluid:
+        model.fluid = fluid_columns(bld, cells, renting, per_block if cost_on else None)
     _owned_slots(model)
     _owned_work(model)
     _availability(model, blocks, limits, busy_rows=not (cost_on and never_pays), implied=idle_enough)
     _active_hours(model, blocks)
     _displaced_work(model)
     _hosts(model, bare)
-    if cost_on:
+    if cost_on and not fluid:
         _host_spend(model)
     _limits(model, limits)
     _shared_quotas(model, blocks)
@@ -398,7 +424,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         _owns_anything(model, bounds, weights.fixed_owned_usd)
     if cost_on and weights is not None and weights.fixed_cloud_usd > 0:
         _uses_cloud(model, bounds, weights.fixed_cloud_usd)
-    if cost_on:
+    if cost_on and not fluid:
         model.start = single_option_start(model, blocks, limits)
     return model
 
@@ -493,6 +519,10 @@ def _uses_cloud(model: Model, bounds: dict[str, int], fixed_usd: float) -> None:
     r + mu_K0 >= 1) or committed (u_c <= bound_c r), paying the cloud's data costs. Maintenance hours moved to
     packed cloud hours (y) do not count: they are a fallback, not where the data lives."""
     layers, mu, bld = model.layers, model.mu, model.builder
+    if model.fluid is not None:
+        fluid_uses_cloud(model.fluid, bld, model.u[[g for g, o in enumerate(model.owned) if o.is_commitment]],
+                         [float(bounds[o.key]) for o in model.owned if o.is_commitment], fixed_usd)
+        return
     free = np.flatnonzero(layers.rent <= 1e-9)
     k0 = int(free[0]) if len(free) else None
     commits = [g for g, o in enumerate(model.owned) if o.is_commitment]
@@ -560,8 +590,16 @@ def _slot_columns(bld: _Builder, owned: list[OwnedOption], bare: list[int], u: n
 
 
 def _owned_slots(model: Model) -> None:
-    """The screening curve's slots: mu_j <= mu_(j-1) and sum_j (ks[j] - ks[j-1]) mu_j <= the owned job slots."""
+    """The screening curve's slots: mu_j <= mu_(j-1) and sum_j (ks[j] - ks[j-1]) mu_j <= the owned job slots;
+    work that may wait, each cell's owned work within the owned capacity (`solvers.fluid`)."""
     mu, bld = model.mu, model.builder
+    if model.fluid is not None:  # each cell's owned work within the owned capacity (`solvers.fluid`)
+        if model.owned:
+            slot_col, slot_coef = _slot_terms(model)
+            capacity_rows(model.fluid, bld, slot_col, slot_coef * model.credits)
+        else:
+            capacity_rows(model.fluid, bld, np.zeros(0, dtype=np.int64), np.zeros(0))
+        return
     if len(mu) > 1:
         r = np.arange(len(mu) - 1)
         bld.add_rows(np.concatenate([r, r]), np.concatenate([mu[1:], mu[:-1]]),
@@ -575,8 +613,12 @@ def _owned_slots(model: Model) -> None:
 
 
 def _owned_work(model: Model) -> None:
-    """Owned GPUs do the base of every block: sum_g w_gb >= sum_K (W_b(K) - W_b(K-1)) mu_K."""
+    """Owned GPUs do the base of every block: sum_g w_gb >= sum_K (W_b(K) - W_b(K-1)) mu_K; work that may wait,
+    the owned work of its cells (`solvers.fluid`)."""
     n_blocks, mu = model.n_blocks, model.mu
+    if model.fluid is not None:
+        model.fluid.owned_work(model.builder, model.w)
+        return
     if not len(mu):
         return
     hours = model.layers.owned_hours
@@ -611,15 +653,17 @@ def packing_offers(cloud: list[CloudOption]) -> np.ndarray:
 def maintenance_in_idle_hours(owned: list[OwnedOption], blocks: list[Block], limits: Limits) -> np.ndarray:
     """(owned, blocks): where an option's maintenance always fits in its idle hours, whatever it buys.
 
-    A slot works at most the block's active hours at reference pace (`_active_hours`), so it is busy at most
-    active_b / r_g hours; when that is within availability x hours, the availability row is implied by the
+    A slot works at most its `credit` c_g in each of the block's active hours (`_active_hours`), so it is busy at
+    most c_g x active_b / r_g hours; when that is within availability x hours, the availability row is implied by the
     active-hours row and nothing need be displaced. Under `displacement_never_pays` a displaced hour then only
     costs more than it saves, so d_gb is 0 in every optimum: the model leaves out the row and fixes the column
     (an exact reduction; for the bursty series it drops 72 of 126 rows and columns, the fast cards')."""
     availability = np.array([o.available(limits.availability) for o in owned])
     speed = np.array([o.throughput for o in owned])
+    credits = np.array([credit(o, not limits.integer_instances) for o in owned])
     hours = np.array([b.hours for b in blocks])
-    return np.asarray(_active(blocks)[None, :] <= (availability * speed)[:, None] * hours[None, :] * (1 - 1e-12))
+    return np.asarray(_active(blocks)[None, :] * credits[:, None]
+                      <= (availability * speed)[:, None] * hours[None, :] * (1 - 1e-12))
 
 
 def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: bool = True,
@@ -627,7 +671,11 @@ def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: 
     """Busy hours of owned option g in block b <= availability x hours x slots (+ displaced hours d_gb).
 
     A job on a GPU of throughput r is busy 1 / r hours per hour of reference work; maintenance is taken in
-    idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`). `busy_rows`
+    idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`). Work that may not
+    wait on a card slower than the reference: its job holds the slot for the job's hours and runs at its pace, so
+    it overruns them by (1 / r - 1) of each; the overrun is taken in the card's idle hours of the block, and the
+    part that does not fit there is displaced too (`overrun_share`): the card does what its hours allow and packed
+    cloud hours the rest, where a whole job slot or nothing made a 0.9x card count for nothing (issue 29). `busy_rows`
     False (displaced maintenance never pays, `displacement_never_pays`) leaves out the rows d_gb <= w_gb / r_g,
     slack in every optimum then, which HiGHS's presolve does not remove and its search pays for.
     """
@@ -644,7 +692,7 @@ def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: 
     slot_hours = block_hours[None, :] * slot_coef[:, None]  # np.outer(block_hours, coef) of each option
     busy = availability[:, None] * slot_hours
     if not model.d.size:  # the active-hours row of the same columns in the same row (`_active_hours`)
-        busy = np.minimum(busy, _active(blocks)[None, :] * slot_coef[:, None] / speed[:, None])
+        busy = np.minimum(busy, _active(blocks)[None, :] * (slot_coef * model.credits / speed)[:, None])
     rows = [first, first]
     cols = [model.w, np.repeat(slot_col[:, None], n_blocks, axis=1)]
     vals = [np.repeat((1.0 / speed)[:, None], n_blocks, axis=1), -busy]
@@ -655,6 +703,11 @@ def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: 
         cols += [model.d, model.d, cols[1]]
         vals += [-np.ones((n_owned, n_blocks)), np.ones((n_owned, n_blocks)),
                  -(1 - availability)[:, None] * slot_hours]
+        overrun = overrun_share(model.owned, not limits.integer_instances)
+        if overrun.any():  # a slower card's overrun it has no idle hours for: d_gb <= ... + (1 / r - 1) w_gb
+            rows.append(first + n_blocks)
+            cols.append(model.w)
+            vals.append(-np.repeat(overrun[:, None], n_blocks, axis=1))
         if busy_rows:
             rows += [first + 2 * n_blocks, first + 2 * n_blocks]
             cols += [model.d, model.w]
@@ -670,6 +723,17 @@ def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: 
     model.builder.add_rows(row, col, val, np.full(int(keep.sum()), -INF), np.zeros(int(keep.sum())))
 
 
+def overrun_share(owned: list[OwnedOption], fluid: bool) -> np.ndarray:
+    """Per option, the slot-hours by which its jobs overrun their hours, per reference job-hour it holds: 1 / r - 1
+    for a card slower than the reference on work that may not wait, else 0 (work that may wait is fluid: a slot
+    does r of a job an hour, `credit`)."""
+    if fluid:
+        return np.zeros(len(owned))
+    speed = np.array([o.throughput for o in owned], dtype=float)
+    overrun: np.ndarray = np.maximum(1.0 / np.maximum(speed, 1e-12) - 1.0, 0.0)
+    return overrun
+
+
 def _slot_terms(model: Model) -> tuple[np.ndarray, np.ndarray]:
     """Each owned option's job slots as one column times a coefficient (`_owned_slots`: units x slots per unit, or
     the integer q_g of bare cards pooled for wider jobs), for rows that scale with an option's slots."""
@@ -679,36 +743,42 @@ def _slot_terms(model: Model) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _active_hours(model: Model, blocks: list[Block]) -> None:
-    """A job slot runs one job at a time, and jobs run only in hours that have some: w_gb <= active_b x slots_g.
+    """A job slot carries its `credit` of jobs in the hours that have some: w_gb <= c_g x active_b x slots_g.
 
     Why: the owned work of a block is pooled over its owned options (`_owned_work`), and the availability rows
     bound an option only by all the block's hours times its speed, so without these rows a fast card could do the
     share of the slow cards bought beside it in hours when no job runs (a plan bought two RTX 2060s that never
     worked while its RTX 4090 worked 95% of the hours of a profile busy 60% of them). A faster card finishes its
-    job sooner and idles (fewer busy hours, less energy); it does not take over jobs running on other GPUs. The row
-    bounds reference work: a card slower than the reference is bound by its availability row, and its busy hours
-    may run past the hours with jobs (a job on it runs longer than on the reference GPU). With
-    patience the curve is the window's average, so the active hours are the window's and work moved within it is
-    allowed as before.
+    job sooner and idles (fewer busy hours, less energy); it does not take over jobs running on other GPUs. A card
+    slower than the reference carries its fraction of a job in those hours and no more: its job does not run on
+    into hours without jobs. With patience the curve is the window's average, the credit the card's speed, and the
+    active hours the window's: work moved within it is fluid.
     """
     if not model.owned or not model.d.size:  # without displaced hours `_availability` writes both in one row
         return
     active = _active(blocks)
     slot_col, slot_coef = _slot_terms(model)
-    g, b = np.nonzero(active_rows_needed(model.owned, blocks))
+    g, b = np.nonzero(active_rows_needed(model.owned, blocks, model.credits,
+                                         overrun_share(model.owned, model.fluid is not None)))
     rows = np.arange(len(g))
     model.builder.add_rows(
         np.concatenate([rows, rows]), np.concatenate([model.w[g, b], slot_col[g]]),
-        np.concatenate([np.ones(len(g)), -slot_coef[g] * active[b]]), np.full(len(g), -INF), np.zeros(len(g)))
+        np.concatenate([np.ones(len(g)), -slot_coef[g] * model.credits[g] * active[b]]), np.full(len(g), -INF),
+        np.zeros(len(g)))
 
 
-def active_rows_needed(owned: list[OwnedOption], blocks: list[Block]) -> np.ndarray:
-    """(owned, blocks): where the active-hours row binds. A card too slow to finish a block's active hours of work
-    in all its hours (r_g x hours_b <= active_b) is bound tighter by its availability and displaced rows together
-    (busy hours w / r <= availability x hours x slots + d, d <= (1 - availability) x hours x slots), so its
-    active-hours row is implied and left out (an exact reduction)."""
+def active_rows_needed(owned: list[OwnedOption], blocks: list[Block], credits: np.ndarray,
+                       overrun: np.ndarray | None = None) -> np.ndarray:
+    """(owned, blocks): where the active-hours row binds. A slot whose active hours of work, c_g x active_b at its
+    `credit` c_g, take it all its hours or more (c_g x active_b >= r_g x hours_b) is bound as tight by its
+    availability and displaced rows together (busy hours w / r <= availability x hours x slots + d,
+    d <= (1 - availability) x hours x slots), so its active-hours row is implied and left out (an exact
+    reduction). A card that may displace its overrun (`overrun_share`) is bound by those rows only to all its
+    hours at reference pace (w <= hours x slots)."""
     speed = np.array([o.throughput for o in owned])
-    return np.asarray(_active(blocks)[None, :] < speed[:, None] * np.array([b.hours for b in blocks])[None, :])
+    reach = speed if overrun is None else np.where(overrun > 0, 1.0, speed)
+    return np.asarray(_active(blocks)[None, :] * credits[:, None]
+                      < reach[:, None] * np.array([b.hours for b in blocks])[None, :])
 
 
 def _active(blocks: list[Block]) -> np.ndarray:
@@ -849,6 +919,9 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
     quota holds in instance-hours, not hour by hour."""
     if not model.y.size:
         return
+    if model.fluid is not None:
+        fluid_listing_hours(model.fluid, model.builder, model.cloud, model.y, np.array([b.hours for b in blocks]))
+        return
     packable = np.concatenate(model.builder.upper)[model.y].max(axis=1) > 0
     groups: dict[str, list[int]] = {}
     for k, c in enumerate(model.cloud):
@@ -873,8 +946,8 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
         row = np.arange(n_blocks)
         rows = [np.tile(row, len(members)), np.repeat(row, steps.shape[1])]
         cols = [model.y[members].reshape(-1), np.tile(mu[first:], n_blocks)]
-        model.builder.add_rows(np.concatenate(rows), np.concatenate(cols),
-                               np.concatenate([np.ones(len(members) * n_blocks), steps.reshape(-1)]),
+        vals = [np.ones(len(members) * n_blocks), steps.reshape(-1)]
+        model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals),
                                np.full(n_blocks, -INF), quota * hours - by_step[:, 0])
 
 
@@ -994,26 +1067,32 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
     solution.hosts = {h.host.name: round(x[model.m[k]]) for k, h in enumerate(model.hosts[: len(model.m)])
                       if round(x[model.m[k]]) > 0}
     layers = model.layers
-    slots_used = min(round(float(x[model.mu].sum())) if len(model.mu) else 0, len(layers.ks) - 1)
-    owned_at_once = layers.owned_jobs[:, slots_used]
     cells = layers.cells
+    if model.fluid is not None:
+        owned_at_once, rented = model.fluid.read(x, len(model.cloud))
+    else:
+        steps = min(round(float(x[model.mu].sum())) if len(model.mu) else 0, len(layers.ks) - 1)
+        owned_at_once = layers.owned_jobs[:, steps]
+        rented = _rented_at(model, owned_at_once)
+    for k, c in enumerate(model.cloud):
+        if (rented[k] > 1e-12).any():
+            solution.instances[c.key] = rented[k]
     work = x[model.w] if model.w.size else np.zeros((0, layers.n_blocks))
     total = work.sum(axis=0)
     for g, o in enumerate(model.owned):
-        share = np.divide(work[g], total, out=np.zeros_like(total), where=total > 1e-9)[cells.block]
-        if (share > 1e-12).any():
-            solution.owned_jobs[o.key] = owned_at_once * share
+        share_g = np.divide(work[g], total, out=np.zeros_like(total), where=total > 1e-9)[cells.block]
+        if (share_g > 1e-12).any():
+            solution.owned_jobs[o.key] = owned_at_once * share_g
         if model.d.size and (x[model.d[g]] > 1e-9).any():
             solution.displaced[o.key] = np.maximum(x[model.d[g]], 0.0)
-    _read_rented(model, owned_at_once, solution)
     for k, c in enumerate(model.cloud):
         if model.y.size and (x[model.y[k]] > 1e-9).any():
             solution.packed_hours[c.key] = np.maximum(x[model.y[k]], 0.0)
     return solution
 
 
-def _read_rented(model: Model, owned_at_once: np.ndarray, solution: MipSolution) -> None:
-    """Whole (or packed) instances per cell for the jobs the owned slots leave, offer by offer."""
+def _rented_at(model: Model, owned_at_once: np.ndarray) -> np.ndarray:
+    """(offers, cells): whole (or packed) instances for the jobs the owned slots leave, offer by offer."""
     cells = model.layers.cells
     whole = np.zeros((len(model.cloud), len(cells.jobs)))
     covers: dict[float, dict[int, float]] = {}  # cells rent the same few job counts (levels are whole jobs)
@@ -1023,9 +1102,7 @@ def _read_rented(model: Model, owned_at_once: np.ndarray, solution: MipSolution)
             cover = covers[jobs] = model.renting.instances(jobs)
         for i, count in cover.items():
             whole[i, cell] = count
-    for k, c in enumerate(model.cloud):
-        if (whole[k] > 1e-12).any():
-            solution.instances[c.key] = whole[k]
+    return whole
 
 
 def rent_only(model: Model, limits: Limits) -> MipSolution:
@@ -1042,7 +1119,10 @@ def rent_only(model: Model, limits: Limits) -> MipSolution:
     weights = limits.weights
     fixed = weights.fixed_cloud_usd if weights is not None and weights.fixed_cloud_usd > 0 and rent > 1e-9 else 0.0
     solution = MipSolution(status=SolveStatus.OPTIMAL, objective=rent + fixed, gap=0.0)
-    _read_rented(model, layers.owned_jobs[:, 0], solution)
+    whole = _rented_at(model, layers.owned_jobs[:, 0])
+    for k, c in enumerate(model.cloud):
+        if (whole[k] > 1e-12).any():
+            solution.instances[c.key] = whole[k]
     return solution
 
 

@@ -56,6 +56,37 @@ TEMPLATES: dict[str, str] = {
                             "later in it; a longer patience or patience = none (more GPUs at the peaks) keeps work "
                             "within its window"),
     "time_limited": "the solver hit its time limit; the plan is within {gap:.3%} of the optimum",
+    "single_machine_service": "every replica of this always-on service runs on one machine ({machine}): a failure "
+                              "or its maintenance stops the service (spare replicas held: {spares}); a second "
+                              "machine, or jobs.spare_replicas with more machines, keeps it up",
+    # items the profile brought that the planner leaves out (solvers/ignored.py)
+    "ignored_memory": "{field} {item!r} is left out: {gpu} has {memory_gb:g} GB, less than min_gpu_memory_gb = "
+                      "{min_gb:g}",
+    "ignored_used": "{field} {item!r} is left out: it is used and options.allow_used is false",
+    "ignored_buy_not_allowed": "{field} {item!r} is left out: options.allow_buy is false",
+    "ignored_machine_smaller_than_job": "{field} {item!r} is left out: its {gpus} GPUs are fewer than a job's "
+                                        "{width} (jobs.gpus_per_job), and jobs.interconnect = same_machine runs a job "
+                                        "on one machine",
+    "ignored_module_unit": "{field} {item!r} is left out: {gpu} is a module ({form_factor}) that comes in servers "
+                           "of {sizes} GPUs, not {gpus}",
+    "ignored_no_host": "{field} {item!r} is left out: no host machine on offer takes a {gpu} card (its form, "
+                       "cooling or power)",
+    "ignored_too_slow_replica": "{field} {item!r} is left out: {gpu} is slower than the reference, and a replica "
+                                "sized on the reference would fall behind on it (jobs.load = replicas)",
+    "ignored_spot": "{field} {item!r} is left out: it is spot and options.allow_spot is false",
+    "ignored_provider": "{field} {item!r} is left out: its provider {provider} is not in options.providers",
+    "ignored_region": "{field} {item!r} is left out: its region {region} is not in options.regions",
+    "ignored_marketplace": "{field} {item!r} is left out: it is a marketplace listing and options.allow_marketplace "
+                           "is false",
+    "ignored_unverified": "{field} {item!r} is left out: its marketplace host is not verified and "
+                          "options.allow_unverified_hosts is false",
+    "ignored_job_wider": "{field} {item!r} is left out: its {gpus} GPUs cannot run a job of {width} GPUs (instances "
+                         "are linked only over an RDMA fabric: mark it multi_node with jobs.interconnect = "
+                         "infiniband)",
+    "ignored_cloud_not_allowed": "{field} {item!r} is left out: options.allow_cloud is false",
+    "ignored_commitments_not_allowed": "{field} {item!r} is left out: options.allow_commitments is false",
+    "commitment_beyond_horizon": "{field} {item!r} runs {term_months} months, longer than the plan's horizon "
+                                 "({horizon_days} days): if chosen, its whole term is paid",
     "extrapolated_gpu": "{gpu}'s throughput for {workload} is extrapolated from specs (no measurement of this workload "
                         "class for {gpu}): USD {usd:,.0f} ({share:.0%} of the plan's cost) rests on it; give "
                         "throughput_overrides.{gpu} if you have measured it",
@@ -67,6 +98,11 @@ TEMPLATES: dict[str, str] = {
                          "plan's cost) rests on it; give throughput_overrides.{gpu} if you have measured it",
     "stale_source": "prices from source {source!r} are stale: {reasons}",
     "stale_source_never": "prices from source {source!r} are stale: {reasons}",
+    "aggregator_purchase": "the plan buys {item}, priced only by an aggregator ({source}), not by the seller itself, "
+                           "and no second source confirms the price: check it with the seller before you buy",
+    "aggregator_cloud": "the cloud offer the plan rents most, {item}, is priced only by an aggregator ({source}), not "
+                        "by the provider itself, and no second source confirms the price: check it with the provider "
+                        "before you rent",
     "old_snapshot": "bundled snapshot prices are used for {providers} (oldest from {oldest}, older than {max_age_days} "
                     "days): run `gpuplan refresh` or let the service's scheduler reach the providers for current "
                     "prices",
@@ -83,7 +119,7 @@ TEMPLATES: dict[str, str] = {
     "carbon_unknown_power": "{hours:,.0f} rented instance-hours are on GPUs whose power is not known and are not "
                             "counted",
 }
-_JOINED = {"stale_source": "; ", "stale_source_never": "; "}
+_JOINED = {"stale_source": "; ", "stale_source_never": "; ", "ignored_module_unit": " or "}
 # parameters a code carries beyond its English sentence's slots (structure the sentence states in words)
 EXTRA_PARAMS: dict[str, tuple[str, ...]] = {
     "stale_source": ("last_success_at", "stale_after_hours"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -20,13 +20,17 @@ import pandas as pd
 from pricing.catalog import Catalog, Host, feed_key
 from pricing.gpus import GpuSpec, GpuTable
 from pricing.hardware_fit import MODULE_FORM_FACTORS, host_accepts, module_unit_sizes
+from pricing.sold_new import SoldNew, offered_new_card
 from solvers import defaults
 from solvers.cloud_table import CloudTable, cloud_table
 from solvers.errors import ProfileError
 from solvers.finance import hourly_part, upfront_fee
+from solvers.ignored import cloud_reasons, commitment_item, owned_item
+from solvers.notices import Notice, notice
 from solvers.performance import throughput_score
-from solvers.periods import add_months, load_unit, peak_load
+from solvers.periods import add_months, load_unit, peak_load, spare_units
 from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
+from solvers.resale import Bought, resale_usd
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,7 @@ class Options:
     prices_as_of: dict[str, str]  # feed -> oldest price date among the candidates it supplied
     candidates: int  # options before pruning
     width: int = 1  # GPUs per job
+    ignored: list[Notice] = field(default_factory=list)  # the profile's own items left out, and why
 
 
 JobWidths = Mapping[str, Mapping[int, float]]
@@ -269,7 +274,7 @@ def _request_cloud_table(profile: Profile, gpus: GpuTable, today: dt.date) -> Cl
 
 
 def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date,
-                     widths: JobWidths | None = None) -> CloudTable:
+                     widths: JobWidths | None = None, ignored: list[Notice] | None = None) -> CloudTable:
     """All cloud offers the profile allows, priced: `ref_hours_per_hour`, `usd_per_ref_hour`, `slots`, `speed`,
     `usd_per_job_hour` (numpy columns of the catalog's offers, converted once per catalog: solvers.cloud_table).
     With `widths`, one row per offer and job width its GPU type may run at (`width` column)."""
@@ -277,24 +282,34 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
     tables = [] if profile.prices.mode == "replace" else [cloud_table(catalog.cloud)]
     if profile.prices.cloud:
         tables.append(_request_cloud_table(profile, catalog.gpus, today))
+    quotes = profile.prices.cloud
+    if not opts.allow_cloud and ignored is not None:
+        ignored += [notice("ignored_cloud_not_allowed", field=f"prices.cloud[{k}]", item=q.name)
+                    for k, q in enumerate(quotes)]
     if not tables or not opts.allow_cloud:
         return cloud_table(catalog.cloud).take(np.zeros(0, dtype=np.int64))
     cloud = CloudTable.concat(tables) if len(tables) > 1 else tables[0]
-    mask = np.ones(len(cloud), dtype=bool)
-    if not opts.allow_spot:
-        mask &= cloud.pricing != "spot"
-    if opts.providers is not None:
-        mask &= np.isin(cloud.provider, list(opts.providers))
-    if opts.regions is not None:
-        mask &= np.isin(cloud.region, list(opts.regions))
     memory = {g.name: g.memory_gb for g in catalog.gpus}
     gpus = cloud.gpu.tolist()
     enough = {g: memory.get(g, np.nan) >= profile.min_gpu_memory_gb for g in set(gpus)}  # per GPU type, not row
-    mask &= np.array([enough[g] for g in gpus], dtype=bool)
-    if not opts.allow_marketplace:
-        mask &= ~cloud.listing
-    if not opts.allow_unverified_hosts:
-        mask &= ~cloud.listing | cloud.verified
+    filters = [  # in the order they apply, each with the code that says why a profile's quote fails it
+        (cloud.pricing != "spot" if not opts.allow_spot else None, "ignored_spot"),
+        (np.isin(cloud.provider, list(opts.providers)) if opts.providers is not None else None, "ignored_provider"),
+        (np.isin(cloud.region, list(opts.regions)) if opts.regions is not None else None, "ignored_region"),
+        (np.array([enough[g] for g in gpus], dtype=bool), "ignored_memory"),
+        (~cloud.listing if not opts.allow_marketplace else None, "ignored_marketplace"),
+        (~cloud.listing | cloud.verified if not opts.allow_unverified_hosts else None, "ignored_unverified")]
+    mask = np.ones(len(cloud), dtype=bool)
+    for passed, _ in filters:
+        if passed is not None:
+            mask &= passed
+    first_quote = len(cloud) - len(quotes)
+    if ignored is not None and quotes:
+        ignored += cloud_reasons(len(quotes), first_quote, [(f, code) for f, code in filters if f is not None],
+                                 [q.name for q in quotes],
+                                 [{"provider": q.provider, "region": q.region, "gpu": str(cloud.gpu[first_quote + k]),
+                                   "memory_gb": memory.get(str(cloud.gpu[first_quote + k]), 0.0),
+                                   "min_gb": profile.min_gpu_memory_gb} for k, q in enumerate(quotes)])
     jobs = profile.jobs
     if widths is None:
         per_gpu_of = {g: float(throughput(g)) for g in dict.fromkeys(cloud.gpu[mask].tolist())}
@@ -320,6 +335,11 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
                           for n, r, w, m in zip(counts, per_gpu, width, mask, strict=True)]).astype(np.int64)
     else:
         slots = counts // width
+    if ignored is not None and widths is None and quotes:  # a quote that passed the filters but runs no job
+        at = np.arange(first_quote, len(cloud))
+        ignored += [notice("ignored_job_wider", field=f"prices.cloud[{i - first_quote}]",
+                           item=quotes[i - first_quote].name, gpus=int(cloud.gpu_count[i]), width=int(width[i]))
+                    for i in at[mask[at] & (slots[at] <= 0)].tolist()]
     mask &= slots > 0  # a job needs all its GPUs on one instance (or on linked instances of one offer)
     cloud = cloud.take(mask)
     slots, per_gpu, width = slots[mask], per_gpu[mask], width[mask]
@@ -494,18 +514,22 @@ def _hardware_table(catalog: Catalog) -> _HardwareTable:
     return table
 
 
-def offered_new(row: _OwnedRow, today: dt.date) -> bool:
+def offered_new(row: _OwnedRow, today: dt.date, sold_new: Mapping[str, SoldNew] | None = None) -> bool:
     """Whether a catalog row is offered today: a new whole system (several GPUs, or a host included) only within
     `defaults.NEW_SYSTEM_OFFER_YEARS` of its price date, so a 2017 DGX-1 or a 2020 DGX A100 launch price is not a
     system a lab can buy new today (the row stays in the catalog and `/v1/prices` as history). Cards follow
-    `current_card_prices` (their newest price) instead."""
-    return offered_new_on(row.condition, row.includes_host, row.gpus_per_unit, row.as_of, today)
+    `current_card_prices` (their newest price), and a new card only while it is sold new (`sold_new`, the
+    catalog's `pricing/data/sold_new.csv`: an RTX 2080 Ti at its 2018 MSRP is not on offer in 2026)."""
+    return offered_new_on(row.condition, row.includes_host, row.gpus_per_unit, row.as_of, today, row.gpu, sold_new)
 
 
-def offered_new_on(condition: str, includes_host: bool, gpus_per_unit: int, as_of: str, today: dt.date) -> bool:
+def offered_new_on(condition: str, includes_host: bool, gpus_per_unit: int, as_of: str, today: dt.date,
+                   gpu: str = "", sold_new: Mapping[str, SoldNew] | None = None) -> bool:
     """`offered_new` on a row's fields (a catalog frame's row or an `_OwnedRow`)."""
-    if condition != "new" or not (includes_host or gpus_per_unit > 1):
+    if condition != "new":
         return True
+    if not (includes_host or gpus_per_unit > 1):
+        return offered_new_card(sold_new or {}, gpu, today)
     priced = dt.date.fromisoformat(as_of)
     years = defaults.NEW_SYSTEM_OFFER_YEARS
     last = priced.replace(year=priced.year + years, day=28) if (priced.month, priced.day) == (2, 29) else (
@@ -517,13 +541,13 @@ def offered_catalog(catalog: Catalog, today: dt.date) -> Catalog:
     """The catalog with only the purchase rows on offer today (`offered_new`): the workload compiler sizes machines
     and prices GPU types from it, so a type whose only purchase is a retired system is not shown as bought."""
     frame = catalog.hardware
-    keep = np.array([offered_new_on(str(r.condition), bool(r.includes_host), int(r.gpus_per_unit), str(r.as_of), today)
-                     for r in frame.itertuples(index=False)], dtype=bool)
+    keep = np.array([offered_new_on(str(r.condition), bool(r.includes_host), int(r.gpus_per_unit), str(r.as_of), today,
+                                    str(r.gpu), catalog.sold_new) for r in frame.itertuples(index=False)], dtype=bool)
     return catalog if keep.all() else replace(catalog, hardware=frame[keep].reset_index(drop=True))
 
 
 def _owned_rows(catalog: Catalog, profile: Profile, today: dt.date) -> list[_OwnedRow]:
-    rows = ([r for r in _hardware_table(catalog).rows if offered_new(r, today)]
+    rows = ([r for r in _hardware_table(catalog).rows if offered_new(r, today, catalog.sold_new)]
             if profile.prices.mode == "extend" else [])
     names: dict[str, str] = {}  # each spelling resolved once (200 quotes name a handful of GPU types)
     for i, item in enumerate(profile.prices.owned):
@@ -553,9 +577,15 @@ def _request_owned_row(gpus: GpuTable, item: OwnedPriceItem, index: int, today: 
 
 
 def used_market_value(catalog: Catalog) -> dict[str, float]:
-    """Lowest used price per GPU in the catalog: what a card of that model sells for today."""
-    used = catalog.hardware[(catalog.hardware["condition"] == "used") & (catalog.hardware["gpus_per_unit"] == 1)]
-    return used.groupby("gpu")["unit_price_usd"].min().to_dict() if not used.empty else {}
+    """The newest used price per GPU in the catalog (the lowest of that date): what a card of that model sells
+    for today. The lowest price of any date was a 2023 eBay average where a 2026 listing now says more."""
+    hw = catalog.hardware
+    used = hw[(hw["condition"] == "used") & (hw["gpus_per_unit"] == 1) & ~hw["includes_host"].astype(bool)]
+    if used.empty:
+        return {}
+    newest = used[used["as_of"].astype(str) == used.groupby("gpu")["as_of"].transform(lambda d: d.astype(str).max())]
+    values: dict[str, float] = newest.groupby("gpu")["unit_price_usd"].min().to_dict()
+    return values
 
 
 def _oldest_per_feed(cloud: CloudTable) -> dict[str, str]:
@@ -593,11 +623,13 @@ def build_options(
     jobs = profile.jobs
     width = jobs.gpus_per_job
     unit = load_unit(profile)  # reference replicas per load unit of always-on divisible load
-    peak_units = max(1, math.ceil(peak_load(profile) / unit - 1e-9)) if jobs.runs == "continuously" else math.inf
+    peak_units = (max(1, math.ceil(peak_load(profile) / unit - 1e-9)) + spare_units(profile)
+                  if jobs.runs == "continuously" else math.inf)
     years = horizon_days / 365.25
     used_value = _hardware_table(catalog).used_value
 
-    cloud_frame = cloud_candidates(catalog, profile, throughput, today, widths)
+    cloud_left_out: list[Notice] = []
+    cloud_frame = cloud_candidates(catalog, profile, throughput, today, widths, cloud_left_out)
 
     def widths_of(gpu: str) -> list[tuple[int, float]]:
         """(job width, job-slot speed) pairs the GPU type runs at: one option per offer and width."""
@@ -607,26 +639,45 @@ def build_options(
 
     owned: list[OwnedOption] = []
     accepting_of: dict[str, tuple[int, ...]] = {}
+    ignored: dict[int, Notice] = {}  # per profile quote, why it is left out (the first reason, `solvers.ignored`)
+    owned_rows = _owned_rows(catalog, profile, today) if opts.allow_buy else []
+    first_quote = len(owned_rows) - len(profile.prices.owned)
+    kept_quotes: set[int] = set()
+
+    def leave_out(i: int, row: _OwnedRow, code: str, **params: str | int | float | list[str]) -> None:
+        if row.feed == "request" and i - first_quote not in ignored:
+            ignored[i - first_quote] = owned_item(i - first_quote, row.name, code, **params)
+
+    if not opts.allow_buy:
+        for k, item in enumerate(profile.prices.owned):
+            ignored[k] = owned_item(k, item.name, "ignored_buy_not_allowed")
     if opts.allow_buy:
-        shapes = ((i, r, w, v) for i, r in enumerate(_owned_rows(catalog, profile, today)) for w, v in widths_of(r.gpu))
+        shapes = ((i, r, w, v) for i, r in enumerate(owned_rows) for w, v in widths_of(r.gpu))
         for i, row, job_width, speed in shapes:
             spec = catalog.gpus[row.gpu]
             if spec.memory_gb < profile.min_gpu_memory_gb:
+                leave_out(i, row, "ignored_memory", gpu=spec.name, memory_gb=spec.memory_gb,
+                          min_gb=profile.min_gpu_memory_gb)
                 continue
             if row.condition == "used" and not opts.allow_used:
+                leave_out(i, row, "ignored_used")
                 continue
             linked = row.includes_host and row.gpus_per_unit < job_width
             if linked and jobs.interconnect == "same_machine":
+                leave_out(i, row, "ignored_machine_smaller_than_job", gpus=row.gpus_per_unit, width=job_width)
                 continue  # a job runs on one machine
             accepting: tuple[int, ...] = ()
             if row.includes_host:
                 if spec.form_factor in MODULE_FORM_FACTORS and row.gpus_per_unit not in module_unit_sizes(spec):
+                    leave_out(i, row, "ignored_module_unit", gpu=spec.name, form_factor=spec.form_factor,
+                              gpus=row.gpus_per_unit, sizes=[str(n) for n in sorted(module_unit_sizes(spec))])
                     continue  # modules on 4- or 8-GPU baseboards; GH200 in 1-, 2- or 4-superchip servers
             else:
                 if spec.name not in accepting_of:  # the hardware-fit rule per GPU type, not per row of it
                     accepting_of[spec.name] = tuple(k for k, h in enumerate(catalog.hosts) if host_accepts(h, spec).ok)
                 accepting = accepting_of[spec.name]
                 if not accepting:
+                    leave_out(i, row, "ignored_no_host", gpu=spec.name)
                     continue  # no host on offer can take this card (module, passive cooling or power)
             option = _owned_option(
                 i,
@@ -635,7 +686,7 @@ def build_options(
                 speed,
                 kwh_per_watt_hour,
                 opts.host_watts_per_working_gpu,
-                _resale(row, used_value, years, profile),
+                _resale(row, spec, used_value, years, start or today, profile),
                 idle_share,
                 job_width,
                 accepting,
@@ -648,14 +699,18 @@ def build_options(
                 option = _serving(option, option.width, jobs.load, pooled=linked or not option.includes_host,
                                   unit=unit, most=peak_units)
                 if option.slots_per_unit <= 0:
+                    leave_out(i, row, "ignored_too_slow_replica", gpu=spec.name)
                     continue  # slower than the reference: cannot carry a replica
+            if row.feed == "request":
+                kept_quotes.add(i - first_quote)
             owned.append(option)
+    left_out = [n for k, n in sorted(ignored.items()) if k not in kept_quotes]
     if _opex_per_gpu_hour(opts.opex, 1.0) > 0:
         owned = [_with_opex(o, opts.opex) for o in owned]
     on_share = on_hours_share(opts.machine_on)
     if on_share < opts.availability:  # a machine on h hours a day works only in those hours
         owned = [replace(o, availability=on_share) for o in owned]
-    committed = commitment_options(catalog, profile, throughput, today, horizon_days, start, widths)
+    committed = commitment_options(catalog, profile, throughput, today, horizon_days, start, widths, left_out)
     if jobs.runs == "continuously":  # a reserved instance carries always-on load like a rented one
         committed = [c for c in (_serving(c, c.width, jobs.load, pooled=False, unit=unit) for c in committed)
                      if c.slots_per_unit > 0]
@@ -683,6 +738,7 @@ def build_options(
         dict(sorted(as_of.items())),
         candidates,
         width,
+        left_out + cloud_left_out,
     )
 
 
@@ -827,22 +883,11 @@ def _serving(option: OwnedOption, width: int, load: str, pooled: bool, unit: flo
                    slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load, pooled=pooled, most=most))
 
 
-def _resale(row: _OwnedRow, used_value: dict[str, float], years: float, profile: Profile) -> float:
-    """Expected sale proceeds at the horizon's end: used value today, declining, less selling fees.
-
-    Never more than the purchase price: gpuplan does not bet on GPUs appreciating.
-    """
-    opts = profile.options
-    if not opts.resale:
-        return 0.0
-    if row.condition == "used" and row.gpus_per_unit == 1 and not row.includes_host:
-        today_value = row.unit_price_usd
-    elif row.gpu in used_value:
-        today_value = float(used_value[row.gpu]) * row.gpus_per_unit
-    else:
-        today_value = defaults.USED_TO_NEW_RATIO * row.unit_price_usd
-    value = today_value * (1.0 - opts.resale_decline_per_year) ** years * (1.0 - opts.resale_fee)
-    return float(min(value, row.unit_price_usd))
+def _resale(row: _OwnedRow, spec: GpuSpec, used_value: dict[str, float], years: float, start: dt.date,
+            profile: Profile) -> float:
+    """Sale proceeds at the horizon's end: the fitted resale curve at the card's age then (`solvers.resale`)."""
+    return resale_usd(Bought(row.gpu, row.condition, row.gpus_per_unit, row.includes_host, row.unit_price_usd), spec,
+                      used_value, years, start, profile.options)
 
 
 HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5: an average calendar month
@@ -905,16 +950,27 @@ def _paid_hours(start: dt.date, term_months: int, horizon_hours: float) -> tuple
 
 def commitment_options(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date,
                        horizon_days: int, start: dt.date | None = None,
-                       widths: JobWidths | None = None) -> list[OwnedOption]:
+                       widths: JobWidths | None = None, ignored: list[Notice] | None = None) -> list[OwnedOption]:
     """Reserved / committed-use offers the profile allows, as owned options with an hourly price for every hour of
     their terms: held from the plan's start and renewed term after term until the horizon is covered; the last
     term is paid in full even when it ends after the horizon (a commitment is owed whether used or not).
     With `widths`, one option per offer and job width of its GPU type, sharing the offer's quota."""
+    quotes = profile.prices.commitments
+    notes: list[Notice] = [] if ignored is None else ignored
     if not _commitments_allowed(profile):
+        code = "ignored_cloud_not_allowed" if not profile.options.allow_cloud else "ignored_commitments_not_allowed"
+        notes += [commitment_item(k, q.name, code) for k, q in enumerate(quotes)]
         return []
+    notes += [commitment_item(k, q.name, "commitment_beyond_horizon", term_months=q.term_months,
+                              horizon_days=horizon_days)
+              for k, q in enumerate(quotes)
+              if add_months(start or today, q.term_months) > (start or today) + dt.timedelta(days=horizon_days)]
     frame = _commitment_frame(catalog, profile, today)
     if frame.empty:
         return []
+    first_quote = len(frame) - len(quotes)
+    reasons: dict[int, Notice] = {}
+    kept: set[int] = set()
     opts = profile.options
     memory = {g.name: g.memory_gb for g in catalog.gpus}
     horizon_hours = 24.0 * horizon_days
@@ -927,12 +983,23 @@ def commitment_options(catalog: Catalog, profile: Profile, throughput: Throughpu
 
     rows = ((i, r, w, v) for i, r in enumerate(frame.itertuples(index=False)) for w, v in shapes(str(r.gpu)))
     for i, r, width, speed in rows:
+        quote = i - first_quote  # a profile quote's index, negative for catalog rows
+        why: tuple[str, dict[str, str | int | float | list[str]]] | None = None
         if opts.providers is not None and r.provider not in opts.providers:
+            why = ("ignored_provider", {"provider": str(r.provider)})
+        elif opts.regions is not None and r.region not in opts.regions:
+            why = ("ignored_region", {"region": str(r.region)})
+        elif memory.get(r.gpu, 0.0) < profile.min_gpu_memory_gb:
+            why = ("ignored_memory", {"gpu": str(r.gpu), "memory_gb": memory.get(r.gpu, 0.0),
+                                      "min_gb": profile.min_gpu_memory_gb})
+        elif int(r.gpu_count) < width:
+            why = ("ignored_job_wider", {"gpus": int(r.gpu_count), "width": width})
+        if why is not None:
+            if quote >= 0 and quote not in reasons:
+                reasons[quote] = commitment_item(quote, str(r.name), why[0], **why[1])
             continue
-        if opts.regions is not None and r.region not in opts.regions:
-            continue
-        if memory.get(r.gpu, 0.0) < profile.min_gpu_memory_gb or int(r.gpu_count) < width:
-            continue
+        if quote >= 0:
+            kept.add(quote)
         paid, terms = _paid_hours(first, int(r.term_months), horizon_hours)
         quota = getattr(r, "max_instances", None)
         payment = r.payment if isinstance(r.payment, str) else ""
@@ -953,4 +1020,5 @@ def commitment_options(catalog: Catalog, profile: Profile, throughput: Throughpu
             max_units=None if quota is None or pd.isna(quota) else int(quota), width=width,
             offer="" if widths is None else f"commit:{i}", payment=payment, upfront_usd=fee,
             carbon_usd_per_hour=carbon))
+    notes += [n for k, n in sorted(reasons.items()) if k not in kept]
     return out

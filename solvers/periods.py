@@ -4,8 +4,8 @@ A month's hours are its calendar hours (February 2027 has 672). Periods are cale
 clipped to the horizon, so a horizon that starts or ends mid-month has partial first/last periods.
 
 The three demand notions (README, "Demand model"):
-- concurrency: reference GPUs busy at once, hour by hour (or, for `gpus + utilisation` read `at_once`,
-  N GPUs for u of the hours in no particular order);
+- concurrency: reference GPUs busy at once, hour by hour (or, for `gpus + utilisation`, by its reading:
+  independent jobs, N GPUs together for u of the hours, or N x u on average, in no particular order);
 - job width: `jobs.gpus_per_job` GPUs run one job together, so c busy GPUs are c / width jobs; work
   given in reference GPU-hours needs work / efficiency busy GPU-hours (DOMAIN §3 scaling);
 - patience: work may move anywhere within its calendar day, ISO week or month; the plan then sees that
@@ -112,7 +112,7 @@ def peak_load(profile: Profile) -> float:
     demand = profile.planned_demand
     width = profile.jobs.gpus_per_job
     if isinstance(demand, UtilisationDemand):
-        at_once = demand.reading == "at_once"
+        at_once = demand.reading != "average"  # independent: every job may be busy in the same hour
         return (demand.gpus if at_once else demand.gpus * demand.utilisation) / width
     if isinstance(demand, SeriesDemand):
         _, busy = _series_timeline(profile, demand)
@@ -223,9 +223,9 @@ def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.
     assert end is not None  # the profile validator requires a horizon with this demand
     width = profile.jobs.gpus_per_job
     eff = job_efficiency(profile)
-    at_once = demand.reading == "at_once"
+    reading = demand.reading
     jobs_at_once = demand.gpus / width
-    if at_once and width > 1 and not always_on(profile) and abs(jobs_at_once - round(jobs_at_once)) > 1e-9:
+    if reading != "average" and width > 1 and not always_on(profile) and abs(jobs_at_once - round(jobs_at_once)) > 1e-9:
         # GPUs busy at once run whole jobs of `width` GPUs: 1 GPU at once of 2-GPU jobs was planned as half a job
         whole = max(1, round(jobs_at_once))
         raise ProfileError("demand.gpus", "whole_jobs",
@@ -233,25 +233,92 @@ def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.
                            f"(jobs.gpus_per_job): give a multiple of {width} ({whole * width} for {whole} job(s) at "
                            "once), or reading \"average\" for an average over those GPUs")
     busy = demand.gpus * demand.utilisation  # GPUs busy on average
-    smooth = not (at_once and profile.jobs.patience == "none")
+    fluid = profile.jobs.patience != "none"
     # the same curve every hour of every period: levels per hour, scaled by each period's hours
     if always_on(profile):  # whole load units present in every hour with load, for that whole hour
         unit = width * load_unit(profile)
-        jobs, share = levels(np.ceil(np.array([(demand.gpus if at_once else busy) / unit - 1e-9])),
+        at_once = reading != "average"  # a service's replicas are up together, not independently
+        jobs, share = levels(_with_spares(profile, np.ceil(np.array([(demand.gpus if at_once else busy) / unit
+                                                                     - 1e-9]))),
                              demand.utilisation if at_once else 1.0)
-    elif smooth:
-        jobs, share = levels(np.array([busy / width]), 1.0)
+    elif fluid:  # work may move within its window: the plan holds the window's average (fractional) load
+        jobs, share = np.array([busy / width]), np.array([1.0])
+    elif reading == "independent":
+        jobs, share = independent_levels(jobs_at_once, demand.utilisation)
+    elif reading == "at_once":
+        jobs, share = levels(np.array([jobs_at_once]), demand.utilisation)
     else:
-        jobs, share = levels(np.array([demand.gpus / width]), demand.utilisation)
+        jobs, share = levels(np.array([busy / width]), 1.0)
     periods = []
     for label, a, b in _calendar_slices(start, end):
         hours = 24.0 * (b - a).days
         arrivals = moved = None
-        if at_once and smooth:  # work moved within its window: replayed in time order by the read-out
-            arrivals = day_pattern(demand.gpus, demand.utilisation, 24 * (b - a).days)
+        if fluid:  # work moved within its window: replayed in time order by the read-out
+            arrivals = arrival_pattern(demand.gpus, demand.utilisation, reading, width, 24 * (b - a).days)
             moved = np.full(len(arrivals), busy)
         periods.append(Period(label, a, b, busy * hours * eff, jobs, share * hours, arrivals, moved))
     return periods
+
+
+def independent_levels(jobs: float, utilisation: float) -> tuple[np.ndarray, np.ndarray]:
+    """Levels of `jobs` independent jobs each busy `utilisation` of the hours: k jobs at once for the binomial
+    share C(J, k) u^k (1 - u)^(J - k) of the hours (k >= 1). A fractional J (one-GPU jobs, a fractional GPU count)
+    adds one more job busy (J - floor J) x u of the hours, independent too, so the average is J x u as in every
+    reading. Above MAX_LEVELS_PER_PERIOD levels the curve is compressed like any other (`compress`)."""
+    whole = math.floor(jobs + 1e-9)
+    extra = max(jobs - whole, 0.0)
+    k, pmf = binomial_pmf(whole, utilisation)
+    if extra > 1e-9:  # the fractional job: busy with probability extra x u
+        p = extra * utilisation
+        pmf = np.concatenate([pmf * (1 - p), [0.0]]) + np.concatenate([[0.0], pmf * p])
+        k = np.concatenate([k, [k[-1] + 1]])
+    keep = (k > 0) & (pmf > 1e-12)
+    return compress(k[keep].astype(float), pmf[keep], defaults.MAX_LEVELS_PER_PERIOD)
+
+
+def binomial_pmf(n: int, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """The binomial law B(n, p) where it carries weight: k within 12 standard deviations of n p, P(k) from
+    log-gamma (a lab of 10^6 GPUs is 10^6 terms of exact integers otherwise); the shares sum to 1."""
+    if p >= 1.0 or n == 0:
+        return np.array([n]), np.array([1.0])
+    sd = math.sqrt(n * p * (1 - p))
+    lo, hi = max(0, math.floor(n * p - 12 * sd - 1)), min(n, math.ceil(n * p + 12 * sd + 1))
+    k = np.arange(lo, hi + 1)
+    log_pmf = np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in k.tolist()])
+    log_pmf += k * math.log(p) + (n - k) * math.log1p(-p)
+    pmf = np.exp(log_pmf - log_pmf.max())
+    return k, pmf / pmf.sum()
+
+
+def arrival_pattern(gpus: float, utilisation: float, reading: str, width: int, hours: int) -> np.ndarray:
+    """Busy reference GPUs per hour as they arrive, for the waits' first-come-first-served read-out: at_once, N GPUs
+    for the first u x 24 h of each day; independent, each day's hours at the binomial levels from the busiest down
+    (the same shares of the day as the plan's curve); average, N x u every hour."""
+    if reading == "at_once":
+        return day_pattern(gpus, utilisation, hours)
+    if reading == "average":
+        return np.full(hours, gpus * utilisation)
+    jobs, share = independent_levels(gpus / width, utilisation)
+    order = np.argsort(-jobs)
+    edges = np.concatenate([[0.0], np.cumsum(share[order]) * 24.0])  # each level's span of the day, busiest first
+    day = np.zeros(24)
+    for level, a, b in zip(jobs[order] * width, edges[:-1], edges[1:], strict=True):
+        starts = np.arange(24.0)
+        day += level * np.clip(np.minimum(b, starts + 1) - np.maximum(a, starts), 0.0, 1.0)
+    pattern: np.ndarray = np.resize(day, hours)
+    return pattern
+
+
+def spare_units(profile: Profile) -> float:
+    """Load units of `jobs.spare_replicas` reference replicas (a divisible load's unit is a share of a replica)."""
+    spares = profile.jobs.spare_replicas
+    return float(spares * math.ceil(1.0 / load_unit(profile) - 1e-9)) if spares else 0.0
+
+
+def _with_spares(profile: Profile, units: np.ndarray) -> np.ndarray:
+    """Every hour with load holds the spare replicas too (`jobs.spare_replicas`)."""
+    spare = spare_units(profile)
+    return np.where(units > 0, units + spare, units) if spare else units
 
 
 def always_on(profile: Profile) -> bool:
@@ -322,14 +389,31 @@ def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.n
     # each hour needs whole load units (replicas; `load_unit`) for the whole hour when always on: its load rounded up;
     # x / 1 is x: a one-GPU job's timeline is its own jobs per hour (no 210 kB copy of a 36-month one)
     per_job = busy if width == 1 else busy / width
-    curves = _levels_by_slice(np.ceil(per_job / load_unit(profile) - 1e-9) if on else per_job, bounds)
+    if windows is not None:  # fluid windows: each window's average as a level of its own (not split into jobs)
+        curves = _window_levels(per_job, bounds)
+    else:
+        curves = _levels_by_slice(_with_spares(profile, np.ceil(per_job / load_unit(profile) - 1e-9)) if on
+                                  else per_job, bounds)
     periods = []
     for (label, a, b), (lo, hi), (jobs, h) in zip(slices, bounds, curves, strict=True):
         chunk = busy[lo:hi]
-        curve = compress(jobs, h, defaults.MAX_LEVELS_PER_PERIOD, conservative=on)
+        curve = compress(jobs, h, defaults.MAX_LEVELS_PER_PERIOD, conservative=on) if windows is None else (jobs, h)
         waits = (arrived[lo:hi], chunk) if windows is not None else (None, None)
         periods.append(Period(label, a, b, float(chunk.sum()) * eff, *curve, *waits))
     return periods
+
+
+def _window_levels(jobs_per_hour: np.ndarray, bounds: list[tuple[int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per slice, the distinct window averages (jobs at once, fractional) and the hours at each: the fluid curve of
+    work that may wait. Not compressed: merging two windows into their mean would let owned capacity serve the
+    fuller one's work in the emptier one's hours (a day at 3 jobs and one at 1 read as two days at 2)."""
+    out = []
+    for lo, hi in bounds:
+        values = np.round(np.maximum(jobs_per_hour[lo:hi], 0.0), 9)
+        jobs, counts = np.unique(values, return_counts=True)
+        keep = jobs > 1e-9
+        out.append((jobs[keep], counts[keep].astype(float)))
+    return out
 
 
 def _levels_by_slice(jobs_per_hour: np.ndarray, bounds: list[tuple[int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:

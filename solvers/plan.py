@@ -40,11 +40,14 @@ from solvers.options import CloudOption, HostOption, JobWidths, Options, OwnedOp
 from solvers.periods import Period, always_on, build_periods, job_efficiency, scaling_efficiency
 from solvers.place_inputs import carbon_adder_usd_per_kwh, prepare
 from solvers.profile import Profile, UtilisationDemand
+from solvers.provenance import aggregator_notices
 from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
 from solvers.readout_money import finish
+from solvers.replay import Replay, replay_purchase
 from solvers.result import (
     Alternatives,
     BreakEven,
+    CloudLine,
     Crossings,
     PlanResult,
     SimpleBreakEven,
@@ -183,7 +186,30 @@ def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice
         notes.append(notice(code, gpus=jobs.gpus_per_job, efficiency=job_efficiency(profile)))
     notes += _inference_notices(profile)
     notes += _wait_notices(profile, plan)
+    notes += _single_machine_notices(profile, plan)
+    notes += options.ignored
     return notes
+
+
+def _single_machine_notices(profile: Profile, plan: Accounts) -> list[Notice]:
+    """An always-on service whose replicas all run on one machine: an owned server, one reserved instance or one
+    marketplace host (a provider's ordinary instances are replaced when one fails, so they do not count as one
+    machine). A failure or a day of maintenance then stops the service, spare replicas or not."""
+    if not always_on(profile):
+        return []
+    machines = (sum(b.count for b in plan.buy if b.includes_host) + sum(h.count for h in plan.hosts)
+                + sum(c.count for c in plan.commitments) + len(plan.listings))
+    elastic = any(cloud_label_of(c) not in plan.listings for c in plan.cloud)
+    if machines != 1 or elastic:
+        return []
+    where = (plan.listings[0] if plan.listings else plan.buy[0].name if plan.buy
+             else plan.hosts[0].name if plan.hosts else plan.commitments[0].name)
+    return [notice("single_machine_service", machine=where, spares=profile.jobs.spare_replicas)]
+
+
+def cloud_label_of(line: CloudLine) -> str:
+    """A plan's cloud line by the label the accounts name listings with (`accounting.cloud_label`)."""
+    return f"{line.provider}/{line.name}/{line.region}/{line.pricing}"
 
 
 def _memory_notices(profile: Profile, gpus: GpuTable, answers: list[Accounts | None]) -> list[Notice]:
@@ -436,10 +462,17 @@ def _hours_on(profile: Profile) -> float | None:
 def _evaluator(profile: Profile, owned: list[OwnedOption], options: Options, blocks: list[Block],
                limits: Limits) -> Evaluator:
     demand = profile.demand
-    hours_scale = (isinstance(demand, UtilisationDemand) and demand.reading == "at_once"
-                   and profile.jobs.patience == "none")
+    waits = profile.jobs.patience != "none"
+    reading = demand.reading if isinstance(demand, UtilisationDemand) else None
+    if reading == "independent" and always_on(profile):
+        reading = "at_once"  # a service's replicas are up together (`periods._utilisation_periods`)
+    hours_scale = reading == "at_once" and not waits
+    independent = None
+    if reading == "independent" and not waits:  # a multiple of u: the binomial curve at that utilisation
+        assert isinstance(demand, UtilisationDemand)
+        independent = (demand.gpus / profile.jobs.gpus_per_job, demand.utilisation)
     return Evaluator(owned, options.cloud, options.hosts, blocks, profile.options.availability, limits.width,
-                     limits.integer_instances, hours_scale, limits.weights)
+                     limits.integer_instances, hours_scale, limits.weights, independent)
 
 
 def _start_guess(model: Model) -> tuple[dict[str, int], dict[str, int]] | None:
@@ -488,11 +521,15 @@ class Fewer:
         return count
 
     def at(self, scale: float) -> list[Purchase]:
-        """The purchase at the units the multiple asks for (rounded up: the plan's count times the multiple), beside
-        each commitment mix; none at or above the plan's own count."""
+        """The purchase at the units the multiple asks for (rounded up: the plan's count times the multiple) and at one
+        unit fewer, beside each commitment mix; none at or above the plan's own count. Why one fewer: slower cards
+        carry a share of a job (issue 29), and below its demand a plan may buy fewer than the count times the multiple
+        (the finance example's nine RTX PRO 6000 are six from 0.62 to 0.7 of its demand, where seven do not pay)."""
         if self.option is None:
             return []
-        return self._of(max(1, math.ceil(self.count * scale - 1e-9)))
+        n = max(1, math.ceil(self.count * scale - 1e-9))
+        found = self._of(n)
+        return found + [p for p in (self._of(n - 1) if n > 1 else []) if p not in found]
 
     def below(self) -> list[Purchase]:
         """The purchase at 1, 2, 4, ... units fewer than the plan's, and at one unit (each beside each commitment
@@ -648,11 +685,26 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
     return others, evaluator
 
 
+PLAN_OBSERVERS: list[Callable[[Core, dt.date], None]] = []
+"""Called with every plan's core as `make_plan` makes it (the test suite's replay of every plan, issue 29)."""
+
+
+def replay_core(core: Core, today: dt.date) -> Replay:
+    """The independent replay of a plan's purchase (`solvers.replay`), on its options and prices."""
+    costs = core.plan.costs
+    ledger = core.ledger
+    return replay_purchase(core.profile, core.main.units, core.main.hosts, ledger.owned, ledger.hosts,
+                           core.options.cloud, today, core.limits.usd_per_kwh,
+                           costs.financing_interest_usd / costs.capex_usd if costs.capex_usd else 0.0)
+
+
 def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True) -> PlanResult:
     prep = prepare(profile, catalog)
     catalog = prep.catalog
     carbon = carbon_adder_usd_per_kwh(prep)
     core = _solve_prepared(prep.profile, catalog, today, prune, alternatives=True, carbon_usd_per_kwh=carbon)
+    for observe in PLAN_OBSERVERS:
+        observe(core, today)
     profile = core.profile  # the compiled class form when the profile is in the workload form
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
@@ -668,7 +720,8 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     warnings = (_option_notices(options) + _warnings(profile, options, plan_acc) + memory + _status_warnings(main)
                 + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
                                          list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
-                                         plan_acc.cloud, plan_acc.costs.total_usd))
+                                         plan_acc.cloud, plan_acc.costs.total_usd)
+                + aggregator_notices(catalog, plan_acc.buy, plan_acc.cloud))
     plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
     mixes = commitment_mixes(owned, solved_units(main), solved_units(others.cloud_only_solution))
     weighed = (others.weighed if others.weighed is not None and others.weighed.holds_for(plan_purchase, mixes)

@@ -62,18 +62,25 @@ class _Strict(BaseModel):
 class UtilisationDemand(_Strict):
     """N reference GPUs busy a fraction of the time: how the guide talks about demand.
 
-    Two readings (`reading`): `at_once` (default, the guide's meaning of "a GPU used u of the time"): all N GPUs
-    are busy together for u of the hours and idle otherwise, so owning fewer than N leaves work for the cloud in
-    the busy hours; `average`: the N GPUs are busy u of the time each, independently, so on average N x u are busy
-    at any hour (a shared cluster whose load is smooth).
+    Three readings (`reading`), the same for one GPU:
+    - `independent` (default): N / gpus_per_job independent jobs, each busy u of the hours, as a lab's N people
+      each running their own work: the jobs busy in an hour follow a binomial law (8 GPUs at 60%: 6 or fewer busy
+      in 89% of the hours, all 8 in 1.7%), so owning fewer than N leaves only the rarer busy hours to the cloud;
+    - `at_once`: all N GPUs busy together for u of the hours and idle otherwise (one group's runs, a deadline
+      push), so owning fewer than N leaves work for the cloud in every busy hour;
+    - `average`: N x u GPUs busy at every hour (a shared cluster whose load is smooth).
     """
 
-    gpus: Gpus = Field(1, description="number of reference GPUs")
+    gpus: Gpus = Field(1, description="number of reference GPUs; with reading independent or at_once, whole jobs: "
+                      "a multiple of jobs.gpus_per_job")
     utilisation: Fraction = Field(description="fraction of hours they are busy, in (0, 1]")
-    reading: Literal["at_once", "average"] = Field(
-        "at_once", description="at_once: N GPUs busy together for u of the hours (the guide's meaning); "
-        "average: N x u GPUs busy on average at every hour")
-    reference_gpu: Name
+    reading: Literal["independent", "at_once", "average"] = Field(
+        "independent", description="independent (default): N / gpus_per_job independent jobs, each busy u of the "
+        "hours (a lab's people; busy GPUs follow a binomial law hour by hour); at_once: N GPUs busy together for u "
+        "of the hours; average: N x u GPUs busy on average at every hour")
+    reference_gpu: Name = Field(
+        description="the GPU the work is counted in: a reference GPU-hour is an hour of this GPU (a "
+        "GPU name of the catalog, e.g. RTX 3090)")
     start: PlanDate | None = Field(None, description="first day of demand; default: first day of next month")
 
 
@@ -83,7 +90,7 @@ class SeriesPoint(_Strict):
     month: Month | None = Field(None, description="YYYY-MM (month resolution)")
     start: PlanDate | None = Field(
         None, description="first day of the week (a Monday) or the day (week/day resolution)")
-    reference_gpu_hours: GpuHours
+    reference_gpu_hours: GpuHours = Field(description="work in the period, in hours of the reference GPU")
     gpus_at_once: Gpus | None = Field(
         None, description="GPUs the work keeps busy together while it runs; default: spread evenly over the period")
 
@@ -104,9 +111,15 @@ class SeriesPoint(_Strict):
 class SeriesDemand(_Strict):
     """Reference GPU-hours per calendar month, ISO week or day, e.g. deadline bursts."""
 
-    series: list[SeriesPoint] = Field(min_length=1, max_length=defaults.MAX_HORIZON_DAYS)
-    resolution: Literal["month", "week", "day"] = "month"
-    reference_gpu: Name
+    series: list[SeriesPoint] = Field(
+        min_length=1, max_length=defaults.MAX_HORIZON_DAYS, description="the work of each month, ISO week or day "
+        "(each period once, in any order); at most 120 months")
+    resolution: Literal["month", "week", "day"] = Field(
+        "month", description="month: points give month (YYYY-MM); week or day: points give start (YYYY-MM-DD, a "
+        "week's on a Monday)")
+    reference_gpu: Name = Field(
+        description="the GPU the work is counted in: a reference GPU-hour is an hour of this GPU (a "
+        "GPU name of the catalog, e.g. RTX 3090)")
 
     @model_validator(mode="after")
     def _points(self) -> SeriesDemand:
@@ -136,11 +149,13 @@ class ConcurrencyDemand(_Strict):
     (UTC, on the hour; a time without a zone is read as UTC), then one value per hour.
     """
 
-    start: Timestamp
-    resolution: Literal["hour"] = "hour"
+    start: Timestamp = Field(description="the first hour, UTC and on the hour (a time without a zone is read as UTC)")
+    resolution: Literal["hour"] = Field("hour", description="hour: one value of busy_gpus per hour")
     busy_gpus: list[Annotated[float, Field(ge=0, le=100_000, allow_inf_nan=False)]] = Field(
-        min_length=1, max_length=24 * defaults.MAX_HORIZON_DAYS)
-    reference_gpu: Name
+        min_length=1, max_length=24 * defaults.MAX_HORIZON_DAYS, description="GPUs busy on average in each hour from "
+        "start, one value per hour (what the usage-log import produces); hours not in the list are idle")
+    reference_gpu: Name = Field(
+        description="the GPU the busy GPUs are counted in (a GPU name of the catalog)")
 
     @field_validator("start")
     @classmethod
@@ -193,10 +208,18 @@ class JobShape(_Strict):
         "requests/s), a GPU of relative throughput r carries r reference GPUs of load, rounded to whole "
         "replicas of the type that serves it (0.05 reference GPUs of load need one replica of any type)")
 
+    spare_replicas: int = Field(
+        0, ge=0, le=8, description="with runs = continuously: replicas held beyond the load in every hour it is there "
+        "(N + 1 and more), so a machine can fail or be serviced without the service falling short; the plan warns "
+        "when one machine or one marketplace host carries every replica")
+
     @model_validator(mode="after")
     def _always_on_cannot_wait(self) -> JobShape:
         if self.runs == "continuously" and self.patience != "none":
             raise ValueError("patience: an always-on load (runs = continuously) cannot wait; use patience = none")
+        if self.spare_replicas and self.runs != "continuously":
+            raise ValueError("spare_replicas: spare replicas are for an always-on load (runs = continuously); work "
+                             "that runs until done has no replicas")
         if self.interconnect == "ethernet" and self.cross_machine_efficiency is None:
             raise ValueError("cross_machine_efficiency: jobs across machines on ethernet need a measured efficiency "
                              "(the guide asks for at least 50 Gbit/s InfiniBand across machines)")
@@ -276,22 +299,34 @@ def _machine_on(value: object) -> object:
 
 
 class PlanOptions(_Strict):
-    allow_used: bool = True
-    allow_spot: bool = False
+    allow_used: bool = Field(True, description="used cards may be bought")
+    allow_spot: bool = Field(
+        False, description="spot instances may be rented (each spot hour delivers 1 - spot_interruption_overhead of "
+        "an hour's work)")
     allow_cloud: bool = Field(True, description="False: owned GPUs only")
     allow_buy: bool = Field(True, description="False: cloud only")
     resale: bool = Field(True, description="credit the GPUs' resale value at the horizon's end")
-    max_capex_usd: Money | None = None
-    max_owned_gpus: GpuCount | None = None
+    max_capex_usd: Money | None = Field(
+        None, description="most the purchases (GPUs, machines, hosts) may cost, in max_capex_currency; reserved "
+        "instances are not capex")
+    max_owned_gpus: GpuCount | None = Field(None, description="most GPUs the plan may own")
     providers: list[Name] | None = Field(None, max_length=1000,
                                          description="cloud providers allowed, e.g. ['aws', 'lambda']")
     regions: list[Name] | None = Field(None, max_length=1000, description="cloud regions allowed")
     pue: float = Field(defaults.PUE, ge=1.0, le=3.0, description="power usage effectiveness (cooling)")
     availability: Availability = Field(defaults.AVAILABILITY, description="fraction of hours an owned GPU can work")
-    spot_interruption_overhead: float = Field(defaults.SPOT_INTERRUPTION_OVERHEAD, ge=0, lt=1)
-    resale_decline_per_year: float = Field(defaults.RESALE_DECLINE_PER_YEAR, ge=0, lt=1)
-    resale_fee: float = Field(defaults.RESALE_FEE, ge=0, lt=1)
-    host_watts_per_working_gpu: float = Field(defaults.HOST_WATTS_PER_WORKING_GPU, ge=0, le=5000)
+    spot_interruption_overhead: float = Field(
+        defaults.SPOT_INTERRUPTION_OVERHEAD, ge=0, lt=1, description="share of a spot hour lost to pre-emption and "
+        "restarts from a checkpoint")
+    resale_decline_per_year: float | None = Field(
+        None, ge=0, lt=1, description="a flat yearly decline of the used value instead of the fitted resale curve of "
+        "the card's family (pricing/data/resale_curves.csv); null: the curve, at the card's age at the horizon's end")
+    resale_fee: float = Field(
+        defaults.RESALE_FEE, ge=0, lt=1, description="selling fee taken off the resale value (eBay's final value "
+        "fee)")
+    host_watts_per_working_gpu: float = Field(
+        defaults.HOST_WATTS_PER_WORKING_GPU, ge=0, le=5000, description="power of the host (CPU, board, disks) per "
+        "working GPU, W, for options that do not give their own")
     machine_on: Annotated[Literal["always", "when_working"] | Annotated[float, Field(gt=0, le=24)],
                           BeforeValidator(_machine_on)] = Field(
         defaults.MACHINE_ON, description="when owned machines are switched on, so idle power counts: always, "
@@ -332,16 +367,19 @@ class PlanOptions(_Strict):
 class OwnedPriceItem(_Strict):
     """A purchase option the caller brings: a vendor quote, a used card, a whole desktop or server."""
 
-    name: Name
-    gpu: Name
-    gpus_per_unit: int = Field(1, ge=1, le=64)
-    unit_price_usd: Money
+    name: Name = Field(description="what the option is called in the plan")
+    gpu: Name = Field(description="the GPU (a GPU name of the catalog)")
+    gpus_per_unit: int = Field(1, ge=1, le=64, description="GPUs in one unit (a card: 1; a server: its GPUs)")
+    unit_price_usd: Money = Field(
+        description="price of one unit in currency (default USD), before VAT and import duty")
     watts: float | None = Field(None, gt=0, le=100_000, description="working power of one unit")
     idle_watts: float | None = Field(None, ge=0, le=100_000, description="idle power of one unit")
-    condition: Literal["new", "used"] = "new"
-    includes_host: bool = False
-    source: OptionalName = "request"
-    as_of: PlanDate | None = None
+    condition: Literal["new", "used"] = Field("new", description="new or used")
+    includes_host: bool = Field(
+        False, description="the unit is a whole machine (desktop, server); false: a bare card that needs a host from "
+        "the catalog")
+    source: OptionalName = Field("request", description="where the price comes from, shown in the plan and the exports")
+    as_of: PlanDate | None = Field(None, description="date of the price; default: today")
     currency: CurrencyCode = Field("USD", description="currency of unit_price_usd (default USD)")
 
     @model_validator(mode="after")
@@ -354,18 +392,18 @@ class OwnedPriceItem(_Strict):
 class CloudPriceItem(_Strict):
     """A cloud offer the caller brings, e.g. a negotiated rate."""
 
-    provider: Name
-    name: Name
-    gpu: Name
-    gpu_count: int = Field(1, ge=1, le=64)
-    usd_per_hour: HourlyRate
-    region: OptionalName = "any"
-    pricing: Literal["on_demand", "spot"] = "on_demand"
+    provider: Name = Field(description="cloud provider, e.g. aws (read in lower case)")
+    name: Name = Field(description="instance type or offer name")
+    gpu: Name = Field(description="the GPU (a GPU name of the catalog)")
+    gpu_count: int = Field(1, ge=1, le=64, description="GPUs in one instance")
+    usd_per_hour: HourlyRate = Field(description="price of one instance-hour in currency (default USD)")
+    region: OptionalName = Field("any", description="the provider's region (any: not said)")
+    pricing: Literal["on_demand", "spot"] = Field("on_demand", description="on_demand or spot")
     max_instances: Count | None = Field(None, description="quota: instances at once")
     multi_node: bool = Field(False, description="instances can be linked for one job over an RDMA fabric "
                              "(InfiniBand or AWS EFA); used only with jobs.interconnect")
-    source: OptionalName = "request"
-    as_of: PlanDate | None = None
+    source: OptionalName = Field("request", description="where the price comes from, shown in the plan and the exports")
+    as_of: PlanDate | None = Field(None, description="date of the price; default: today")
     currency: CurrencyCode = Field("USD", description="currency of usd_per_hour (default USD)")
     verified: bool = Field(False, description="a marketplace host the marketplace marks verified (kept by "
                            "options.allow_unverified_hosts = false); default false: unknown counts as unverified")
@@ -379,17 +417,17 @@ class CloudPriceItem(_Strict):
 class CommitmentPriceItem(_Strict):
     """A reserved or committed-use quote: `usd_per_hour` paid every hour of `term_months`, used or not."""
 
-    provider: Name
-    name: Name
-    gpu: Name
-    gpu_count: int = Field(1, ge=1, le=64)
+    provider: Name = Field(description="cloud provider, e.g. aws (read in lower case)")
+    name: Name = Field(description="instance type or offer name")
+    gpu: Name = Field(description="the GPU (a GPU name of the catalog)")
+    gpu_count: int = Field(1, ge=1, le=64, description="GPUs in one instance")
     usd_per_hour: HourlyRate = Field(description="effective price per instance-hour over the term (an upfront fee "
                                      "spread over the term at the providers' 730 hours a month)")
     term_months: int = Field(ge=1, le=defaults.MAX_HORIZON_MONTHS, description="e.g. 12 or 36")
-    region: OptionalName = "any"
+    region: OptionalName = Field("any", description="the provider's region (any: not said)")
     max_instances: Count | None = Field(None, description="most instances that can be committed")
-    source: OptionalName = "request"
-    as_of: PlanDate | None = None
+    source: OptionalName = Field("request", description="where the price comes from, shown in the plan and the exports")
+    as_of: PlanDate | None = Field(None, description="date of the price; default: today")
     currency: CurrencyCode = Field("USD", description="currency of usd_per_hour and upfront_usd (default USD)")
     payment: Literal["no_upfront", "partial_upfront", "all_upfront"] = Field(
         "no_upfront", description="when the term is paid: every hour (no_upfront), a fee at each term's start and "
@@ -430,10 +468,16 @@ class CommitmentPriceItem(_Strict):
 
 
 class PriceInput(_Strict):
-    mode: Literal["extend", "replace"] = "extend"
-    owned: list[OwnedPriceItem] = Field(default_factory=list, max_length=1000)
-    cloud: list[CloudPriceItem] = Field(default_factory=list, max_length=10_000)
-    commitments: list[CommitmentPriceItem] = Field(default_factory=list, max_length=1000)
+    mode: Literal["extend", "replace"] = Field(
+        "extend", description="extend: add these quotes to the catalog; replace: plan with these quotes alone")
+    owned: list[OwnedPriceItem] = Field(
+        default_factory=list, max_length=1000, description="purchase options: vendor quotes, used cards, whole "
+        "desktops or servers")
+    cloud: list[CloudPriceItem] = Field(
+        default_factory=list, max_length=10_000, description="cloud offers, e.g. negotiated rates")
+    commitments: list[CommitmentPriceItem] = Field(
+        default_factory=list, max_length=1000, description="reserved or committed-use quotes; bringing any allows "
+        "commitments (options.allow_commitments)")
 
 
 class ElectricityInput(_Strict):
@@ -441,7 +485,8 @@ class ElectricityInput(_Strict):
     tables; a price given here wins over the location's, and `electricity_usd_per_kwh` wins over both."""
 
     location: str | None = Field(None, min_length=2, max_length=8, description="ISO 3166 country code (DE), a US "
-                                 "state as US-CA, or EU (average); see the README for the table and its sources")
+                                 "state as US-CA, or EU (average); the tables and their sources: the user guide, "
+                                 "docs/finance-and-place.md")
     price_per_kwh: float | None = Field(None, ge=0, le=1_000, allow_inf_nan=False,
                                         description="price of one kWh in `currency`")
     currency: CurrencyCode = Field("USD", description="currency of price_per_kwh (default USD)")
@@ -487,7 +532,11 @@ class Profile(_Strict):
         Discriminator(_workload_form),
     ] = Field(description="a workload class (e.g. transformer_training, with demand), or the workload form "
               "{kind: train | fine_tune | serve, model: {params_b}, tokens, ...} (demand derived)")
-    min_gpu_memory_gb: float = Field(0, ge=0, le=10_000, allow_inf_nan=False)
+    min_gpu_memory_gb: float = Field(
+        0, ge=0, le=10_000, allow_inf_nan=False, description="only GPUs with at least this much memory (GB) are "
+        "bought or rented; default 0: any memory, and the plan says when it or an alternative uses GPUs with less "
+        "memory than the reference GPU the work was sized on (notice memory_below_reference): their speed is "
+        "modelled, not whether the jobs fit")
     demand: Annotated[
         Annotated[UtilisationDemand, Tag("utilisation")]
         | Annotated[SeriesDemand, Tag("series")]
@@ -495,17 +544,30 @@ class Profile(_Strict):
         Discriminator(_demand_kind),
     ] | None = Field(None, validate_default=True,
                      description="required with a workload class; left out with the workload form")
-    jobs: JobShape = Field(default_factory=JobShape)
-    horizon_months: int | None = Field(None, ge=1, le=defaults.MAX_HORIZON_MONTHS)
-    horizon_days: int | None = Field(None, ge=1, le=defaults.MAX_HORIZON_DAYS)
-    electricity_usd_per_kwh: float | None = Field(None, ge=0, le=10, allow_inf_nan=False)
+    jobs: JobShape = Field(
+        default_factory=JobShape, description="how the work runs: GPUs per job, scaling, patience, always-on load, "
+        "jobs across machines")
+    horizon_months: int | None = Field(
+        None, ge=1, le=defaults.MAX_HORIZON_MONTHS, description="months to plan from the demand's start (at most "
+        "120: ten years); give this or horizon_days; required with a utilisation demand and with the workload form, "
+        "while a series or hourly demand defaults to its own span")
+    horizon_days: int | None = Field(
+        None, ge=1, le=defaults.MAX_HORIZON_DAYS, description="days to plan instead of months (at most 3,653: ten "
+        "years)")
+    electricity_usd_per_kwh: float | None = Field(
+        None, ge=0, le=10, allow_inf_nan=False, description="electricity price of the owned GPUs, USD per kWh; wins "
+        "over electricity.price_per_kwh and electricity.location; with none of them, 0.175 (the guide's 2023 "
+        "charts) and the plan warns")
     electricity: ElectricityInput | None = Field(
         None, description="electricity by place ({location: 'DE'}) or a price in another currency; "
         "electricity_usd_per_kwh wins when both are given")
     currency: PlanCurrency = Field("USD", description="currency every money figure of the plan is given in "
                                    "(default USD); inputs carry their own currency")
-    options: PlanOptions = Field(default_factory=PlanOptions)
-    prices: PriceInput = Field(default_factory=PriceInput)
+    options: PlanOptions = Field(
+        default_factory=PlanOptions, description="what may be bought or rented, the planning figures, place and "
+        "money over time")
+    prices: PriceInput = Field(
+        default_factory=PriceInput, description="your own quotes, added to the catalog or planned with alone")
     throughput_overrides: dict[Name, Ratio] = Field(
         default_factory=dict,
         description="measured throughput relative to demand.reference_gpu for this workload, by GPU name",

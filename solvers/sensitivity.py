@@ -19,6 +19,7 @@ from solvers import defaults
 from solvers.errors import InfeasibleProfile, ProfileError
 from solvers.plan import make_plan
 from solvers.profile import Profile
+from solvers.resale import equivalent_yearly_decline
 from solvers.result import PlanResult
 
 
@@ -44,7 +45,8 @@ RANGES: tuple[InputRange, ...] = (
     InputRange("hardware_prices", "Hardware prices", 0.75, 1.5,
                "every GPU and machine price from 25% below (sales, used) to 50% above (shortages)"),
     InputRange("resale", "Resale value decline per year", 0.10, 0.40,
-               f"the used value falls 10% to 40% a year (default {defaults.RESALE_DECLINE_PER_YEAR:.0%})"),
+               "the used value falls 10% to 40% a year (the fitted consumer curve: "
+               f"{equivalent_yearly_decline():.0%})"),
     InputRange("horizon", "Horizon", 0.5, 2.0, "half to double the months planned for"),
     InputRange("discount_rate", "Discount rate (cost of capital)", 0.0, 0.15,
                "0 (cash, undiscounted) to 15% a year (a start-up's or an expensive loan's cost of capital): money "
@@ -200,7 +202,8 @@ def _base_value(key: str, profile: Profile, base: PlanResult) -> tuple[float, st
     if key == "electricity":
         return _electricity_usd(profile, base), "USD/kWh"
     if key == "resale":
-        return profile.options.resale_decline_per_year, "per year"
+        given = profile.options.resale_decline_per_year
+        return (equivalent_yearly_decline() if given is None else given), "per year"
     if key == "discount_rate":
         return profile.options.discount_rate, "per year"
     if key == "horizon":

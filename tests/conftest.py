@@ -34,6 +34,34 @@ def database_url(tmp_path: Path) -> Iterator[str]:
     yield url
 
 
+@pytest.fixture(autouse=True)
+def replay_every_plan() -> Iterator[list[str]]:
+    """Every plan a test makes in this process is replayed hour by hour (solvers/replay.py, issue 29): its cost must
+    equal the replay's within the bound of the model's named approximations the replay reports, else the test fails
+    (plans solved in the service's worker processes are replayed by the tests that make them there)."""
+    from solvers.plan import PLAN_OBSERVERS, replay_core
+
+    found: list[str] = []
+
+    def observe(core: Any, today: dt.date) -> None:
+        model = core.plan.costs.total_usd
+        played = replay_core(core, today)
+        bound = 0.01 + 1e-6 * abs(model) + sum(played.approximations.values())
+        if core.main.gap:
+            bound += core.main.gap * abs(model)
+        if not abs(played.total_usd - model) <= bound:
+            profile = core.profile.model_dump_json(exclude_defaults=True)
+            found.append(f"model {model:.2f} vs replay {played.total_usd:.2f} (bound {bound:.2f}, approximations "
+                         f"{played.approximations}) for {profile}")
+
+    PLAN_OBSERVERS.append(observe)
+    try:
+        yield found
+    finally:
+        PLAN_OBSERVERS.remove(observe)
+    assert not found, "the replay disagrees with the model:\n" + "\n".join(found)
+
+
 def owned_item(price: float, watts: float = 450, gpu: str = "RTX 3090", **extra: Any) -> dict[str, Any]:
     return {"name": f"{gpu} box {price}", "gpu": gpu, "unit_price_usd": price, "watts": watts, "idle_watts": 0,
             "includes_host": True, **extra}
@@ -45,10 +73,13 @@ def cloud_item(price: float, gpu: str = "RTX 3090", name: str = "vm", **extra: A
 
 def simple_profile(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], utilisation: float = 0.5,
                    months: int = 12, rate: float = 0.1, **options: Any) -> dict[str, Any]:
-    """A profile on the caller's own prices only, with the guide's simplifications (no idle, no resale)."""
+    """A profile on the caller's own prices only, with the guide's simplifications (no idle, no resale). Its demand
+    reads N GPUs at u as N together (`at_once`), the reading the hand calculations of the tests that raise N use
+    (one GPU is the same under every reading)."""
     return {
         "workload": "transformer_training",
-        "demand": {"gpus": 1, "utilisation": utilisation, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
+        "demand": {"gpus": 1, "utilisation": utilisation, "reading": "at_once", "reference_gpu": "RTX 3090",
+                   "start": "2027-01-01"},
         "horizon_months": months,
         "electricity_usd_per_kwh": rate,
         "options": {"resale": False, "availability": 1.0, **options},

@@ -1,6 +1,6 @@
 """The deployment files say only what the code can do: they parse, the Kubernetes manifests pass the API
 schema, and every command, port, probe path and GPUPLAN_* variable they name exists in the code. The
-operations README's configuration table is the one generated from Settings."""
+operations guide's configuration table (docs/operations.md) is the one generated from Settings."""
 
 from __future__ import annotations
 
@@ -215,14 +215,14 @@ def test_the_dockerfile_is_slim_non_root_and_checks_healthz() -> None:
         assert (ROOT / copied).exists(), copied
 
 
-def test_the_operations_readme_lists_every_setting_with_its_default() -> None:
+def test_the_operations_guide_lists_every_setting_with_its_default() -> None:
     missing = settings_doc.undocumented()
     assert not missing, (f"settings without a description: {missing}; add one (Field(description=...) or "
                          "service/core/settings_doc.py DESCRIPTIONS) and run "
-                         "`python -m service.core.settings_doc --write deploy/README.md`")
-    readme = (DEPLOY / "README.md").read_text()
+                         "`python -m service.core.settings_doc --write docs/operations.md`")
+    readme = (ROOT / "docs" / "operations.md").read_text()
     expected = settings_doc.replace_between_markers(readme, settings_doc.table())
-    assert readme == expected, ("deploy/README.md's configuration table is out of date: run "
-                                "`python -m service.core.settings_doc --write deploy/README.md`")
+    assert readme == expected, ("docs/operations.md's configuration table is out of date: run "
+                                "`python -m service.core.settings_doc --write docs/operations.md`")
     listed = set(re.findall(r"^\| `(GPUPLAN_[A-Z0-9_<>]+)`", readme, re.M))
     assert {f"GPUPLAN_{name.upper()}" for name in Settings.model_fields} <= listed

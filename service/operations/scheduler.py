@@ -22,8 +22,11 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import Engine, select
 
+from pricing.audit.report import flagged_rows, summary
+from pricing.catalog import bundled_catalog
 from pricing.freshness import INTERRUPTED_AFTER, interrupted
 from pricing.gpus import GpuTable
+from pricing.live import catalog_at, snapshots_in_force
 from pricing.refresh import RefreshOutcome, refresh_all
 from pricing.sources.base import Source
 from pricing.storage import SourceStatus
@@ -51,6 +54,25 @@ def _log_outcome(outcome: RefreshOutcome) -> None:
     metrics.observe_refresh(outcome)
     log.info("refresh %s: %s (%d rows, %d changed)%s", outcome.source, outcome.outcome, outcome.rows_fetched,
              outcome.rows_changed, f": {outcome.error}" if outcome.error else "")
+
+
+def audit_in_force(engine: Engine) -> None:
+    """Audit the catalog now in force (bundled rows and every source's snapshot) and log what it holds back.
+
+    The flags are a function of the stored snapshots, so the catalog every request reads (pricing.live) carries
+    the same audit and `/v1/prices` shows it; this log is the operator's record of each refresh's audit."""
+    try:
+        catalog = catalog_at(engine, bundled_catalog(), dict(snapshots_in_force(engine)))
+    except Exception:  # the audit must never stop a refresh tick
+        log.exception("catalog audit after refresh failed")
+        return
+    if catalog.audit is None:
+        return
+    log.info("catalog audit: %s", summary(catalog.audit))
+    for row in flagged_rows(catalog.audit, ("quarantined", "unexplained")):
+        for flag in row.flags:
+            if flag.action in ("quarantined", "unexplained"):
+                log.warning("catalog audit: %s: %s", row.label, flag.text())
 
 
 class RefreshScheduler:
@@ -100,6 +122,8 @@ class RefreshScheduler:
         clock = self.clock if now is None else (lambda: now)
         try:
             outcomes = refresh_all(self.engine, self.due(clock()), self.gpus, clock, on_done=_log_outcome)
+            if any(o.outcome == "ok" for o in outcomes):
+                audit_in_force(self.engine)
             if self.after_refresh is not None:
                 try:
                     self.after_refresh(clock())

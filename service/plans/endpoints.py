@@ -28,6 +28,7 @@ from service.plans.exports import (
     plan_csv,
     purchase_request,
 )
+from service.plans.replay import replay_of
 from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.sensitivity import sensitivity_of
 from service.plans.service import created, plan_for, recompute, request_key
@@ -35,7 +36,10 @@ from service.plans.whatif import WhatIf, what_if
 from service.profiles.repository import get_profile
 from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
+from service.web.replay_chart import replay_chart_svg
+from service.web.sensitivity_chart import sensitivity_chart_svg
 from solvers.profile import Profile
+from solvers.replay_answer import PlanReplay
 from solvers.result import PlanResult
 from solvers.sensitivity import Sensitivity
 
@@ -77,10 +81,11 @@ ProfileBody = Annotated[JsonBody, deferred(Profile), Body(openapi_examples=_EXAM
 def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, profile: ProfileBody) -> Response:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
 
-    Bounded (README, "Limits"): a body above `GPUPLAN_MAX_BODY_BYTES` is a 413; when the replica's planner queue
-    is full the answer is 503 with `Retry-After`; more than `GPUPLAN_PLAN_CONCURRENCY_PER_CALLER` plans in flight
-    for one key (or address) is a 429; a plan not solved within `GPUPLAN_PLAN_TIME_BUDGET_S` is a 422 with rule
-    `plan_time_budget` (the solver's own limit first yields a `time_limited` plan with its gap)."""
+    Bounded (user guide, docs/api.md, "Bounds on every plan request"): a body above `GPUPLAN_MAX_BODY_BYTES` is a
+    413; when the replica's planner queue is full the answer is 503 with `Retry-After`; more than
+    `GPUPLAN_PLAN_CONCURRENCY_PER_CALLER` plans in flight for one key (or address) is a 429; a plan not solved
+    within `GPUPLAN_PLAN_TIME_BUDGET_S` is a 422 with rule `plan_time_budget` (the solver's own limit first yields a
+    `time_limited` plan with its gap)."""
     address = request.client.host if request.client else None
     return created(plan_for(runtime, caller, profile, utcnow(), client_address=address))
 
@@ -196,13 +201,38 @@ def plan_sensitivity(runtime: RuntimeDep, request: Request, caller: CallerDep, p
 @router.get("/{plan_id}/sensitivity.svg", response_class=Response, responses=SVG_RESPONSE | BOUNDED,
             tags=["charts"])
 def plan_sensitivity_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
-                           lang: ChartLang = None) -> Response:
+                           size: ChartSize = "wide", lang: ChartLang = None) -> Response:
     """The sensitivity as a tornado chart: one bar per input from its low-end to its high-end total."""
     stored = repository.get_plan(runtime.engine, caller, plan_id)
     found = sensitivity_of(runtime, request_key(caller, request), plan_id, stored)
-    return Response(charts.sensitivity_chart_svg(found, PlanResult.model_validate(stored.result), lang),
+    return Response(sensitivity_chart_svg(found, PlanResult.model_validate(stored.result), lang,
+                                          narrow=size == "narrow"),
                     media_type=charts.SVG_MEDIA_TYPE,
                     headers={"Cache-Control": "private, max-age=86400"})
+
+
+@router.get("/{plan_id}/replay", response_model=PlanReplay, responses=BOUNDED)
+def plan_replay(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
+                hours: Annotated[bool, Query(description="include the hour-by-hour table (false: the totals only)")]
+                = True) -> PlanReplay:
+    """The plan's purchase run hour by hour against the profile's demand by a replay written apart from the planning
+    model: its cost beside the model's, the model's approximations on this plan with their bounds, and per hour the
+    demand and what owned and rented GPUs served (docs: "The replay"). One job of the plan pool, bounded as
+    POST /v1/plans is; the answer is kept."""
+    return replay_of(runtime, request_key(caller, request), plan_id,
+                     repository.get_plan(runtime.engine, caller, plan_id), hours)
+
+
+@router.get("/{plan_id}/replay.svg", response_class=Response, responses=SVG_RESPONSE | BOUNDED, tags=["charts"])
+def plan_replay_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
+                      size: ChartSize = "wide", lang: ChartLang = None) -> Response:
+    """The replay as a chart: the demand and what owned and rented GPUs served, hour by hour (day by day beyond
+    two weeks), and the work queued."""
+    stored = repository.get_plan(runtime.engine, caller, plan_id)
+    found = replay_of(runtime, request_key(caller, request), plan_id, stored)
+    return Response(replay_chart_svg(found, PlanResult.model_validate(stored.result), narrow=size == "narrow",
+                                     lang=lang),
+                    media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
 @router.get("/{plan_id}/profile", response_model=Profile)

@@ -1,4 +1,5 @@
-"""Example profiles shown in the OpenAPI document and used by the README and tests."""
+"""Example profiles shown in the OpenAPI document and on the page, and used by tests (the worked, student and
+workload-form ones are also files in examples/, which tests/test_examples.py holds equal to these)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Charts as SVG for the web page, documents and e-mails: the plan's cumulative cost and a GPU's price history.
+"""Charts as SVG for the web page, documents and e-mails: the plan's cumulative cost, plans compared and a GPU's
+price history (a plan's sensitivity is `sensitivity_chart.py`, on the drawing settings here).
 
 Drawn with matplotlib's object API (`Figure`, never pyplot), so no display and no global backend are needed and
 requests in different threads never share a figure. Text stays text (`svg.fonttype: none`) so the charts are
@@ -35,9 +36,9 @@ from matplotlib.ticker import Formatter, FuncFormatter
 from matplotlib.typing import LineStyleType, RcKeyType
 
 from service.plans.compare import common_currency
+from service.web.chart_fit import renderer_of, wrap
 from service.web.chart_text import ChartText, chart_text
 from solvers.result import PlanResult
-from solvers.sensitivity import Sensitivity, SensitivityRow
 
 _log = logging.getLogger(__name__)
 
@@ -75,6 +76,7 @@ _RC: dict[RcKeyType, Any] = {
     "ytick.color": "#444444",
     "legend.frameon": False,
 }
+_MONEY_AXIS_PT = 60.0  # what the money axis's labels take of a chart's width, left of its title
 # rcParams are process-wide and matplotlib's font and text caches are not thread-safe: draw one chart at a time
 _LOCK = threading.Lock()
 # locales written in Chinese characters, and the families that carry Simplified Chinese glyphs, best first
@@ -168,7 +170,13 @@ def plan_chart_svg(plan: PlanResult, narrow: bool = False, lang: str | None = No
         _end_labels(ax, text, xs_all[-1],
                     [(last, one.colour) for one in series if (last := one.values[-1]) is not None], plan.currency)
         months = int(plan.horizon.get("periods", len(dates) - 1))
-        ax.set_title(text.t("chart.plan.title", n=text.number(months, 0), currency=plan.currency))
+        # the curves are on the plan's basis: present values when it discounts, and the title says so (wrapped
+        # to the canvas beside the money axis: a phone's chart is narrower than the French title)
+        title = ax.set_title("")
+        title.set_text(wrap(text.t("chart.plan.title_pv", n=text.number(months, 0), currency=plan.currency,
+                                   rate=text.percent(plan.discount_rate)) if _discounted(plan)
+                            else text.t("chart.plan.title", n=text.number(months, 0), currency=plan.currency),
+                            title, renderer_of(fig), fig.get_figwidth() * 72 - _MONEY_AXIS_PT, True))
         ax.set_ylim(bottom=0)
         _money_axis(ax.yaxis, text, plan.currency)
         _date_axis(ax, text)
@@ -176,6 +184,11 @@ def plan_chart_svg(plan: PlanResult, narrow: bool = False, lang: str | None = No
         ax.set_axisbelow(True)
         ax.legend(loc="upper left", ncols=3)
         return _svg(fig, document)
+
+
+def _discounted(plan: PlanResult) -> bool:
+    """Whether a plan's curves are present values (its profile discounts), not nominal sums."""
+    return plan.break_even.basis == "present_value" and plan.discount_rate > 0
 
 
 def _mark_break_even(ax: Axes, text: ChartText, start: dt.date, days: float, xs: Sequence[float],
@@ -368,6 +381,8 @@ def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str] | No
             if not points:
                 continue
             colour = COMPARE_COLOURS[i % len(COMPARE_COLOURS)]
+            if _discounted(plan):  # its curve is of present values: the legend says so beside its name
+                label = text.t("chart.compare.pv", label=label, rate=text.percent(plan.discount_rate))
             xs = [_num(dt.date.fromisoformat(p.date)) for p in points]
             ys = [p.plan_usd * factors[i] for p in points]
             (line,) = ax.plot(xs, ys, label=label, color=colour, linestyle=_COMPARE_STYLES[i % len(_COMPARE_STYLES)],
@@ -392,87 +407,3 @@ def comparison_chart_svg(plans: Sequence[PlanResult], labels: Sequence[str] | No
         ax.set_axisbelow(True)
         ax.legend(loc="upper left")
         return _svg(fig, document)
-
-
-DECISION_CHANGES_COLOUR = "#CC79A7"
-
-
-def sensitivity_chart_svg(found: Sensitivity, plan: PlanResult | None = None, lang: str | None = None) -> bytes:
-    """A tornado: per input, a bar from the total at the low end to the total at the high end, the plan's total
-    as a vertical line; a bar whose decision differs from the plan's is coloured and hatched, and says so.
-
-    `plan` (the plan the sensitivity is of) gives the currency the totals are in and the rate that puts the
-    electricity range, which the rows give in USD, in that currency as the page's table does."""
-    rows = [r for r in found.rows if r.low_total_usd is not None or r.high_total_usd is not None]
-    text = chart_text(lang)
-    currency = plan.currency if plan else "USD"
-    document = text.t("chart.sens.document")
-    with drawing(text):
-        fig = Figure(figsize=(8, 1.2 + 0.62 * max(1, len(rows))), layout="constrained")
-        ax = fig.add_subplot()
-        if not rows:
-            _empty(ax, text.t("chart.sens.empty"))
-            return _svg(fig, document)
-        ys = list(range(len(rows)))[::-1]  # the largest swing on top
-        for y, row in zip(ys, rows, strict=True):
-            ends = [v for v in (row.low_total_usd, row.high_total_usd) if v is not None]
-            left, right = min(ends), max(ends)
-            changes = row.decision_changes
-            ax.barh(y, max(right - left, found.base_total_usd * 0.002), left=left, height=0.55,
-                    color=DECISION_CHANGES_COLOUR if changes else PLAN_COLOUR, hatch="//" if changes else None,
-                    edgecolor="white", gid=f"bar-{row.input}")
-            same = row.low_total_usd == row.high_total_usd
-            for value, end in ((row.low_total_usd, row.low_value), (row.high_total_usd, row.high_value)):
-                if same and value is not None:  # both ends cost the same: one label
-                    ax.annotate(text.t("chart.sens.both_ends", total=text.money(value, currency)), xy=(value, y),
-                                xytext=(6, 0), textcoords="offset points", ha="left", va="center", fontsize=8,
-                                color="#333333")
-                    break
-                if value is not None:
-                    ax.annotate(text.t("chart.sens.at", total=text.money(value, currency),
-                                       value=_input_value(text, row, end, plan)), xy=(value, y),
-                                xytext=(4 if value == right else -4, 0), textcoords="offset points",
-                                ha="left" if value == right else "right", va="center", fontsize=8, color="#333333")
-        labels = [f"{_input_name(text, r)}\n" + text.t("chart.sens.range", low=_input_value(text, r, r.low_value, plan),
-                                                      high=_input_value(text, r, r.high_value, plan)) for r in rows]
-        ax.set_yticks(ys, labels)
-        ax.axvline(found.base_total_usd, color=MARK_COLOUR, linestyle=":", linewidth=1.2, gid="base-line")
-        # over the whole figure, from its left edge: long input names push the axes right, and a title on the axes
-        # ran off the canvas
-        fig.suptitle(text.t("chart.sens.title", total=text.money(found.base_total_usd, currency)), x=0.01,
-                     ha="left", fontsize=10, fontweight="bold")
-        lo = min(min(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
-        hi = max(max(v for v in (r.low_total_usd, r.high_total_usd) if v is not None) for r in rows)
-        pad = 0.4 * max(hi - lo, 0.05 * hi, 1.0)  # room for the end labels beside the bars
-        ax.set_xlim(max(0.0, lo - pad), hi + pad)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: text.money(v, currency)))
-        ax.grid(axis="x", color="#e3e3e3", linewidth=0.8)
-        ax.set_axisbelow(True)
-        return _svg(fig, document)
-
-
-def _input_name(text: ChartText, row: SensitivityRow) -> str:
-    """The input's name as the page's table names it; the API's English label for an input the catalogue lacks."""
-    return text.strings.get(f"sens.{row.input}", row.label)
-
-
-def _input_value(text: ChartText, row: SensitivityRow, value: float, plan: PlanResult | None) -> str:
-    """One end of an input's range as the page's table writes it: 0.5×, a rate per kWh in the plan's currency,
-    36 months, 10.0% a year."""
-    if row.unit == "USD/kWh":
-        per_unit = _usd_per_unit(plan)
-        return text.t("wi.per_kwh", price=text.rate_money(value / per_unit, plan.currency) if plan and per_unit
-                      else text.rate_money(value, "USD"))
-    if row.unit == "months":
-        return text.t("r.n_months", n=text.number(value, 0))
-    if row.unit == "per year":
-        return text.percent(value)
-    return f"{text.number(value, 2)}×"
-
-
-def _usd_per_unit(plan: PlanResult | None) -> float | None:
-    """USD per unit of the plan's currency at the rates the plan was made with (1 for a plan in USD)."""
-    if plan is None or plan.currency == "USD":
-        return 1.0
-    rates = plan.exchange_rates.rates if plan.exchange_rates else []
-    return next((r.usd_per_unit for r in rates if r.currency == plan.currency), None)

@@ -20,7 +20,14 @@ from service.plans.examples import (
     WORKED_EXAMPLE,
     WORKLOAD_EXAMPLE,
 )
-from service.web.form_schema import field_label_keys, profile_defaults, quote_fields
+from service.web.form_schema import (
+    field_label_keys,
+    field_value_texts,
+    fill_slots,
+    percent_fields,
+    profile_defaults,
+    quote_fields,
+)
 from service.web.i18n import LOCALE_COOKIE, LOCALE_NAMES, catalogue, choose_locale
 
 router = APIRouter(include_in_schema=False)
@@ -70,4 +77,8 @@ def compare_page(lang: LangQuery = None, gpuplan_lang: LangCookie = None,
     strings = catalogue(choose_locale(lang, gpuplan_lang, accept_language))
     # the inputs that differ are named by the planning form's own labels (path -> label in the page's language)
     labels = {path: strings[key] for path, key in field_label_keys().items() if key in strings}
-    return _localised("compare.html", lang, gpuplan_lang, accept_language, field_labels=labels)
+    # and a differing choice by the form's words for it; a percent as the form takes it
+    values = {path: {value: fill_slots(shown, strings) for value, shown in options.items()}
+              for path, options in field_value_texts().items()}
+    return _localised("compare.html", lang, gpuplan_lang, accept_language, field_labels=labels,
+                      field_values=values, percent_fields=percent_fields())

@@ -60,7 +60,10 @@ def quote_fields() -> dict[str, list[str]]:
             (("owned", OwnedPriceItem), ("cloud", CloudPriceItem), ("commitments", CommitmentPriceItem))}
 
 
-_FIELD = re.compile(r'data-field="([^"]+)"')
+_FIELD = re.compile(r'data-field="([^"]+)"([^>]*)>')
+_OPTION = re.compile(r'<option value="([^"]+)">([^<]+)</option>')
+# a select the page fills from its script, not from the template: path -> the catalogue keys' prefix (plan-demand.js)
+_SCRIPT_OPTIONS = {"demand.reading": "ui_form.reading."}
 _SLOT = re.compile(r"\[\[([\w.-]+)\]\]")
 _LABEL_REACH = 400  # characters after data-field within which a field's own label or legend starts
 
@@ -82,3 +85,41 @@ def field_label_keys() -> dict[str, str]:
     if "workload.model" in keys:  # the model's box is labelled by its one required field, the size
         keys.setdefault("workload.model.params_b", keys["workload.model"])
     return keys
+
+
+@cache
+def field_value_texts() -> dict[str, dict[str, str]]:
+    """Profile path -> {API value: the form's words for it, as template text} for the form's choices
+    (`jobs.patience` "week" -> "[[ui_form.patience.week]]", `workload.method` "lora" -> "LoRA"), read from the
+    options of each field's select. Why: the compare page writes a differing choice as the form offers it, not as
+    the API's code; `fill_slots` puts a locale's words in."""
+    from service import web
+    from service.web.i18n import DEFAULT_LOCALE, catalogue
+
+    html = web.render("plan.html")
+    found: dict[str, dict[str, str]] = {}
+    fields = list(_FIELD.finditer(html))
+    for here, after in zip(fields, [*fields[1:], None], strict=True):
+        region = html[here.end(): after.start() if after else len(html)]
+        options = {value: shown.strip() for value, shown in _OPTION.findall(region) if shown.strip() != value}
+        if options and here.group(1) != "*":
+            found.setdefault(here.group(1), {}).update(options)
+    for path, prefix in _SCRIPT_OPTIONS.items():
+        found[path] = {key.removeprefix(prefix): f"[[{key}]]" for key in catalogue(DEFAULT_LOCALE)
+                       if key.startswith(prefix)}
+    return found
+
+
+def fill_slots(template_text: str, strings: dict[str, str]) -> str:
+    """Template text with its `[[key]]` slots in a locale's words."""
+    return _SLOT.sub(lambda slot: strings.get(slot.group(1), slot.group(0)), template_text)
+
+
+@cache
+def percent_fields() -> list[str]:
+    """Profile paths the form takes in percent and the API as a fraction (`data-unit="percent"` on the field):
+    the compare page writes 0.06 as 6%, as the form shows it."""
+    from service import web
+
+    return sorted({found.group(1) for found in _FIELD.finditer(web.render("plan.html"))
+                   if 'data-unit="percent"' in found.group(2)})

@@ -28,9 +28,13 @@ class ModelShape(BaseModel):
     # at least a thousand parameters (1e-6 billion): a subnormal size (5e-324) divided into infinity (issue 31)
     params_b: Annotated[float, at_least(MIN_FRACTION)] = Field(gt=0, le=20000,
                                                                description="parameters, billions (7 for a 7B model)")
-    layers: int | None = Field(default=None, ge=1, le=1000)
+    layers: int | None = Field(
+        default=None, ge=1, le=1000, description="transformer layers; derived from params_b when absent (N = 12 L "
+        "h^2, h / L = 128)")
     hidden: int | None = Field(default=None, ge=64, le=262144, description="model width (d_model)")
-    heads: int | None = Field(default=None, ge=1, le=4096)
+    heads: int | None = Field(
+        default=None, ge=1, le=4096, description="attention heads; derived when absent (head_dim 128, rounded to a "
+        "multiple of 8)")
     kv_heads: int | None = Field(default=None, ge=1, le=4096, description="key/value heads (grouped-query attention)")
 
     @model_validator(mode="after")
@@ -45,8 +49,8 @@ class Workload(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: Kind
-    model: ModelShape
+    kind: Kind = Field(description="train (pre-training), fine_tune, or serve (an always-on service)")
+    model: ModelShape = Field(description="the model's size; only params_b is required")
     precision: Precision = Field(default="bf16", validate_default=True,
                                  description="training: bf16 or fp16; serving: any")
     # at least one token: a subnormal count (1e-320) made a job's hours infinite (issue 31)
@@ -54,8 +58,9 @@ class Workload(BaseModel):
         default=None, gt=0, le=1e16, validate_default=True,
         description="train/fine_tune: tokens one job processes; serve: generated tokens per month")
     method: Method = Field(default="full", validate_default=True, description="fine_tune only: full, lora or qlora")
-    lora_rank: int = Field(default=16, ge=1, le=4096)
-    sequence_length: int = Field(default=4096, ge=16, le=2_000_000)
+    lora_rank: int = Field(default=16, ge=1, le=4096, description="fine_tune with lora or qlora: the adapters' rank")
+    sequence_length: int = Field(
+        default=4096, ge=16, le=2_000_000, description="train/fine_tune: tokens per sequence")
     micro_batch: int = Field(default=1, ge=1, le=4096, description="sequences per GPU per step")
     recompute: Recompute = Field(
         default="auto",
@@ -71,14 +76,18 @@ class Workload(BaseModel):
         description="tokens per optimizer step (gradient accumulation up to it): how often data-parallel gradients "
         "are all-reduced; default GPT-3's smallest batch, 0.5M tokens")
     deadline_hours: float | None = Field(default=None, gt=0, le=1e6, description="a job must finish within this")
-    max_gpus_per_job: int = Field(default=64, ge=1, le=4096)
-    requests_per_second: Annotated[float, at_least(MIN_FRACTION)] | None = Field(default=None, gt=0, le=1e7,
-                                                                                 validate_default=True)
+    max_gpus_per_job: int = Field(
+        default=64, ge=1, le=4096, description="widest job a GPU type may run at; a type that needs more is left out")
+    requests_per_second: Annotated[float, at_least(MIN_FRACTION)] | None = Field(
+        default=None, gt=0, le=1e7, validate_default=True, description="serve: requests a second, instead of tokens "
+        "(with context_length, output_tokens and batch_size)")
     context_length: int = Field(default=4096, ge=16, le=2_000_000, description="serve: prompt + output tokens")
     output_tokens: int = Field(default=256, ge=1, le=1_000_000, validate_default=True,
                                description="serve: generated tokens per request")
     batch_size: int = Field(default=32, ge=1, le=65536, description="serve: concurrent sequences per replica")
-    usable_memory_fraction: float = Field(default=0.90, gt=0.1, le=1.0)
+    usable_memory_fraction: float = Field(
+        default=0.90, gt=0.1, le=1.0, description="share of a GPU's memory a job may use (CUDA context, "
+        "fragmentation)")
 
     # Field validators (not one model validator) so a 422 names the field that breaks the rule.
     @field_validator("precision")
@@ -122,18 +131,18 @@ class Workload(BaseModel):
 class MemoryBreakdown(BaseModel):
     """GB per GPU, as the job would allocate it."""
 
-    weights: float
-    gradients: float
-    optimizer_states: float
-    activations: float
-    kv_cache: float
-    total: float
+    weights: float = Field(description="model weights, GB per GPU")
+    gradients: float = Field(description="gradients, GB per GPU")
+    optimizer_states: float = Field(description="optimizer states (mixed-precision Adam), GB per GPU")
+    activations: float = Field(description="activations, GB per GPU")
+    kv_cache: float = Field(description="serving: key/value cache, GB per GPU")
+    total: float = Field(description="all of it, GB per GPU")
 
 
 class RecomputeFit(BaseModel):
     """One activation recomputation a training job fits with on a GPU type."""
 
-    recompute: Literal["selective", "full"]
+    recompute: Literal["selective", "full"] = Field(description="selective or full activation recomputation")
     min_gpus: int = Field(description="fewest GPUs of the type that hold the job with it (deadline included)")
     flops: float = Field(description="FLOPs one job executes with it")
     stage: str = Field("ddp", description="the layout it fits with (ddp, zero1, zero2, zero3, tensor); wider jobs "
@@ -144,17 +153,19 @@ class RecomputeFit(BaseModel):
 class GpuEstimate(BaseModel):
     """One GPU type: how many per job, how long, or why it is left out."""
 
-    gpu: str
-    fits: bool
-    excluded_reason: str | None = None
+    gpu: str = Field(description="the GPU type")
+    fits: bool = Field(description="the job runs on this type (within max_gpus_per_job and the deadline)")
+    excluded_reason: str | None = Field(None, description="why the type is left out, in English (null when it fits)")
     excluded_notice: Notice | None = Field(None, description="excluded_reason as a stable code and its parameters "
                                            "(solvers/workload/reasons.py), for a client that says it in its language")
-    gpus_per_job: int | None = None
-    hours_per_job: float | None = None
-    gpu_hours: float | None = None
-    memory_per_gpu_gb: float | None = None
-    memory: MemoryBreakdown | None = None
-    sharding: str | None = None
+    gpus_per_job: int | None = Field(
+        None, description="fewest GPUs of this type that hold one job (serve: one replica)")
+    hours_per_job: float | None = Field(
+        None, description="wall-clock hours of one job on gpus_per_job GPUs (serve: replica-hours per month)")
+    gpu_hours: float | None = Field(None, description="GPU-hours of one job (serve: per month)")
+    memory_per_gpu_gb: float | None = Field(None, description="memory one GPU needs, GB")
+    memory: MemoryBreakdown | None = Field(None, description="that memory in parts")
+    sharding: str | None = Field(None, description="how the job is laid out on its GPUs, in English")
     sharding_notice: Notice | None = Field(None, description="sharding as a stable code (ddp, zero1, zero2, zero3, "
                                            "tensor_parallel) and its parameters (solvers/workload/reasons.py)")
     recompute: Literal["selective", "full"] | None = Field(
@@ -164,8 +175,8 @@ class GpuEstimate(BaseModel):
     recompute_options: list[RecomputeFit] = Field(
         default_factory=list, description="training: each recomputation the job fits with on this type, from how "
         "many GPUs, at what FLOPs; a wider job takes the one with the fewest FLOPs that fits at its width")
-    achieved_tflops_per_gpu: float
-    extrapolated: bool
+    achieved_tflops_per_gpu: float = Field(description="throughput one GPU reaches on the job, TFLOP/s")
+    extrapolated: bool = Field(description="the throughput rests on specs, not a measurement of this GPU")
     tensor_parallel: int | None = Field(None, description="training with sharding tensor: GPUs of one tensor-parallel "
                                         "group (the job runs gpus_per_job // tensor_parallel such groups)")
     interconnect: str | None = Field(None, description="training on more than one GPU: the link the job's "
@@ -179,15 +190,15 @@ class GpuEstimate(BaseModel):
 class Estimate(BaseModel):
     """The compiled workload: totals that do not depend on the GPU, then one row per GPU type."""
 
-    kind: Kind
+    kind: Kind = Field(description="train, fine_tune or serve")
     flops: float | None = Field(description="training/fine-tuning: FLOPs of one job as configured (recompute auto: "
                                 "without recomputation; each GPU row gives what it executes); serve: FLOPs per month")
-    params: float
-    trainable_params: float
-    layers: int
-    hidden: int
-    assumptions: list[str]
-    gpus: list[GpuEstimate]
+    params: float = Field(description="parameters of the model")
+    trainable_params: float = Field(description="parameters trained (the adapters' with LoRA or QLoRA)")
+    layers: int = Field(description="transformer layers (given or derived)")
+    hidden: int = Field(description="model width (given or derived)")
+    assumptions: list[str] = Field(description="what the compiler assumed, in English")
+    gpus: list[GpuEstimate] = Field(description="one row per GPU type")
 
 
 class PlanWorkload(Workload):
@@ -226,7 +237,7 @@ class WidthInPlan(BaseModel):
 class WorkloadPlanRow(BaseModel):
     """One GPU type as the plan saw it: the compiler's job on it, and whether the plan could use it."""
 
-    gpu: str
+    gpu: str = Field(description="the GPU type")
     in_plan: bool = Field(description="the planner could buy or rent this type (it fits, is fast enough, has a price "
                           "and a machine that holds a job)")
     excluded_reason: str | None = Field(None, description="why the planner could not use it")
@@ -236,8 +247,8 @@ class WorkloadPlanRow(BaseModel):
     hours_per_job: float | None = Field(None, description="wall-clock hours of one job on gpus_per_job GPUs; serve: "
                                         "replica-hours per month")
     gpu_hours: float | None = Field(None, description="GPU-hours of one job (serve: per month)")
-    memory_per_gpu_gb: float | None = None
-    sharding: str | None = None
+    memory_per_gpu_gb: float | None = Field(None, description="memory one GPU needs at gpus_per_job, GB")
+    sharding: str | None = Field(None, description="how a job is laid out on its GPUs, in English")
     sharding_notice: Notice | None = Field(None, description="sharding as a stable code and its parameters "
                                            "(solvers/workload/reasons.py)")
     interconnect: str | None = Field(None, description="the link a job's GPUs communicate over at gpus_per_job and "
@@ -246,7 +257,7 @@ class WorkloadPlanRow(BaseModel):
     planned_hours_per_job: float | None = Field(
         None, description="hours of one job at the narrowest width the plan runs this type at (at gpus_per_job when "
         "the plan does not buy or rent it)")
-    extrapolated: bool
+    extrapolated: bool = Field(description="the throughput rests on specs, not a measurement of this GPU")
     widths: list[int] = Field(default_factory=list, description="job widths the planner could run this type at: "
                               "gpus_per_job, and wider where that fills its machines or is another type's width")
     plan_widths: list[WidthInPlan] = Field(default_factory=list, description="the widths the plan buys or rents this "
@@ -256,17 +267,19 @@ class WorkloadPlanRow(BaseModel):
 class WorkloadPlan(BaseModel):
     """The workload form behind a plan: one row per GPU type considered, and how it became demand."""
 
-    kind: Kind
+    kind: Kind = Field(description="train, fine_tune or serve")
     plan_gpus_per_job: int | None = Field(description="the job width of every job in the plan when all run at one "
                                           "width; null when the plan mixes widths (each GPU type at its own: "
                                           "gpus[].plan_widths)")
     widths_tried: list[int] = Field(description="every job width some GPU type could run at")
     reference_gpu: str = Field(description="the plan's work is counted in GPU-hours of this type")
     reference_gpus_per_job: int = Field(1, description="the reference type's job width: work counts its jobs")
-    reference_gpu_hours_per_month: float
-    jobs_per_month: float | None
-    flops: float | None
-    params: float
-    trainable_params: float
-    assumptions: list[str]
-    gpus: list[WorkloadPlanRow]
+    reference_gpu_hours_per_month: float = Field(
+        description="the demand the plan saw, in hours of reference_gpu a month "
+        "(periods[].demand_reference_gpu_hours are in that GPU's hours)")
+    jobs_per_month: float | None = Field(description="workload.jobs_per_month (null for serve)")
+    flops: float | None = Field(description="FLOPs of one job (serve: per month)")
+    params: float = Field(description="parameters of the model")
+    trainable_params: float = Field(description="parameters trained")
+    assumptions: list[str] = Field(description="what the compiler assumed, in English")
+    gpus: list[WorkloadPlanRow] = Field(description="one row per GPU type considered")

@@ -144,9 +144,11 @@ def test_an_always_on_service_and_jobs_across_machines_reach_the_request_and_com
     page.get_by_label("How the work runs").select_option("continuously")
     page.locator("#demand-more > summary").click()
     page.get_by_label("Always-on load").select_option("divisible")
+    page.get_by_label("Spare replicas").fill("1")
     page.get_by_label("Jobs across machines").select_option("infiniband")
     body = _plan(page)
-    assert body["jobs"] == {"runs": "continuously", "load": "divisible", "interconnect": "infiniband"}
+    assert body["jobs"] == {"runs": "continuously", "load": "divisible", "interconnect": "infiniband",
+                            "spare_replicas": 1}
     plan = _stored(page, service_url)
     assert plan["periods"] and all(p["served_every_hour"] is True for p in plan["periods"])
     page.screenshot(path=str(artifacts / "plan-always-on.png"), full_page=True)
@@ -155,9 +157,10 @@ def test_an_always_on_service_and_jobs_across_machines_reach_the_request_and_com
     expect(page.locator("#status")).to_contain_text(plan["id"])
     expect(page.locator("#runs")).to_have_value("continuously")
     expect(page.locator("#load")).to_have_value("divisible")
+    expect(page.locator("#spare_replicas")).to_have_value("1")
     expect(page.locator("#interconnect")).to_have_value("infiniband")
     spilled = page.locator("#advanced").input_value()
-    for key in ("runs", "interconnect", "cross_machine_efficiency"):
+    for key in ("runs", "interconnect", "cross_machine_efficiency", "spare_replicas"):
         assert f'"{key}"' not in spilled, (key, spilled)
     assert not problems, problems
 
@@ -234,7 +237,8 @@ def test_the_per_period_report_reads_in_each_language(desktop: tuple[Page, list[
     waited = plan["periods"][busiest]["waited_gpu_hours"]
     # the waited GPU-hours in the reader's number format: fr and zh group and mark decimals their own way
     as_shown = float(re.sub(r"[^\d.]", "", cells[6].replace(",", ".") if locale == "fr" else cells[6].replace(",", "")))
-    assert as_shown == pytest.approx(waited, abs=0.051), (cells, waited)
+    # to a tenth below 1,000 GPU-hours, whole above (the month table's widest form fits a desktop: issue 33)
+    assert as_shown == pytest.approx(waited, abs=0.051 if waited < 1000 else 0.51), (cells, waited)
     page.locator("#months").screenshot(path=str(artifacts / f"plan-periods-{locale}.png"))
     assert not problems, problems
 

@@ -91,19 +91,21 @@ def test_hosts_without_a_documented_cost_are_left_out_not_free() -> None:
     assert all(h.base_cost_usd > 0 for h in bundled_catalog().hosts)
 
 
-SNAPSHOT_BUILT = pd.Timestamp("2026-11-23")  # when the bundled cloud snapshot was last rebuilt
+SNAPSHOT_BUILT = pd.Timestamp("2026-11-28")  # when the bundled cloud snapshot was last rebuilt
 NEWEST_GPUS = ["RTX 5090", "RTX PRO 6000", "B200", "B300", "GB200", "H200", "MI300X", "MI325X", "L40S", "L4"]
 
 
 def test_bundled_cloud_snapshot_is_fresh_and_broad() -> None:
     """Issue 15's done criteria on the shipped files: a median row under six months old at the rebuild,
-    at least ten providers, and cloud rows for the newest GPUs."""
+    at least ten providers, and cloud rows for the newest GPUs (planned on, or held back by the catalog audit with
+    its reason: the only MI325X row is a research note's per-GPU quote, issue 30)."""
     catalog = bundled_catalog()
     cloud = catalog.cloud
     age_days = (SNAPSHOT_BUILT - pd.to_datetime(cloud["as_of"], format="%Y-%m-%d")).dt.days
     assert age_days.median() < 183
     assert cloud["provider"].nunique() >= 10
-    assert set(NEWEST_GPUS) <= set(cloud["gpu"])
+    assert set(NEWEST_GPUS) - {"MI325X"} <= set(cloud["gpu"])
+    assert set(NEWEST_GPUS) <= set(cloud["gpu"]) | set(catalog.held.cloud["gpu"])
 
 
 def test_marketplace_rows_are_aggregates_with_a_quota() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from unittest.mock import patch
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -45,12 +46,23 @@ def test_cloud_only_read_from_the_main_model_equals_its_own_model(prices: dict[s
     assert fast.status == slow.status
     if not slow.status.has_solution:
         return
-    assert fast.objective == slow.objective
     assert (fast.units, fast.hosts, fast.owned_jobs, fast.displaced, fast.packed_hours) == ({}, {}, {}, {}, {})
     assert (slow.units, slow.hosts, slow.owned_jobs, slow.displaced, slow.packed_hours) == ({}, {}, {}, {}, {})
-    assert list(fast.instances) == list(slow.instances)
-    for key, counts in slow.instances.items():
-        assert np.array_equal(fast.instances[key], counts)
+    if patience == "none":  # the same curve column, summed in the same order: the same floats
+        assert fast.objective == slow.objective
+        assert list(fast.instances) == list(slow.instances)
+        for key, counts in slow.instances.items():
+            assert np.array_equal(fast.instances[key], counts)
+        return
+    # work that may wait: the cloud-only model is an LP over the cells (solvers.fluid), the curve's column a sum; an
+    # offer's price may tie another's, so each is checked on its own cost: instance-hours x price add up to the whole
+    assert fast.objective == pytest.approx(slow.objective, rel=1e-9, abs=1e-6)
+    hours = np.concatenate([b.level_hours for b in core.blocks])
+    by_key = {c.key: c for c in options.cloud}
+    for sol in (fast, slow):
+        rent = sum(float(np.dot(inst, hours)) / by_key[k].speed * by_key[k].usd_per_hour
+                   for k, inst in sol.instances.items())
+        assert rent == pytest.approx(slow.objective, rel=1e-6, abs=1e-6)
 
 
 def test_a_plan_is_the_same_with_its_alternatives_inline() -> None:

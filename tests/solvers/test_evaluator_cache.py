@@ -103,17 +103,22 @@ def _at_column(ev: Evaluator, units: tuple[tuple[str, int], ...], slots: dict[st
     work = layers.owned_hours[:, column]
     active = np.bincount(cells.block, weights=np.where(cells.jobs > 1e-9, cells.hours, 0.0), minlength=len(ev.blocks))
     taken = []
+    room = {}
     for key, _ in units:
         o = ev.owned[key]
         take = np.minimum(work, np.minimum(ev._availability(o) * ev._block_hours * slots[key] * o.throughput,
                                            active * slots[key]))
         taken.append(float(take.sum() if bw is None else (take * bw).sum()))
+        room[key] = active * slots[key] - take  # what the slots still hold in the hours with jobs
         work = work - take
     moved = []
     packing = np.zeros(len(ev.blocks))
     for key, _ in units:
         o = ev.owned[key]
-        take = np.minimum(work, (1 - ev._availability(o)) * ev._block_hours * slots[key] * o.throughput)
+        maintained = (1 - ev._availability(o)) * ev._block_hours * slots[key] * o.throughput
+        if o.throughput < 1.0:  # a slower card's overrun beyond its idle hours (model.overrun_share)
+            maintained = maintained + (1 - o.throughput) * ev._block_hours * slots[key]
+        take = np.minimum(work, np.minimum(maintained, room[key]))
         moved.append(float(take.sum() if bw is None else (take * bw).sum()))
         packing = packing + take
         work = work - take

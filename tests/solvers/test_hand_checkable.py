@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from pricing.catalog import bundled_catalog
@@ -109,9 +111,10 @@ def test_memory_nobody_has_names_the_largest() -> None:
 
 def test_resale_credit_uses_the_used_market_value() -> None:
     plan = plan_for(simple_profile([owned_item(1000)], [cloud_item(1.0)], utilisation=0.5, resale=True))
-    # a new RTX 3090 box sells at the RTX 3090's bundled used price (704, eBay 2023-10), declining 20% a
-    # year over the 365-day horizon, less the 13% selling fee
-    expected = 704 * 0.8 ** (365 / 365.25) * 0.87
+    # a new RTX 3090 box sells at the RTX 3090's newest bundled used price (1,207, GPU Poet, September 2026), moved
+    # along the fitted consumer resale curve (exp(-0.1884 a year), pricing/data/resale_curves.csv) over the 365-day
+    # horizon, less the 13% selling fee (it was the 2023 eBay price, 704, declining a flat 20% a year)
+    expected = 1207 * math.exp(-0.1884 * 365 / 365.25) * 0.87
     assert plan.costs.resale_credit_usd == pytest.approx(expected, abs=0.01)
     assert plan.total_cost_usd == pytest.approx(1000 + 0.5 * HOURS_2027 * 0.045 - expected, abs=0.02)
 

@@ -174,14 +174,15 @@ def test_passive_cards_are_bought_only_with_a_server_on_the_bundled_hosts(gpu: s
 
 
 def test_a_card_is_bought_at_its_newest_price_not_its_launch_price() -> None:
-    # the bundled RTX 5090 (new): NVIDIA's launch MSRP USD 1,999 (2025-01-30) and the February 2026 street price
-    # USD 3,400; a plan bought now pays the newest. Whole systems of several vendors all stay.
+    # the bundled RTX 5090 (new): NVIDIA's launch MSRP USD 1,999 (2025-01-30), the February 2026 street price
+    # USD 3,400 and new on Amazon in September 2026 USD 5,258 (issue 30); a plan bought now pays the newest. Whole
+    # systems of several vendors all stay.
     from solvers.options import current_card_prices
 
     hardware = bundled_catalog().hardware
     kept = current_card_prices(hardware)
     new_5090 = kept[(kept["gpu"] == "RTX 5090") & (kept["condition"] == "new") & (kept["gpus_per_unit"] == 1)]
-    assert new_5090["unit_price_usd"].tolist() == [3400.0]
+    assert new_5090["unit_price_usd"].tolist() == [5258.0]
     cards = hardware[(hardware["gpus_per_unit"] == 1) & ~hardware["includes_host"].astype(bool)]
     assert len(kept) == len(hardware) - (len(cards) - len(cards.groupby(["gpu", "condition"])))
     systems = hardware[(hardware["gpus_per_unit"] > 1) | hardware["includes_host"].astype(bool)]

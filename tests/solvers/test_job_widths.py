@@ -241,7 +241,7 @@ def test_packed_renting_shares_a_quota_between_widths_optimally(data: Any) -> No
                 usd_per_hour=1.0, region="r", pricing="on_demand", ref_hours_per_hour=1.0, max_instances=quota,
                 source="test", as_of="2026-01-01", feed="test", slots=8 // w,
                 speed=data.draw(st.sampled_from([0.5, 1.0, 1.5, 3.0])) * w, width=w, offer=f"cloud:{k}"))
-    jobs = data.draw(st.floats(0.0, 8.0 * (offers[0].max_instances or 0) + 4))
+    jobs = data.draw(st.floats(0.0, 8.0 * 3.0 * 8 * (offers[0].max_instances or 0) + 4))
     renting = Renting(offers, 30, whole=False)
     got = float(renting.price(np.array([jobs]))[0])
     expected = packed_lp(offers, jobs)
@@ -251,7 +251,7 @@ def test_packed_renting_shares_a_quota_between_widths_optimally(data: Any) -> No
         assert sum(n * offers[i].slots for i, n in instances.items()) == pytest.approx(jobs, abs=1e-7)
         assert sum(n * offers[i].usd_per_job_hour for i, n in instances.items()) == pytest.approx(got, rel=1e-7)
         for group in {o.offer for o in offers if o.max_instances is not None}:
-            used = sum(n for i, n in instances.items() if offers[i].offer == group)
+            used = sum(n / offers[i].speed for i, n in instances.items() if offers[i].offer == group)
             assert used <= next(o.max_instances for o in offers if o.offer == group) + 1e-9  # type: ignore[operator]
 
 
@@ -267,7 +267,10 @@ def packed_lp(offers: list[CloudOption], jobs: float) -> float:
     for group in {o.offer for o in offers if o.max_instances is not None}:
         members = [i for i, o in enumerate(offers) if o.offer == group]
         quota = float(offers[members[0]].max_instances)  # type: ignore[arg-type]
-        highs.addRow(-highspy.kHighsInf, quota, len(members), np.array(members, dtype=np.int32), np.ones(len(members)))
+        # `instances` count job slots filled at reference pace: an instance of speed v fills them v times over, so
+        # Q machines at once are sum(instances / v) <= Q (each machine runs one hour an hour, however fast)
+        highs.addRow(-highspy.kHighsInf, quota, len(members), np.array(members, dtype=np.int32),
+                     np.array([1.0 / offers[i].speed for i in members]))
     highs.run()
     if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return math.inf

@@ -1,9 +1,10 @@
 """Work sized on a reference GPU and planned on cards with less memory says so when the profile set no memory
 floor (solvers/plan.py `_memory_notices`, notice `memory_below_reference`).
 
-Case: one RTX 3090 (24 GB) busy 30% of 36 months, bundled prices: the buy-only alternative buys an RTX 2080 Ti
-(11 GB), which the throughput model lets do the work in more hours; a job that needs the 3090's 24 GB would not
-fit. With `min_gpu_memory_gb` given (even 0, a choice the user made) nothing is said.
+Case: one RTX 3090 (24 GB) busy 30% of 36 months, bundled prices: the buy-only alternative buys a used RTX 3080
+(10 GB; USD 240 in January 2026, where it bought an RTX 2080 Ti, 11 GB, at its 2023 eBay price before issue 30 brought
+2026 used prices), which the throughput model lets do the work in more hours; a job that needs the 3090's 24 GB
+would not fit. With `min_gpu_memory_gb` given (even 0, a choice the user made) nothing is said.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def _memory(profile: dict[str, Any]) -> list[Any]:
 def test_cards_with_less_memory_than_the_reference_are_named() -> None:
     said = _memory(STUDENT)
     assert len(said) == 1
-    assert "RTX 2080 Ti" in said[0].params["gpus"]  # type: ignore[operator]
+    assert "RTX 3080" in said[0].params["gpus"]  # type: ignore[operator]
     assert said[0].params["reference"] == "RTX 3090" and said[0].params["reference_gb"] == 24
     assert all(g not in said[0].params["gpus"] for g in ("RTX 3090", "RTX 4090"))  # type: ignore[operator]
 

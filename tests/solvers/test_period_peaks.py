@@ -18,7 +18,8 @@ from tests.conftest import TODAY
 DESKTOP_8H: dict[str, Any] = {
     "workload": "cnn_training", "horizon_months": 12, "electricity_usd_per_kwh": 0.15,
     "throughput_overrides": {"RTX 3090": 1.0},
-    "demand": {"gpus": 1, "utilisation": 0.5, "reference_gpu": "RTX 3090", "start": "2027-01-01"},
+    "demand": {"gpus": 1, "utilisation": 0.5, "reading": "at_once", "reference_gpu": "RTX 3090",
+               "start": "2027-01-01"},
     "options": {"resale": False, "pue": 1.0, "availability": 1.0, "max_owned_gpus": 1, "machine_on": 8},
     "prices": {"mode": "replace",
                "owned": [{"name": "3090 desktop", "gpu": "RTX 3090", "unit_price_usd": 1000, "watts": 450,

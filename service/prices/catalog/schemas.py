@@ -10,6 +10,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+FLAGS_DOC = ("the catalog audit's flags on this row (`gpuplan catalog audit`): 'check: reason [action]', action "
+             "quarantined, confirmed, withdrawn, noted or unexplained")
+QUARANTINED_DOC = "held back from plans by the catalog audit (kept and shown here with its reason)"
+
 
 class GpuOut(BaseModel):
     """A GPU model as its vendor specifies it; `source` says where each figure is from."""
@@ -57,6 +61,8 @@ class CloudPriceOut(BaseModel):
     source: str
     as_of: str
     feed: str
+    flags: list[str] = Field(default_factory=list, description=FLAGS_DOC)
+    quarantined: bool = Field(False, description=QUARANTINED_DOC)
     max_instances: float | None = Field(description="quota: instances one may rent at once (marketplace: listings)")
     p10_usd_per_hour: float | None = Field(None, description="marketplace aggregate: 10th percentile of the listings")
     listings: int | None = Field(None, description="marketplace aggregate: how many listings the median is over")
@@ -83,6 +89,8 @@ class CommitmentPriceOut(BaseModel):
     source: str
     as_of: str
     feed: str
+    flags: list[str] = Field(default_factory=list, description=FLAGS_DOC)
+    quarantined: bool = Field(False, description=QUARANTINED_DOC)
 
 
 class HardwarePriceOut(BaseModel):
@@ -103,6 +111,8 @@ class HardwarePriceOut(BaseModel):
     source: str
     as_of: str
     feed: str
+    flags: list[str] = Field(default_factory=list, description=FLAGS_DOC)
+    quarantined: bool = Field(False, description=QUARANTINED_DOC)
 
 
 PriceOut = CloudPriceOut | HardwarePriceOut | CommitmentPriceOut

@@ -85,6 +85,12 @@ const gp = (() => {
     return Math.abs(value) >= 100 ? format.whole.format(value) : format.cents.format(value);
   }
   const usd = (value) => money(value);
+  /** Money as money() rounds it, without the currency's sign: for a long table whose caption names the currency
+   *  once (a column of "1 234 $US" takes a third more room than "1 234"). */
+  function amount(value) {
+    if (value === null || value === undefined) return "–";
+    return num(value, Math.abs(value) >= 100 ? 0 : 2);
+  }
   /** A price per unit (kWh, hour) to a tenth of a cent: 0.175 stays 0.175, not 0.18. */
   function rateMoney(value, code) {
     if (value === null || value === undefined) return "–";
@@ -143,16 +149,23 @@ const gp = (() => {
 
   /**
    * A table in a horizontally scrolling wrapper (wide tables never widen the page).
-   * columns: [{label, num?, wrap?}] (num: right-aligned figures; wrap: free text that may wrap), rows: [[cell, ...]]; a cell is a string/number or a Node.
+   * columns: [{label, num?, wrap?, name?}] (num: right-aligned figures; wrap: free text that may wrap; name: a short
+   * name that may wrap between its words, e.g. a GPU type), rows: [[cell, ...]]; a cell is a string/number or a Node.
+   * `how.dense`: a long table set tighter (months, cash flows), so its many columns fit a desktop's result column;
+   * `how.stack`: on a phone each row is a block of "column: value" lines instead of a row wider than the screen.
    */
-  function table(caption, columns, rows, footer) {
-    const kind = (c) => (c.num ? "num" : c.wrap ? "wrap" : null);
+  function table(caption, columns, rows, footer, how = {}) {
+    const kind = (c) => (c.num ? "num" : c.wrap ? "wrap" : c.name ? "name" : null);
     const head = h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col", class: kind(c) }, c.label))));
     const cells = (row) => row.map((cell, i) => h(i === 0 ? "th" : "td",
-      { scope: i === 0 ? "row" : null, class: kind(columns[i]) }, cell));
+      { scope: i === 0 ? "row" : null, class: kind(columns[i]), "data-label": how.stack && i ? t("r.stack_label", { label: columns[i].label }) : null },
+      cell));
     const body = h("tbody", {}, rows.map((row) => h("tr", {}, cells(row))));
-    const foot = footer ? h("tfoot", {}, h("tr", {}, cells(footer))) : null;
-    return h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption },
+    // footer: one row, or several ([[...], [...]])
+    const feet = !footer ? [] : Array.isArray(footer[0]) ? footer : [footer];
+    const foot = feet.length ? h("tfoot", {}, feet.map((row) => h("tr", {}, cells(row)))) : null;
+    const style = ["table-wrap", how.dense ? "dense" : null, how.stack ? "stack" : null].filter(Boolean).join(" ");
+    return h("div", { class: style, tabindex: "0", role: "region", "aria-label": caption },
       h("table", {}, caption ? h("caption", { class: "visually-hidden" }, caption) : null, head, body, foot));
   }
 
@@ -173,6 +186,7 @@ const gp = (() => {
   }
   languageSwitch();
 
-  return { h, t, has: (key) => key in strings, locale, usd, money, rateMoney, wholeMoney, currency, num, pct, date, period, dateTime, addDays,
+  return { h, t, has: (key) => key in strings, locale, usd, money, amount, rateMoney, wholeMoney, currency, num, pct, date,
+    period, dateTime, addDays,
     ageDays, call, table, setCurrency, chartUrl };
 })();

@@ -2,13 +2,17 @@
 "use strict";
 
 (() => {
-  const { h, t, money, num, date, call, table, locale, chartUrl } = gp;
+  const { h, t, money, num, pct, date, dateTime, call, table, locale, chartUrl } = gp;
   const { recommendation, value, productName, buyItem } = gpText;
   const $ = (id) => document.getElementById(id);
   const MAX = 6;
   // profile path -> the planning form's label for it, in the page's language (service/web/form_schema.py)
-  const labelsEl = document.getElementById("field-labels");
-  const FIELD_LABELS = labelsEl ? JSON.parse(labelsEl.textContent) : {};
+  const json = (id, fallback) => (document.getElementById(id) ? JSON.parse(document.getElementById(id).textContent)
+    : fallback);
+  const FIELD_LABELS = json("field-labels", {});
+  // a choice's value -> the form's words for it, per path; the paths the form takes in percent
+  const FIELD_VALUES = json("field-values", {});
+  const PERCENT_FIELDS = new Set(json("percent-fields", []));
 
   function idsInAddress() {
     const raw = new URLSearchParams(location.search).get("ids") || "";
@@ -19,12 +23,33 @@
     const answer = await call(`/v1/plans?limit=20`);
     const items = answer.ok ? answer.body.items : [];
     for (const id of chosen) if (!items.some((p) => p.id === id)) items.unshift({ id, recommendation: "" });
-    $("plan-choices").replaceChildren(...items.map((p) => h("div", { class: "field check" },
-      h("input", { type: "checkbox", id: `pick-${p.id}`, name: "ids", value: p.id, checked: chosen.includes(p.id) }),
-      // the list's sentence is the API's (English): other pages name the plan by its id until it is compared
-      h("label", { for: `pick-${p.id}` }, p.created_at ? `${date(p.created_at)} · ${money(p.total_cost_usd, p.currency)} · `
-        : "", locale === "en" && p.recommendation ? p.recommendation : t("c.plan_short", { id: p.id.slice(0, 8) })))));
+    // each plan by when it was made (to the minute), its total, its short id and what it recommends: plans made
+    // from the same example the same day differ there
+    const sentences = new Map();
+    $("plan-choices").replaceChildren(...items.map((p) => {
+      const sentence = h("span", { class: "choice-sentence" }, locale === "en" ? p.recommendation : "");
+      sentences.set(p.id, sentence);
+      return h("div", { class: "field check" },
+        h("input", { type: "checkbox", id: `pick-${p.id}`, name: "ids", value: p.id, checked: chosen.includes(p.id) }),
+        h("label", { for: `pick-${p.id}` }, h("span", { class: "choice-head" }, [p.created_at ? dateTime(p.created_at)
+          : null, p.created_at ? money(p.total_cost_usd, p.currency) : null, t("c.plan_short", { id: p.id.slice(0, 8) })]
+          .filter(Boolean).join(" · ")), sentence));
+    }));
     if (!items.length) $("status").textContent = t("c.no_plans");
+    // the list's sentence is the API's English: in another language each plan's own is composed from the plan,
+    // read a few at a time
+    if (locale !== "en") await inTurn(items.map((p) => async () => {
+      const full = await call(`/v1/plans/${encodeURIComponent(p.id)}`);
+      if (full.ok) sentences.get(p.id).textContent = recommendation(full.body);
+    }), 4);
+  }
+
+  /** Run `jobs` (functions returning promises) with at most `width` at once. */
+  async function inTurn(jobs, width) {
+    const queue = [...jobs];
+    await Promise.all(Array.from({ length: Math.min(width, queue.length) }, async () => {
+      while (queue.length) await queue.shift()();
+    }));
   }
 
   const label = (i) => t("c.plan_n", { n: i + 1 });
@@ -34,6 +59,7 @@
     const plans = body.plans;
     const usd = (value, p) => money(value, p.currency);
     const mixed = new Set(plans.map((p) => p.currency)).size > 1;
+    const discounted = plans.some((p) => (full.get(p.id)?.discount_rate || 0) > 0);
     const columns = [{ label: "" }, ...plans.map((p, i) => ({ label: label(i), wrap: true }))]; // sentences wrap
     const be = (p) => (p.break_even_days === null ? t("r.never")
       : `${t("r.day", { n: num(p.break_even_days, 0) })} (${date(p.break_even_date)})`);
@@ -41,13 +67,22 @@
     const rows = [
       [t("r.recommendation"), ...plans.map((p) => (full.has(p.id) ? recommendation(full.get(p.id)) : p.recommendation))],
       ...(mixed ? [[t("c.currency"), ...plans.map((p) => p.currency)]] : []),
-      [t("r.plan"), ...plans.map((p) => h(p.id === body.cheapest_id && !mixed ? "strong" : "span", {},
-        usd(p.total_cost_usd, p)))],
+      [discounted ? t("fin_form.r_total") : t("r.plan"), ...plans.map((p) => h(p.id === body.cheapest_id && !mixed
+        ? "strong" : "span", {}, usd(p.total_cost_usd, p)))],
+      // a plan made at a discount rate was chosen, and is drawn, on present values: they are shown beside
+      ...(discounted ? [[t("c.present_value"), ...plans.map((p) => t("c.pv_at", {
+        usd: usd(p.costs.present_value_usd ?? p.total_cost_usd, p), rate: pct(full.get(p.id)?.discount_rate || 0) }))]]
+        : []),
       ...(mixed ? [[t("c.in_currency", { currency: body.currency }), ...plans.map((p) => h(p.id === body.cheapest_id
         ? "strong" : "span", {}, money(p.total_in_common, body.currency)))]] : []),
       [t("r.purchases"), ...plans.map((p) => usd(p.costs.capex_usd, p))],
       [t("r.electricity"), ...plans.map((p) => usd(p.costs.electricity_usd, p))],
       [t("r.cloud"), ...plans.map((p) => usd(p.costs.cloud_usd, p))],
+      // the money-over-time parts where a plan has them, so each column adds up to its total
+      ...[["fin_form.r_commitments", "commitments_usd"], ["fin_form.r_opex", "opex_usd"],
+        ["fin_form.r_interest", "financing_interest_usd"], ["fin_form.r_cloud_data", "cloud_data_usd"]]
+        .filter(([, key]) => plans.some((p) => p.costs[key])).map(([name, key]) => [t(name),
+          ...plans.map((p) => usd(p.costs[key] || 0, p))]),
       [t("r.resale"), ...plans.map((p) => usd(p.costs.resale_credit_usd, p))],
       [t("r.cloud_only"), ...plans.map((p) => usd(p.cloud_only_total_usd, p))],
       [t("r.buy_only"), ...plans.map((p) => usd(p.buy_only_total_usd, p))],
@@ -83,18 +118,48 @@
       rates: rates.join("; ") }));
   }
 
-  /** An input by the form's own label where the form has one (its path as a tooltip), else its path. */
-  const field = (path) => (FIELD_LABELS[path] ? h("span", { title: path, "data-path": path }, FIELD_LABELS[path])
-    : h("code", {}, path));
+  /** An input by the form's own label where the form has one (its path as a tooltip); an entry of a labelled
+   *  table by the table's label and its key ("Measured throughput …: V100"); else its path. */
+  function field(path) {
+    if (FIELD_LABELS[path]) return h("span", { title: path, "data-path": path }, FIELD_LABELS[path]);
+    const parts = path.split(".");
+    for (let cut = parts.length - 1; cut > 0; cut--) {
+      const table = parts.slice(0, cut).join(".");
+      if (FIELD_LABELS[table]) {
+        return h("span", { title: path, "data-path": path }, t("f.set_item", { name: FIELD_LABELS[table],
+          value: parts.slice(cut).join(".") }));
+      }
+    }
+    return h("code", {}, path);
+  }
+
+  const figure = (v) => v.toLocaleString(locale, { maximumFractionDigits: 4 });
+
+  /** An input's value as the form shows it: a choice in the form's words, yes or no, a percent where the form
+   *  takes one, a date as the reader writes it, a list by its items (quotes by their names, a series or an hourly
+   *  log by its length), "none" for an empty list; never the API's codes or JSON. */
+  function shown(path, v) {
+    if (v === null || v === undefined) return "–";
+    if (typeof v === "boolean") return v ? t("f.yes") : t("f.no");
+    if (typeof v === "number") return PERCENT_FIELDS.has(path) ? pct(v) : figure(v);
+    if (typeof v === "string") {
+      return FIELD_VALUES[path]?.[v] ?? (/^\d{4}-\d{2}-\d{2}$/.test(v) ? date(v) : v);
+    }
+    if (Array.isArray(v)) {
+      if (!v.length) return t("c.none");
+      if (v.every((item) => item && typeof item.name === "string")) {
+        return v.map((item) => productName(item.name)).join("; ");
+      }
+      if (v.every((item) => typeof item === "string")) return v.join(", ");
+      return t("c.n_items", { n: num(v.length, 0) });  // a monthly series, an hourly log
+    }
+    return Object.entries(v).map(([key, inner]) => `${key}: ${shown(`${path}.${key}`, inner)}`).join("; ");
+  }
 
   function differences(body) {
-    // a list of named items (price quotes) by its names, as the purchases are named; other structures as JSON
-    const named = (v) => Array.isArray(v) && v.length > 0 && v.every((item) => item && typeof item.name === "string");
-    const shown = (v) => (v === null || v === undefined ? "–" : named(v) ? v.map((item) => productName(item.name)).join("; ")
-      : typeof v === "object" ? JSON.stringify(v) : typeof v === "number" ? num(v, v % 1 ? 3 : 0) : String(v));
     const content = body.differing_inputs.length
-      ? table(t("c.inputs"), [{ label: t("c.field") }, ...body.plans.map((p, i) => ({ label: label(i), wrap: true }))],
-        body.differing_inputs.map((d) => [field(d.field), ...d.values.map(shown)]))
+      ? table(t("c.inputs"), [{ label: t("c.field"), wrap: true }, ...body.plans.map((p, i) => ({ label: label(i),
+        wrap: true }))], body.differing_inputs.map((d) => [field(d.field), ...d.values.map((v) => shown(d.field, v))]))
       : h("p", {}, t("c.same_inputs"));
     return h("section", { class: "card", id: "compare-inputs", "aria-labelledby": "compare-inputs-title" },
       h("h2", { id: "compare-inputs-title" }, t("c.inputs")), content);

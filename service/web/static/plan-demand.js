@@ -12,7 +12,7 @@
 
   /* The readings of "N GPUs, busy u of the time" (solvers/profile.py UtilisationDemand.reading), the default
      first; a new reading is one entry here plus its `ui_form.reading.<value>` text in each locale. */
-  const READINGS = ["at_once", "average"];
+  const READINGS = ["independent", "at_once", "average"];
 
   let logDemand = null; // the hourly demand of the usage log read (or of the plan shown), sent as the demand
   let chartBlob = null;
@@ -109,6 +109,8 @@
     $("cross_machine_efficiency").value = across === undefined || across === null ? "" : String(across);
     const width = take(rest, "jobs.gpus_per_job");
     $("gpus_per_job").value = width === undefined || width === null ? "" : String(width);
+    const spares = take(rest, "jobs.spare_replicas");
+    $("spare_replicas").value = spares === undefined || spares === null || spares === 0 ? "" : String(spares);
     const scaling = take(rest, "jobs.scaling_efficiency");
     $("scaling_efficiency").value = scaling === undefined || scaling === null ? "" : String(scaling);
     const on = take(rest, "options.machine_on");
@@ -148,6 +150,7 @@
     put(jobs, "cross_machine_efficiency", readNumber("cross_machine_efficiency", "jobs.cross_machine_efficiency"));
     put(jobs, "gpus_per_job", readNumber("gpus_per_job", "jobs.gpus_per_job"));
     put(jobs, "scaling_efficiency", readNumber("scaling_efficiency", "jobs.scaling_efficiency"));
+    put(jobs, "spare_replicas", readNumber("spare_replicas", "jobs.spare_replicas"));
     if (Object.keys(jobs).length) profile.jobs = jobs;
     const options = profile.options;
     const on = $("machine_on").value;

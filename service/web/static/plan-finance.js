@@ -110,9 +110,11 @@
       ["net_present_value_usd", t("fin_form.f_net_present_value_usd")]];
     const keys = named.map(([key]) => key);
     const columns = [{ label: t("fin_form.f_month") }, ...named.map(([, label]) => ({ label, num: true }))];
-    const rows = flows.map((f) => [f.month === "start" ? t("fin_form.f_start") : gp.period(f.month), ...keys.map((k) => usd(f[k]))]);
-    return h("details", { id: "finance-cash-flows" }, h("summary", {}, t("fin_form.cash_flows_title")),
-      table(t("fin_form.cash_flows_title"), columns, rows));
+    // ten columns of money: the figures without the currency's sign, the currency said once in the title
+    const rows = flows.map((f) => [f.month === "start" ? t("fin_form.f_start") : gp.period(f.month),
+      ...keys.map((k) => gp.amount(f[k]))]);
+    const title = t("fin_form.cash_flows_in", { currency: gp.currency() });
+    return h("details", { id: "finance-cash-flows" }, h("summary", {}, title), table(title, columns, rows, null, { dense: true }));
   }
 
   function card(plan) {

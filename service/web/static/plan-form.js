@@ -2,7 +2,7 @@
 "use strict";
 
 const gpForm = (() => {
-  const { h, t } = gp;
+  const { h, t, num, date } = gp;
   const $ = (id) => document.getElementById(id);
   const form = $("plan-form");
 
@@ -153,7 +153,7 @@ const gpForm = (() => {
     prune(dropDefaults(rest));
     $("advanced").value = Object.keys(rest).length ? JSON.stringify(rest, null, 2) : "";
     showDemandKind();
-    countAdvanced();
+    describeAdvanced();
     clearErrors();
   }
 
@@ -185,7 +185,8 @@ const gpForm = (() => {
     });
   }
 
-  function readForm() {
+  /** The profile the form's controls say (the JSON box left out). */
+  function readControls() {
     const profile = { workload: $("workload").value };
     const put = (obj, key, value) => { if (value !== undefined) obj[key] = value; };
     put(profile, "min_gpu_memory_gb", readNumber("min_gpu_memory_gb", "min_gpu_memory_gb"));
@@ -204,8 +205,10 @@ const gpForm = (() => {
     put(options, "max_capex_usd", readNumber("max_capex_usd", "options.max_capex_usd"));
     profile.options = options;
     for (const section of sections) section.read(profile, { readNumber, kind });
-    return deepMerge(profile, readAdvanced());
+    return profile;
   }
+
+  const readForm = () => deepMerge(readControls(), readAdvanced());
 
   function readAdvanced() {
     const text = $("advanced").value.trim();
@@ -222,13 +225,57 @@ const gpForm = (() => {
     return extra;
   }
 
-  function countAdvanced() {
+  /** A value at `path` ("a.b.c") of obj, or undefined. */
+  function getPath(obj, path) {
+    return path.split(".").reduce((node, key) => (node && typeof node === "object" ? node[key] : undefined), obj);
+  }
+
+  const SHOWN = 8;  // "More of the profile" names this many of its values on its closed line, then "…"
+
+  /** What a field of "More of the profile" holds, as its control shows it: a quote table's count of quotes, yes or
+   *  no, a choice's words, a date as the reader writes it, the text typed (a percent as typed, in %). */
+  function shownValue(el, value) {
+    if (Array.isArray(value) && value.some((v) => v && typeof v === "object")) return num(value.length, 0);
+    const control = el.querySelector("input, select, textarea");
+    if (!control) return String(value);
+    if (control.type === "checkbox") return control.checked ? t("f.yes") : t("f.no");
+    if (control.tagName === "SELECT") return control.selectedOptions[0]?.textContent.trim() ?? String(value);
+    if (control.type === "date") return date(control.value);
+    if (control.type === "number") return Number(control.value).toLocaleString(gp.locale, { maximumFractionDigits: 6 });
+    return control.value.trim().split("\n").map((line) => line.trim()).filter(Boolean).join("; ");
+  }
+
+  /** The summary line of "More of the profile" says what is set inside it, closed or open: each field whose value
+   *  differs from the API's default, by its label, with its value ("PUE of your machine room: 1"), and the JSON
+   *  box's own keys; a reader of a permalink sees that the plan's own prices or options are in there. */
+  function describeAdvanced() {
+    let controls;
+    try {
+      controls = readControls();
+    } catch (_) {
+      return;  // a box being typed in that does not read yet: the line stays as it was
+    }
+    const items = [];
+    for (const el of $("advanced-box").querySelectorAll("[data-field]")) {
+      const path = el.dataset.field;
+      if (path === "*" || el.closest("[hidden]")) continue;
+      const value = getPath(controls, path);
+      const empty = value === undefined || value === null || (typeof value === "object" && !Object.keys(value).length);
+      if (empty || (path in DEFAULTS && same(value, DEFAULTS[path]))) continue;
+      const name = el.querySelector("label, h4")?.textContent.trim() || path;
+      items.push(t("f.set_item", { name, value: shownValue(el, value) }));
+    }
+    let extra = [];
     let label = "";
     try {
-      const n = Object.keys(readAdvanced()).length;
-      label = n ? `(${t("f.n_set", { n, keys: Object.keys(readAdvanced()).join(", ") })})` : `(${t("f.nothing_set")})`;
+      extra = Object.keys(readAdvanced()).map((key) => t("f.json_key", { key }));
     } catch (_) {
       label = `(${t("f.not_json")})`;
+    }
+    const all = [...items, ...extra];
+    if (!label) {
+      label = all.length ? `(${t("f.n_set", { n: num(all.length, 0), keys: all.slice(0, SHOWN).join(t("f.set_sep"))
+        + (all.length > SHOWN ? t("f.set_sep") + "…" : "") })})` : `(${t("f.nothing_set")})`;
     }
     $("advanced-count").textContent = label;
   }
@@ -308,7 +355,8 @@ const gpForm = (() => {
 
   for (const label of form.querySelectorAll("label[for]")) LABELS.set(label.htmlFor, label.textContent.trim());
   for (const radio of form.elements.demand_kind) radio.addEventListener("change", showDemandKind);
-  $("advanced").addEventListener("input", countAdvanced);
+  // any change inside "More of the profile" (a quote added or removed is a click) updates its summary line
+  for (const kind of ["input", "change", "click"]) $("advanced-box").addEventListener(kind, describeAdvanced);
 
   return { fillForm, readForm, FieldError, showErrors, clearErrors, showProblem, extend, addSection, fieldSection,
     dropDefaults, DEFAULTS };

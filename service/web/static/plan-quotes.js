@@ -29,6 +29,7 @@
       number("max_instances", { step: "1" }), ...common],
   };
   const columns = (kind) => COLUMNS[kind].filter((c) => FIELDS[kind].includes(c.key));
+  const WIDE = new Set(["name", "source"]);  // free text: a quote's whole width
   const fallback = (kind, key) => gpForm.DEFAULTS[`prices.${kind}[].${key}`];
   const label = (c) => t(`q.col.${c.key}`);
   const option = (c, value) => (c.key === "currency" ? value : t(`api.${c.key === "payment" ? "payment" : c.key
@@ -57,11 +58,14 @@
     const body = $(`q-${kind}`).querySelector("tbody");
     const rest = { ...(item || {}) };
     const n = body.children.length + 1;
+    // each value under its column's name (gpuplan.css lays a quote out as a block of fields: the form's column is
+    // too narrow for a row of a dozen inputs, and a name cut to three letters cannot be read)
     const row = h("tr", {}, columns(kind).map((c) => {
       const value = rest[c.key];
       delete rest[c.key];
-      return h("td", {}, cell(kind, c, value, n));
-    }), h("td", {}, h("button", { type: "button", class: "link", "aria-label": t("q.remove_n", { n }) }, t("q.remove"))));
+      return h("td", { "data-label": label(c), class: WIDE.has(c.key) ? "quote-wide" : null }, cell(kind, c, value, n));
+    }), h("td", { class: "quote-wide quote-remove" }, h("button", { type: "button", class: "link",
+      "aria-label": t("q.remove_n", { n }) }, t("q.remove"))));
     row.dataset.extra = JSON.stringify(rest);
     row.querySelector("button").addEventListener("click", () => row.remove());
     body.append(row);

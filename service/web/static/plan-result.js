@@ -2,7 +2,7 @@
 "use strict";
 
 const gpResult = (() => {
-  const { h, t, usd, num, pct, addDays, date, period, dateTime, ageDays, call, table, chartUrl } = gp;
+  const { h, t, usd, amount, num, pct, addDays, date, period, dateTime, ageDays, call, table, chartUrl } = gp;
   const { value, recommendation, notices, offer, decision, fromUsd, productName } = gpText;
   const $ = (id) => document.getElementById(id);
   const plural = new Intl.PluralRules(gp.locale);
@@ -13,18 +13,35 @@ const gpResult = (() => {
       ...children);
   }
 
+  /** Whether the plan was chosen, and its curves drawn, on present values (a discount rate above 0): then the
+   *  headline, the chart and the decision speak of present values, and the page says so at each figure. */
+  const discounted = (plan) => plan.break_even?.basis === "present_value" && plan.discount_rate > 0;
+
+  /** A plan's or an alternative's total on the plan's basis: present value when discounted, else nominal. */
+  function onBasis(plan, option) {
+    if (!option) return null;
+    const pv = option.costs?.present_value_usd;
+    return discounted(plan) && pv !== null && pv !== undefined ? pv : option.total_cost_usd;
+  }
+
   function headline(plan) {
     const be = plan.break_even;
     const cloudOnly = plan.alternatives.cloud_only;
     const buyOnly = plan.alternatives.buy_only;
+    const pv = discounted(plan);
     const stat = (label, value, note) => h("div", { class: "stat" }, h("span", { class: "stat-label" }, label),
       h("span", { class: "stat-value" }, value), note ? h("span", { class: "stat-note" }, note) : null);
-    const saving = cloudOnly ? cloudOnly.total_cost_usd - plan.total_cost_usd : null;
+    const saving = cloudOnly ? onBasis(plan, cloudOnly) - onBasis(plan, plan) : null;
+    // on present values: the label says so and the note gives the rate and the nominal sum
+    const label = (key) => (pv ? t("r.at_pv", { what: t(key) }) : t(key));
+    const nominal = (option) => t("r.pv_note", { rate: pct(plan.discount_rate), usd: usd(option.total_cost_usd) });
     const stats = h("div", { class: "stats" },
-      stat(t("r.plan"), usd(plan.total_cost_usd), t("r.over_months", { n: plan.horizon.periods })),
-      stat(t("r.cloud_only"), cloudOnly ? usd(cloudOnly.total_cost_usd) : "–",
+      stat(label("r.plan"), usd(onBasis(plan, plan)),
+        pv ? nominal(plan) : t("r.over_months", { n: plan.horizon.periods })),
+      stat(label("r.cloud_only"), cloudOnly ? usd(onBasis(plan, cloudOnly)) : "–",
         saving !== null && saving > 0.5 ? t("r.plan_saves", { usd: usd(saving) }) : t("r.no_saving")),
-      stat(t("r.buy_only"), buyOnly ? usd(buyOnly.total_cost_usd) : "–", buyOnly ? null : t("r.not_possible")),
+      stat(label("r.buy_only"), buyOnly ? usd(onBasis(plan, buyOnly)) : "–",
+        buyOnly ? (pv ? nominal(buyOnly) : null) : t("r.not_possible")),
       stat(t("r.break_even"), be.days === null ? t("r.never") : t("r.day", { n: num(be.days, 0) }),
         be.days === null ? t("r.within_horizon") : date(addDays(plan.horizon.start, be.days))));
     const warnings = plan.warnings.length ? h("ul", { class: "warnings", "aria-label": t("r.warnings") },
@@ -38,14 +55,17 @@ const gpResult = (() => {
     const be = plan.break_even;
     const cloudOnly = plan.alternatives.cloud_only;
     const buyOnly = plan.alternatives.buy_only;
-    const alt = t("r.chart_alt", { n: plan.horizon.periods, usd: usd(plan.total_cost_usd) })
-      + (cloudOnly ? t("r.chart_alt_cloud", { usd: usd(cloudOnly.total_cost_usd) }) : "")
-      + (buyOnly ? t("r.chart_alt_buy", { usd: usd(buyOnly.total_cost_usd) }) : "")
+    // the chart's curves are on the plan's basis: its description gives the same totals the chart ends at
+    const totals = { n: plan.horizon.periods, usd: usd(onBasis(plan, plan)), rate: pct(plan.discount_rate) };
+    const alt = (discounted(plan) ? t("r.chart_alt_pv", totals) : t("r.chart_alt", totals))
+      + (cloudOnly ? t("r.chart_alt_cloud", { usd: usd(onBasis(plan, cloudOnly)) }) : "")
+      + (buyOnly ? t("r.chart_alt_buy", { usd: usd(onBasis(plan, buyOnly)) }) : "")
       + (be.days === null ? t("r.chart_alt_never") :
         t("r.chart_alt_day", { n: num(be.days, 0), date: date(addDays(plan.horizon.start, be.days)) }));
     const path = `/v1/plans/${encodeURIComponent(plan.id)}/chart.svg`;
     const src = chartUrl(path);
-    return card(t("r.cumulative_cost"), "chart",
+    return card(discounted(plan) ? t("r.cumulative_cost_pv", { rate: pct(plan.discount_rate) }) : t("r.cumulative_cost"),
+      "chart",
       h("figure", {}, h("picture", {},
         h("source", { media: "(max-width: 640px)", srcset: chartUrl(path, { size: "narrow" }) }),
         h("img", { id: "plan-chart", src, alt, width: 800, height: 420 })),
@@ -109,13 +129,21 @@ const gpResult = (() => {
     const alts = plan.alternatives;
     const columns = [{ label: "" }, { label: t("r.plan"), num: true }, { label: t("r.cloud_only"), num: true },
       { label: t("r.buy_only"), num: true }];
+    const options = [plan.costs, alts.cloud_only?.costs, alts.buy_only?.costs];
     const pick = (c, key) => (c ? usd(c[key]) : "–");
+    // every part of the totals, so the column adds up: the money-over-time parts where any option has them
     const lines = [[t("r.purchases"), "capex_usd"], [t("r.electricity"), "electricity_usd"], [t("r.cloud"), "cloud_usd"],
-      [t("r.resale"), "resale_credit_usd"]];
-    const rows = lines.map(([label, key]) => [label, pick(plan.costs, key), pick(alts.cloud_only?.costs, key),
-      pick(alts.buy_only?.costs, key)]);
-    const footer = [t("r.total"), usd(plan.total_cost_usd), pick(alts.cloud_only, "total_cost_usd"),
-      pick(alts.buy_only, "total_cost_usd")];
+      [t("fin_form.r_commitments"), "commitments_usd"], [t("fin_form.r_opex"), "opex_usd"],
+      [t("fin_form.r_interest"), "financing_interest_usd"], [t("fin_form.r_cloud_data"), "cloud_data_usd"],
+      [t("r.resale"), "resale_credit_usd"]].filter(([, key], i) => i < 3 || key === "resale_credit_usd"
+        || options.some((c) => c && c[key]));
+    const rows = lines.map(([label, key]) => [label, ...options.map((c) => pick(c, key))]);
+    const pv = discounted(plan);
+    const footer = [[pv ? t("fin_form.r_total") : t("r.total"), usd(plan.total_cost_usd),
+      pick(alts.cloud_only, "total_cost_usd"), pick(alts.buy_only, "total_cost_usd")],
+    // the totals the chart and the decision compare, when those are present values
+    ...(pv ? [[t("fin_form.r_present_value", { rate: pct(plan.discount_rate) }),
+      ...[plan, alts.cloud_only, alts.buy_only].map((o) => (o ? usd(onBasis(plan, o)) : "–"))]] : [])];
     const notes = alts.notes.length ? h("ul", { class: "muted small" },
       notices(plan, alts.notices, alts.notes).map((n) => h("li", {}, n))) : null;
     const title = t("r.costs", { currency: plan.currency || "USD" });
@@ -131,7 +159,7 @@ const gpResult = (() => {
         rows.push([host.name, t(`r.host_units.${plural.select(host.count)}`, { n: num(host.count, 0), slots: host.slots }),
           t("r.host"), usd(host.unit_price_usd), usd(host.count * host.unit_price_usd), date(host.price_as_of)]);
       }
-      parts.push(table(t("r.purchases"), [{ label: t("r.item"), wrap: true }, { label: t("r.units") },
+      parts.push(table(t("r.purchases"), [{ label: t("r.item"), wrap: true }, { label: t("r.units"), wrap: true },
         { label: t("r.condition") }, { label: t("r.unit_price"), num: true }, { label: t("r.cost"), num: true },
         { label: t("r.price_as_of") }], rows));
     } else {
@@ -151,33 +179,37 @@ const gpResult = (() => {
     const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
     const total = (key) => plan.periods.reduce((a, p) => a + (typeof key === "function" ? key(p) : p[key]), 0);
     const most = (key) => plan.periods.reduce((a, p) => Math.max(a, p[key] ?? 0), 0);
+    // hours to a tenth below a thousand, whole above (a tenth of 147,302 h is noise and widens twelve columns)
+    const hours = (value) => num(value, Math.abs(value) >= 1000 ? 0 : 1);
     // waiting columns only where the profile lets work wait and some did; peaks and idle rented GPUs always
     const waited = plan.periods.some((p) => (p.waited_gpu_hours ?? 0) > 0);
     // always-on load (jobs.runs = continuously): whether owned and rented GPUs covered every hour of the period
     const served = plan.periods.some((p) => p.served_every_hour != null);
     const yesNo = (ok) => (ok ? t("serve_demand.yes") : t("serve_demand.no"));
-    const rows = plan.periods.map((p) => [period(p.month), num(p.demand_reference_gpu_hours, 1), num(sum(p.owned_gpu_hours), 1),
-      num(sum(p.cloud_hours), 1), num(p.peak_owned_gpus ?? 0, 1), num(p.peak_rented_gpus ?? 0, 1),
-      num(p.unused_rented_gpu_hours ?? 0, 1),
-      ...(waited ? [num(p.waited_gpu_hours ?? 0, 1), num(p.max_wait_hours ?? 0, 0)] : []),
+    const rows = plan.periods.map((p) => [period(p.month), hours(p.demand_reference_gpu_hours), hours(sum(p.owned_gpu_hours)),
+      hours(sum(p.cloud_hours)), num(p.peak_owned_gpus ?? 0, 1), num(p.peak_rented_gpus ?? 0, 1),
+      hours(p.unused_rented_gpu_hours ?? 0),
+      ...(waited ? [hours(p.waited_gpu_hours ?? 0), num(p.max_wait_hours ?? 0, 0)] : []),
       ...(served ? [yesNo(p.served_every_hour)] : []),
-      usd(p.electricity_usd), usd(p.cloud_usd)]);
+      amount(p.electricity_usd), amount(p.cloud_usd)]);
     const max = (value) => t("r.max", { n: value });
-    const footer = [t("r.total"), num(total("demand_reference_gpu_hours"), 1), num(total((p) => sum(p.owned_gpu_hours)), 1),
-      num(total((p) => sum(p.cloud_hours)), 1), max(num(most("peak_owned_gpus"), 1)),
-      max(num(most("peak_rented_gpus"), 1)), num(total((p) => p.unused_rented_gpu_hours ?? 0), 1),
-      ...(waited ? [num(total((p) => p.waited_gpu_hours ?? 0), 1), max(num(most("max_wait_hours"), 0))] : []),
+    const footer = [t("r.total"), hours(total("demand_reference_gpu_hours")), hours(total((p) => sum(p.owned_gpu_hours))),
+      hours(total((p) => sum(p.cloud_hours))), max(num(most("peak_owned_gpus"), 1)),
+      max(num(most("peak_rented_gpus"), 1)), hours(total((p) => p.unused_rented_gpu_hours ?? 0)),
+      ...(waited ? [hours(total((p) => p.waited_gpu_hours ?? 0)), max(num(most("max_wait_hours"), 0))] : []),
       ...(served ? [yesNo(plan.periods.every((p) => p.served_every_hour !== false))] : []),
-      usd(total("electricity_usd")), usd(total("cloud_usd"))];
+      amount(total("electricity_usd")), amount(total("cloud_usd"))];
     const columns = [{ label: t("r.month") }, { label: t("r.demand_h"), num: true }, { label: t("r.owned_h"), num: true },
       { label: t("r.cloud_h"), num: true }, { label: t("r.peak_owned"), num: true },
       { label: t("r.peak_rented"), num: true }, { label: t("r.unused_rented_h"), num: true },
       ...(waited ? [{ label: t("r.waited_h"), num: true }, { label: t("r.max_wait_h"), num: true }] : []),
       ...(served ? [{ label: t("serve_demand.served") }] : []),
-      { label: t("r.electricity"), num: true }, { label: t("r.cloud"), num: true }];
+      // money without its sign in each cell (a dozen columns share a desktop's column), the currency in the header
+      { label: t("r.in_currency", { name: t("r.electricity"), currency: gp.currency() }), num: true },
+      { label: t("r.in_currency", { name: t("r.cloud"), currency: gp.currency() }), num: true }];
     return card(t("r.months"), "months", h("details", { open: true },
       h("summary", {}, t("r.months_summary", { n: plan.periods.length })),
-      h("div", { class: "scroll-y" }, table(t("r.months"), columns, rows, footer))));
+      h("div", { class: "scroll-y" }, table(t("r.months"), columns, rows, footer, { dense: true }))));
   }
 
   function sourceLabel(key) {
@@ -229,7 +261,9 @@ const gpResult = (() => {
   /** The tornado: filled when GET /v1/plans/{id}/sensitivity answers (each end is a new plan: it takes a moment). */
   function sensitivity(plan) {
     const body = h("div", { id: "sensitivity-body" }, h("p", { class: "muted" }, t("r.sens_loading")));
-    const section = card(t("r.sensitivity"), "sensitivity", h("p", { class: "muted small" }, t("r.sens_lead")), body);
+    const section = card(t("r.sensitivity"), "sensitivity", h("p", { class: "muted small" }, t("r.sens_lead"),
+      // the ends are new plans' nominal totals, beside a headline in present values
+      discounted(plan) ? ` ${t("r.sens_nominal")}` : null), body);
     const base = `/v1/plans/${encodeURIComponent(plan.id)}/sensitivity`;
     call(base).then((answer) => {
       if (!answer.ok) {
@@ -248,11 +282,13 @@ const gpResult = (() => {
       const alt = found.rows.map((r) => `${t(`sens.${r.input}`)}: ${usd(r.low_total_usd)} – ${usd(r.high_total_usd)}`)
         .join("; ");
       body.replaceChildren(
-        h("figure", {}, h("img", { id: "sensitivity-chart", src: chartUrl(`${base}.svg`),
-          alt: `${t("r.sensitivity")}: ${alt}`, width: 800, height: 420 })),
-        table(t("r.sensitivity"), [{ label: t("r.sens_input") }, { label: t("r.sens_range") },
+        h("figure", {}, h("picture", {},  // a phone gets the chart drawn for its width (legible text, no overlaps)
+          h("source", { media: "(max-width: 640px)", srcset: chartUrl(`${base}.svg`, { size: "narrow" }) }),
+          h("img", { id: "sensitivity-chart", src: chartUrl(`${base}.svg`), alt: `${t("r.sensitivity")}: ${alt}`,
+            width: 800, height: 420 }))),
+        table(t("r.sensitivity"), [{ label: t("r.sens_input"), wrap: true }, { label: t("r.sens_range") },
           { label: t("r.sens_low"), num: true }, { label: t("r.sens_high"), num: true },
-          { label: t("r.sens_decision"), wrap: true }], rows),
+          { label: t("r.sens_decision"), wrap: true }], rows, null, { stack: true }),
         h("p", { class: "muted small" }, t("r.sens_note")));
     });
     return section;

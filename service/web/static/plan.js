@@ -59,7 +59,10 @@
     const [answer, profile] = await Promise.all([call(`/v1/plans/${encodeURIComponent(id)}`),
       call(`/v1/plans/${encodeURIComponent(id)}/profile`)]);
     if (answer.ok) {
-      if (profile.ok) fillForm(profile.body); // the form holds this plan's own inputs, not the example
+      if (profile.ok) {
+        fillForm(profile.body); // the form holds this plan's own inputs, not the example
+        startedFrom(answer.body, profile.body);
+      }
       await gpResult.show(answer.body, profile.ok ? profile.body : null);
       $("status").textContent = t("s.permalink", { id,
         recommendation: gpText.recommendation(answer.body, profile.ok ? profile.body : null) });
@@ -68,15 +71,43 @@
     }
   }
 
+  /** "Start from" names the plan whose inputs fill the form (its short id, when it was made and its total), so a
+   *  permalink does not claim to show an example; choosing it again puts that plan's inputs back. */
+  function startedFrom(plan, profile) {
+    const select = $("example");
+    const value = `plan:${plan.id}`;
+    planMade.set(plan.id, plan.created_at);
+    select.querySelector(`option[value="${CSS.escape(value)}"]`)?.remove();
+    const label = t("form.from_plan", { id: plan.id.slice(0, 8), total: gp.money(plan.total_cost_usd, plan.currency) });
+    select.prepend(h("option", { value, "data-plan": plan.id }, label));
+    select.value = value;
+    planProfiles.set(value, profile);
+    showOrigin();
+  }
+
+  /** Under "Start from": whose inputs the form holds when it holds a stored plan's (its whole id and its day). */
+  function showOrigin() {
+    const option = $("example").selectedOptions[0];
+    const id = option?.dataset.plan;
+    const hint = $("example-hint");
+    hint.hidden = !id;
+    hint.textContent = id ? t("form.from_plan_hint", { id, when: gp.dateTime(planMade.get(id)) }) : "";
+  }
+  const planMade = new Map();
+  const planProfiles = new Map();
+
   function init() {
     const select = $("example");
     select.replaceChildren(...examples.map((e) => h("option", { value: e.id }, e.label)));
     select.addEventListener("change", () => {
-      const chosen = examples.find((e) => e.id === select.value);
+      const chosen = examples.find((e) => e.id === select.value)
+        || (planProfiles.has(select.value) && { profile: planProfiles.get(select.value),
+          label: select.selectedOptions[0].textContent });
       if (chosen) {
         fillForm(chosen.profile);
         $("status").textContent = t("s.filled", { label: chosen.label });
       }
+      showOrigin();
     });
     form.addEventListener("submit", submit);
     fillForm(examples[0].profile);

@@ -108,16 +108,28 @@ const gpWhatIf = (() => {
           continue;
         }
         mark.hidden = false;
-        const at = (100 * (value - s.min)) / (max - s.min);
-        mark.style.left = `${at}%`;
-        // near an end the label grows inwards, so it is never cut off
-        mark.style.transform = at < 25 ? "translateX(-6px)" : at > 75 ? "translateX(calc(-100% + 6px))" : "translateX(-50%)";
-        mark.classList.toggle("from-left", at < 25);
-        mark.classList.toggle("from-right", at > 75);
+        mark.dataset.at = String((value - s.min) / (max - s.min));
         mark.textContent = t(s.mark, { value: s.show(value) });
         mark.title = mark.textContent;
+        fit(mark);
       }
     }
+
+    /** A mark's label centred on its threshold where there is room, else moved inwards until it ends at the
+     *  track's edge (a French label is longer than a quarter of a phone's track); its tick stays on the threshold.
+     *  Measured, so again whenever the track's width changes. */
+    function fit(mark) {
+      const track = mark.parentElement.clientWidth;
+      if (!track || mark.hidden) return;
+      mark.style.left = "0px";  // measured where it has the whole track (a label longer than that wraps)
+      const width = Math.min(mark.offsetWidth, track);
+      const point = Number(mark.dataset.at) * track;
+      const left = Math.max(0, Math.min(track - width, point - width / 2));
+      mark.style.left = `${left}px`;
+      mark.style.setProperty("--tick", `${point - left}px`);
+    }
+    const resized = new ResizeObserver(() => Object.values(marks).forEach(fit));
+    for (const mark of Object.values(marks)) resized.observe(mark.parentElement);
 
     let timer = null;
     let asked = 0;

@@ -187,12 +187,12 @@ const gpWorkloadForm = (() => {
   }
 
   function gpuTable(workload) {
-    const columns = [{ label: t("wf.col_gpu") }, { label: t("wf.col_gpus_per_job"), num: true },
+    const columns = [{ label: t("wf.col_gpu"), name: true }, { label: t("wf.col_gpus_per_job"), num: true },
       { label: t("wf.col_hours"), num: true }, { label: t("wf.col_memory"), num: true },
       { label: t("wf.col_sharding"), wrap: true }, { label: t("wf.col_in_plan") },
       { label: t("wf.col_plan_widths") }, { label: t("wf.col_reason"), wrap: true }];
     const rows = [...workload.gpus].sort((a, b) => Number(b.in_plan) - Number(a.in_plan)).map((r) => [
-      r.gpu + (r.extrapolated ? " *" : ""), r.gpus_per_job ?? "–", num(r.hours_per_job, 1),
+      r.gpu + (r.extrapolated ? "\u00a0*" : ""), r.gpus_per_job ?? "–", num(r.hours_per_job, 1),
       num(r.memory_per_gpu_gb, 1), sharding(r), r.in_plan ? t("wf.yes") : t("wf.no"),
       (r.plan_widths || []).map((p) => num(p.gpus_per_job, 0)).join(", ") || "–",
       coded("wf.why", r.excluded_notice, r.excluded_reason || "")]);

@@ -166,8 +166,9 @@ def test_an_infeasible_profile_is_not_saved(client: TestClient) -> None:
     assert client.get("/v1/profiles").json()["items"] == []
 
 
-def test_the_readme_verification_snippet_accepts_our_signature_and_nothing_else() -> None:
-    """The README shows receivers how to verify; that code must agree with what the service sends."""
+def test_the_guide_verification_snippet_accepts_our_signature_and_nothing_else() -> None:
+    """The user guide (docs/alerts.md) shows receivers how to verify; that code must agree with what the service
+    sends."""
     import re
     import textwrap
     import time
@@ -175,11 +176,11 @@ def test_the_readme_verification_snippet_accepts_our_signature_and_nothing_else(
 
     from service.alerts.signing import sign
 
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "docs" / "alerts.md").read_text()
     snippet = re.search(r"Verify like `service/alerts/signing.py`:\n\s*```python\n(.*?)```", readme, re.S)
     assert snippet is not None
     namespace: dict[str, Any] = {}
-    exec(textwrap.dedent(snippet.group(1)), namespace)  # our own README
+    exec(textwrap.dedent(snippet.group(1)), namespace)  # our own guide
     now = int(time.time())
     body = b'{"id": "e1", "type": "test"}'
     signature = sign("whsec_x", now, body)

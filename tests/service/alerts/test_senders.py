@@ -75,7 +75,8 @@ def test_webhook_delivers_a_verifiable_signed_body(server: HTTPServer) -> None:
     assert request.headers[TIMESTAMP_HEADER] == str(int(NOW.timestamp()))
     signature = request.headers[SIGNATURE_HEADER]
     assert signature.startswith("v1=")
-    # what a receiver does with the README's verify: the genuine request passes, a changed one does not
+    # what a receiver does with the user guide's verify (docs/alerts.md): the genuine request passes, a changed one
+    # does not
     arrived = NOW + dt.timedelta(seconds=2)
     assert verify(SECRET, request.headers[TIMESTAMP_HEADER], request.get_data(), signature, arrived)
     assert not verify(SECRET, request.headers[TIMESTAMP_HEADER], request.get_data() + b" ", signature, arrived)

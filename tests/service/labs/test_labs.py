@@ -250,27 +250,27 @@ def test_pagination_walks_every_item_once(client: TestClient, labs: tuple[Lab, L
     assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "cursor"
 
 
-def _readme_block(language: str, after: str) -> str:
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+def _guide_block(language: str, after: str) -> str:
+    readme = (Path(__file__).resolve().parents[3] / "docs" / "procurement.md").read_text()
     start = readme.index(after)
     match = re.search(rf"```{language}\n(.*?)```", readme[start:], re.S)
     assert match is not None
     return match.group(1)
 
 
-def test_the_readme_integration_examples_run_against_a_live_service(database_url: str, tmp_path: Path) -> None:
+def test_the_guide_integration_examples_run_against_a_live_service(database_url: str, tmp_path: Path) -> None:
     app = create_app(settings(database_url))
     lab = make_lab(app, "vision lab")
     (tmp_path / "profile.json").write_text(json.dumps({"name": "vision", "tags": ["q4"], "profile": CATALOG_EXAMPLE}))
     with served(app) as url:
         env = {**os.environ, "GPUPLAN_URL": url, "GPUPLAN_KEY": lab.key}
-        script = subprocess.run(["bash", "-euo", "pipefail", "-c", _readme_block("bash", "### Integrate with")],
+        script = subprocess.run(["bash", "-euo", "pipefail", "-c", _guide_block("bash", "## Integrate with")],
                                 cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
         assert script.returncode == 0, script.stderr
         table = pd.read_csv(tmp_path / "plan.csv")
         request = json.loads((tmp_path / "purchase-request.json").read_text())
         assert round(table["line_total"].sum(), 2) == round(request["total_cost_usd"], 2)
-        program = subprocess.run([sys.executable, "-c", _readme_block("python", "### Integrate with")], cwd=tmp_path,
+        program = subprocess.run([sys.executable, "-c", _guide_block("python", "## Integrate with")], cwd=tmp_path,
                                  env=env, capture_output=True, text=True, timeout=120, check=False)
         assert program.returncode == 0, program.stderr
         assert request["justification"] in program.stdout

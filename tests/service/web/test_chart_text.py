@@ -21,16 +21,16 @@ from service.core.settings import Settings
 from service.plans.examples import PLACE_EXAMPLE, WORKED_EXAMPLE
 from service.usage import chart as usage_chart
 from service.web import chart_text as chart_text_module
-from service.web import charts
+from service.web import charts, replay_chart, sensitivity_chart
 from service.web.chart_text import chart_text
 from service.web.charts import (
     CJK_FAMILIES,
     HISTORY_SERIES,
     comparison_chart_svg,
     price_history_svg,
-    sensitivity_chart_svg,
 )
 from service.web.i18n import LOCALE_NAMES, catalogue
+from service.web.sensitivity_chart import sensitivity_chart_svg
 from solvers.profile import PlanCurrency
 from solvers.result import PlanResult
 from solvers.sensitivity import RANGES, Sensitivity, SensitivityRow
@@ -40,7 +40,7 @@ from tests.service.web.test_charts import _history
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 NB, NNB = "\u00a0", "\u202f"  # no-break space, narrow no-break space (French separators, as CLDR writes them)
-CHART_MODULES = (charts, usage_chart, chart_text_module)
+CHART_MODULES = (charts, sensitivity_chart, replay_chart, usage_chart, chart_text_module)
 FRENCH_MONTHS = ("janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc.")
 
 

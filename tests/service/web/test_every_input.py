@@ -15,7 +15,7 @@ from tests.e2e.every_input import EVERY_INPUT, EVERY_WORKLOAD_INPUT
 ELSEWHERE = {
     # tests/e2e/test_demand_form.py: month/week/day series, the usage log and an always-on service
     "demand.series[].month", "demand.series[].start", "demand.series[].reference_gpu_hours",
-    "demand.series[].gpus_at_once", "demand.resolution", "demand.busy_gpus", "jobs.runs",
+    "demand.series[].gpus_at_once", "demand.resolution", "demand.busy_gpus", "jobs.runs", "jobs.spare_replicas",
     # tests/e2e/test_workload_form.py: fine-tuning with LoRA and serving
     "workload.method", "workload.lora_rank", "workload.requests_per_second", "workload.context_length",
     "workload.output_tokens", "workload.batch_size",
