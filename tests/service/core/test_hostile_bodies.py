@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -75,9 +76,16 @@ def test_a_body_within_the_limit_still_reaches_the_route(limited: TestClient) ->
     assert limited.request("GET", "/healthz", content=b"x" * 100).status_code == 200
 
 
-async def _asgi(app: FastAPI, method: str, path: str, headers: list[tuple[bytes, bytes]],
-                chunks: list[bytes], every_s: float = 0.0) -> tuple[int, dict[bytes, bytes], int]:
-    """One request straight to the ASGI app: its status, headers, and how many body chunks the app asked for."""
+def _asgi(app: FastAPI, method: str, path: str, headers: list[tuple[bytes, bytes]], chunks: list[bytes],
+          every_s: float = 0.0) -> tuple[int, dict[bytes, bytes], int]:
+    """One request straight to the ASGI app, on an event loop of its own thread (the browser tests leave one
+    running on this thread): its status, headers, and how many body chunks the app asked for."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, _asgi_call(app, method, path, headers, chunks, every_s)).result()
+
+
+async def _asgi_call(app: FastAPI, method: str, path: str, headers: list[tuple[bytes, bytes]],
+                     chunks: list[bytes], every_s: float) -> tuple[int, dict[bytes, bytes], int]:
     asked = 0
     started: dict[str, Any] = {}
 
@@ -114,7 +122,7 @@ def test_with_auth_on_a_keyless_request_is_401_before_its_body_is_read(
     headers = [(b"content-type", b"application/json")]
     if authorization is not None:
         headers.append((b"authorization", authorization))
-    status, answered, asked = asyncio.run(_asgi(app, "POST", "/v1/plans", headers, [b"{"] * 1000))
+    status, answered, asked = _asgi(app, "POST", "/v1/plans", headers, [b"{"] * 1000)
     assert status == 401 and answered[b"www-authenticate"] == b"Bearer"
     assert asked == 0  # not one chunk of the body was read
 
@@ -122,7 +130,7 @@ def test_with_auth_on_a_keyless_request_is_401_before_its_body_is_read(
 def test_with_auth_on_a_valid_key_still_reaches_the_route(keyed: tuple[FastAPI, dict[str, str]]) -> None:
     app, headers = keyed
     sent = [(b"content-type", b"application/json"), (b"authorization", headers["Authorization"].encode())]
-    status, _, _ = asyncio.run(_asgi(app, "POST", "/v1/plans", sent, [json.dumps(WORKED_EXAMPLE).encode()]))
+    status, _, _ = _asgi(app, "POST", "/v1/plans", sent, [json.dumps(WORKED_EXAMPLE).encode()])
     assert status == 201
 
 
@@ -131,8 +139,8 @@ def test_a_body_dripping_a_byte_at_a_time_meets_one_deadline(database_url: str) 
     app = create_app(Settings(database_url=database_url, scheduler=False, read_timeout_s=1.0))
     with TestClient(app):
         began = time.monotonic()
-        status, headers, _ = asyncio.run(_asgi(app, "POST", "/v1/plans", [(b"content-type", b"application/json")],
-                                               [b" "] * 100, every_s=0.25))
+        status, headers, _ = _asgi(app, "POST", "/v1/plans", [(b"content-type", b"application/json")],
+                                   [b" "] * 100, every_s=0.25)
     assert status == 408 and headers[b"connection"] == b"close"
     assert time.monotonic() - began < 3
 
