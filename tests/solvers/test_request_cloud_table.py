@@ -66,9 +66,16 @@ def test_an_unknown_gpu_names_its_row() -> None:
     assert refused.value.field == "prices.cloud[7].gpu"
 
 
-@pytest.mark.parametrize(("currency", "carbon"), [("USD", None), ("EUR", None), ("USD", 80.0)])
+@pytest.mark.parametrize(("currency", "carbon"), [("USD", None), ("EUR", None), ("USD", 80.0), ("mixed", None)])
 def test_quotes_in_usd_are_kept_and_others_converted(currency: str, carbon: float | None) -> None:
-    profile = _profile(30, currency=currency)
+    profile = _profile(30, currency="USD" if currency == "mixed" else currency)
+    if currency == "mixed":  # every other quote in euros: those are converted, the others kept as they are
+        profile.prices.cloud[1::2] = [q.model_copy(update={"currency": "EUR"}) for q in profile.prices.cloud[1::2]]
+        converted = prepare(profile, bundled_catalog()).profile.prices.cloud
+        kept = [after is before for after, before in zip(converted, profile.prices.cloud, strict=True)]
+        assert kept == [i % 2 == 0 for i in range(30)]
+        assert all(q.currency == "USD" for q in converted)
+        return
     if carbon is not None:
         profile = profile.model_copy(update={"options": profile.options.model_copy(
             update={"carbon_price_per_tonne": carbon})})

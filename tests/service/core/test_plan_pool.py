@@ -139,14 +139,19 @@ def test_work_whose_request_ended_is_stopped_queued_or_running() -> None:
 
 
 def test_workers_exit_when_the_server_is_killed(tmp_path: Path) -> None:
-    """Issue 31: plan workers outlived a kill -9 of the server; now they exit within a second or two."""
+    """Issue 31: plan workers outlived a kill -9 of the server; now they exit within a second or two, the one
+    solving a long plan too (an idle worker sees its pipe close; a busy one notices its parent is gone)."""
     script = tmp_path / "server.py"
     script.write_text(
-        "import time\n"
+        "import threading, time\n"
         "from service.core.plan_pool import PlanPool\n"
         "if __name__ == '__main__':\n"
-        "    pool = PlanPool('process', workers=2, queue=0, per_caller=1, budget_s=5.0)\n"
+        "    pool = PlanPool('process', workers=2, queue=0, per_caller=1, budget_s=600.0)\n"
         "    pool.start()\n"
+        "    threading.Thread(target=pool.run, args=('a', time.sleep, 600), daemon=True).start()\n"
+        "    while pool.in_flight < 1:\n"
+        "        time.sleep(0.01)\n"
+        "    time.sleep(0.5)\n"
         "    print(' '.join(map(str, pool.worker_pids)), flush=True)\n"
         "    time.sleep(600)\n")
     server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
