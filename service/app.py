@@ -66,6 +66,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
         finally:
             refresher.shutdown()
             await anyio.to_thread.run_sync(plan_pool.shutdown)
+            engine.dispose()  # the pooled connections go now, not when the engine is collected (a shared server)
 
     app = FastAPI(
         title="gpuplan",
