@@ -52,6 +52,8 @@ class SourceState:
     too_old: bool  # last success older than stale_after (or none yet): plans using it warn
     # rows of the snapshot in force held back from the planner as far below every other offer: "what: why"
     quarantined: list[str] = field(default_factory=list)
+    # `stale_reasons` without the provider's error text: what a plan's warning says
+    plain_reasons: list[str] = field(default_factory=list)
 
 
 def active_sources(sources: Iterable[Source]) -> Callable[[str], bool]:
@@ -66,20 +68,23 @@ def _age(now: dt.datetime, then: dt.datetime) -> str:
 
 
 def _stale_reasons(status: SourceStatus | None, enabled: bool, stale_after: dt.timedelta | None,
-                   now: dt.datetime) -> list[str]:
+                   now: dt.datetime, errors: bool = True) -> list[str]:
+    """Why the source is stale; without `errors`, a failed attempt is named but not its provider error (plan
+    warnings: the error may name internal hosts, and GET /v1/sources shows it to whoever may read it)."""
     reasons = []
+    failure = f": {status.last_error}" if errors and status is not None else ": see GET /v1/sources"
     if status is None or status.last_success_at is None:
         if enabled:
             reasons.append("no successful refresh yet: the bundled snapshot's prices are used instead")
         if status is not None and status.last_error:
-            reasons.append(f"last attempt failed: {status.last_error}")
+            reasons.append(f"last attempt failed{failure}")
         return reasons
     if interrupted(status.last_attempt_at, status.last_success_at, status.last_error_at) \
             and status.last_attempt_at is not None and now - status.last_attempt_at > INTERRUPTED_AFTER:
         reasons.append(f"the attempt of {status.last_attempt_at:%Y-%m-%d %H:%M} UTC never finished "
                        f"(process stopped?); the last good snapshot stays in force")
     if status.last_error and status.last_error_at and status.last_error_at >= status.last_success_at:
-        reasons.append(f"last attempt failed ({status.last_error_at:%Y-%m-%d %H:%M} UTC): {status.last_error}; "
+        reasons.append(f"last attempt failed ({status.last_error_at:%Y-%m-%d %H:%M} UTC){failure}; "
                        f"the last good snapshot stays in force")
     if stale_after is not None and now - status.last_success_at > stale_after:
         reasons.append(f"last success {_age(now, status.last_success_at)} ago, more than the "
@@ -134,6 +139,7 @@ def _state(key: str, kind: str, description: str, enabled: bool, scheduled: bool
            stale_after: dt.timedelta | None, missing: list[str], status: SourceStatus | None, row: object | None,
            now: dt.datetime) -> SourceState:
     reasons = _stale_reasons(status, enabled and scheduled, stale_after, now) if (enabled or status) else []
+    plain = _stale_reasons(status, enabled and scheduled, stale_after, now, errors=False) if reasons else []
     unknown: dict[str, int] = getattr(row, "unknown_skus", None) or {}
     last_success = status.last_success_at if status else None
     too_old = bool(reasons) and (last_success is None or (stale_after is not None and now - last_success > stale_after))
@@ -151,5 +157,5 @@ def _state(key: str, kind: str, description: str, enabled: bool, scheduled: bool
         rows_in_force=int(getattr(row, "rows", 0) or 0),
         unknown_skus=sum(unknown.values()),
         unknown_sku_names=[k for k, _ in sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0]))[:10]],
-        stale=bool(reasons), stale_reasons=reasons, too_old=too_old,
+        stale=bool(reasons), stale_reasons=reasons, too_old=too_old, plain_reasons=plain,
     )

@@ -1,9 +1,10 @@
 """Place: electricity price and grid carbon intensity by location, and the location of cloud regions.
 
 A location is an ISO 3166-1 alpha-2 country code (`DE`), a subdivision as ISO 3166-2 (`US-CA`, a Canadian province
-`CA-ON`), or `EU` (the European Union average). The tables are bundled, one sourced and dated row per location
-(`pricing/data/electricity_prices.csv`, `grid_carbon.csv`, `cloud_regions.csv`, described in
-`pricing/data/README.md`); no figure is invented, so a location may have a price and no intensity or the reverse.
+`CA-ON`), or `EU` (the European Union average). The tables are bundled, one sourced and dated row per location (and,
+for prices, per consumer: a business's rate everywhere, a household's where a source gave one), each price with the
+VAT the place charges on it (`pricing/data/electricity_prices.csv`, `grid_carbon.csv`, `cloud_regions.csv`, described
+in `pricing/data/README.md`); no figure is invented, so a location may have a price and no intensity or the reverse.
 
 Look-ups fall back from a subdivision to its country (`US-PR` -> `US`, `CA-ON` -> `CA`) for carbon intensity only, and
 say so: the price tables are per state or province where prices differ that much (EIA by state, Hydro-Quebec by city),
@@ -39,6 +40,10 @@ class PlaceFigure:
     source: str
     as_of: str
     fallback_from: str | None = None  # set when a subdivision fell back to its country's figure
+    # electricity rows: the VAT (and other taxes a VAT-registered business recovers) the place charges on this
+    # consumer's price, percent; None where no source gave it
+    vat_percent: float | None = None
+    vat_source: str = ""
 
 
 def normalise(location: str) -> str:
@@ -58,11 +63,18 @@ def _rows(name: str) -> list[dict[str, str]]:
     return rows
 
 
+# whose rate a row is: a business's (Eurostat non-household, EIA commercial) or a household's
+CONSUMER_OF_SECTOR = {"non-household": "business", "commercial": "business", "household": "residential"}
+CONSUMERS = ("business", "residential")
+
+
 @lru_cache(maxsize=1)
-def electricity_prices() -> dict[str, PlaceFigure]:
+def electricity_prices() -> dict[tuple[str, str], PlaceFigure]:
+    """(location, consumer) -> the row's price and the VAT the place charges on it."""
     return {
-        r["location"]: PlaceFigure(r["location"], r["name"], float(r["price_per_kwh"]), r["currency"], r["period"],
-                                   r["source"], r["as_of"])
+        (r["location"], CONSUMER_OF_SECTOR[r["sector"]]): PlaceFigure(
+            r["location"], r["name"], float(r["price_per_kwh"]), r["currency"], r["period"], r["source"], r["as_of"],
+            vat_percent=float(r["vat_percent"]) if r["vat_percent"].strip() else None, vat_source=r["vat_source"])
         for r in _rows("electricity_prices.csv")
     }
 
@@ -83,8 +95,9 @@ def cloud_regions() -> dict[tuple[str, str], str]:
             for r in _rows("cloud_regions.csv")}
 
 
-def electricity_price(location: str) -> PlaceFigure | None:
-    return electricity_prices().get(normalise(location))
+def electricity_price(location: str, consumer: str = "business") -> PlaceFigure | None:
+    """A business's or a household's price at a location (never another consumer's: their tariffs differ)."""
+    return electricity_prices().get((normalise(location), consumer))
 
 
 def carbon_intensity(location: str) -> PlaceFigure | None:
@@ -112,4 +125,4 @@ def region_location(provider: str, region: str) -> str | None:
 
 
 def known_locations() -> list[str]:
-    return sorted((set(electricity_prices()) | set(grid_carbon())) - {"WORLD"})
+    return sorted(({location for location, _ in electricity_prices()} | set(grid_carbon())) - {"WORLD"})

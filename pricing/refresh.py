@@ -21,8 +21,10 @@ from typing import Any, Literal
 import requests
 from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.engine import Connection
+from urllib3.exceptions import MaxRetryError
 
 from pricing.gpus import GpuTable
+from pricing.http import unreachable
 from pricing.locks import try_lock
 from pricing.observation import CLOUD_PRICING, FetchResult, PriceObservation, SourceError, price_key
 from pricing.plausibility import absurd
@@ -145,6 +147,8 @@ def describe_error(exc: BaseException) -> str:
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, SourceError):
         return exc.reason
+    if (offline := _unreachable_host(exc)) is not None:
+        return offline
     if isinstance(exc, requests.exceptions.RetryError):
         return f"gave up after retries: {_last_reason(exc)}"
     if isinstance(exc, requests.exceptions.Timeout):
@@ -154,6 +158,18 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, requests.exceptions.ConnectionError):
         return f"connection failed: {_last_reason(exc)}"
     return f"{type(exc).__name__}: {exc}"[:500]
+
+
+def _unreachable_host(exc: BaseException) -> str | None:
+    """"cannot reach HOST: why" for a connection that could not be made at all (pricing.http.unreachable), in
+    words instead of urllib3's text (`HTTPSConnection(host=..., port=443): Failed to resolve ... ([Errno -2]
+    ...)`): what GET /v1/sources shows a user whose machine has no network."""
+    inner = exc.args[0] if isinstance(exc, requests.exceptions.ConnectionError) and exc.args else None
+    if not isinstance(inner, MaxRetryError):
+        return None
+    why = unreachable(inner.reason)
+    host = getattr(inner.pool, "host", None) or "the provider"
+    return None if why is None else f"cannot reach {host}: {why}"
 
 
 def _last_reason(exc: BaseException) -> str:

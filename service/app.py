@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from pricing.catalog import Catalog, bundled_catalog
 from pricing.freshness import active_sources
@@ -68,7 +69,10 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
             await anyio.to_thread.run_sync(plan_pool.shutdown)
             engine.dispose()  # the pooled connections go now, not when the engine is collected (a shared server)
 
-    app = FastAPI(
+    # /docs and /redoc from Swagger UI and ReDoc files shipped in the fastapi-offline package (served under
+    # /static-offline-docs), not from a CDN: the API's documentation works where the service does, offline too
+    app = FastAPIOffline(
+        favicon_url="/static/favicon.svg",
         title="gpuplan",
         version="1.0",
         summary="Buy GPUs or rent cloud GPU hours: the cheapest mix for a deep-learning workload.",
@@ -84,7 +88,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
                                   settings.rate_limit_burst), alerts=alerts,
         refresher=refresher, metrics_registry=registry, plan_pool=plan_pool))
     errors.install(app)
-    openapi.install(app)
+    openapi.install(app, settings.auth)
     idempotency.install(app)
     app.include_router(plans.router)
     app.include_router(catalog.router)

@@ -9,30 +9,22 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
-from sqlalchemy import Engine
 
-from pricing.catalog import Catalog, bundled_catalog
-from pricing.freshness import active_sources
-from pricing.live import LiveCatalog
-from pricing.sources import build_sources
-from pricing.sources.base import Source
-from service.core.errors import validation_errors
-from service.core.settings import Settings
-from service.plans.render import render_plan
-from service.plans.staleness import with_stale_warnings
-from service.usage.render import render_usage
-from solvers.errors import InfeasibleProfile, ProfileError
-from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.usage import UsageFormatError, parse_usage, summarise
-from solvers.workload import Workload
-from solvers.workload import estimate as compile_workload
+# Only what the commands' signatures need is imported at the top: `gpuplan --help` (and a typo) must answer at
+# once, and the planner (highspy), pandas, SQLAlchemy and matplotlib took about 3.5 s to import. Each command
+# imports what it uses; tests/service/test_cli_imports.py keeps it that way.
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from pricing.catalog import Catalog
+    from pricing.refresh import RefreshOutcome
+    from pricing.sources.base import Source
+    from service.core.settings import Settings
 
 app = typer.Typer(help="gpuplan: buy GPUs or rent cloud GPU hours?", no_args_is_help=True)
 # piped output (logs, cron mail, tests) gets wide tables instead of Rich's 80-column default
@@ -52,6 +44,7 @@ def serve(host: Annotated[Optional[str], typer.Option(help="address to bind")] =
     import uvicorn
 
     from service.app import create_app
+    from service.core.settings import Settings
     from service.core.slow_clients import protocol_with_read_timeout
 
     settings = Settings()
@@ -71,6 +64,17 @@ def serve(host: Annotated[Optional[str], typer.Option(help="address to bind")] =
 def plan(profile_file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="profile JSON")],
          as_json: Annotated[bool, typer.Option("--json", help="print the plan as JSON")] = False) -> None:
     """Plan a profile on the prices in force (bundled snapshot plus refreshed prices) and print it."""
+    from pydantic import ValidationError
+
+    from pricing.sources import build_sources
+    from service.core.errors import validation_errors
+    from service.core.settings import Settings
+    from service.plans.render import render_plan
+    from service.plans.staleness import with_stale_warnings
+    from solvers.errors import InfeasibleProfile, ProfileError
+    from solvers.plan import make_plan
+    from solvers.profile import Profile
+
     try:
         profile = Profile.model_validate(json.loads(profile_file.read_text()))
         settings = Settings()
@@ -96,6 +100,8 @@ def plan(profile_file: Annotated[Path, typer.Argument(exists=True, dir_okay=Fals
 @app.command()
 def gpus() -> None:
     """The GPU facts plans use."""
+    from pricing.catalog import bundled_catalog
+
     t = Table(title="GPUs")
     for col in ("name", "arch", "memory GB", "bandwidth GB/s", "TDP W", "FP16 TFLOPS", "FP8", "launch USD"):
         t.add_column(col)
@@ -110,6 +116,9 @@ def gpus() -> None:
 def prices(gpu: Annotated[Optional[str], typer.Option(help="only this GPU")] = None,  # noqa: UP045
            provider: Annotated[Optional[str], typer.Option(help="only this cloud provider")] = None) -> None:  # noqa: UP045
     """The prices in force: cheapest cloud offers and hardware prices, with source dates."""
+    from pricing.sources import build_sources
+    from service.core.settings import Settings
+
     settings = Settings()
     catalog = _catalog(_engine(settings), build_sources(settings.sources))
     name = catalog.gpus.canonical(gpu) if gpu else None
@@ -146,7 +155,10 @@ def refresh(source: Annotated[Optional[list[str]], typer.Option("--source", "-s"
     """Fetch current prices from every enabled source and store them (a bad source never blocks the others)."""
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from pricing.refresh import Guards, RefreshOutcome, refresh_all
+    from pricing.catalog import bundled_catalog
+    from pricing.refresh import Guards, refresh_all
+    from pricing.sources import build_sources
+    from service.core.settings import Settings
 
     settings = Settings()
     engine = _engine(settings)
@@ -205,6 +217,13 @@ def estimate_command(
     as_json: Annotated[bool, typer.Option("--json", help="print the estimate as JSON")] = False,
 ) -> None:
     """The workload compiler alone: this job on each GPU type, how many GPUs and how many hours."""
+    from pydantic import ValidationError
+
+    from pricing.catalog import bundled_catalog
+    from service.core.errors import validation_errors
+    from solvers.workload import Workload
+    from solvers.workload import estimate as compile_workload
+
     try:
         work = Workload.model_validate(json.loads(workload_file.read_text()))
     except json.JSONDecodeError as exc:
@@ -253,6 +272,7 @@ def import_prices(
     no history, a check against the bundled prices of each GPU; `--accept-implausible` overrides both."""
     import time
 
+    from pricing.catalog import bundled_catalog
     from pricing.freshness import IMPORT_PREFIX
     from pricing.locks import try_lock
     from pricing.observation import SourceError
@@ -310,6 +330,9 @@ def import_usage(
 ) -> None:
     """Read a usage log into GPUs busy per hour; print peak, percentiles, monthly load-duration curves and trend.
     Nothing is stored."""
+    from service.usage.render import render_usage
+    from solvers.usage import UsageFormatError, parse_usage, summarise
+
     if not fractional and not 0 <= busy_threshold <= 100:
         _fail(f"--busy-threshold: {busy_threshold:g} is not a percentage from 0 to 100")
     try:
@@ -329,7 +352,12 @@ def import_usage(
 def alerts(deliver: Annotated[bool, typer.Option(help="also send what is due from the outbox")] = True) -> None:
     """Evaluate stored price changes against the alert subscriptions and send due alerts (for set-ups where no
     service runs the scheduler, e.g. cron: `gpuplan refresh; gpuplan alerts`)."""
+    from pricing.catalog import bundled_catalog
+    from pricing.freshness import active_sources
+    from pricing.live import LiveCatalog
+    from pricing.sources import build_sources
     from service.alerts.worker import AlertWorker, channels_from, policy_from
+    from service.core.settings import Settings
 
     settings = Settings()
     engine = _engine(settings)
@@ -359,6 +387,8 @@ def snapshot_build(out: Annotated[Optional[Path], typer.Option(  # noqa: UP045
     """Write the prices in force (bundled rows overlaid with every refreshed source) as the bundled files:
     cloud_offers.csv, commitments.csv, hardware_prices.csv. Refresh first (`gpuplan refresh`)."""
     from pricing.snapshot import package_data_dir, write_snapshot
+    from pricing.sources import build_sources
+    from service.core.settings import Settings
 
     settings = Settings()
     catalog = _catalog(_engine(settings), build_sources(settings.sources))
@@ -387,6 +417,9 @@ def catalog_audit(
     against used, per-GPU quotes entered as instances, cards no longer sold new. A row out of band or
     implausible is quarantined from plans unless a second source confirms it. Exits 1 on an unexplained flag."""
     from pricing.audit.report import flagged_rows, summary
+    from pricing.catalog import bundled_catalog
+    from pricing.sources import build_sources
+    from service.core.settings import Settings
 
     if bundled:
         catalog = bundled_catalog()
@@ -414,6 +447,7 @@ def catalog_audit(
 def migrate() -> None:
     """Bring the database to the newest schema."""
     from service.core.db import migrate as run
+    from service.core.settings import Settings
 
     settings = Settings()
     run(settings.database_url)
@@ -507,6 +541,7 @@ def _engine(settings: Settings | None = None) -> Engine:
     """The configured database, migrated to the newest schema (as the service does on start)."""
     from service.core.db import make_engine
     from service.core.db import migrate as run
+    from service.core.settings import Settings
 
     settings = settings or Settings()
     run(settings.database_url)
@@ -515,6 +550,10 @@ def _engine(settings: Settings | None = None) -> Engine:
 
 def _catalog(engine: Engine, sources: list[Source]) -> Catalog:
     """The prices in force, exactly as the service sees them: bundled snapshot overlaid with live snapshots."""
+    from pricing.catalog import bundled_catalog
+    from pricing.freshness import active_sources
+    from pricing.live import LiveCatalog
+
     return LiveCatalog(engine, bundled_catalog(), active_sources(sources))()
 
 

@@ -27,9 +27,21 @@ AVAILABILITY = 0.95
 # (idle NVIDIA boards draw roughly 5-15% of TDP). Set idle_watts = 0 per item to ignore.
 GPU_IDLE_FRACTION_OF_TDP = 0.10
 
-# Planning assumption: power usage effectiveness 1.0, i.e. a desktop or office machine with no
-# cooling overhead. A data-centre room is typically 1.2-1.6; set options.pue.
-PUE = 1.0
+# Power usage effectiveness (cooling and power distribution per kWh the machine draws) of an owned machine by where it
+# stands, i.e. by its host's kind (pricing/data/hosts.csv `kind`; a whole system by `solvers.pue.system_kind`), unless
+# options.pue says one figure for every machine.
+# - desktop, workstation: 1.0, a machine in an office: its room's air conditioning is the building's, not metered to
+#   it (gpuplan planning assumption, the figure the planner used for every machine before issue 30);
+# - server (a rack or a server room): 1.54, the average annual PUE data-centre operators reported for their largest
+#   site in the Uptime Institute Global Data Center Survey 2025 (July 2025; "stable at approximately 1.54 for the
+#   sixth consecutive year", as summarised by Network Environments, "Key insights: Uptime Institute 2025 Global Data
+#   Center Survey", https://www.networkenvironments.com/key-insights-uptime-institute-2025-global-data-center-survey;
+#   Uptime's own survey page says average PUE "show[s] little change for the sixth consecutive year",
+#   https://intelligence.uptimeinstitute.com/resource/uptime-institute-global-data-center-survey-2025). Uptime's
+#   2023 figure was 1.58 (UII Update 221, "Large data centers are mostly more efficient, analysis confirms",
+#   https://intelligence.uptimeinstitute.com/resource/large-data-centers-are-mostly-more-efficient-analysis-confirms),
+#   and the same analysis finds smaller sites less efficient, so a lab's server room likely does no better.
+PUE_BY_HOST_KIND: dict[str, float] = {"desktop": 1.0, "workstation": 1.0, "server": 1.54}
 # cloud data centres' power usage effectiveness, for the carbon of rented hours: the average of large data centres
 # in the Uptime Institute's 2021 Data Center Survey, 1.57 (quoted by CNBC, 2022-04-13, "Google data center goal:
 # 100% green energy by 2030", https://www.cnbc.com/2022/04/13/google-data-center-goal-100percent-green-energy-by-2030.html;

@@ -23,6 +23,8 @@ Param = str | int | float | bool | list[str] | None
 TEMPLATES: dict[str, str] = {
     # plan warnings (PlanResult.warnings)
     "electricity_default": "electricity_usd_per_kwh not given: used {usd_per_kwh} USD/kWh (the guide's 2023 figure)",
+    "electricity_vat_unknown": "the bundled table has no VAT rate on electricity for {location}: the rate is used "
+                               "without VAT; give electricity.vat_percent if you pay it",
     "marketplace_listing": "the plan rents marketplace listing {listing}: one host machine whose price and "
                            "availability the host sets and may change; options.allow_marketplace = false plans "
                            "without listings",
@@ -98,6 +100,9 @@ TEMPLATES: dict[str, str] = {
                          "plan's cost) rests on it; give throughput_overrides.{gpu} if you have measured it",
     "stale_source": "prices from source {source!r} are stale: {reasons}",
     "stale_source_never": "prices from source {source!r} are stale: {reasons}",
+    "stale_sources": "prices from {count} sources are stale ({sources}): the last good prices of each, or the "
+                     "bundled snapshot's where a source never refreshed, are used; GET /v1/sources says when each "
+                     "last refreshed and why it could not",
     "aggregator_purchase": "the plan buys {item}, priced only by an aggregator ({source}), not by the seller itself, "
                            "and no second source confirms the price: check it with the seller before you buy",
     "aggregator_cloud": "the cloud offer the plan rents most, {item}, is priced only by an aggregator ({source}), not "

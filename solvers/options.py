@@ -30,6 +30,7 @@ from solvers.notices import Notice, notice
 from solvers.performance import throughput_score
 from solvers.periods import add_months, load_unit, peak_load, spare_units
 from solvers.profile import OwnedOpex, OwnedPriceItem, Profile
+from solvers.pue import by_place, pue_of, system_kind
 from solvers.resale import Bought, resale_usd
 
 
@@ -468,6 +469,7 @@ class _OwnedRow:
     source: str
     as_of: str
     feed: str
+    kind: str | None = None  # a whole machine's kind, when its quote says (solvers.pue.system_kind)
 
 
 def _catalog_owned_rows(hardware: pd.DataFrame) -> list[_OwnedRow]:
@@ -573,6 +575,7 @@ def _request_owned_row(gpus: GpuTable, item: OwnedPriceItem, index: int, today: 
         item.source or "request",
         (item.as_of or today).isoformat(),
         "request",
+        item.kind,
     )
 
 
@@ -618,7 +621,7 @@ def build_options(
         warnings.append(f"electricity_usd_per_kwh not given: used {rate} USD/kWh (the guide's 2023 figure)")
     opts = profile.options
     throughput = ThroughputModel(catalog.gpus, profile)
-    kwh_per_watt_hour = opts.pue / 1000.0  # energy billed for drawing 1 W for one hour
+    kwh_per_watt_hour = 1.0 / 1000.0  # energy of drawing 1 W for one hour; the PUE of where it stands: by_place
     idle_share = idle_hours_share(opts.machine_on)
     jobs = profile.jobs
     width = jobs.gpus_per_job
@@ -693,17 +696,18 @@ def build_options(
             )
             if widths is not None:  # a unit bought runs jobs of one width
                 option = replace(option, key=f"{option.key}/w{job_width}", offer=option.key)
-            if linked:
-                option = _linked(option, profile)
-            if jobs.runs == "continuously":
-                option = _serving(option, option.width, jobs.load, pooled=linked or not option.includes_host,
-                                  unit=unit, most=peak_units)
-                if option.slots_per_unit <= 0:
-                    leave_out(i, row, "ignored_too_slow_replica", gpu=spec.name)
-                    continue  # slower than the reference: cannot carry a replica
-            if row.feed == "request":
-                kept_quotes.add(i - first_quote)
-            owned.append(option)
+            for placed in by_place(option, catalog.hosts, opts.pue, system_kind(spec, row.gpus_per_unit, row.kind)):
+                if linked:
+                    placed = _linked(placed, profile)
+                if jobs.runs == "continuously":
+                    placed = _serving(placed, placed.width, jobs.load, pooled=linked or not placed.includes_host,
+                                      unit=unit, most=peak_units)
+                    if placed.slots_per_unit <= 0:
+                        leave_out(i, row, "ignored_too_slow_replica", gpu=spec.name)
+                        continue  # slower than the reference: cannot carry a replica
+                if row.feed == "request":
+                    kept_quotes.add(i - first_quote)
+                owned.append(placed)
     left_out = [n for k, n in sorted(ignored.items()) if k not in kept_quotes]
     if _opex_per_gpu_hour(opts.opex, 1.0) > 0:
         owned = [_with_opex(o, opts.opex) for o in owned]
@@ -717,7 +721,8 @@ def build_options(
     owned += committed
     if widths is not None:
         owned = useful_widths(owned, catalog.hosts)
-    hosts = [HostOption(h, kwh_per_watt_hour * h.idle_watts * idle_share) for h in catalog.hosts]
+    hosts = [HostOption(h, kwh_per_watt_hour * pue_of(h.kind, opts.pue) * h.idle_watts * idle_share)
+             for h in catalog.hosts]
     as_of = _oldest_per_feed(cloud_frame)
     for o in owned:
         as_of[o.feed] = min(as_of.get(o.feed, o.as_of), o.as_of)
@@ -729,7 +734,7 @@ def build_options(
     cloud = cloud_options(cloud_frame)
     return Options(
         owned,
-        displaced_replicas(cloud) if jobs.runs == "continuously" else cloud,
+        displaced_replicas(cloud) if jobs.runs == "continuously" or jobs.patience == "none" else cloud,
         hosts,
         rate,
         opts.availability,
@@ -743,11 +748,13 @@ def build_options(
 
 
 def displaced_replicas(cloud: list[CloudOption]) -> list[CloudOption]:
-    """Always-on load: an instance rented for the hours an owned replica is down for maintenance carries that one
-    replica, whatever else it could hold. Outages of owned machines come one at a time (5% of the hours of each,
-    seldom together), so packing four replicas' outage hours into one 8-GPU instance-hour, as work that may be run
-    at any hour of the block is packed, served one hour of a service with a quarter of an instance. A replica's
-    outage on a card that carries more than one load unit takes as many instance-hours (the safe side)."""
+    """Work that may not wait (and always-on load): an instance rented for the hours an owned slot cannot work
+    (maintenance, a slower card's overrun, hours off) carries that one job or replica, whatever else it could hold.
+    Outages of owned machines come one at a time (5% of the hours of each, seldom together), and a job that may not
+    wait cannot wait for others to fill an instance: packing four jobs' outage hours into one 8-GPU instance-hour, as
+    work that may wait is packed, served each hour of them with a quarter of an instance, and bought free slow
+    cards for the right to pack their overrun (issue 29: the replay paid whole instances and disagreed). A
+    replica's outage on a card that carries more than one load unit takes as many instance-hours (the safe side)."""
     return [replace(c, displaced_slots=min(float(c.slots), 1.0)) for c in cloud]
 
 
@@ -781,6 +788,8 @@ def _beats(b: OwnedOption, a: OwnedOption, hosts: list[Host]) -> bool:
         work = b.slots_per_unit * b.throughput >= a.slots_per_unit * a.throughput
         return b.slots_per_unit >= a.slots_per_unit and work
     if b.width > a.width or b.throughput / b.width < a.throughput / a.width:
+        return False
+    if not set(a.accepting_hosts) <= set(b.accepting_hosts):  # copies placed apart (solvers.pue.by_place)
         return False
     return all((hosts[k].slots // b.width) * b.throughput >= (hosts[k].slots // a.width) * a.throughput
                for k in a.accepting_hosts)

@@ -6,8 +6,10 @@ structure. The steps, each on a copy (the caller's profile and catalog are not t
 
 1. every money input is converted to USD with the ECB rates in force (`catalog.fx`): owned, cloud and commitment
    quotes, the electricity price, the capex budget, the carbon price, owned opex and cloud storage/egress prices;
-2. `electricity.location` fills the rate from the bundled table (`pricing.place`) unless a rate is given
-   (`electricity_usd_per_kwh` wins over `electricity.price_per_kwh`, which wins over the location);
+2. `electricity.location` fills the rate from the bundled table (`pricing.place`: a business's rate, or with
+   `electricity.consumer = residential` a household's) unless a rate is given (`electricity_usd_per_kwh` wins over
+   `electricity.price_per_kwh`, which wins over the location), with the VAT the place charges where it is paid
+   (`_vat`: a household always, a business only when it does not reclaim VAT, i.e. pays VAT on its purchases);
 3. VAT and import duty multiply every purchase price (catalog hardware, hosts, owned quotes): the model's resale
    credit is a share of the purchase price, so the resale value is of the gross (tax-inclusive) price, as second-hand
    buyers pay tax-inclusive market prices; a lab that reclaims VAT leaves `vat_percent` at 0;
@@ -29,13 +31,14 @@ draws less), the same simplification the rented hours already make.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import pandas as pd
 
 from pricing.catalog import Catalog
 from pricing.fx import ExchangeRates, UnknownCurrency
 from pricing.place import (
+    CONSUMERS,
     PlaceFigure,
     carbon_intensity,
     electricity_price,
@@ -48,6 +51,16 @@ from solvers.errors import ProfileError
 from solvers.profile import CloudData, CloudPriceItem, CommitmentPriceItem, OwnedOpex, OwnedPriceItem, Profile
 
 
+@dataclass(frozen=True)
+class ElectricityVat:
+    """The VAT added to the electricity rate, and why (`_vat`)."""
+
+    percent: float
+    source: str  # the table row's VAT source, "electricity.vat_percent", or why none was added
+    consumer: Literal["business", "residential"]
+    unknown: bool = False  # VAT is paid but the table has no rate for the place
+
+
 @dataclass
 class Prepared:
     """The USD profile and catalog the planner solves, and what the readout needs to report."""
@@ -57,7 +70,7 @@ class Prepared:
     rates: ExchangeRates
     currency: str
     input_currencies: list[str]
-    electricity_usd_per_kwh: float  # before the carbon price
+    electricity_usd_per_kwh: float  # VAT included where added, before the carbon price
     electricity_location: str | None
     electricity_source: PlaceFigure | None  # None: the profile gave the rate (or the default was used)
     owned_intensity: PlaceFigure | None
@@ -65,6 +78,7 @@ class Prepared:
     cloud_pue: float
     tax_factor: float
     notes: list[str] = field(default_factory=list)
+    electricity_vat: ElectricityVat | None = None  # None: no VAT question arose (the default rate)
 
 
 def _usd(rates: ExchangeRates, amount: float, currency: str, where: str) -> float:
@@ -99,25 +113,52 @@ def cloud_intensity(provider: str, region: str) -> PlaceFigure | None:
     return found or world_carbon_intensity(f"{provider} {region}".strip())
 
 
-def _electricity(profile: Profile, rates: ExchangeRates) -> tuple[float, str | None, PlaceFigure | None]:
+def _electricity(profile: Profile, rates: ExchangeRates) -> tuple[float, str | None, PlaceFigure | None,
+                                                                    ElectricityVat | None]:
+    """The rate owned energy is priced at (VAT included), its location, its table row and its VAT."""
     given = profile.electricity
     location = given.location if given else None
-    if location is not None and electricity_price(location) is None and carbon_intensity(location) is None:
+    consumer = given.consumer if given else "business"
+    if location is not None and not any(electricity_price(location, c) for c in CONSUMERS) and \
+            carbon_intensity(location) is None:
         raise ProfileError("electricity.location", "known_location",
                            f"no electricity price or carbon intensity for {location!r}; known: "
                            f"{', '.join(known_locations())}")
     if profile.electricity_usd_per_kwh is not None:
-        return profile.electricity_usd_per_kwh, location, None
-    if given is not None and given.price_per_kwh is not None:
-        return _usd(rates, given.price_per_kwh, given.currency, "electricity.currency"), location, None
-    if location is not None:
-        row = electricity_price(location)
+        rate, row = profile.electricity_usd_per_kwh, None
+    elif given is not None and given.price_per_kwh is not None:
+        rate, row = _usd(rates, given.price_per_kwh, given.currency, "electricity.currency"), None
+    elif location is not None:
+        row = electricity_price(location, consumer)
         if row is None:
-            raise ProfileError("electricity.location", "known_location",
-                               f"no electricity price for {location!r} in the bundled table (its carbon intensity "
-                               f"is known): give electricity.price_per_kwh")
-        return _usd(rates, row.value, row.currency, "electricity.location"), location, row
-    return defaults.ELECTRICITY_USD_PER_KWH, None, None
+            field_name, what = (("electricity.consumer", "household") if consumer == "residential" and
+                                electricity_price(location) is not None else ("electricity.location", "electricity"))
+            raise ProfileError(field_name, "known_location",
+                               f"no {what} price for {location!r} in the bundled table (its carbon intensity or "
+                               f"another consumer's price is known): give electricity.price_per_kwh")
+        rate = _usd(rates, row.value, row.currency, "electricity.location")
+    else:
+        return defaults.ELECTRICITY_USD_PER_KWH, None, None, None
+    vat = _vat(profile, row, consumer)
+    return rate * (1.0 + vat.percent / 100.0), location, row, vat
+
+
+def _vat(profile: Profile, row: PlaceFigure | None, consumer: Literal["business", "residential"]) -> ElectricityVat:
+    """VAT on electricity where the place charges it. A rate from the table excludes VAT (and the other taxes a
+    VAT-registered business recovers): a household pays the place's household rate; a business pays its rate only
+    when it does not reclaim VAT, which the profile says by paying VAT on its purchases (options.vat_percent > 0).
+    A rate the profile gives is what it pays, unless electricity.vat_percent says to add VAT to it."""
+    given = profile.electricity
+    if given is not None and given.vat_percent is not None:
+        return ElectricityVat(given.vat_percent, "electricity.vat_percent", consumer)
+    if row is None:
+        return ElectricityVat(0.0, "the profile's own rate, taken as it is", consumer)
+    if consumer == "business" and profile.options.vat_percent == 0:
+        return ElectricityVat(0.0, "reclaimed: a business paying no VAT on its purchases (options.vat_percent 0) "
+                                   "reclaims it on electricity too", consumer)
+    if row.vat_percent is None:
+        return ElectricityVat(0.0, row.vat_source, consumer, unknown=True)
+    return ElectricityVat(row.vat_percent, row.vat_source, consumer)
 
 
 def prepare(profile: Profile, catalog: Catalog) -> Prepared:
@@ -125,7 +166,7 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
     opts = profile.options
     notes: list[str] = []
     _usd(rates, 1.0, profile.currency, "currency")
-    rate, location, row = _electricity(profile, rates)
+    rate, location, row, vat = _electricity(profile, rates)
     tax_factor = 1.0 + (opts.vat_percent + opts.import_duty_percent) / 100.0
     owned_intensity = (carbon_intensity(location) if location else None) or world_carbon_intensity(
         location or "no electricity.location")
@@ -174,7 +215,7 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
                     | ({row.currency} if row else set()) | {opts.max_capex_currency.upper(),
                                                             opts.carbon_price_currency.upper()})
     return Prepared(used_profile, used_catalog, rates, profile.currency, inputs, rate, location, row, owned_intensity,
-                    carbon_usd_per_kg, opts.cloud_pue, tax_factor, notes)
+                    carbon_usd_per_kg, opts.cloud_pue, tax_factor, notes, vat)
 
 
 def _cloud_in_usd(quotes: list[CloudPriceItem], rates: ExchangeRates, usd_per_kg: float | None, catalog: Catalog,

@@ -521,15 +521,20 @@ class Fewer:
         return count
 
     def at(self, scale: float) -> list[Purchase]:
-        """The purchase at the units the multiple asks for (rounded up: the plan's count times the multiple) and at one
-        unit fewer, beside each commitment mix; none at or above the plan's own count. Why one fewer: slower cards
-        carry a share of a job (issue 29), and below its demand a plan may buy fewer than the count times the multiple
-        (the finance example's nine RTX PRO 6000 are six from 0.62 to 0.7 of its demand, where seven do not pay)."""
+        """The purchase at the units the multiple asks for (the plan's count times the multiple, rounded up) and at
+        one unit fewer (the count rounded down, when it is not whole), beside each commitment mix; none at or above
+        the plan's own count. Why one fewer: slower cards carry a share of a job (issue 29), and below its demand a
+        plan may buy fewer than the count times the multiple: at 52% of the finance example's demand the plan buys
+        five RTX PRO 6000 and rents the rest, where rounding up weighed only six, and the demand threshold read 0.53
+        though the plan still buys four at 40%."""
         if self.option is None:
             return []
         n = max(1, math.ceil(self.count * scale - 1e-9))
-        found = self._of(n)
-        return found + [p for p in (self._of(n - 1) if n > 1 else []) if p not in found]
+        counts = {self._whole_jobs(n), self._whole_jobs(max(1, n - 1))}
+        found: list[Purchase] = []
+        for count in sorted(counts, reverse=True):
+            found += [p for p in self._of(count) if p not in found]
+        return found
 
     def below(self) -> list[Purchase]:
         """The purchase at 1, 2, 4, ... units fewer than the plan's, and at one unit (each beside each commitment
@@ -542,13 +547,20 @@ class Fewer:
         fewer = sorted({max(1, count - 2 ** k) for k in range(max(1, count.bit_length()))}, reverse=True)
         return [p for n in fewer for p in self._of(n)]
 
+    def _whole_jobs(self, n: int) -> int:
+        """n units rounded up to whole jobs of bare cards (machines as they are)."""
+        option = self.option
+        assert option is not None
+        if not option.includes_host and option.width > option.gpus_per_unit:
+            per_job = math.ceil(option.width / option.gpus_per_unit)
+            return math.ceil(n / per_job) * per_job
+        return n
+
     def _of(self, n: int) -> list[Purchase]:
         """The purchase at n units, in whole jobs of bare cards; none at or above the plan's own count."""
         option = self.option
         assert option is not None
-        if not option.includes_host and option.width > option.gpus_per_unit:  # bare cards in whole jobs
-            per_job = math.ceil(option.width / option.gpus_per_unit)
-            n = math.ceil(n / per_job) * per_job
+        n = self._whole_jobs(n)
         if n >= self.count:
             return []
         found = self.made.get(n)

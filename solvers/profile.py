@@ -313,7 +313,9 @@ class PlanOptions(_Strict):
     providers: list[Name] | None = Field(None, max_length=1000,
                                          description="cloud providers allowed, e.g. ['aws', 'lambda']")
     regions: list[Name] | None = Field(None, max_length=1000, description="cloud regions allowed")
-    pue: float = Field(defaults.PUE, ge=1.0, le=3.0, description="power usage effectiveness (cooling)")
+    pue: float | None = Field(None, ge=1.0, le=3.0, allow_inf_nan=False, description="power usage effectiveness "
+                              "(cooling) of every owned machine; default (null): by where it stands, its host's kind "
+                              "(desktop and workstation 1.0, server 1.54: solvers/defaults.py PUE_BY_HOST_KIND)")
     availability: Availability = Field(defaults.AVAILABILITY, description="fraction of hours an owned GPU can work")
     spot_interruption_overhead: float = Field(
         defaults.SPOT_INTERRUPTION_OVERHEAD, ge=0, lt=1, description="share of a spot hour lost to pre-emption and "
@@ -378,6 +380,9 @@ class OwnedPriceItem(_Strict):
     includes_host: bool = Field(
         False, description="the unit is a whole machine (desktop, server); false: a bare card that needs a host from "
         "the catalog")
+    kind: Literal["desktop", "workstation", "server"] | None = Field(
+        None, description="a whole machine's kind, which sets its cooling overhead (options.pue); default: a "
+        "server if it holds more than 4 GPUs or SXM/OAM modules, else a workstation (bare cards: their host's)")
     source: OptionalName = Field("request", description="where the price comes from, shown in the plan and the exports")
     as_of: PlanDate | None = Field(None, description="date of the price; default: today")
     currency: CurrencyCode = Field("USD", description="currency of unit_price_usd (default USD)")
@@ -490,6 +495,14 @@ class ElectricityInput(_Strict):
     price_per_kwh: float | None = Field(None, ge=0, le=1_000, allow_inf_nan=False,
                                         description="price of one kWh in `currency`")
     currency: CurrencyCode = Field("USD", description="currency of price_per_kwh (default USD)")
+    consumer: Literal["business", "residential"] = Field(
+        "business", description="whose tariff the location's rate is: a business's (default: a lab) or a "
+        "household's (a desktop at home; the location needs a household row in the bundled table)")
+    vat_percent: float | None = Field(
+        None, ge=0, le=300, allow_inf_nan=False, description="VAT (and other taxes) added to the electricity price, "
+        "percent; default: on the location's rate, the rate the place charges when VAT is paid (a household always, "
+        "a business when options.vat_percent > 0, i.e. it does not reclaim VAT), else none; a price the profile "
+        "gives is taken as it is")
 
     @field_validator("location")
     @classmethod

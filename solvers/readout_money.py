@@ -12,15 +12,18 @@ carbon price folded in), so it is exactly the energy the objective paid for.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from pricing.place import region_location
 from solvers.currency import convert_model, usd_to
 from solvers.notices import Notice, classified, notice, texts
 from solvers.place_inputs import Prepared, carbon_adder_usd_per_kwh, carbon_usd_per_hour, cloud_intensity, gpu_kw
+from solvers.pue import pue_by_kind
 from solvers.result import (
     CarbonReport,
     CloudLine,
     CommitmentLine,
+    CoolingUsed,
     ElectricityUsed,
     ExchangeRatesUsed,
     PlanResult,
@@ -29,6 +32,8 @@ from solvers.result import (
     RegionCarbon,
 )
 
+PUE_SOURCE = ("desktop and workstation: an office machine, no metered cooling (gpuplan planning assumption); server: "
+              "Uptime Institute Global Data Center Survey 2025, average annual PUE 1.54 (solvers/defaults.py)")
 RESALE_NOTE = ("taxes are added to every purchase price; the resale credit is a share of that gross price (used "
                "buyers pay tax-inclusive prices)")
 
@@ -110,29 +115,71 @@ def carbon_report(plan: PlanResult, prep: Prepared) -> CarbonReport:
         carbon_cost=cost, notes=texts(notes) + prep.notes, notices=notes + [classified(n, []) for n in prep.notes])
 
 
-def _on_demand_prices(plan: PlanResult, prep: Prepared) -> None:
-    """Each commitment's on-demand price of the same instance (provider, name, region, GPUs), the provider's price
-    without any carbon price: the list price a commitment discounts (FOCUS ListUnitPrice in the exports). The
-    profile's own on-demand quotes first, then the catalog; None where neither has the instance."""
-    if not plan.commitments:
-        return
-    found: dict[tuple[str, str, str, int], float] = {}
+@dataclass(frozen=True)
+class _OnDemand:
+    """An on-demand offer a commitment may discount, at the provider's price (without any carbon price)."""
+
+    provider: str
+    name: str
+    region: str
+    gpu: str
+    gpu_count: int
+    usd_per_hour: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider} {self.name} ({self.region})"
+
+
+def _on_demand_offers(prep: Prepared) -> list[_OnDemand]:
+    """The catalog's on-demand offers, then the profile's own on-demand quotes, which replace a catalog offer of
+    the same instance (provider, name, region, GPUs)."""
+    found: dict[tuple[str, str, str, int], _OnDemand] = {}
     cloud = prep.catalog.cloud
     if not cloud.empty:
         on_demand = cloud[cloud["pricing"] == "on_demand"]
         for p, n, r, g, c, price in zip(on_demand["provider"], on_demand["name"], on_demand["region"],
                                         on_demand["gpu"], on_demand["gpu_count"], on_demand["usd_per_hour"],
                                         strict=True):
-            key = (str(p), str(n), str(r), int(c))
-            carbon = carbon_usd_per_hour(prep, str(p), str(r), str(g), int(c))
-            found[key] = min(found.get(key, float("inf")), float(price) - carbon)
+            offer = _OnDemand(str(p), str(n), str(r), str(g), int(c),
+                              float(price) - carbon_usd_per_hour(prep, str(p), str(r), str(g), int(c)))
+            kept = found.get((offer.provider, offer.name, offer.region, offer.gpu_count))
+            if kept is None or offer.usd_per_hour < kept.usd_per_hour:
+                found[(offer.provider, offer.name, offer.region, offer.gpu_count)] = offer
+    gpus = prep.catalog.gpus
     for q in prep.profile.prices.cloud:
         if q.pricing == "on_demand":
-            found[(q.provider, q.name, q.region, q.gpu_count)] = q.usd_per_hour - carbon_usd_per_hour(
-                prep, q.provider, q.region, q.gpu, q.gpu_count)
+            gpu = gpus.canonical(q.gpu) or q.gpu
+            found[(q.provider, q.name, q.region, q.gpu_count)] = _OnDemand(
+                q.provider, q.name, q.region, gpu, q.gpu_count,
+                q.usd_per_hour - carbon_usd_per_hour(prep, q.provider, q.region, q.gpu, q.gpu_count))
+    return list(found.values())
+
+
+def counterpart(line: CommitmentLine, offers: list[_OnDemand]) -> _OnDemand | None:
+    """The on-demand offer a commitment discounts: the same instance (provider, name, region, GPUs) where it has
+    one, else the cheapest offer of the same provider with the same GPU and GPU count in the same region, else in
+    any region. By name alone, a reservation quoted under another name than the on-demand listing (a profile's
+    own quote, a provider's term SKU) found none, and its saving read zero without a word."""
+    same = [o for o in offers if (o.provider, o.gpu, o.gpu_count) == (line.provider, line.gpu, line.gpu_count)]
+    exact = [o for o in same if (o.name, o.region) == (line.name, line.region)]
+    in_region = [o for o in same if o.region == line.region]
+    for tier in (exact, in_region, same):
+        if tier:
+            return min(tier, key=lambda o: o.usd_per_hour)
+    return None
+
+
+def _on_demand_prices(plan: PlanResult, prep: Prepared) -> None:
+    """Each commitment's list price (FOCUS ListUnitPrice in the exports): its on-demand counterpart's price, the
+    provider's without any carbon price, and which offer that is; None where no counterpart is known."""
+    if not plan.commitments:
+        return
+    offers = _on_demand_offers(prep)
     for line in plan.commitments:
-        price = found.get((line.provider, line.name, line.region, line.gpu_count))
-        line.on_demand_usd_per_hour = None if price is None else round(price, 6)
+        found = counterpart(line, offers)
+        line.on_demand_usd_per_hour = None if found is None else round(found.usd_per_hour, 6)
+        line.on_demand_offer = None if found is None else found.label
 
 
 def finish(plan: PlanResult, prep: Prepared) -> PlanResult:
@@ -144,11 +191,20 @@ def finish(plan: PlanResult, prep: Prepared) -> PlanResult:
         rates=[RateUsed(currency=c, units_per_eur=rates.units_per_eur(c), usd_per_unit=round(rates.usd_per_unit(c), 8),
                         fixed_rate_source=fixed.source if (fixed := rates.fixed(c)) else None)
                for c in shown])
-    row = prep.electricity_source
+    row, vat = prep.electricity_source, prep.electricity_vat
     plan.electricity = ElectricityUsed(
         price_per_kwh=prep.electricity_usd_per_kwh, location=prep.electricity_location,
         source=row.source if row else "profile" if prep.profile.electricity_usd_per_kwh is not None else
-        "default: the guide's 2023 figure", as_of=row.as_of if row else None, period=row.period if row else None)
+        "default: the guide's 2023 figure", as_of=row.as_of if row else None, period=row.period if row else None,
+        consumer=vat.consumer if vat else "business", vat_percent=vat.percent if vat else 0.0,
+        vat_source=vat.source if vat else None)
+    if vat is not None and vat.unknown:
+        unknown = notice("electricity_vat_unknown", location=prep.electricity_location or "")
+        plan.warnings.append(unknown.text)
+        plan.notices.append(unknown)
+    pue = prep.profile.options.pue
+    plan.cooling = CoolingUsed(pue_by_host_kind=pue_by_kind(pue),
+                               source="options.pue" if pue is not None else PUE_SOURCE)
     plan.carbon = carbon_report(plan, prep)
     _on_demand_prices(plan, prep)
     if prep.tax_factor != 1.0:

@@ -27,7 +27,9 @@ The rules (docs: "The demand model" and "How owned and rented GPUs serve the wor
   commitments for their paid hours, opex; the financing interest is the plan's own figure (a function of the
   price alone).
 
-Where the model approximates, the replay says so (`Replay.approximations`) with a bound on what it may differ by.
+Where the model approximates, the replay says so (`Replay.approximations`) with a bound on what it may differ by;
+and where the replay's own order of decisions may cost more than the model's joint optimum (work moved at a month's
+end rather than planned around), it says so too (`month_end_displacement`).
 """
 
 from __future__ import annotations
@@ -398,6 +400,11 @@ def replay(profile: Profile, fleet: Fleet, today: dt.date, usd_per_kwh: float,
     total = (capex - resale + energy + rent + displaced_usd + commitments + opex + cloud_data
              + capex * interest_per_capex)
     _bounds(slots, held, approximations, usd_per_kwh, profile, jobs, share, months, fleet.cloud)
+    if displaced_usd > 1e-9 and math.isfinite(displaced_usd):
+        # the replay runs the hours first and moves work beyond an option's available hours at the month's end;
+        # the model may instead keep that work off the owned cards where renting it costs less: without the
+        # available-hours limit both would run the same hours, so the replay is dearer by at most what it moved
+        approximations["month_end_displacement"] = displaced_usd
     scale = profile.jobs.gpus_per_job * (efficiency(profile) if profile.jobs.runs != "continuously"
                                          else load_unit(profile))
     served_owned = held.sum(axis=0) * scale if n_opt else np.zeros(hours)

@@ -34,7 +34,9 @@ class PlanReplay(BaseModel):
     approximations: dict[str, float] = Field(
         description="the model's approximations that apply to this plan and the most each may move its cost (USD): "
         "pooled_owned_work (which owned option runs which job is decided per block, not per hour), merged_levels "
-        "(a month's load-duration curve kept to 12 levels)")
+        "(a month's load-duration curve kept to 12 levels); and month_end_displacement, the replay's own: it runs the "
+        "hours first and moves work beyond an owned option's available hours at the month's end, where the model may "
+        "plan around it (the replay is then dearer by at most what it moved)")
     energy_usd: float = Field(description="owned energy, working and idle")
     rent_usd: float = Field(description="rented instance-hours for the demand")
     displaced_usd: float = Field(description="packed cloud hours taking owned work beyond the machines' available "

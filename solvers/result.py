@@ -7,9 +7,10 @@ backward compatibility and mean "in `currency`"), converted at readout with the 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict  # pydantic needs it on Python 3.11 (typing's lacks __required_keys__ there)
 
 from solvers.notices import Notice
 from solvers.workload.schema import WorkloadPlan
@@ -101,9 +102,13 @@ class CommitmentLine(BaseModel):
     kg_co2e: float | None = Field(None, description="emissions of every held hour: count x paid_hours x GPU power x "
                                   "GPUs x cloud PUE x the region's grid intensity (a reserved instance is held, and "
                                   "counted, every hour of its terms, used or not)")
-    on_demand_usd_per_hour: float | None = Field(None, description="the provider's on-demand price of the same "
-                                                 "instance in the same region, where the catalog has one (the "
-                                                 "list price the commitment discounts; FOCUS ListUnitPrice)")
+    on_demand_usd_per_hour: float | None = Field(None, description="the on-demand price of the instance the "
+                                                 "commitment discounts (the list price; FOCUS ListUnitPrice): the same "
+                                                 "instance, else the provider's cheapest with the same GPU and GPU "
+                                                 "count in the same region, else in any region; null when none is "
+                                                 "known")
+    on_demand_offer: str | None = Field(None, description="which on-demand offer that price is: provider, name "
+                                        "(region)")
 
 
 class Costs(BaseModel):
@@ -325,11 +330,26 @@ class ExchangeRatesUsed(BaseModel):
 class ElectricityUsed(BaseModel):
     """The electricity rate the plan priced owned energy at, and where it came from."""
 
-    price_per_kwh: float = Field(description="in the plan's currency, before any carbon price")
+    price_per_kwh: float = Field(description="in the plan's currency, VAT included where added, before any carbon "
+                                 "price")
     location: str | None = Field(description="electricity.location of the profile (null: none given)")
     source: str = Field(description="'profile' for a rate the profile gave, else the table row's source")
     as_of: str | None = Field(description="date of the rate's source row (null for a rate the profile gave)")
     period: str | None = Field(None, description="the period the table's rate is for (e.g. 2024-S1)")
+    consumer: Literal["business", "residential"] = Field("business", description="whose tariff: electricity.consumer")
+    vat_percent: float = Field(0.0, description="VAT (and other taxes a VAT-registered business recovers) added to "
+                               "the rate, percent")
+    vat_source: str | None = Field(None, description="where vat_percent comes from, or why none was added")
+
+
+class CoolingUsed(BaseModel):
+    """The power usage effectiveness (cooling and power distribution) owned energy was priced at, by where a machine
+    stands: a bare card takes its host's kind, a whole machine its own (solvers/pue.py)."""
+
+    pue_by_host_kind: dict[str, float] = Field(description="desktop, workstation, server: the PUE each owned machine "
+                                               "of that kind was priced at")
+    source: str = Field(description="'options.pue' when the profile gave one figure for every machine, else where "
+                        "the figures per kind come from")
 
 
 class RegionCarbon(BaseModel):
@@ -379,6 +399,17 @@ class PurchaseTax(BaseModel):
         description="how the taxes are counted (the resale credit is a share of the gross price), in English")
 
 
+# a TypedDict, not a model: the horizon stays the dict it always was (`plan.horizon["days"]`), with its keys typed
+# for the OpenAPI document and the clients generated from it
+class PlanHorizon(TypedDict):
+    """The span the plan covers."""
+
+    start: Annotated[str, Field(description="first day (ISO date)")]
+    end: Annotated[str, Field(description="the day after the last (ISO date)")]
+    days: Annotated[int, Field(description="days from start to end")]
+    periods: Annotated[int, Field(description="how many periods `periods` holds")]
+
+
 class PlanResult(BaseModel):
     id: str | None = Field(
         None, description="the stored plan's id (null for a plan that is not stored, e.g. a what-if)")
@@ -416,13 +447,14 @@ class PlanResult(BaseModel):
     notices: list[Notice] = Field(default_factory=list, description="the warnings as stable codes and parameters "
                                   "(solvers/notices.py) with their English text, for clients that translate them")
     solver: SolverInfo = Field(description="how the model was solved")
-    horizon: dict[str, str | int] = Field(
+    horizon: PlanHorizon = Field(
         description="the plan's start and end (ISO dates), days and number of periods")
     workload: WorkloadPlan | None = Field(
         None, description="the workload form behind the plan: per GPU type GPUs per job, hours per job, memory per "
         "GPU, sharding, or why the type was left out (absent for a workload class)")
     exchange_rates: ExchangeRatesUsed | None = Field(None, description="the rates money was converted with")
     electricity: ElectricityUsed | None = Field(None, description="the electricity rate used and its source")
+    cooling: CoolingUsed | None = Field(None, description="the PUE owned energy was priced at, per host kind")
     carbon: CarbonReport | None = Field(None, description="kgCO2e of the owned and the rented part")
     purchase_tax: PurchaseTax | None = Field(None, description="VAT and import duty added to purchases")
     commitments: list[CommitmentLine] = Field(default_factory=list,

@@ -60,7 +60,7 @@ def test_types_defaults_and_rules_come_from_the_schema() -> None:
     assert "| `workload` | " in profile and "[PlanWorkload](#planworkload) | required |" in profile
     assert "At `options.financing`." in text  # where a nested model sits in the request
     answer = render(PAGES[1])  # the plan is an answer: a field is there, not required
-    assert "| `horizon` | map of string or integer |  |" in answer and "| required |" not in answer
+    assert "| `horizon` | [PlanHorizon](#planhorizon) |  |" in answer and "| required |" not in answer
 
 
 def test_the_reference_pages_are_in_the_nav_and_the_hook_writes_each() -> None:

@@ -43,7 +43,7 @@ _EXAMPLES: dict[str, Any] = {
 WHAT = "alert subscription"
 
 
-@router.post("", status_code=201, response_model=SubscriptionOut, responses=BOUNDED)
+@router.post("", operation_id="create_alert", status_code=201, response_model=SubscriptionOut, responses=BOUNDED)
 def create_subscription(runtime: RuntimeDep, catalog: CatalogDep, request: Request, response: Response,
                         caller: CallerDep,
                         raw: Annotated[JsonBody, deferred(SubscriptionIn), Body(openapi_examples=_EXAMPLES)],
@@ -64,7 +64,7 @@ def create_subscription(runtime: RuntimeDep, catalog: CatalogDep, request: Reque
     return created
 
 
-@router.get("", response_model=Page[SubscriptionOut])
+@router.get("", operation_id="list_alerts", response_model=Page[SubscriptionOut])
 def list_subscriptions(engine: EngineDep, caller: CallerDep,
                        status: Literal["active", "paused", "disabled"] | None = None,
                        kind: Literal["price_threshold", "price_move", "plan_change"] | None = None,
@@ -73,25 +73,25 @@ def list_subscriptions(engine: EngineDep, caller: CallerDep,
     return repository.list_subscriptions(engine, caller, status, kind, limit, cursor)
 
 
-@router.get("/{subscription_id}", response_model=SubscriptionOut)
+@router.get("/{subscription_id}", operation_id="get_alert", response_model=SubscriptionOut)
 def get_subscription(engine: EngineDep, caller: CallerDep, subscription_id: str) -> SubscriptionOut:
     """One subscription (its secret is shown only when it is created)."""
     return found(repository.get_subscription(engine, caller, subscription_id), WHAT, subscription_id)
 
 
-@router.post("/{subscription_id}/pause", response_model=SubscriptionOut)
+@router.post("/{subscription_id}/pause", operation_id="pause_alert", response_model=SubscriptionOut)
 def pause(engine: EngineDep, caller: CallerDep, subscription_id: str) -> SubscriptionOut:
     """No new events while paused; events already waiting are kept and sent after resume."""
     return found(repository.set_status(engine, caller, subscription_id, "paused", utcnow()), WHAT, subscription_id)
 
 
-@router.post("/{subscription_id}/resume", response_model=SubscriptionOut)
+@router.post("/{subscription_id}/resume", operation_id="resume_alert", response_model=SubscriptionOut)
 def resume(engine: EngineDep, caller: CallerDep, subscription_id: str) -> SubscriptionOut:
     """Active again; also re-enables a subscription that was disabled after failed deliveries."""
     return found(repository.set_status(engine, caller, subscription_id, "active", utcnow()), WHAT, subscription_id)
 
 
-@router.delete("/{subscription_id}", status_code=204)
+@router.delete("/{subscription_id}", operation_id="delete_alert", status_code=204)
 def delete_subscription(engine: EngineDep, caller: CallerDep, subscription_id: str) -> Response:
     """Delete the subscription with its waiting events and delivery log."""
     if not repository.delete_subscription(engine, caller, subscription_id):
@@ -99,7 +99,7 @@ def delete_subscription(engine: EngineDep, caller: CallerDep, subscription_id: s
     return Response(status_code=204)
 
 
-@router.post("/{subscription_id}/test", status_code=202, response_model=EventOut)
+@router.post("/{subscription_id}/test", operation_id="send_test_alert", status_code=202, response_model=EventOut)
 def send_test(runtime: RuntimeDep, caller: CallerDep, subscription_id: str) -> EventOut:
     """Send a `test` event now; the answer shows the first attempt (later retries as for any event)."""
     engine = runtime.engine
@@ -112,7 +112,7 @@ def send_test(runtime: RuntimeDep, caller: CallerDep, subscription_id: str) -> E
     return repository.deliveries(engine, sub.id, 1, event_id=event_id).items[0]
 
 
-@router.get("/{subscription_id}/deliveries", response_model=Page[EventOut])
+@router.get("/{subscription_id}/deliveries", operation_id="list_alert_deliveries", response_model=Page[EventOut])
 def list_deliveries(engine: EngineDep, caller: CallerDep, subscription_id: str,
                     status: Literal["pending", "delivered", "failed"] | None = None,
                     limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[EventOut]:

@@ -80,7 +80,8 @@ DESCRIPTIONS: dict[str, str] = {
     "sources.regions": "JSON list of regions to fetch (default: the source's own list)",
     "sources.url": "`feed` only: the price feed's http(s) URL or file path",
     "sources.timeout_s": "timeout of one HTTP request",
-    "sources.retries": "retries of a failed request (429 honours Retry-After)",
+    "sources.retries": "retries of a failed request (429 honours Retry-After; none when the host cannot be reached at "
+                       "all)",
     "sources.backoff_s": "first back-off between retries",
     "sources.max_wait_s": "longest wait between retries",
 }

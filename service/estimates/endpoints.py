@@ -29,7 +29,7 @@ EXAMPLES = {
 }
 
 
-@router.post("/estimate", response_model=Estimate)
+@router.post("/estimate", operation_id="create_estimate", response_model=Estimate)
 def create_estimate(
     runtime: RuntimeDep,
     request: Request,

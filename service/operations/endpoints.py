@@ -29,13 +29,13 @@ _NOT_READY: dict[int | str, dict[str, Any]] = {503: {
     "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}}}
 
 
-@router.get("/healthz", response_model=Health)
+@router.get("/healthz", operation_id="get_health", response_model=Health)
 async def healthz() -> dict[str, Any]:
     """The process is up and answering (liveness)."""
     return {"status": "ok"}
 
 
-@router.get("/readyz", response_model=Ready, responses=_NOT_READY)
+@router.get("/readyz", operation_id="get_readiness", response_model=Ready, responses=_NOT_READY)
 async def readyz(engine: EngineDep) -> Any:
     """The database answers and is migrated to this release's schema (readiness)."""
     state = await anyio.to_thread.run_sync(readiness.check, engine, limiter=_OWN_THREADS)

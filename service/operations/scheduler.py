@@ -50,12 +50,6 @@ def retry_delay(source: Source, failures: int) -> dt.timedelta:
     return delay
 
 
-def _log_outcome(outcome: RefreshOutcome) -> None:
-    metrics.observe_refresh(outcome)
-    log.info("refresh %s: %s (%d rows, %d changed)%s", outcome.source, outcome.outcome, outcome.rows_fetched,
-             outcome.rows_changed, f": {outcome.error}" if outcome.error else "")
-
-
 def audit_in_force(engine: Engine) -> None:
     """Audit the catalog now in force (bundled rows and every source's snapshot) and log what it holds back.
 
@@ -111,6 +105,18 @@ class RefreshScheduler:
                 due[src.key] = row.last_attempt_at + retry_delay(src, row.consecutive_failures)
         return due
 
+    def _log_outcome(self, outcome: RefreshOutcome) -> None:
+        """One INFO line per source and refresh, with when it is tried next: a source that cannot reach its host
+        (no network) says so here once, not in a warning per retry (pricing/http.py)."""
+        metrics.observe_refresh(outcome)
+        try:
+            next_try = self.next_due().get(outcome.source)
+        except Exception:  # the database may be what failed: the line is still written, without the time
+            next_try = None
+        log.info("refresh %s: %s (%d rows, %d changed)%s%s", outcome.source, outcome.outcome, outcome.rows_fetched,
+                 outcome.rows_changed, f": {outcome.error}" if outcome.error else "",
+                 f"; next try {next_try:%Y-%m-%d %H:%M} UTC" if next_try else "")
+
     def due(self, now: dt.datetime) -> list[Source]:
         when = self.next_due()
         return [s for s in self.sources if when[s.key] <= now]
@@ -121,7 +127,7 @@ class RefreshScheduler:
             return []
         clock = self.clock if now is None else (lambda: now)
         try:
-            outcomes = refresh_all(self.engine, self.due(clock()), self.gpus, clock, on_done=_log_outcome)
+            outcomes = refresh_all(self.engine, self.due(clock()), self.gpus, clock, on_done=self._log_outcome)
             if any(o.outcome == "ok" for o in outcomes):
                 audit_in_force(self.engine)
             if self.after_refresh is not None:

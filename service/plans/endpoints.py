@@ -10,6 +10,7 @@ from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
 from service.core.errors import PROBLEM_JSON, InvalidField
 from service.core.json_body import DeferredBodyRoute, JsonBody, checked, deferred
+from service.core.openapi import CSV_RESPONSE
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
 from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
@@ -77,7 +78,7 @@ BOUNDED: dict[int | str, dict[str, Any]] = {
 ProfileBody = Annotated[JsonBody, deferred(Profile), Body(openapi_examples=_EXAMPLES)]
 
 
-@router.post("", status_code=201, response_model=PlanResult, responses=BOUNDED)
+@router.post("", operation_id="create_plan", status_code=201, response_model=PlanResult, responses=BOUNDED)
 def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, profile: ProfileBody) -> Response:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
 
@@ -90,7 +91,7 @@ def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, profil
     return created(plan_for(runtime, caller, profile, utcnow(), client_address=address))
 
 
-@router.post("/what-if", response_model=PlanResult, responses=BOUNDED)
+@router.post("/what-if", operation_id="plan_what_if", response_model=PlanResult, responses=BOUNDED)
 def plan_what_if(runtime: RuntimeDep, request: Request, caller: CallerDep,
                  asked: Annotated[JsonBody, deferred(WhatIf), Body()]) -> PlanResult:
     """A plan for a profile (and a scale on every cloud price) at the prices in force, not stored: what the
@@ -99,7 +100,7 @@ def plan_what_if(runtime: RuntimeDep, request: Request, caller: CallerDep,
     return what_if(runtime, key, checked(asked, WhatIf, runtime.plan_pool, key), utcnow())
 
 
-@router.get("", response_model=Page[PlanListItem])
+@router.get("", operation_id="list_plans", response_model=Page[PlanListItem])
 def list_plans(engine: EngineDep, caller: CallerDep, profile_id: str | None = None, limit: Limit = DEFAULT_LIMIT,
                cursor: Cursor = None) -> Page[PlanListItem]:
     """The caller's plans, newest first; `profile_id` keeps those made from one saved profile."""
@@ -124,14 +125,15 @@ def _stored_plans(engine: EngineDep, caller: CallerDep, ids: str) -> list[reposi
     return [repository.get_plan(engine, caller, plan_id) for plan_id in _compared_ids(ids)]
 
 
-@router.get("/compare", response_model=PlanComparison)
+@router.get("/compare", operation_id="compare_plans", response_model=PlanComparison)
 def compare_plans(engine: EngineDep, caller: CallerDep, ids: CompareIds) -> PlanComparison:
     """Plans side by side: the inputs that differ, purchases, costs and break-even of each."""
     stored = _stored_plans(engine, caller, ids)
     return compare([PlanResult.model_validate(s.result) for s in stored], [s.profile for s in stored])
 
 
-@router.get("/compare.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+@router.get("/compare.svg", operation_id="get_comparison_chart",
+            response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
 def compare_chart(engine: EngineDep, caller: CallerDep, ids: CompareIds, lang: ChartLang = None) -> Response:
     """The cumulative cost of each compared plan on one chart, break-even days marked; lines are named by the
     plans' order in `ids` (Plan 1, Plan 2, ...)."""
@@ -140,7 +142,7 @@ def compare_chart(engine: EngineDep, caller: CallerDep, ids: CompareIds, lang: C
     return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
-@router.get("/{plan_id}.csv", response_class=Response, responses={200: {"content": {"text/csv": {}}}})
+@router.get("/{plan_id}.csv", operation_id="get_plan_csv", response_class=Response, responses=CSV_RESPONSE)
 def plan_as_csv(engine: EngineDep, caller: CallerDep, plan_id: str) -> Response:
     """One line item per purchase, host and cloud commitment, plus expected electricity and resale credit;
     `line_total` adds up to the plan's `total_cost_usd`."""
@@ -149,7 +151,7 @@ def plan_as_csv(engine: EngineDep, caller: CallerDep, plan_id: str) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="gpuplan-{plan_id}.csv"'})
 
 
-@router.get("/{plan_id}/purchase-request", response_model=PurchaseRequest)
+@router.get("/{plan_id}/purchase-request", operation_id="get_purchase_request", response_model=PurchaseRequest)
 def plan_purchase_request(
     engine: EngineDep, caller: CallerDep, plan_id: str,
     depreciation_method: Annotated[DepreciationMethod, Query(
@@ -169,7 +171,7 @@ def plan_purchase_request(
     return purchase_request(plan, profile.name if profile else None, schedule)
 
 
-@router.post("/{plan_id}/recompute", response_model=PlanResult, responses=BOUNDED)
+@router.post("/{plan_id}/recompute", operation_id="recompute_plan", response_model=PlanResult, responses=BOUNDED)
 def recompute_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> PlanResult:
     """Make the plan again from its profile at the prices it recorded (`prices_in_force`), on its day: the
     answer matches the stored plan unless the planner itself changed since. The answer is kept with the plan for
@@ -178,7 +180,8 @@ def recompute_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, pla
                      request_key(caller, request))
 
 
-@router.get("/{plan_id}/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+@router.get("/{plan_id}/chart.svg", operation_id="get_plan_chart",
+            response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
 def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSize = "wide",
                lang: ChartLang = None) -> Response:
     """Cumulative cost of the plan, cloud only and buy only over the horizon; the break-even day is marked."""
@@ -188,7 +191,8 @@ def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSi
     return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
-@router.get("/{plan_id}/sensitivity", response_model=Sensitivity, responses=BOUNDED)
+@router.get("/{plan_id}/sensitivity", operation_id="get_plan_sensitivity",
+            response_model=Sensitivity, responses=BOUNDED)
 def plan_sensitivity(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> Sensitivity:
     """Total cost and the decision with each input at the low and high end of a stated range (demand, electricity,
     cloud prices, hardware prices, resale, horizon), each end a new plan at the prices this plan used. The re-plans
@@ -198,7 +202,8 @@ def plan_sensitivity(runtime: RuntimeDep, request: Request, caller: CallerDep, p
                           repository.get_plan(runtime.engine, caller, plan_id))
 
 
-@router.get("/{plan_id}/sensitivity.svg", response_class=Response, responses=SVG_RESPONSE | BOUNDED,
+@router.get("/{plan_id}/sensitivity.svg", operation_id="get_plan_sensitivity_chart",
+            response_class=Response, responses=SVG_RESPONSE | BOUNDED,
             tags=["charts"])
 def plan_sensitivity_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
                            size: ChartSize = "wide", lang: ChartLang = None) -> Response:
@@ -211,7 +216,8 @@ def plan_sensitivity_chart(runtime: RuntimeDep, request: Request, caller: Caller
                     headers={"Cache-Control": "private, max-age=86400"})
 
 
-@router.get("/{plan_id}/replay", response_model=PlanReplay, responses=BOUNDED)
+@router.get("/{plan_id}/replay", operation_id="get_plan_replay", response_model=PlanReplay,
+            responses=BOUNDED)
 def plan_replay(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
                 hours: Annotated[bool, Query(description="include the hour-by-hour table (false: the totals only)")]
                 = True) -> PlanReplay:
@@ -223,7 +229,8 @@ def plan_replay(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_i
                      repository.get_plan(runtime.engine, caller, plan_id), hours)
 
 
-@router.get("/{plan_id}/replay.svg", response_class=Response, responses=SVG_RESPONSE | BOUNDED, tags=["charts"])
+@router.get("/{plan_id}/replay.svg", operation_id="get_plan_replay_chart",
+            response_class=Response, responses=SVG_RESPONSE | BOUNDED, tags=["charts"])
 def plan_replay_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str,
                       size: ChartSize = "wide", lang: ChartLang = None) -> Response:
     """The replay as a chart: the demand and what owned and rented GPUs served, hour by hour (day by day beyond
@@ -235,13 +242,13 @@ def plan_replay_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, 
                     media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
-@router.get("/{plan_id}/profile", response_model=Profile)
+@router.get("/{plan_id}/profile", operation_id="get_plan_profile", response_model=Profile)
 def plan_profile(engine: EngineDep, caller: CallerDep, plan_id: str) -> dict[str, Any]:
     """The profile this plan was made from, as it was sent: the page fills its form with it (`/?plan=<id>`)."""
     return repository.get_plan(engine, caller, plan_id).profile
 
 
-@router.get("/{plan_id}", response_model=PlanResult)
+@router.get("/{plan_id}", operation_id="get_plan", response_model=PlanResult)
 def get_plan(engine: EngineDep, caller: CallerDep, plan_id: str) -> dict[str, Any]:
     """A plan made earlier, exactly as it was returned."""
     return repository.get_plan(engine, caller, plan_id).result

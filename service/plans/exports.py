@@ -12,25 +12,33 @@ ChargeFrequency (One-Time, Recurring, Usage-Based), ChargeDescription, PricingCa
 Committed for reserved / committed instances; null for tax, credit and adjustment lines, as the spec allows or
 requires), PricingQuantity, PricingUnit, ListUnitPrice, ListCost, ContractedUnitPrice, ContractedCost, BilledCost,
 EffectiveCost (no amortisation here, so equal to BilledCost), PricingCurrency, BillingCurrency, ProviderName,
-RegionId, CommitmentDiscountId, CommitmentDiscountName, CommitmentDiscountType, CommitmentDiscountCategory; and
-custom columns with FOCUS's `x_` prefix for what it has no name for: x_ExchangeRate (plan currency per USD),
-x_ExchangeRatesAsOf (the ECB date), x_TaxPercent, x_KgCO2e, x_CarbonCost (the carbon price on the line's emissions,
-not in its BilledCost) and x_CommittedUnitPrice.
+RegionId, CommitmentDiscountId, CommitmentDiscountName, CommitmentDiscountType, CommitmentDiscountCategory,
+CommitmentDiscountStatus; and custom columns with FOCUS's `x_` prefix for what it has no name for: x_ExchangeRate
+(plan currency per USD), x_ExchangeRatesAsOf (the ECB date), x_TaxPercent, x_KgCO2e, x_CarbonCost (the carbon price
+on the line's emissions, not in its BilledCost), x_CommittedUnitPrice and x_ListPriceOffer (the on-demand offer a
+commitment's ListUnitPrice is the price of). tests/service/plans/test_focus_validator.py checks these columns with
+the FinOps Foundation's validator.
 
 Unit prices are the provider's: a carbon price (options.carbon_price_per_tonne) is never folded into ListUnitPrice
 or a line's cost; it is one line of its own (type `carbon`, ChargeCategory Adjustment: an internal price, no
 provider bills it), and each cloud, commitment and electricity line shows its share in x_CarbonCost.
 
-A reserved / committed instance is one Usage line of every held hour (PricingCategory Committed, ChargeFrequency
-Recurring: paid whether used or not). FOCUS defines ListUnitPrice as the provider's price "exclusive of any
-discounts" and ContractedUnitPrice as the agreed price "inclusive of negotiated discounts ... while excluding
-negotiated commitment discounts": both are therefore the on-demand price of the same instance (the catalog's or the
-profile's own on-demand quote; the committed rate when neither is known), and the committed rate shows in
-BilledCost / EffectiveCost and x_CommittedUnitPrice, so ListCost - EffectiveCost is the commitment's saving.
-Putting the committed rate in ContractedUnitPrice would make a FOCUS tool report the commitment discount as a
-negotiated one. ProviderName of a purchase is the seller or price publisher the catalog names (`BuyLine.vendor`);
-a profile quote's own `source` when it gave one; empty when not known (hosts: a parts list of several sellers).
-With purchase taxes, purchases are listed at their net price and the taxes on one `tax` line (ChargeCategory Tax).
+A reserved / committed instance is a Usage line of the held hours it worked (CommitmentDiscountStatus Used) and
+one of those it was held but idle (Unused), which FOCUS requires apart (PricingCategory Committed, ChargeFrequency
+Recurring: paid whether used or not; the hours worked are the periods' `.../committed` cloud hours). FOCUS defines
+ListUnitPrice as the provider's price "exclusive of any discounts" and ContractedUnitPrice as the agreed price
+"inclusive of negotiated discounts ... while excluding negotiated commitment discounts": both are therefore the
+on-demand price of the instance the commitment discounts (`CommitmentLine.on_demand_usd_per_hour`: matched by
+provider, GPU and GPU count, not by name; the committed rate when none is known, x_ListPriceOffer then empty), and
+the committed rate shows in BilledCost / EffectiveCost and x_CommittedUnitPrice, so ListCost - EffectiveCost is the
+commitment's saving. Putting the committed rate in ContractedUnitPrice would make a FOCUS tool report the
+commitment discount as a negotiated one. ProviderName of a purchase is the seller or price publisher the catalog
+names (`BuyLine.vendor`); a profile quote's own `source` when it gave one; empty when not known (hosts: a parts list
+of several sellers).
+With purchase taxes, purchases are listed at their net price and the taxes on one `tax` line (ChargeCategory Tax):
+no unit price and no PricingQuantity or PricingUnit (FOCUS: null for Tax), and ListCost and ContractedCost equal to
+its BilledCost (FOCUS: a tax's are computed from the charges it is on, whose list and contracted prices are the
+prices paid).
 """
 
 from __future__ import annotations
@@ -51,8 +59,8 @@ FOCUS_COLUMNS = ["ChargeCategory", "ChargeFrequency", "ChargeDescription", "Pric
                  "PricingUnit", "ListUnitPrice", "ListCost", "ContractedUnitPrice", "ContractedCost", "BilledCost",
                  "EffectiveCost", "PricingCurrency", "BillingCurrency", "ProviderName", "RegionId",
                  "CommitmentDiscountId", "CommitmentDiscountName", "CommitmentDiscountType",
-                 "CommitmentDiscountCategory", "x_ExchangeRate", "x_ExchangeRatesAsOf", "x_TaxPercent", "x_KgCO2e",
-                 "x_CarbonCost", "x_CommittedUnitPrice"]
+                 "CommitmentDiscountCategory", "CommitmentDiscountStatus", "x_ExchangeRate", "x_ExchangeRatesAsOf",
+                 "x_TaxPercent", "x_KgCO2e", "x_CarbonCost", "x_CommittedUnitPrice", "x_ListPriceOffer"]
 CHARGE_CATEGORY = {"gpu": "Purchase", "host": "Purchase", "cloud": "Usage", "electricity": "Usage", "tax": "Tax",
                    "resale": "Credit", "rounding": "Adjustment",
                    # issue 16's finance lines: a commitment is the usage of every held hour at the committed rate;
@@ -67,6 +75,9 @@ CHARGE_FREQUENCY = {"gpu": "One-Time", "host": "One-Time", "tax": "One-Time", "c
 # FOCUS PricingCategory: MUST be set for Usage and Purchase, MUST be null for Tax, MAY be null otherwise
 PRICING_CATEGORY = {"gpu": "Standard", "host": "Standard", "electricity": "Standard", "opex": "Standard",
                     "cloud_data": "Standard", "commitment": "Committed"}
+
+
+_IDLE_HOURS = 0.005  # hours below this are the periods' rounding (3 decimals), not a part of a commitment
 
 
 def _cents(value: float) -> float:
@@ -102,26 +113,28 @@ def line_items(plan: PlanResult) -> list[dict[str, Any]]:
         price = None if unit_price is None else round(unit_price, 6)
         listed = price if list_price is None else round(list_price, 6)
         commit = commitment or {}
+        tax = kind == "tax"
+        list_cost = line_total if tax else None if listed is None else _cents(listed * quantity)
         items.append({"line": len(items) + 1, "item": item, "type": kind, "gpu": gpu, "condition": condition,
                       "quantity": quantity, "unit": unit, "unit_price": price, "currency": currency,
                       "vendor_source": vendor_source, "price_as_of": as_of, "line_total": line_total,
                       "ChargeCategory": CHARGE_CATEGORY[kind], "ChargeFrequency": CHARGE_FREQUENCY[kind],
                       "ChargeDescription": item, "PricingCategory": pricing or PRICING_CATEGORY.get(kind),
-                      "PricingQuantity": quantity, "PricingUnit": unit,
-                      "ListUnitPrice": None if kind == "tax" else listed,
-                      "ListCost": None if kind == "tax" or listed is None else _cents(listed * quantity),
-                      "ContractedUnitPrice": None if kind == "tax" else listed,
-                      "ContractedCost": None if kind == "tax" or listed is None else _cents(listed * quantity),
+                      "PricingQuantity": None if tax else quantity, "PricingUnit": None if tax else unit,
+                      "ListUnitPrice": None if tax else listed, "ListCost": list_cost,
+                      "ContractedUnitPrice": None if tax else listed, "ContractedCost": list_cost,
                       "BilledCost": line_total, "EffectiveCost": line_total, "PricingCurrency": currency,
                       "BillingCurrency": currency, "ProviderName": provider, "RegionId": region,
                       "CommitmentDiscountId": commit.get("id"), "CommitmentDiscountName": commit.get("name"),
                       "CommitmentDiscountType": commit.get("type"),
                       "CommitmentDiscountCategory": commit.get("category"),
+                      "CommitmentDiscountStatus": commit.get("status"),
                       "x_ExchangeRate": round(1.0 / per_usd, 8), "x_ExchangeRatesAsOf": rates.as_of if rates else "",
                       "x_TaxPercent": tax_percent if kind in ("gpu", "host", "tax") else 0.0,
                       "x_KgCO2e": None if kg is None else round(kg, 3),
                       "x_CarbonCost": None if carbon is None else _cents(carbon),
-                      "x_CommittedUnitPrice": None if committed_price is None else round(committed_price, 6)})
+                      "x_CommittedUnitPrice": None if committed_price is None else round(committed_price, 6),
+                      "x_ListPriceOffer": commit.get("list_offer")})
 
     taxed = 0.0
     for b in plan.buy:
@@ -146,20 +159,28 @@ def line_items(plan: PlanResult) -> list[dict[str, Any]]:
             "instance-hour", price, f"{c.provider}: {c.source}", c.price_as_of, c.cost_usd - carbon,
             provider=c.provider, region=c.region, kg=c.kg_co2e, carbon=carbon if c.carbon_usd_per_hour else None,
             pricing="Dynamic" if c.pricing == "spot" else "Standard")
-    for m in plan.commitments:
-        hours = m.count * m.paid_hours
+    for m, used in zip(plan.commitments, committed_hours_used(plan), strict=True):
+        held = m.count * m.paid_hours
         committed = m.usd_per_hour - m.carbon_usd_per_hour  # the provider's effective committed rate
-        carbon = m.carbon_usd_per_hour * hours
-        carbon_total += carbon
         term = f"{m.term_months}-month commitment x {m.terms}"
-        add(f"{m.provider} {m.name} ({m.region}, {term})", "commitment", m.gpu, "cloud", hours,
-            "instance-hour committed", committed, f"{m.provider}: {m.source}", m.price_as_of, m.cost_usd - carbon,
-            provider=m.provider, region=m.region, kg=m.kg_co2e, carbon=carbon if m.carbon_usd_per_hour else None,
-            list_price=m.on_demand_usd_per_hour if m.on_demand_usd_per_hour is not None else committed,
-            committed_price=committed,
-            commitment={"id": f"{m.provider}/{m.region}/{m.name}/{m.term_months}m/{m.payment}",
-                        "name": f"{m.count} x {m.name}, {m.term_months}-month term, {m.payment.replace('_', ' ')}",
-                        "type": "Reserved / committed instance", "category": "Usage"})
+        used = held if held - used <= _IDLE_HOURS else 0.0 if used <= _IDLE_HOURS else used
+        for status, hours in (("Used", used), ("Unused", held - used)):
+            if hours <= 0:
+                continue  # no row for a part that is not there (a commitment worked or idle throughout)
+            share = hours / held if held else 0.0
+            carbon = m.carbon_usd_per_hour * hours
+            carbon_total += carbon
+            idle = ", held but not used" if status == "Unused" else ""
+            add(f"{m.provider} {m.name} ({m.region}, {term}{idle})", "commitment", m.gpu, "cloud", round(hours, 3),
+                "instance-hour committed", committed, f"{m.provider}: {m.source}", m.price_as_of,
+                (m.cost_usd - m.carbon_usd_per_hour * held) * share, provider=m.provider, region=m.region,
+                kg=None if m.kg_co2e is None else m.kg_co2e * share, carbon=carbon if m.carbon_usd_per_hour else None,
+                list_price=m.on_demand_usd_per_hour if m.on_demand_usd_per_hour is not None else committed,
+                committed_price=committed,
+                commitment={"id": f"{m.provider}/{m.region}/{m.name}/{m.term_months}m/{m.payment}",
+                            "name": f"{m.count} x {m.name}, {m.term_months}-month term, {m.payment.replace('_', ' ')}",
+                            "type": "Reserved / committed instance", "category": "Usage", "status": status,
+                            "list_offer": m.on_demand_offer or ""})
     costs = plan.costs
     if costs.opex_usd:
         add("Expected running costs of the owned hardware beyond power (colocation, maintenance, staff, storage)",
@@ -191,6 +212,22 @@ def line_items(plan: PlanResult) -> list[dict[str, Any]]:
     if left:
         add("Rounding to cents", "rounding", "", "", 1, "adjustment", left, "", "", left)
     return items
+
+
+def committed_hours_used(plan: PlanResult) -> list[float]:
+    """Instance-hours each commitment line worked: the periods' `provider/name/region/committed` cloud hours
+    (solvers/accounting.py), shared by the lines of one label in proportion to the hours each holds."""
+    worked: dict[str, float] = {}
+    for period in plan.periods:
+        for label, hours in period.cloud_hours.items():
+            worked[label] = worked.get(label, 0.0) + hours
+    labels = [f"{m.provider}/{m.name}/{m.region}/committed" for m in plan.commitments]
+    held = [m.count * m.paid_hours for m in plan.commitments]
+    held_by_label: dict[str, float] = {}
+    for label, hours in zip(labels, held, strict=True):
+        held_by_label[label] = held_by_label.get(label, 0.0) + hours
+    return [min(hours, worked.get(label, 0.0) * hours / held_by_label[label]) if hours else 0.0
+            for label, hours in zip(labels, held, strict=True)]
 
 
 def plan_csv(plan: PlanResult) -> str:

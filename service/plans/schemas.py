@@ -45,15 +45,16 @@ class LineItem(BaseModel):
     PricingCategory: Literal["Standard", "Dynamic", "Committed", "Other"] | None = Field(
         description="Standard (list or agreed price), Dynamic (spot), Committed (reserved / committed instances); "
         "null for tax (FOCUS requires it), credit and adjustment lines")
-    PricingQuantity: float
-    PricingUnit: str
+    PricingQuantity: float | None = Field(description="null on the tax line (FOCUS requires it)")
+    PricingUnit: str | None = Field(description="null on the tax line (FOCUS requires it)")
     ListUnitPrice: float | None = Field(description="the provider's published price, without discounts or any "
-                                        "carbon price; for a commitment the on-demand price of the same instance; "
-                                        "null on the tax line")
-    ListCost: float | None
+                                        "carbon price; for a commitment the on-demand price of the instance it "
+                                        "discounts (x_ListPriceOffer); null on the tax line")
+    ListCost: float = Field(description="ListUnitPrice x PricingQuantity; the tax line: its BilledCost (FOCUS: never "
+                            "null)")
     ContractedUnitPrice: float | None = Field(description="FOCUS: the agreed price excluding commitment discounts, "
                                               "so equal to ListUnitPrice here (no negotiated discounts are known)")
-    ContractedCost: float | None
+    ContractedCost: float = Field(description="ContractedUnitPrice x PricingQuantity; the tax line: its BilledCost")
     BilledCost: float
     EffectiveCost: float
     PricingCurrency: PlanCurrency
@@ -64,6 +65,8 @@ class LineItem(BaseModel):
     CommitmentDiscountName: str | None
     CommitmentDiscountType: str | None
     CommitmentDiscountCategory: Literal["Usage", "Spend"] | None
+    CommitmentDiscountStatus: Literal["Used", "Unused"] | None = Field(
+        description="commitment lines: the held hours it worked (Used) or was idle (Unused), each a line of its own")
     x_ExchangeRate: float = Field(description="units of the plan's currency per USD")
     x_ExchangeRatesAsOf: str = Field(description="the ECB date of the rates")
     x_TaxPercent: float
@@ -72,6 +75,9 @@ class LineItem(BaseModel):
                                        "BilledCost, summed on the `carbon` line")
     x_CommittedUnitPrice: float | None = Field(description="commitment lines: the committed rate per instance-hour "
                                                "(EffectiveCost / PricingQuantity)")
+    x_ListPriceOffer: str | None = Field(description="commitment lines: the on-demand offer (provider name (region)) "
+                                         "whose price is ListUnitPrice; empty when none is known (ListUnitPrice is "
+                                         "then the committed rate)")
 
 
 class RequestProfile(BaseModel):

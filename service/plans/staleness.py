@@ -25,22 +25,18 @@ def with_stale_warnings(result: PlanResult, engine: Engine, sources: Iterable[So
 
 def stale_price_warnings(prices_as_of: Mapping[str, str], states: Iterable[SourceState], today: dt.date,
                          snapshot_max_age: dt.timedelta) -> list[Notice]:
-    """One warning per live source the plan used whose prices are older than its `stale_after` age, and one
-    for bundled prices older than `snapshot_max_age`. A failed attempt alone does not warn: the prices in
-    force are still as fresh as their last success (GET /v1/sources shows the failure).
+    """One warning for the live sources the plan used whose prices are older than their `stale_after` age (one
+    line however many: offline, every source goes stale together, and a plan page listed each one with its
+    provider's error), and one for bundled prices older than `snapshot_max_age`. A failed attempt alone does not
+    warn: the prices in force are still as fresh as their last success. The warning never carries a provider's
+    error text (it may name internal hosts): GET /v1/sources shows it, to whoever may read it.
 
     `prices_as_of` maps each feed the plan drew candidates from to its oldest price date: live feeds are
     source keys (`azure`), bundled ones `snapshot/<provider>`, the request's own prices `request`.
     """
     by_key = {s.source: s for s in states}
-    warnings = []
-    for feed in sorted(prices_as_of):
-        state = by_key.get(feed)
-        if state is not None and state.too_old:
-            success = state.last_success_at.isoformat() if state.last_success_at else None
-            warnings.append(notice("stale_source" if success else "stale_source_never", source=feed,
-                                   reasons=state.stale_reasons, last_success_at=success,
-                                   stale_after_hours=state.stale_after_hours))
+    stale = [state for feed in sorted(prices_as_of) if (state := by_key.get(feed)) is not None and state.too_old]
+    warnings = [_stale_notice(stale)] if stale else []
     old = {feed: as_of for feed, as_of in prices_as_of.items()
            if feed.startswith("snapshot/") and today - dt.date.fromisoformat(as_of[:10]) > snapshot_max_age}
     if old:
@@ -48,3 +44,14 @@ def stale_price_warnings(prices_as_of: Mapping[str, str], states: Iterable[Sourc
         warnings.append(notice("old_snapshot", providers=sorted(f.split("/", 1)[1] for f in old), oldest=oldest,
                                max_age_days=snapshot_max_age.days))
     return warnings
+
+
+def _stale_notice(stale: list[SourceState]) -> Notice:
+    """One source: its name and why (`stale_source`, `stale_source_never`); several: their names and count
+    (`stale_sources`), the detail of each on GET /v1/sources."""
+    if len(stale) > 1:
+        return notice("stale_sources", sources=[s.source for s in stale], count=len(stale))
+    (state,) = stale
+    success = state.last_success_at.isoformat() if state.last_success_at else None
+    return notice("stale_source" if success else "stale_source_never", source=state.source,
+                  reasons=state.plain_reasons, last_success_at=success, stale_after_hours=state.stale_after_hours)

@@ -32,7 +32,7 @@ ProfileInBody = Annotated[JsonBody, deferred(ProfileIn), Body()]
 WHAT = "saved profile"
 
 
-@router.post("", status_code=201, response_model=ProfileOut, responses=BOUNDED)
+@router.post("", operation_id="create_profile", status_code=201, response_model=ProfileOut, responses=BOUNDED)
 def create_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, response: Response,
                    caller: CallerDep, raw: ProfileInBody) -> ProfileOut:
     """Save a workload profile under a name; it must have a plan at today's prices.
@@ -50,7 +50,7 @@ def create_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, r
     return saved
 
 
-@router.get("", response_model=Page[ProfileOut])
+@router.get("", operation_id="list_profiles", response_model=Page[ProfileOut])
 def list_profiles(engine: EngineDep, caller: CallerDep, tag: str | None = None,
                   name: str | None = Query(None, description="part of the name, any case"),
                   limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Page[ProfileOut]:
@@ -58,7 +58,7 @@ def list_profiles(engine: EngineDep, caller: CallerDep, tag: str | None = None,
     return repository.list_profiles(engine, caller, limit, cursor, tag, name)
 
 
-@router.get("/{profile_id}", response_model=ProfileOut, responses=BOUNDED)
+@router.get("/{profile_id}", operation_id="get_profile", response_model=ProfileOut, responses=BOUNDED)
 def get_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, caller: CallerDep,
                 profile_id: str) -> ProfileOut:
     """A saved profile (its current version) with its best plan at the prices in force now, solved in the plan
@@ -81,7 +81,7 @@ def new_version(runtime: RuntimeDep, catalog: CatalogDep, request: Request, call
                  profile_id)
 
 
-@router.put("/{profile_id}", response_model=ProfileOut, responses=BOUNDED)
+@router.put("/{profile_id}", operation_id="update_profile", response_model=ProfileOut, responses=BOUNDED)
 def update_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, caller: CallerDep, profile_id: str,
                    raw: ProfileInBody) -> ProfileOut:
     """Replace the profile: a new version (the old ones stay readable); plan-change alerts start again from it.
@@ -90,13 +90,14 @@ def update_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, c
     return new_version(runtime, catalog, request, caller, profile_id, body)
 
 
-@router.get("/{profile_id}/versions", response_model=list[ProfileVersionOut])
+@router.get("/{profile_id}/versions", operation_id="list_profile_versions", response_model=list[ProfileVersionOut])
 def list_versions(engine: EngineDep, caller: CallerDep, profile_id: str) -> list[ProfileVersionOut]:
     """Every version of the profile, oldest first."""
     return found(repository.versions(engine, caller, profile_id), WHAT, profile_id)
 
 
-@router.post("/{profile_id}/plans", status_code=201, response_model=PlanResult, responses=BOUNDED)
+@router.post("/{profile_id}/plans", operation_id="create_profile_plan",
+             status_code=201, response_model=PlanResult, responses=BOUNDED)
 def plan_profile(runtime: RuntimeDep, request: Request, caller: CallerDep, profile_id: str) -> Response:
     """Plan the profile's current version; the plan records the version and the prices it used. Bounded as
     POST /v1/plans is: with auth off, the per-caller limit on plans in flight counts the client address."""
@@ -106,7 +107,7 @@ def plan_profile(runtime: RuntimeDep, request: Request, caller: CallerDep, profi
                             saved.version, client_address=address))
 
 
-@router.delete("/{profile_id}", status_code=204)
+@router.delete("/{profile_id}", operation_id="delete_profile", status_code=204)
 def delete_profile(engine: EngineDep, caller: CallerDep, profile_id: str) -> Response:
     """Delete a saved profile and its versions (refused with 409 while alert subscriptions watch it); plans
     made from it keep their copy of the profile."""

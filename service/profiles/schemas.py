@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,7 +33,8 @@ class ProfileOut(BaseModel):
     name: str
     tags: list[str]
     version: int = Field(description="the current version; every PUT makes a new one")
-    profile: dict[str, Any]
+    profile: Profile = Field(description="the profile as saved (every field, defaults filled in, and a utilisation "
+                             "demand's start pinned when it had none)")
     created_at: str
     updated_at: str
     plan: PlanSummary | None = Field(None, description="the best plan at the prices in force now (or when saved)")
@@ -43,5 +44,5 @@ class ProfileVersionOut(BaseModel):
     version: int
     name: str
     tags: list[str]
-    profile: dict[str, Any]
+    profile: Profile = Field(description="the profile as this version saved it")
     created_at: str

@@ -51,7 +51,8 @@ def _demand(series: UsageSeries, reference_gpu: str) -> ConcurrencyDemand:
         raise InvalidField("text", "usage_demand", exc.errors()[0]["msg"]) from exc
 
 
-@router.post("/{profile_id}/usage", response_model=UsageImportOut, responses=BOUNDED)
+@router.post("/{profile_id}/usage", operation_id="import_profile_usage",
+             response_model=UsageImportOut, responses=BOUNDED)
 def import_usage(runtime: RuntimeDep, catalog: CatalogDep, request: Request, caller: CallerDep, profile_id: str,
                  raw: Annotated[JsonBody, deferred(UsageImportIn), Body()]) -> UsageImportOut:
     """Read a usage log (Slurm sacct, nvidia-smi CSV, DCGM through Prometheus) into GPUs busy per UTC hour and
@@ -74,7 +75,8 @@ def import_usage(runtime: RuntimeDep, catalog: CatalogDep, request: Request, cal
     return UsageImportOut(profile=out, usage=UsageSummaryOut.of(series, summarise(series)))
 
 
-@router.get("/{profile_id}/usage.svg", response_class=Response, responses=SVG_RESPONSE | _NO_HOURLY_DEMAND,
+@router.get("/{profile_id}/usage.svg", operation_id="get_profile_usage_chart",
+            response_class=Response, responses=SVG_RESPONSE | _NO_HOURLY_DEMAND,
             tags=["charts"])
 def usage_chart(engine: EngineDep, caller: CallerDep, profile_id: str, size: ChartSize = "wide",
                 lang: ChartLang = None) -> Response:
@@ -96,7 +98,7 @@ def _chart(demand: ConcurrencyDemand, size: ChartSize, lang: str | None) -> Resp
     return Response(svg, media_type=SVG_MEDIA_TYPE, headers={"Cache-Control": "private, no-cache"})
 
 
-@unsaved_router.post("", response_model=UsageReadOut)
+@unsaved_router.post("", operation_id="read_usage", response_model=UsageReadOut)
 def read_usage(runtime: RuntimeDep, request: Request, caller: CallerDep,
                raw: Annotated[JsonBody, deferred(UsageReadIn), Body()]) -> UsageReadOut:
     """Read a usage log into GPUs busy per UTC hour without storing anything: the `demand` to plan on (put it in
@@ -108,7 +110,8 @@ def read_usage(runtime: RuntimeDep, request: Request, caller: CallerDep,
     return UsageReadOut(demand=_demand(series, body.reference_gpu), usage=UsageSummaryOut.of(series, summarise(series)))
 
 
-@unsaved_router.post("/chart.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+@unsaved_router.post("/chart.svg", operation_id="read_usage_chart",
+                     response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
 def read_usage_chart(runtime: RuntimeDep, request: Request, caller: CallerDep,
                      demand: Annotated[JsonBody, deferred(ConcurrencyDemand), Body()], size: ChartSize = "wide",
                      lang: ChartLang = None) -> Response:

@@ -44,7 +44,10 @@ _log = logging.getLogger(__name__)
 
 SVG_MEDIA_TYPE = "image/svg+xml"
 # how the chart endpoints describe their answer and their one option in OpenAPI
-SVG_RESPONSE: dict[int | str, dict[str, Any]] = {200: {"content": {SVG_MEDIA_TYPE: {}}, "description": "an SVG image"}}
+# the body's schema too: without one, a generated client (openapi-python-client) drops the answer and a strict one
+# fails on the 200 (issue 33)
+SVG_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {"content": {SVG_MEDIA_TYPE: {"schema": {"type": "string"}}}, "description": "an SVG image"}}
 ChartSize = Annotated[Literal["wide", "narrow"], Query(description="`narrow` for a phone-width column")]
 ChartLang = Annotated[str | None, Query(max_length=35, pattern=r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$", description=(
     "the chart's language: `en` (the default), `fr` or `zh-Hans`: titles, labels, legends and numbers, money and "

@@ -98,3 +98,46 @@ OVERLAP = 0.5
 # smallest, 0.5M tokens for its 125M model (Brown et al. 2020, table 2.1; 1M-3.2M for the larger ones), the most
 # frequent data-parallel all-reduce among its models, hence a conservative default.
 GLOBAL_BATCH_TOKENS = 524_288
+
+# Tensor-parallel serving (`serving.py`): the fixed time of one NCCL all-reduce of a small message, by the path its
+# GPUs talk over, from published nccl-tests `all_reduce_perf` runs (out-of-place time of the smallest sizes, the
+# default eager launch, one process driving every GPU): (path, GPUs, microseconds, source). `comm.latency_fit` fits
+# time = a + b (GPUs - 1) to each path's rows (least squares): a ring's latency grows linearly with the ranks (NCCL's
+# own cost model, src/graph/tuning.cc: base latency + steps x per-hop latency; kiskra-nvidia on NVIDIA/nccl issue
+# 1712: "the latency of ring increases linearly with the communicator size").
+# - peer_to_peer: GPUs that write into each other's memory (NVLink, NVLink bridges, AMD Infinity Fabric, PCIe
+#   between data-centre and workstation cards). Small-message time is launch and synchronisation, not wire: NVLink
+#   and PCIe P2P rows agree (the 8 x RTX PRO 6000 PCIe row is within 4% of the 4 x H100 NVLink row).
+# - host_memory: GeForce cards on the stock driver have no PCIe peer-to-peer (the driver reports P2P "NS", not
+#   supported: the 2 x RTX 2080 Ti log below; NVIDIA/nccl-tests issue 117, "the 2080ti has never supported p2p";
+#   pricing/data/nccl_allreduce.SOURCES.md), so NCCL stages every hop through host memory (its SHM transport):
+#   one GPU-to-GPU copy takes ~14 us instead of ~0.4 us (cuda-samples p2pBandwidthLatencyTest, P2P disabled vs
+#   enabled, voipmonitor/rtx6kpro hardware/pcie-bandwidth.md@070506ff96a20039f71a067adcb250e8fe3414f8).
+# No AMD (RCCL) row was found: Infinity Fabric takes the peer_to_peer fit (extrapolated). The figures are
+# conservative for engines that capture the decode step in a CUDA graph (4 x H100: 13.7 us instead of 23.1 us,
+# the same repository below, results/symmetric/report.md) or run their own all-reduce kernel on NVLink.
+ALL_REDUCE_LATENCY_US: tuple[tuple[str, int, float, str], ...] = (
+    ("peer_to_peer", 2, 10.14, "2 x A100 SXM4 40GB, NVLink, 32 B: NVIDIA/nccl issue 583 (2021-10-18)"),
+    ("peer_to_peer", 4, 23.30, "4 x H100 SXM, NVSwitch, 8 B, NCCL 2.18.3: waynehacking8/nccl-collectives-bench "
+     "results/quiet/all_reduce.txt@8ab7496db79ead1383ff47805c91fcf489c88406"),
+    ("peer_to_peer", 8, 24.20, "8 x RTX PRO 6000, PCIe 5.0 P2P behind switches, median NCCL time of 256 B-8 KB "
+     "(24.6, 24.1, 24.2): voipmonitor/rtx6kpro hardware/pcie-bandwidth.md@070506ff96a20039f71a067adcb250e8fe3414f8"),
+    ("host_memory", 2, 12.25, "2 x RTX 2080 Ti, PCIe 3.0, P2P not supported, 8 B (2025-06-05): "
+     "Anthony-Hoo/Anthony-Hoo.github.io posts/AutoDL_Multi-GPU_Interconnection_Test.md"
+     "@37e805e8e56f839f6557756d76503d45af6ab47e"),
+    ("host_memory", 8, 42.14, "8 x RTX 4090, stock driver 550.127.08, 8 B: NVIDIA/nccl issue 1530 (2024-12-02; "
+     "42.56 us with NCCL_ALGO=TREE)"),
+)
+
+# Bytes per activation element a serving replica's all-reduces move: 16-bit whatever the weights' precision
+# (weight-only int8/int4 quantisation keeps 16-bit activations; for fp8 a gpuplan default, conservative where an
+# engine all-reduces in 8 bits).
+SERVING_ACTIVATION_BYTES = 2.0
+
+# The slowest a replica may generate and still serve: MLPerf Inference's Server scenario allows at most 200 ms per
+# output token (99th percentile) for llama2-70b and mixtral-8x7b, its loosest LLM bound (llama3_1-405b 175 ms,
+# llama3_1-8b 100 ms; the interactive variants 15-80 ms): mlcommons/inference loadgen/mlperf.conf
+# @001712e9daf80386e0dda43f97b8f36981d792c4, `llama2-70b.Server.tpot_latency = 200`. A tensor-parallel size whose
+# decode step (communication included) is slower does not count as serving; a type with no such size is left out.
+# Time to first token is not bounded: it grows with the prompt the user gives (MLPerf's 2 s is for its dataset).
+SERVING_MAX_TIME_PER_OUTPUT_TOKEN_S = 0.200

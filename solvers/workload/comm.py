@@ -1,5 +1,5 @@
-"""Communication of a multi-GPU training step: which link a job's GPUs talk over, how fast, and how much of it the
-step waits for.
+"""Communication of a multi-GPU training step or serving replica: which link the GPUs talk over, how fast, how long
+a small message takes, and how much of it the step waits for.
 
 Why: without it a job planned on 8 x RTX 4090 over PCIe ran as fast as on 8 x H100 SXM on NVLink. Large-model
 training moves whole copies of the gradients (and, with ZeRO-3, of the weights) every step, and tensor parallelism
@@ -39,6 +39,11 @@ Megatron-core's DDP does the same with all-reduce or reduce-scatter per bucket (
 page), and DeepSpeed's ZeRO overlaps its reduce-scatter and prefetched all-gathers likewise. Data-parallel
 communication may hide behind `OVERLAP` (a conservative 50%) of the backward pass of the micro-batch it belongs to;
 the rest is waited for. Step time = compute + what is not hidden.
+
+Serving (`serving.py`) moves small messages: a decode step all-reduces batch x hidden activations, a few hundred
+kilobytes, where the fixed time of a collective outweighs the bytes. A collective therefore also costs a latency,
+fitted on published small-message nccl-tests times (`coefficients.ALL_REDUCE_LATENCY_US`, `latency_fit`) per
+path: peer to peer, or through host memory for GeForce cards, which the stock driver gives no PCIe peer-to-peer.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from functools import lru_cache
 
 from pricing.bus_bandwidth import bundled_bus_bandwidths
 from pricing.compute import bundled_compute
-from solvers.workload.coefficients import GPUS_PER_SERVER, OVERLAP
+from solvers.workload.coefficients import ALL_REDUCE_LATENCY_US, GPUS_PER_SERVER, OVERLAP
 
 # PCIe cards with an NVLink bridge talk over the host's PCIe beyond the bridged pair: the card's own PCIe generation
 # (Turing and Volta cards PCIe 3.0, Ampere PCIe 4.0, H100 PCIe / NVL PCIe 5.0: the vendors' product pages and
@@ -129,6 +134,35 @@ def link_for(gpu: str, gpus: int) -> Link:
     table = fractions()
     measured = kind in table
     return Link(name, gbs, table[kind] if measured else table[KIND_OF_MEASURED], measured, via_host)
+
+
+PEER_TO_PEER = "peer_to_peer"
+HOST_MEMORY = "host_memory"
+
+
+def latency_path(link: Link, consumer: bool) -> str:
+    """How a small message travels: through host memory when consumer (GeForce) cards talk over PCIe (no peer-to-peer
+    on the stock driver), else peer to peer (NVLink, bridges, Infinity Fabric, PCIe P2P of data-centre cards)."""
+    return HOST_MEMORY if consumer and link_kind(link.name) == "pcie" else PEER_TO_PEER
+
+
+@lru_cache(maxsize=1)
+def latency_fit() -> dict[str, tuple[float, float]]:
+    """Per path, (a, b) of the least-squares line time_us = a + b (ranks - 1) through the published rows."""
+    fits: dict[str, tuple[float, float]] = {}
+    for path in sorted({row[0] for row in ALL_REDUCE_LATENCY_US}):
+        points = [(ranks - 1.0, us) for p, ranks, us, _ in ALL_REDUCE_LATENCY_US if p == path]
+        slope, intercept = statistics.linear_regression([x for x, _ in points], [y for _, y in points])
+        fits[path] = (intercept, slope)
+    return fits
+
+
+def all_reduce_latency_s(path: str, ranks: int) -> float:
+    """Fixed time of one all-reduce over `ranks` GPUs on `path` (0 on one GPU), seconds."""
+    if ranks <= 1:
+        return 0.0
+    intercept, slope = latency_fit()[path]
+    return (intercept + slope * (ranks - 1)) * 1e-6
 
 
 def all_reduce_seconds(size_bytes: float, ranks: int, bus_gbs: float) -> float:

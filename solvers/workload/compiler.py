@@ -9,10 +9,11 @@ default) a type may run the job with selective or full recomputation: its GPUs p
 needs, so a 24 GB card that cannot hold a 13B LoRA fine-tune's activations with selective recomputation holds it
 with gradient checkpointing, as fine-tuning practice does (QLoRA, Dettmers et al. 2023, trains with gradient
 checkpointing); a wider job of the same type takes whichever of the two fits there with fewer FLOPs (`hours_at`).
-Serving: a replica is tensor-parallel over 1, 2, 4 or 8 GPUs of one server that hold the weights and at least one
-sequence's KV cache, the size with the fewest GPU-hours for the demand; prefill is compute-bound (2N FLOPs per
-prompt token at the training fraction of the precision's peak), decode bandwidth-bound (weights plus the batch's
-KV cache read once per step at 70% of peak bandwidth), and the batch is the largest that fits.
+Serving (`serving.py`): a replica is tensor-parallel over 1, 2, 4 or 8 GPUs of one server that hold the weights and
+at least one sequence's KV cache, the size with the fewest GPU-hours for the demand among those that stream within
+MLPerf's 200 ms per output token; prefill is compute-bound (2N FLOPs per prompt token at the training fraction of
+the precision's peak), decode bandwidth-bound (weights plus the batch's KV cache read once per step at 70% of peak
+bandwidth), both plus the tensor-parallel all-reduces over the link, and the batch is the largest that fits.
 All coefficients and their sources: `coefficients.py` and README.md.
 """
 
@@ -27,18 +28,11 @@ from solvers.notices import Param
 from solvers.performance import is_extrapolated
 from solvers.workload import coefficients as c
 from solvers.workload import comm, mfu
-from solvers.workload.memory import (
-    Shape,
-    kv_cache_bytes_per_sequence,
-    serving_memory,
-    shape_of,
-    trainable_params,
-    training_memory,
-)
-from solvers.workload.reasons import excluded, serving_sharding, training_sharding
+from solvers.workload.memory import Shape, shape_of, trainable_params, training_memory
+from solvers.workload.reasons import excluded, training_sharding
 from solvers.workload.schema import Estimate, GpuEstimate, RecomputeFit, Workload
-
-HOURS_PER_MONTH = 730.0  # 8,760 / 12
+from solvers.workload.serving import HOURS_PER_MONTH as HOURS_PER_MONTH  # re-exported (demand.py)
+from solvers.workload.serving import estimate_serving
 
 
 def scaling(gpus: int) -> float:
@@ -270,45 +264,11 @@ def hours_at(workload: Workload, row: GpuEstimate, width: int) -> float:
 
 
 def _estimate_serving(workload: Workload, shape: Shape, spec: GpuSpec) -> GpuEstimate:
-    """A replica tensor-parallel over 1, 2, 4 or 8 GPUs of one server: of the sizes that hold the weights and one
-    sequence's KV cache, the one with the fewest GPU-hours for the demand. Why not simply the fewest GPUs: a 70B
-    model in 8 bits fills one 80 GB card, leaving room for a batch of one, so one replica per GPU serves a fraction
-    of what a replica over two GPUs with a full batch does, and the demand would take many times the GPUs."""
+    """A replica tensor-parallel over 1, 2, 4 or 8 GPUs of one server, its communication included (`serving.py`)."""
     wclass = workload_class(workload)
     per_gpu = achieved_tflops(spec, wclass)
     common = {"gpu": spec.name, "achieved_tflops_per_gpu": per_gpu, "extrapolated": extrapolated(spec, wclass)}
-    usable = spec.memory_gb * workload.usable_memory_fraction * 1e9
-    kv_seq = kv_cache_bytes_per_sequence(shape, workload.context_length)
-    weights = shape.params * c.WEIGHT_BYTES[workload.precision]
-    sizes = [t for t in (1, 2, 4, 8) if t <= workload.max_gpus_per_job and weights + kv_seq <= usable * t]
-    if not sizes:
-        why = excluded("serving_too_large", need_gb=(weights + kv_seq) / 1e9, gpus=min(8, workload.max_gpus_per_job),
-                       usable_gb=usable / 1e9)
-        return GpuEstimate(fits=False, excluded_reason=why.text, excluded_notice=why, **common)
-    replica_hours, tp, batch = min((_replica_hours(workload, shape, spec, per_gpu, t, usable, weights, kv_seq)
-                                    for t in sizes), key=lambda r: (r[0] * r[1], r[1]))
-    memory = serving_memory(workload, shape, tp, batch)
-    sharding = serving_sharding(tp, batch, workload.context_length)
-    return GpuEstimate(fits=True, gpus_per_job=tp, hours_per_job=replica_hours, gpu_hours=replica_hours * tp,
-                       memory_per_gpu_gb=memory.total, memory=memory, sharding=sharding.text,
-                       sharding_notice=sharding, **common)
-
-
-def _replica_hours(workload: Workload, shape: Shape, spec: GpuSpec, per_gpu: float, tp: int, usable: float,
-                   weights: float, kv_seq: float) -> tuple[float, int, int]:
-    """Replica-hours a month for the demand with replicas over `tp` GPUs, and the batch a replica runs."""
-    batch = max(1, min(workload.batch_size, math.floor((usable * tp - weights) / kv_seq)))
-    bandwidth = spec.memory_bandwidth_gbs * 1e9 * tp * c.DECODE_BANDWIDTH_UTILISATION
-    step_memory = (weights + batch * kv_seq) / bandwidth
-    step_compute = c.INFERENCE_FLOPS_PER_PARAM_TOKEN * shape.params * batch / (per_gpu * 1e12 * tp)
-    decode_tokens_per_s = batch / max(step_memory, step_compute)
-    prompt = workload.context_length - workload.output_tokens
-    prefill_s = c.INFERENCE_FLOPS_PER_PARAM_TOKEN * shape.params * prompt / (per_gpu * 1e12 * tp)
-    replica_rps = 1.0 / (prefill_s + workload.output_tokens / decode_tokens_per_s)
-    if workload.requests_per_second is not None:
-        return math.ceil(workload.requests_per_second / replica_rps) * HOURS_PER_MONTH, tp, batch
-    assert workload.tokens is not None
-    return workload.tokens / (replica_rps * workload.output_tokens) / 3600, tp, batch
+    return estimate_serving(workload, shape, spec, per_gpu, common)
 
 
 def estimate(workload: Workload, gpus: Iterable[GpuSpec] | None = None) -> Estimate:
@@ -342,6 +302,14 @@ def assumptions(workload: Workload) -> list[str]:
         notes += [f"decode reads all weights and the batch's KV cache every step at "
                   f"{c.DECODE_BANDWIDTH_UTILISATION:.0%} of peak bandwidth; prefill at the achieved FLOP/s",
                   "KV cache in 16-bit for the full context of every sequence in the batch",
+                  "a replica over several GPUs all-reduces 16-bit activations twice per layer (Megatron-LM tensor "
+                  "parallelism), every decode step and every prompt, at the link's measured NCCL bus bandwidth plus "
+                  "a fixed latency per all-reduce from published small-message nccl-tests times (through host memory, "
+                  "slower, for GeForce cards on PCIe: no peer-to-peer on the stock driver); not overlapped with "
+                  "compute (solvers/workload/serving.py)",
+                  f"a replica size serves only if each sequence streams within "
+                  f"{c.SERVING_MAX_TIME_PER_OUTPUT_TOKEN_S * 1e3:.0f} ms per output token (MLPerf Inference's Server "
+                  "bound for llama2-70b)",
                   *([] if workload.model.kv_heads is not None else [
                       "as many key/value heads as attention heads (model.kv_heads not given: full multi-head "
                       "attention); a grouped-query model (Llama 2 70B, Llama 3: 8 KV heads) keeps a fraction of "

@@ -6,7 +6,8 @@ word, so they stay; beside them `sharding_notice` and `excluded_notice` carry `{
 shape as `solvers/notices.py`), `text` being exactly the English sentence. Codes are never renamed or reused.
 
 Parameters are plain JSON numbers and names: `*_gb` are gigabytes per GPU, `hours` wall-clock hours, `gpus`,
-`servers`, `batch`, `tokens`, `largest` and `max_gpus` counts, `gpu` a GPU type's name.
+`servers`, `batch`, `tokens`, `largest` and `max_gpus` counts, `gpu` a GPU type's name, `*_ms` milliseconds,
+`*_pct` percentages (0-100).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ EXCLUDED: dict[str, str] = {
     "deadline_too_slow": "too slow for the deadline: {hours:.0f} h on {gpus} GPUs > {deadline_hours:g} h",
     "serving_too_large": "does not fit: weights plus one sequence's KV cache need {need_gb:.1f} GB, more than "
                          "{gpus} x {usable_gb:.1f} GB usable in one server",
+    "serving_too_slow": "too slow to serve: {tpot_ms:.0f} ms per output token at best ({gpus} GPUs, "
+                        "{communication_pct:.0f}% of it communication), more than the {bound_ms:g} ms MLPerf "
+                        "Inference allows a server",
     "does_not_fit": "does not fit",
     "wider_than_planner": "needs {gpus} GPUs per job, more than the planner's {max_gpus}",
     "no_price": "no price: no purchase or cloud offer for this GPU among the prices the profile allows",

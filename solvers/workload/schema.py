@@ -179,12 +179,21 @@ class GpuEstimate(BaseModel):
     extrapolated: bool = Field(description="the throughput rests on specs, not a measurement of this GPU")
     tensor_parallel: int | None = Field(None, description="training with sharding tensor: GPUs of one tensor-parallel "
                                         "group (the job runs gpus_per_job // tensor_parallel such groups)")
-    interconnect: str | None = Field(None, description="training on more than one GPU: the link the job's "
-                                     "collectives run over at gpus_per_job and the bus bandwidth assumed "
-                                     "(solvers/workload/comm.py)")
+    interconnect: str | None = Field(None, description="on more than one GPU (a training job or a serving "
+                                     "replica): the link the collectives run over at gpus_per_job and the bus "
+                                     "bandwidth assumed (solvers/workload/comm.py)")
     bus_bandwidth_gbs: float | None = Field(None, description="GB/s a ring collective reaches on that link")
     communication_efficiency: float | None = Field(
-        None, description="training: compute time over step time at gpus_per_job (1: communication fully hidden)")
+        None, description="training: compute time over step time at gpus_per_job (1: communication fully hidden); "
+        "serve: a replica's time per request without its tensor-parallel all-reduces over the time with them "
+        "(1 - the communication share; solvers/workload/serving.py)")
+    all_reduce_latency_us: float | None = Field(
+        None, description="serve, replica over more than one GPU: the fixed time of one all-reduce assumed on its "
+        "path (peer to peer, or through host memory for GeForce cards on PCIe), fitted on published nccl-tests "
+        "small-message times")
+    time_per_output_token_ms: float | None = Field(
+        None, description="serve: the replica's decode step at its batch, communication included: how fast each "
+        "sequence streams (at most 200 ms, MLPerf Inference's Server bound)")
 
 
 class Estimate(BaseModel):
@@ -251,9 +260,11 @@ class WorkloadPlanRow(BaseModel):
     sharding: str | None = Field(None, description="how a job is laid out on its GPUs, in English")
     sharding_notice: Notice | None = Field(None, description="sharding as a stable code and its parameters "
                                            "(solvers/workload/reasons.py)")
-    interconnect: str | None = Field(None, description="the link a job's GPUs communicate over at gpus_per_job and "
-                                     "its bus bandwidth (training on more than one GPU)")
-    communication_efficiency: float | None = Field(None, description="compute time over step time at gpus_per_job")
+    interconnect: str | None = Field(None, description="the link a job's (serve: a replica's) GPUs communicate over "
+                                     "at gpus_per_job and its bus bandwidth (on more than one GPU)")
+    communication_efficiency: float | None = Field(None, description="training: compute time over step time at "
+                                                   "gpus_per_job; serve: a replica's time per request without its "
+                                                   "all-reduces over the time with them")
     planned_hours_per_job: float | None = Field(
         None, description="hours of one job at the narrowest width the plan runs this type at (at gpus_per_job when "
         "the plan does not buy or rent it)")

@@ -63,21 +63,21 @@ def test_every_demand_shape_control_reaches_the_request_and_comes_back(
 
     # one click away, next to demand: the reading of "N GPUs at u" and how long work may wait
     page.get_by_label("GPUs", exact=True).fill("4")
-    four_at_once = _plan(page)
-    at_once_cost = _stored(page, service_url)["total_cost_usd"]
+    four_independent = _plan(page)  # the default reading: 4 independent jobs (not sent: the API's default)
+    independent_cost = _stored(page, service_url)["total_cost_usd"]
     page.get_by_label("Read “GPUs × utilisation” as").select_option("average")
     page.get_by_label("May the work wait?").select_option("week")
     body = _plan(page)
-    assert "reading" not in four_at_once["demand"] and body["demand"]["reading"] == "average"
+    assert "reading" not in four_independent["demand"] and body["demand"]["reading"] == "average"
     assert body["jobs"] == {"patience": "week"}
-    # N x u on average needs fewer owned GPUs than N busy together: the plan is cheaper
-    assert _stored(page, service_url)["total_cost_usd"] < at_once_cost
-    assert at_once_cost > plain_cost
+    # N x u on average, moved within the week, needs fewer owned GPUs than N independent jobs: the plan is cheaper
+    assert _stored(page, service_url)["total_cost_usd"] < independent_cost
+    assert independent_cost > plain_cost
 
     # the rest under the demand's "more", on the catalog's prices (the worked example brings 1-GPU desktops only);
     # choosing an example puts every control back to that profile (here: the API's defaults)
     page.select_option("#example", "catalog")
-    expect(page.locator("#reading")).to_have_value("at_once")
+    expect(page.locator("#reading")).to_have_value("independent")
     expect(page.locator("#patience")).to_have_value("none")
     page.get_by_label("Read “GPUs × utilisation” as").select_option("average")
     page.get_by_label("May the work wait?").select_option("week")

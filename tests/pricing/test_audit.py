@@ -161,7 +161,8 @@ def test_the_bundled_snapshot_passes_the_audit_with_no_unexplained_flag() -> Non
 def test_the_audit_command_exits_non_zero_on_an_unexplained_flag(monkeypatch: pytest.MonkeyPatch) -> None:
     hardware = _hardware(("3090 new", "RTX 3090", "new", 1499, "2020-09-24", "msrp"))
     unexplained = audited(_catalog(hardware=hardware), DAY)
-    monkeypatch.setattr("service.cli.bundled_catalog", lambda: unexplained)
+    # the command imports it when it runs (service/cli.py imports nothing heavy at the top)
+    monkeypatch.setattr("pricing.catalog.bundled_catalog", lambda: unexplained)
     result = CliRunner().invoke(app, ["catalog", "audit", "--bundled"])
     assert result.exit_code == 1
     assert "sold_new_unknown" in result.output and "1 unexplained" in result.output

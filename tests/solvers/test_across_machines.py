@@ -19,6 +19,7 @@ from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 BUSY = 0.5 * 365 * 24  # one 16-GPU job half of 2027: 4,380 h
 TWO = 1 - 0.025 / 3    # two machines: between 1 machine (1.0) and 4 (0.975), linear: 0.99167
+SERVER_PUE = defaults.PUE_BY_HOST_KIND["server"]  # 1.54
 
 
 def wide_job(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], **jobs: Any) -> dict[str, Any]:
@@ -77,8 +78,9 @@ def test_owned_machines_linked_by_infiniband_pay_the_network_per_machine() -> No
     box = owned_item(1000, watts=8 * 450, gpus_per_unit=8)
     plan = plan_for(wide_job([box], [], interconnect="infiniband"))
     assert sum(b.count for b in plan.buy) == 2
-    # 2 x (1,000 + 250 network) + 16 GPUs x 450 W x $0.10/kWh for 4,380 h / 0.99167
-    energy = 16 * 0.045 * BUSY / TWO
+    # 2 x (1,000 + 250 network) + 16 GPUs x 450 W x $0.10/kWh for 4,380 h / 0.99167, at a server room's PUE 1.54
+    # (an 8-GPU machine is a server: solvers/pue.py)
+    energy = 16 * 0.045 * BUSY / TWO * SERVER_PUE
     assert plan.total_cost_usd == pytest.approx(2 * 1250 + energy, abs=0.05)
     with pytest.raises(InfeasibleProfile):
         plan_for(wide_job([box], []))  # one machine only: an 8-GPU box cannot run a 16-GPU job
@@ -97,8 +99,8 @@ def test_ethernet_needs_a_measured_efficiency() -> None:
         Profile.model_validate(wide_job([], [], interconnect="ethernet"))
     box = owned_item(1000, watts=8 * 450, gpus_per_unit=8)
     plan = plan_for(wide_job([box], [], interconnect="ethernet", cross_machine_efficiency=0.5))
-    # no network priced on ethernet; the job runs 4,380 / 0.5 h on 16 GPUs
-    assert plan.total_cost_usd == pytest.approx(2 * 1000 + 16 * 0.045 * BUSY / 0.5, abs=0.05)
+    # no network priced on ethernet; the job runs 4,380 / 0.5 h on 16 GPUs, at PUE 1.54
+    assert plan.total_cost_usd == pytest.approx(2 * 1000 + 16 * 0.045 * BUSY / 0.5 * SERVER_PUE, abs=0.05)
 
 
 def always_on(owned: list[dict[str, Any]], cloud: list[dict[str, Any]], load: str = "replicas") -> dict[str, Any]:
@@ -119,11 +121,12 @@ def test_an_always_on_replica_wider_than_a_machine_runs_on_linked_instances_ever
 
 
 def test_an_always_on_replica_runs_on_two_owned_machines_linked_by_infiniband() -> None:
-    # 2 x ($1,000 + $250 network) + 16 GPUs x 450 W x 8,760 h x $0.10/kWh = 2,500 + 6,307.20 = $8,807.20
+    # 2 x ($1,000 + $250 network) + 16 GPUs x 450 W x 8,760 h x $0.10/kWh x PUE 1.54 (two 8-GPU servers)
+    # = 2,500 + 9,713.09 = $12,213.09
     box = owned_item(1000, watts=8 * 450, gpus_per_unit=8)
     plan = plan_for(always_on([box], []))
     assert sum(b.count for b in plan.buy) == 2
-    assert plan.total_cost_usd == pytest.approx(2 * 1250 + 16 * 0.45 * 8760 * 0.10, abs=0.05)
+    assert plan.total_cost_usd == pytest.approx(2 * 1250 + 16 * 0.45 * 8760 * 0.10 * SERVER_PUE, abs=0.05)
     assert all(p.served_every_hour for p in plan.periods)
 
 

@@ -77,21 +77,20 @@ def test_leaving_dominated_purchases_out_never_changes_the_buy_only_optimum(
 
 
 def test_the_bursty_series_buy_only_model_loses_dominated_cards_and_keeps_its_optimum() -> None:
-    """Purchase options reach the bursty series' buy-only model and some are left out (the L4 was, its work done by
-    another card for less, energy included, until issue 30). The Quadro RTX 6000 and the RTX A5000 were left out too
-    while consumer cards could go into the 8-GPU server for passive cards; they cannot (hardware_fit: open-air
-    cards), so those two, which can, stay. The H100 PCIe (only in the 8-GPU server, $25,250) is left out since a
-    card that fits fewer per host may take a one-card host of its own: an RTX PRO 6000 ($7,999, faster) in a $1,725
-    desktop does its work for less. Issue 30's 2026 prices keep the L4: the new one (USD 2,547) is pruned for the
-    used one listed at USD 2,162 in January 2026, and no card of its shape does that one's work for less."""
+    """Purchase options reach the bursty series' buy-only model and some are left out: on the 2026 catalog (issue 30:
+    prices, the cards still sold new, throughput, PUE by where a card stands) the A100 40GB and 80GB PCIe, the RTX
+    6000 Ada and the RTX A6000, whose work an RTX PRO 6000 or an H100 PCIe of their shape does for less, energy
+    included; the used L4 and the RTX A5000 stay (no card of their shape does their work for less), and the H100
+    PCIe (only in the 8-GPU server) stays: it is rated 3.12x an RTX 3090 against the RTX PRO 6000's 2.74x."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     from plan_latency import SERIES
 
-    core = solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY)
+    core = solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY, prune=False)
     purchases = [o for o in core.owned if not o.is_commitment]
     built = model.build(purchases, [], core.options.hosts, core.blocks, core.limits)
     left = {o.name.split(" (")[0] for o in purchases} - {o.name.split(" (")[0] for o in built.owned}
-    assert "H100 PCIe" in left and not {"Quadro RTX 6000", "RTX A5000", "L4"} & left
+    assert {"A100 40GB PCIe", "A100 80GB PCIe", "RTX 6000 Ada", "RTX A6000"} <= left
+    assert not {"L4", "RTX A5000", "H100 PCIe"} & left
     assert len(built.owned) < len(purchases)
     assert buy_only(core, prune=True).objective == pytest.approx(buy_only(core, prune=False).objective, rel=1e-9)
 

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from pricing.gpus import bundled_gpus
 from pricing.measurements import bundled_measurements
-from solvers.calibration import SATURATION_TOKENS, all_class_errors, benchmark_effect
-from solvers.performance import FAMILY_EFFICIENCY, family, is_extrapolated, relative_throughput, throughput_score
+from solvers.calibration import all_class_errors
+from solvers.performance import (
+    FAMILY_EFFICIENCY,
+    PARAMETERS,
+    family,
+    is_extrapolated,
+    memory_slowdown,
+    relative_throughput,
+    roofline_tflops,
+    throughput_score,
+)
 
 
 @pytest.mark.parametrize(
@@ -64,7 +71,8 @@ def test_blackwell_and_amd_have_their_own_family_entries() -> None:
 def test_extrapolated_flag_follows_the_measurements() -> None:
     assert not is_extrapolated("RTX 4090", "transformer_training")
     assert not is_extrapolated("V100", "rnn_training")
-    assert is_extrapolated("B200", "cnn_training")
+    assert not is_extrapolated("B200", "cnn_training")  # Lambda's v2 table (2025-12) measured it
+    assert is_extrapolated("B200", "inference_16bit")
     assert is_extrapolated("RTX 4090", "inference_16bit")
     assert not is_extrapolated("H100 SXM", "inference_8bit")
     # published per-GPU ratios (measured_ratios.csv): MLPerf LoRA training and Llama-2-70B FP8 inference
@@ -74,28 +82,45 @@ def test_extrapolated_flag_follows_the_measurements() -> None:
     assert is_extrapolated("B300", "transformer_training")  # takes the B200's factor, is not measured itself
 
 
-def test_calibration_meets_issue_14s_target_in_every_training_class() -> None:
-    """Issue 14: median |error| <= 10% per training class across >= 15 GPUs, on the fitted GPUs and on the held
-    back ones (README table: transformer 1.8% / 6.4%, CNN 3.0% / 2.9%, RNN 3.3% / 3.2%), with the benchmarks'
-    batch-size effect taken out (calibration.BATCH_EXPONENT, SATURATION_TOKENS)."""
+def test_bundled_model_fits_every_measured_gpu_within_the_issue_30_bound() -> None:
+    """In sample (every row fitted), each training class's median |error| is at most 10% and no measured GPU is
+    off by more than 25%, across >= 25 GPUs, scored against the published throughput as measured (the held-out
+    errors: tests/solvers/test_performance_holdout.py)."""
     errors = all_class_errors()
     for workload in ("transformer_training", "cnn_training", "rnn_training"):
-        assert errors[workload].fitted_median <= 0.10, workload
-        assert errors[workload].held_back_median <= 0.10, workload
-        assert len(errors[workload].per_gpu) >= 15, workload
+        assert errors[workload].median <= 0.10, workload
+        assert max(abs(e) for e in errors[workload].per_gpu.values()) <= 0.25, (workload, errors[workload].per_gpu)
+        assert len(errors[workload].per_gpu) >= 25, workload
 
 
-def test_a_small_batch_is_taken_out_of_the_comparison_by_hand() -> None:
-    """The RTX 3080 ran BERT large at batch 4 (10 GB; pytorch-train-bs-fp16.csv@000bc82): 4 x 384 = 1,536
-    tokens a step against the fixed part's T0 tokens, so it ran at 1,536 / (1,536 + T0) of its large-batch
-    rate; with T0 = 537 that is 0.741 (an A100 80GB at batch 112: 43,008 / 43,545 = 0.988)."""
-    rows = {(m.gpu, m.benchmark, m.table): m for m in bundled_measurements()}
-    small = rows[("RTX 3080", "bert_large_squad", "LAMBDA-2021-NGC20.10")]
-    large = rows[("A100 80GB", "bert_large_squad", "LAMBDA-2023")]
-    assert (small.batch, large.batch) == (4, 112)
-    assert SATURATION_TOKENS["transformer_training"] == 537.0
-    assert math.exp(benchmark_effect(small, 0.0, 537.0, 10)) == pytest.approx(1536 / 2073)
-    assert math.exp(benchmark_effect(large, 0.0, 537.0, 80)) == pytest.approx(43008 / 43545)
+def test_a_small_card_runs_the_batch_its_memory_holds_by_hand() -> None:
+    """Transformer training: a card with F GB free for its batch runs at 1 / (1 + K / F) of its speed, F = memory -
+    floor (PARAMETERS). The RTX 3080 (10 GB) ran BERT large at batch 4 where an 80 GB card ran 112
+    (pytorch-train-bs-fp16.csv); with K = 2.847 GB and a 5.0 GB floor, 10 GB is slowed 1 + 2.847 / 5 = 1.569x and
+    80 GB 1 + 2.847 / 75 = 1.038x."""
+    p = PARAMETERS["transformer_training"]
+    assert (p.memory_knee_gb, p.memory_floor_gb) == (2.847, 5.0)
+    assert float(memory_slowdown(10.0, p)) == pytest.approx(1 + 2.847 / 5.0)
+    assert float(memory_slowdown(80.0, p)) == pytest.approx(1 + 2.847 / 75.0)
+    gpus = bundled_gpus()
+    # same chip, compute and bandwidth; only memory differs: Quadro RTX 8000 (48 GB) over Quadro RTX 6000 (24 GB)
+    ratio = relative_throughput(gpus["Quadro RTX 8000"], gpus["Quadro RTX 6000"], "transformer_training")
+    assert ratio == pytest.approx((1 + 2.847 / 19.0) / (1 + 2.847 / 43.0))
+
+
+def test_geforce_accumulate_rate_counts_only_as_far_as_measured_by_hand() -> None:
+    """An RTX 3090 runs FP16 with FP32 accumulate at 71 TFLOPS against 142 plain FP16 (gpu_compute.csv, gpus.csv);
+    the fit says 0.313 of that halving shows: 71 x 2 ** (1 - 0.313) = 114.4 TFLOPS in the transformer roofline.
+    An Ampere data-centre card's rate is its spec (A100: 312); a Hopper card's the share its stacks realize (H100
+    SXM: 989.4 x 0.465 = 460.1)."""
+    gpus = bundled_gpus()
+    p = PARAMETERS["transformer_training"]
+    assert (p.accumulate_exponent, p.recent_compute_share) == (0.313, 0.465)
+    assert roofline_tflops(gpus["RTX 3090"], "transformer_training") == pytest.approx(71 * 2 ** (1 - 0.313))
+    assert roofline_tflops(gpus["A100 40GB"], "transformer_training") == 312
+    assert roofline_tflops(gpus["H100 SXM"], "transformer_training") == pytest.approx(989.4 * 0.465)
+    assert roofline_tflops(gpus["RTX 3090"], "inference_16bit") == 142  # inference runs the plain FP16 rate
+    assert roofline_tflops(gpus["H100 SXM"], "inference_16bit") == 989.4
 
 
 def test_each_results_table_is_one_software_stack() -> None:
@@ -109,7 +134,12 @@ def test_each_results_table_is_one_software_stack() -> None:
         assert m.batch > 0
     assert tables["LAMBDA-2021-NGC20.01"] == {"V100 32GB", "Quadro RTX 8000", "Quadro RTX 6000", "Titan RTX",
                                               "RTX 2080 Ti"}
-    assert tables["LAMBDA-2021-NGC20.10"] == {"RTX 3080", "RTX 3090", "A100 40GB PCIe", "A100 40GB", "RTX A6000"}
+    assert tables["LAMBDA-2021-NGC20.10"] == {"RTX 3070", "RTX 3080", "RTX 3090", "A100 40GB PCIe", "A100 40GB",
+                                              "RTX A6000"}
+    # PyTorch 1.9.0a0+df837d0 and 1.10.0a0+ecc3718 runs of the same file (2021-06 to 2022-07), and the v2 file
+    assert tables["LAMBDA-2022-PT1.9"] == {"A100 80GB PCIe", "A100 80GB", "RTX A5000", "A40", "RTX A4000"}
+    assert tables["LAMBDA-2022-PT1.10"] == {"RTX A4500", "Quadro RTX 8000"}
+    assert tables["LAMBDA-V2"] == {"H100 PCIe", "H100 SXM", "GH200", "H200", "B200"}
     assert "LAMBDA-2021" not in tables
 
 

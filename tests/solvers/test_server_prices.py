@@ -62,14 +62,15 @@ def test_every_2025_2026_server_row_is_sourced_dated_and_labelled() -> None:
 def test_an_8x_h200_server_is_bought_when_it_pays() -> None:
     # 8 H200s busy around the clock, renting at USD 4.40 per GPU-hour (the median a 2026-09 buyer's post found):
     # cloud 8 x 4.40 x 26,280 h = USD 925,056. Buying the bundled HGX H200 server: USD 320,000 + energy
-    # (8 x 700 W + 8 x 100 W of host) x 26,280 h x USD 0.10 = USD 16,819, so the plan buys one server and rents
-    # nothing. It pays back after 320,000 / (35.20 - 0.64) = 9,259 h = 385.8 days (the post's midpoint USD 370,000
-    # gives 370,000 / 35.20 = 10,511 h = 14.4 months, its own figure).
+    # (8 x 700 W + 8 x 100 W of host) x PUE 1.54 (a server room: solvers/defaults.py) x 26,280 h x USD 0.10 =
+    # USD 25,901, so the plan buys one server and rents nothing. It pays back after 320,000 / (35.20 - 0.9856) =
+    # 9,353 h = 389.7 days (the post's midpoint USD 370,000 gives 370,000 / 35.20 = 10,511 h = 14.4 months, its own
+    # figure).
     result = plan(server_profile("H200", 1.0, 4.40), catalog_with({"H200"}))
     assert [(line.name, line.count, line.gpus_per_unit) for line in result.buy] == [(H200_ROW, 1, 8)]
     assert result.costs.capex_usd == pytest.approx(320_000)
     assert not result.cloud
-    assert result.break_even.days == pytest.approx(320_000 / (8 * 4.40 - 0.64) / 24, rel=0.01)
+    assert result.break_even.days == pytest.approx(320_000 / (8 * 4.40 - 0.64 * 1.54) / 24, rel=0.01)
 
 
 def test_the_h200_server_is_not_bought_when_renting_is_cheaper() -> None:

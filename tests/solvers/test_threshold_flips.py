@@ -156,7 +156,8 @@ def test_the_plans_purchase_at_fewer_units_halves_the_step_each_time(count: int,
 def test_fewer_cards_of_wide_jobs_sit_in_hosts_that_hold_a_whole_job() -> None:
     """Two-GPU jobs on bare RTX 3090 cards, a $500 one-slot desktop and a $2,000 two-slot workstation: the plan's
     four cards at half the demand are two cards in the workstation, never in two desktops (cheaper, and unable to run
-    a 2-GPU job); fewer cards than a job are rounded up to whole jobs."""
+    a 2-GPU job); fewer cards than a job are rounded up to whole jobs, and a count between whole jobs is weighed at
+    the whole jobs below it too."""
     desktop = Host("1-slot desktop, 1,000 W", 1, 500, 1000, 30, "test", "2027-01-01")
     workstation = Host("2-slot workstation, 2,000 W", 2, 2000, 2000, 50, "test", "2027-01-01")
     data = {"workload": "transformer_training", "horizon_months": 36, "electricity_usd_per_kwh": 0.15,
@@ -171,9 +172,10 @@ def test_fewer_cards_of_wide_jobs_sit_in_hosts_that_hold_a_whole_job() -> None:
     for scale in (0.5, 0.3):  # 2 cards; 1.2 cards rounded up to a whole job of 2 (one fewer: the same job)
         (smaller,) = fewer.at(scale)
         assert smaller.units == {option.key: 2} and smaller.hosts == {workstation.name: 1}
-    # 2.4 cards are two whole jobs, the plan's own four; one card fewer is one whole job, weighed too
+    # 2.4 cards are two whole jobs, the plan's own four (not weighed); one card fewer is one whole job, weighed
     (fewer_job,) = fewer.at(0.6)
     assert fewer_job.units == {option.key: 2} and fewer_job.hosts == {workstation.name: 1}
+    assert fewer.at(0.9) == []  # 3.6 cards: two whole jobs either way
 
 
 @pytest.mark.parametrize("demand", [1.0, 0.05, 3.0])

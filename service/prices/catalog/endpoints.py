@@ -18,7 +18,7 @@ from solvers.profile import WORKLOADS
 router = APIRouter(prefix="/v1", tags=["catalog"])
 
 
-@router.get("/gpus", response_model=list[GpuOut], response_model_exclude_unset=True)
+@router.get("/gpus", operation_id="list_gpus", response_model=list[GpuOut], response_model_exclude_unset=True)
 def list_gpus(
     catalog: CatalogDep,
     workload: Annotated[str | None, Query(description="add relative_throughput for this workload class")] = None,
@@ -45,7 +45,7 @@ def list_gpus(
     return rows
 
 
-@router.get("/prices", response_model=list[PriceOut])
+@router.get("/prices", operation_id="list_prices", response_model=list[PriceOut])
 def list_prices(
     catalog: CatalogDep,
     gpu: str | None = None,

@@ -14,6 +14,7 @@ from pricing.storage import PriceSnapshot
 from service.core.clock import utcnow
 from service.core.dependencies import BaseCatalogDep, EngineDep, PublicReadLimitDep
 from service.core.errors import InvalidField
+from service.core.openapi import CSV_RESPONSE
 from service.core.spreadsheet import neutralise_frame
 from service.prices.history.schemas import HistoryRow
 from service.web import charts
@@ -32,7 +33,8 @@ def _known_gpu(base: Catalog, gpu: str) -> str:
     return name
 
 
-@router.get("/prices/history", response_model=list[HistoryRow], responses={200: {"content": {"text/csv": {}}}})
+@router.get("/prices/history", operation_id="get_price_history",
+            response_model=list[HistoryRow], responses=CSV_RESPONSE)
 def price_history(
     request: Request,
     engine: EngineDep,
@@ -75,7 +77,8 @@ def _newest_snapshot(engine: Engine) -> int | None:
     return newest
 
 
-@router.get("/prices/history.svg", response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
+@router.get("/prices/history.svg", operation_id="get_price_history_chart",
+            response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
 def price_history_chart(engine: EngineDep, base: BaseCatalogDep, _: PublicReadLimitDep, gpu: Gpu,
                         size: ChartSize = "wide", lang: ChartLang = None) -> Response:
     """The cheapest cloud price per GPU-hour and hardware price per GPU over time (bundled snapshot, then refreshes).

@@ -29,7 +29,7 @@ def _shown(state: SourceState, detail: bool) -> dict[str, Any]:
             "stale_reasons": [redact(reason) for reason in state.stale_reasons]}
 
 
-@router.get("/sources", response_model=list[SourceOut])
+@router.get("/sources", operation_id="list_sources", response_model=list[SourceOut])
 def list_sources(engine: EngineDep, sources: SourcesDep, operator: OperatorViewDep) -> list[dict[str, Any]]:
     """Each price source: enabled, last attempt, last success, rows in force, stale or not and why.
 

@@ -1,6 +1,6 @@
 /* Currency and place on the planning form (issue 16): plan currency, electricity location, carbon price, taxes on
- * purchases, an electricity price in any currency, and the currency of the budget and of the carbon price (empty:
- * the plan's currency). */
+ * purchases, an electricity price in any currency, whose tariff it is and its VAT (issue 30), and the currency of
+ * the budget and of the carbon price (empty: the plan's currency). */
 "use strict";
 
 (() => {
@@ -49,5 +49,8 @@
   gpForm.fieldSection([
     { id: "place_vat", path: "options.vat_percent", kind: "number" },
     { id: "place_duty", path: "options.import_duty_percent", kind: "number" },
+    // whose tariff the location's rate is, and VAT on electricity (issue 30)
+    { id: "place_consumer", path: "electricity.consumer", kind: "select" },
+    { id: "place_electricity_vat", path: "electricity.vat_percent", kind: "number" },
   ]);
 })();

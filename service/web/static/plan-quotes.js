@@ -19,7 +19,7 @@
   const COLUMNS = {
     owned: [text("name"), text("gpu", { list: "gpu-names" }), number("gpus_per_unit", { step: "1" }),
       number("unit_price_usd"), currency, choice("condition", ["new", "used"]), check("includes_host"),
-      number("watts"), number("idle_watts"), ...common],
+      choice("kind", ["", "desktop", "workstation", "server"]), number("watts"), number("idle_watts"), ...common],
     cloud: [text("provider"), text("name"), text("gpu", { list: "gpu-names" }), number("gpu_count", { step: "1" }),
       number("usd_per_hour"), currency, text("region"), choice("pricing", ["on_demand", "spot"]),
       number("max_instances", { step: "1" }), check("multi_node"), check("verified"), ...common],
@@ -32,8 +32,8 @@
   const WIDE = new Set(["name", "source"]);  // free text: a quote's whole width
   const fallback = (kind, key) => gpForm.DEFAULTS[`prices.${kind}[].${key}`];
   const label = (c) => t(`q.col.${c.key}`);
-  const option = (c, value) => (c.key === "currency" ? value : t(`api.${c.key === "payment" ? "payment" : c.key
-    === "condition" ? "condition" : "pricing"}.${value}`));
+  const option = (c, value) => (c.key === "currency" ? value : c.key === "kind" ? t(`api.host_kind.${value || "auto"}`)
+    : t(`api.${c.key === "payment" ? "payment" : c.key === "condition" ? "condition" : "pricing"}.${value}`));
 
   function cell(kind, c, value, n) {
     const name = `${label(c)} (${t(`q.${kind}`)} ${n})`;
@@ -89,7 +89,7 @@
       if (el.type === "checkbox") {
         if (el.checked !== (base ?? false)) quote[key] = el.checked;
       } else if (el.tagName === "SELECT") {
-        if (el.value !== base) quote[key] = el.value;
+        if (el.value !== base && el.value !== "") quote[key] = el.value;  // "" is a choice left to the API
       } else if (el.type === "number") {
         if (el.validity.badInput) throw new gpForm.FieldError(`prices.${kind}[${index}].${key}`, t("f.enter_number"));
         if (el.value.trim() !== "") { quote[key] = Number(el.value); typed = true; }

@@ -227,35 +227,21 @@ const gpResult = (() => {
     });
     const parts = [table(t("r.prices_used"), [{ label: t("r.source") }, { label: t("r.price_as_of") },
       { label: t("r.age"), num: true }], used)];
-    if (sources && sources.length) {
-      const status = (s) => (!s.enabled ? "off" : s.stale ? "stale" : "fresh");
-      const statusText = (s) => t(`r.status_${status(s)}`);
-      const why = (s) => (!s.enabled ? (s.missing_credentials?.length
-        ? t("r.needs", { names: s.missing_credentials.join(", ") }) : t("r.turned_off")) : s.stale ? staleWhy(s) : "");
-      const rows = sources.map((s) => [s.source, s.enabled ? (s.scheduled ? t("r.every_h", { n: num(s.interval_hours) })
-        : t("r.by_hand")) : "–", s.last_success_at ? dateTime(s.last_success_at) : t("r.never"),
-      num(s.rows_in_force, 0),
-      h("span", { class: `badge ${status(s)}` }, statusText(s)), why(s)]);
-      parts.push(h("h4", {}, t("r.live_sources")), table(t("r.live_sources"), [{ label: t("r.source") },
-        { label: t("r.refresh") }, { label: t("r.last_success") }, { label: t("r.rows"), num: true },
-        { label: t("r.status") }, { label: t("r.why"), wrap: true }], rows));
-    }
+    const line = sourcesLine(sources);
+    if (line) parts.push(line);
     return card(t("r.freshness"), "freshness", ...parts);
   }
 
-  /** Why a source is stale, from its state's fields (the API's `stale_reasons` are English sentences; a provider's
-   *  error message stays as the provider wrote it). The API's reasons when none of these explains it. */
-  function staleWhy(s) {
-    const lines = [];
-    const success = s.last_success_at ? Date.parse(s.last_success_at) : null;
-    if (success === null) lines.push(t("r.why_never"));
-    if (s.last_error && (success === null || Date.parse(s.last_error_at) >= success)) {
-      lines.push(t("r.why_failed", { error: s.last_error }));
-    }
-    if (success !== null && s.stale_after_hours && Date.now() - success > s.stale_after_hours * 3600000) {
-      lines.push(t("r.why_old", { date: date(s.last_success_at), hours: num(s.stale_after_hours) }));
-    }
-    return (lines.length ? lines : s.stale_reasons || []).join("; ");
+  /** The live sources in one line: how many are stale and which, with a link to the price page's table of them
+   *  (issue 33: offline, every source is stale, and a row each with its error crowded the plan). */
+  function sourcesLine(sources) {
+    const enabled = (sources || []).filter((s) => s.enabled);
+    if (!enabled.length) return null;
+    const stale = enabled.filter((s) => s.stale);
+    const text = stale.length ? t("r.sources_stale", { count: num(stale.length, 0), n: num(enabled.length, 0),
+      names: stale.map((s) => s.source).join(", ") }) : t("r.sources_fresh", { n: num(enabled.length, 0) });
+    return h("p", { class: "small", id: "sources-line" }, `${text} `,
+      h("a", { href: "/prices#sources" }, t("r.sources_details")));
   }
 
   /** The tornado: filled when GET /v1/plans/{id}/sensitivity answers (each end is a new plan: it takes a moment). */

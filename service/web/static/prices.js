@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const { h, t, usd, num, date, call, table, chartUrl } = gp;
+  const { h, t, usd, num, date, dateTime, call, table, chartUrl } = gp;
   const { value } = gpText;
   const perHour = (value) => t("ui_form.prices.per_hour", { price: usd(value) });
   const $ = (id) => document.getElementById(id);
@@ -69,8 +69,38 @@
     if (moveFocus) $("history-gpu").focus();
   }
 
+  /** Every price source: how it refreshes, its last success, rows in force, fresh or stale and why. The plan page
+   *  says this in one line and links here (issue 33). */
+  function sourcesTable(sources) {
+    const status = (s) => (!s.enabled ? "off" : s.stale ? "stale" : "fresh");
+    const why = (s) => (!s.enabled ? (s.missing_credentials?.length
+      ? t("r.needs", { names: s.missing_credentials.join(", ") }) : t("r.turned_off")) : s.stale ? staleWhy(s) : "");
+    const rows = sources.map((s) => [s.source, s.enabled ? (s.scheduled ? t("r.every_h", { n: num(s.interval_hours) })
+      : t("r.by_hand")) : "–", s.last_success_at ? dateTime(s.last_success_at) : t("r.never"),
+    num(s.rows_in_force, 0), h("span", { class: `badge ${status(s)}` }, t(`r.status_${status(s)}`)), why(s)]);
+    $("sources-table").replaceChildren(table(t("r.live_sources"), [{ label: t("r.source") },
+      { label: t("r.refresh") }, { label: t("r.last_success") }, { label: t("r.rows"), num: true },
+      { label: t("r.status") }, { label: t("r.why"), wrap: true }], rows));
+  }
+
+  /** Why a source is stale, from its state's fields (the API's `stale_reasons` are English sentences; a provider's
+   *  error is the service's words for it, e.g. "cannot reach HOST: ..."). The API's reasons when none explains it. */
+  function staleWhy(s) {
+    const lines = [];
+    const success = s.last_success_at ? Date.parse(s.last_success_at) : null;
+    if (success === null) lines.push(t("r.why_never"));
+    if (s.last_error && (success === null || Date.parse(s.last_error_at) >= success)) {
+      lines.push(t("r.why_failed", { error: s.last_error }));
+    }
+    if (success !== null && s.stale_after_hours && Date.now() - success > s.stale_after_hours * 3600000) {
+      lines.push(t("r.why_old", { date: date(s.last_success_at), hours: num(s.stale_after_hours) }));
+    }
+    return (lines.length ? lines : s.stale_reasons || []).join("; ");
+  }
+
   async function init() {
-    const [prices, gpus] = await Promise.all([call("/v1/prices"), call("/v1/gpus")]);
+    const [prices, gpus, sources] = await Promise.all([call("/v1/prices"), call("/v1/gpus"), call("/v1/sources")]);
+    if (sources.ok) sourcesTable(sources.body);
     if (!prices.ok) {
       $("status").textContent = t("ui_form.prices.failed", { error: prices.body?.detail || prices.status });
       return;

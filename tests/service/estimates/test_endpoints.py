@@ -15,6 +15,8 @@ from service.cli import app as cli_app
 from service.core.settings import Settings
 
 LORA = {"kind": "fine_tune", "method": "lora", "model": {"params_b": 13}, "tokens": 2e9}
+SERVE_70B = {"kind": "serve", "model": {"params_b": 70, "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8},
+             "precision": "int8", "requests_per_second": 5}
 runner = CliRunner()
 
 
@@ -58,6 +60,24 @@ def test_seven_billion_bf16_does_not_fit_one_80gb_gpu_unsharded(client: TestClie
     row = body["gpus"][0]
     assert row["gpus_per_job"] >= 2 and row["sharding"].startswith("ZeRO-3")
     assert row["memory"]["weights"] * row["gpus_per_job"] == pytest.approx(14.0)
+
+
+def test_a_serving_replica_over_several_gpus_shows_its_communication(client: TestClient) -> None:
+    # Llama-2-70B in int8 at 5 requests a second (figures derived in tests/solvers/test_workload_serving_comm.py):
+    # 4 x RTX 4090 over PCIe 4.0, all-reduces through host memory, spend 48% of a request communicating
+    response = client.post("/v1/estimate", params=[("gpu", "RTX 4090"), ("gpu", "H100 SXM")], json=SERVE_70B)
+    assert response.status_code == 200, response.text
+    rows = {r["gpu"]: r for r in response.json()["gpus"]}
+    card, h100 = rows["RTX 4090"], rows["H100 SXM"]
+    assert card["gpus_per_job"] == 4 and card["gpu_hours"] == pytest.approx(11 * 730 * 4)
+    assert card["communication_efficiency"] == pytest.approx(0.523, abs=0.001)
+    assert card["all_reduce_latency_us"] == pytest.approx(7.268333 + 3 * 4.981667, rel=1e-5)
+    assert card["bus_bandwidth_gbs"] == pytest.approx(18.15)
+    assert card["time_per_output_token_ms"] == pytest.approx(36.66, abs=0.01)
+    assert "host memory" in card["interconnect"] and "pcie4" in card["interconnect"]
+    assert h100["interconnect"].startswith("nvlink4") and "host memory" not in h100["interconnect"]
+    assert h100["communication_efficiency"] > card["communication_efficiency"]
+    assert any("all-reduces 16-bit activations" in a for a in response.json()["assumptions"])
 
 
 def test_gpus_endpoint_flags_extrapolated_throughput(client: TestClient) -> None:

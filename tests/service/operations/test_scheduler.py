@@ -4,7 +4,11 @@ passed since the last attempt, sooner after a failure with back-off, never for a
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import socket
+from typing import Any
 
+import pytest
 from apscheduler.triggers.interval import IntervalTrigger
 from pytest_httpserver import HTTPServer
 from sqlalchemy import Engine
@@ -91,3 +95,27 @@ def test_the_service_schedules_alert_delivery_and_evaluates_after_each_tick(data
         job = refresher._scheduler.get_job(DELIVERY_JOB_ID)
         assert job.func == runtime_of(app).alerts.deliver and job.trigger.interval == dt.timedelta(seconds=7)
     assert refresher._scheduler is None  # shut down with the service
+
+
+def test_a_source_that_cannot_reach_its_host_says_so_once_at_info_with_the_next_try(
+        engine: Engine, server: HTTPServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """No network: one INFO line per refresh naming the host and when the source is tried next, no warnings."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "api.gpuplan.invalid":  # answered here as a resolver without network does: no query leaves
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    source = RunPodReplay().source(server, base_url="https://api.gpuplan.invalid", retries=4, backoff_s=1.0)
+    scheduler = RefreshScheduler(engine, [source], bundled_gpus())
+    with caplog.at_level(logging.DEBUG):
+        assert [o.outcome for o in scheduler.run_due(T0)] == ["failed"]
+    lines = [r for r in caplog.records if "runpod" in r.getMessage()]
+    assert [(r.levelno, r.getMessage()) for r in lines] == [(logging.INFO, (
+        "refresh runpod: failed (0 rows, 0 changed): cannot reach api.gpuplan.invalid: its name does not resolve "
+        "(no network, or no DNS); next try 2026-11-21 00:15 UTC"))]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    (state,) = source_states(engine, [source], T0)
+    assert state.last_error == "cannot reach api.gpuplan.invalid: its name does not resolve (no network, or no DNS)"

@@ -47,9 +47,12 @@ def test_csv_adds_up_with_commitments_opex_and_interest(client: TestClient) -> N
     kinds = {r["type"] for r in rows}
     assert {"gpu", "commitment", "opex", "financing", "electricity"} <= kinds
     assert round(sum(float(r["line_total"]) for r in rows), 2) == round(plan["total_cost_usd"], 2)
-    committed = next(r for r in rows if r["type"] == "commitment")
-    # two 12-month terms, 2027-01-01 to 2029-01-01 (731 days, 2028 is a leap year), at $1.90 for one instance
-    assert float(committed["line_total"]) == pytest.approx(1.9 * 24 * 731, abs=0.01)
+    committed = [r for r in rows if r["type"] == "commitment"]
+    # two 12-month terms, 2027-01-01 to 2029-01-01 (731 days, 2028 is a leap year), at $1.90 for one instance;
+    # FOCUS: the hours it worked and those it was held idle are rows of their own (CommitmentDiscountStatus)
+    assert [r["CommitmentDiscountStatus"] for r in committed] == ["Used", "Unused"]
+    assert sum(float(r["PricingQuantity"]) for r in committed) == pytest.approx(24 * 731, abs=0.001)
+    assert sum(float(r["line_total"]) for r in committed) == pytest.approx(1.9 * 24 * 731, abs=0.011)
     # the cash-flow table: a start row, 24 months, and the nominal total at the end
     flows = plan["cash_flows"]
     assert len(flows) == 25 and flows[0]["capex_usd"] == pytest.approx(0.25 * costs["capex_usd"], abs=0.01)

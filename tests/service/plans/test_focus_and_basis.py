@@ -113,6 +113,9 @@ def test_focus_commitment_list_price_is_the_on_demand_one_and_carbon_is_its_own_
     assert (commit["PricingCategory"], commit["ChargeCategory"], commit["ChargeFrequency"]) == (
         "Committed", "Usage", "Recurring")
     assert commit["CommitmentDiscountCategory"] == "Usage" and commit["CommitmentDiscountId"]
+    # worked every held hour: one Used line, no Unused one
+    assert [c["CommitmentDiscountStatus"] for c in by_type["commitment"]] == ["Used"]
+    assert commit["x_ListPriceOffer"] == "aws h1 (us-east-1)"
     assert commit["CommitmentDiscountType"] == "Reserved / committed instance"
     # 0.7 kW x 1.57 x 0.2676 kg/kWh (US-VA, eGRID2022) x $1/kg = $0.2940924 per held hour, 8,760 h
     assert commit["x_CarbonCost"] == pytest.approx(2_576.25, abs=0.01)
@@ -141,8 +144,41 @@ def test_purchases_name_their_seller_and_taxes_have_no_unit_price(catalog: Catal
     assert bought and all(i["ProviderName"] in ("Dell quote 2027-01", "") for i in bought)
     assert all(i["ProviderName"] != "request" for i in items)
     assert all(i["PricingCategory"] == "Standard" and i["ChargeFrequency"] == "One-Time" for i in bought)
-    tax = [i for i in items if i["type"] == "tax"]
-    assert tax and tax[0]["ListUnitPrice"] is None and tax[0]["PricingCategory"] is None
+    (tax,) = [i for i in items if i["type"] == "tax"]
+    assert tax["ListUnitPrice"] is None and tax["ContractedUnitPrice"] is None and tax["PricingCategory"] is None
+    # FOCUS: ListCost and ContractedCost are never null (a tax's follow the charges it is on: here its BilledCost),
+    # PricingQuantity and PricingUnit are null for Tax
+    assert tax["ListCost"] == tax["ContractedCost"] == tax["BilledCost"] == tax["line_total"] > 0
+    assert tax["PricingQuantity"] is None and tax["PricingUnit"] is None
+
+
+def test_a_reservation_named_apart_from_its_on_demand_offer_still_has_its_list_price(catalog: Catalog) -> None:
+    """The profile's on-demand quote is `h1`, its 12-month reservation `h1 1-year reserved`: the list price comes
+    from the on-demand offer with the same provider, GPU and GPU count (by name, none was found and ListCost read
+    the committed $6, a saving of zero)."""
+    body = _commitment_profile()
+    body["prices"]["commitments"][0]["name"] = "h1 1-year reserved"
+    (line,) = _plan(catalog, body).commitments
+    assert (line.on_demand_usd_per_hour, line.on_demand_offer) == (10.0, "aws h1 (us-east-1)")
+    items = line_items(_plan(catalog, body))
+    (commit,) = [i for i in items if i["type"] == "commitment"]
+    assert (commit["ListUnitPrice"], commit["x_CommittedUnitPrice"]) == (10.0, 6.0)
+    assert commit["ListCost"] - commit["EffectiveCost"] == pytest.approx(4.0 * 8760, abs=0.01)
+
+
+def test_a_reservation_takes_the_catalogs_on_demand_price_of_the_same_gpus(catalog: Catalog) -> None:
+    """A quoted 8 x H100 reservation in aws us-east-1 under a name the catalog does not list: its list price is the
+    catalog's on-demand p5.48xlarge there (8 x H100 SXM, $55.04/h in the bundled snapshot)."""
+    body = simple_profile([], [], utilisation=1.0, months=12, allow_buy=False, providers=["aws"])
+    body["prices"]["mode"] = "extend"
+    body["demand"].update(reference_gpu="H100 SXM", gpus=8)
+    body["min_gpu_memory_gb"] = 80
+    body["prices"]["commitments"] = [{"provider": "aws", "name": "8xH100 1-year quote", "gpu": "H100 SXM",
+                                      "gpu_count": 8, "usd_per_hour": 15.0, "term_months": 12,
+                                      "region": "us-east-1"}]
+    plan = _plan(catalog, body)
+    (line,) = [m for m in plan.commitments if m.name == "8xH100 1-year quote"]
+    assert (line.on_demand_usd_per_hour, line.on_demand_offer) == (55.04, "aws p5.48xlarge (us-east-1)")
 
 
 def test_catalog_purchases_carry_the_catalog_vendor(catalog: Catalog) -> None:
