@@ -40,6 +40,7 @@ CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conform
           "ensure_resource_availability")
 # operations that may make the service contact a host named in the request (DNS for a webhook URL, a test send)
 OUTBOUND = r"^/v1/alerts"
+READ_TIMEOUT_S = 5.0
 
 
 def free_port() -> int:
@@ -55,7 +56,9 @@ def start_service(workdir: Path, database_url: str | None) -> tuple[subprocess.P
            "GPUPLAN_SCHEDULER": "false",
            "GPUPLAN_LOG_FORMAT": "json", "GPUPLAN_LOG_LEVEL": "warning",
            # the fuzzer sends far more than the per-client rate limit allows; 429s would hide the answers
-           "GPUPLAN_RATE_LIMIT_PER_MINUTE": "10000000", "GPUPLAN_RATE_LIMIT_BURST": "1000000"}
+           "GPUPLAN_RATE_LIMIT_PER_MINUTE": "10000000", "GPUPLAN_RATE_LIMIT_BURST": "1000000",
+           # the hostile corpus drips a body a byte at a time: answered 408 after this many seconds
+           "GPUPLAN_READ_TIMEOUT_S": str(READ_TIMEOUT_S)}
     log = workdir / "service.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -105,7 +108,7 @@ def run(examples: int, seed: int, exclude_outbound: bool, timeout_s: float, work
         st = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, cwd=workdir,  # its cache too
                             env={**os.environ, "NO_COLOR": "1"}, check=False)
         elapsed = time.monotonic() - started
-        hostile = run_hostile(url)
+        hostile = run_hostile(url, read_timeout_s=READ_TIMEOUT_S)
         counts = answered(url)
     finally:
         process.terminate()

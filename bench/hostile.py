@@ -7,13 +7,16 @@ sends those on purpose: every number of a full plan request replaced in turn by 
 values, every string by NUL, control characters, a formula and 100,000 characters, every date by the calendar's
 edges, plus hostile cursors, query filters, path ids, deep nesting and unknown methods.
 
-Each answer must be below 500, a 4xx must be a problem document, and the keep-alive connection must still work
-for the next request (a 500 used to drop it). `bench/fuzz.py` runs it after schemathesis;
-`python bench/hostile.py URL` runs it against any service.
+Each answer must be below 500, a 4xx must be a problem document, every answer must carry X-Request-ID, and the
+keep-alive connection must still work for the next request (a 500 used to drop it; one must now close it). Then
+the requests of issue 31 (bench/hostile_31.py), each with the answer it must get. `bench/fuzz.py` runs it after
+schemathesis; `python bench/hostile.py URL [--read-timeout S]` runs it against any service (S: the service's
+GPUPLAN_READ_TIMEOUT_S, 30 by default, which the dripping body waits for).
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import copy
 import json
@@ -22,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import hostile_31
 import requests
 
 NUMBERS: list[Any] = [1e308, -1e308, 1e-320, 5e-324, 10**400, -(10**400), 2**63, 0, -0.0, -1]
@@ -161,10 +165,46 @@ def corpus() -> Iterator[Request]:
         yield Request(method, "/v1/plans", label=f"method {method[:10]}")
 
 
-def run(url: str, session: requests.Session | None = None) -> Report:
+def _failure(req: Request | hostile_31.Check, answer: requests.Response, why: str) -> dict[str, Any]:
+    return {"request": req.label, "method": req.method, "path": req.path[:100], "status": answer.status_code,
+            "why": why, "body": answer.text[:200]}
+
+
+def _broken_rules(answer: requests.Response) -> str | None:
+    """What every answer must be, whatever was asked."""
+    problem = answer.headers.get("content-type", "").startswith("application/problem+json")
+    if answer.status_code >= 500:
+        return "a server error" + ("" if answer.headers.get("connection") == "close" else " left the connection open")
+    if 400 <= answer.status_code < 500 and not problem:
+        return "not a problem document"
+    if "x-request-id" not in answer.headers:
+        return "no X-Request-ID"
+    return None
+
+
+def run(url: str, session: requests.Session | None = None, read_timeout_s: float = 30.0) -> Report:
     """Send the corpus over one keep-alive session; every answer is checked as it comes."""
     http = session or requests.Session()
     report = Report()
+    for check in hostile_31.checks():
+        headers = {"Content-Type": "application/json"} if check.body is not None else {}
+        try:
+            answer = http.request(check.method, url + check.path, data=check.body, headers=headers, timeout=120)
+        except requests.RequestException as exc:
+            report.failures.append({"request": check.label, "error": type(exc).__name__})
+            http = requests.Session()
+            continue
+        report.sent += 1
+        key = f"{answer.status_code // 100}xx"
+        report.by_status[key] = report.by_status.get(key, 0) + 1
+        why = _broken_rules(answer) or check.expect(answer)
+        if why is not None:
+            report.failures.append(_failure(check, answer, why))
+    for label, why in (("re-indented body, one Idempotency-Key", hostile_31.idempotent_reindent(url, http)),
+                       ("a body dripping a byte at a time", hostile_31.dripping_body(url, read_timeout_s))):
+        report.sent += 1
+        if why is not None:
+            report.failures.append({"request": label, "why": why})
     for req in corpus():
         headers = {"Content-Type": "application/json"} if req.body is not None else {}
         try:
@@ -178,18 +218,18 @@ def run(url: str, session: requests.Session | None = None) -> Report:
         report.sent += 1
         key = f"{answer.status_code // 100}xx"
         report.by_status[key] = report.by_status.get(key, 0) + 1
-        problem = answer.headers.get("content-type", "").startswith("application/problem+json")
-        if answer.status_code >= 500 or (400 <= answer.status_code < 500 and not problem):
-            report.failures.append({"request": req.label, "method": req.method, "path": req.path[:100],
-                                    "status": answer.status_code, "body": answer.text[:200]})
+        why = _broken_rules(answer)
+        if why is not None:
+            report.failures.append(_failure(req, answer, why))
     return report
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
-        print("usage: python bench/hostile.py http://127.0.0.1:8000")
-        return 2
-    report = run(sys.argv[1].rstrip("/"))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("url", help="e.g. http://127.0.0.1:8000")
+    parser.add_argument("--read-timeout", type=float, default=30.0, help="the service's GPUPLAN_READ_TIMEOUT_S")
+    args = parser.parse_args()
+    report = run(args.url.rstrip("/"), read_timeout_s=args.read_timeout)
     print(f"hostile corpus: {report.sent} requests answered {report.by_status}; failures: {len(report.failures)}")
     for failure in report.failures[:30]:
         print(f"  {failure}")

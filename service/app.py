@@ -24,6 +24,7 @@ from service.core.dependencies import Runtime, attach
 from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
 from service.estimates import endpoints as estimates
+from service.labs import gate
 from service.labs.ratelimit import limiter_from
 from service.operations import endpoints as health
 from service.operations.leader import leader_lock
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
         finally:
             refresher.shutdown()
             await anyio.to_thread.run_sync(plan_pool.shutdown)
+            engine.dispose()  # the pooled connections go now, not when the engine is collected (a shared server)
 
     # /docs and /redoc from Swagger UI and ReDoc files shipped in the fastapi-offline package (served under
     # /static-offline-docs), not from a CDN: the API's documentation works where the service does, offline too
@@ -101,6 +103,7 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
     app.include_router(web_routes.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     body_limit.install(app, settings.max_body_bytes)  # outside the JSON guard: nothing parses an oversized body
+    gate.install(app)  # outside the body limit: with auth on, no body is read for a keyed route without a key
     slow_clients.install(app, settings.read_timeout_s)
     app.add_middleware(logs.RequestIdMiddleware)  # added last, so outermost: its id is in every log line of the request
     return app

@@ -190,8 +190,10 @@ class Ledger:
         n_periods = len(self.periods)
         electricity = [0.0] * n_periods
         cloud_cost = [0.0] * n_periods
+        # by the line's key here; the periods name a line by its place in `buy`, `cloud` or `commitments`, never by
+        # the quote's own name, which would repeat every input string once per period (issue 31)
         owned_gpu_hours: list[dict[str, float]] = [{} for _ in range(n_periods)]
-        cloud_hours: list[dict[str, float]] = [{} for _ in range(n_periods)]
+        cloud_hours: list[dict[tuple[str, str], float]] = [{} for _ in range(n_periods)]
         delivered = [0.0] * n_periods
         unused = [0.0] * n_periods
         peaks = [(0.0, 0.0)] * n_periods
@@ -201,22 +203,21 @@ class Ledger:
         for p, period in enumerate(self.periods):
             electricity[p] = rate * idle_kwh_per_hour * period.hours
         cloud_totals: dict[str, tuple[float, float]] = {}
-        labels: dict[str, str] = {}
         for b, fig in enumerate(self._block_figures(alloc)):
             for p, share in self.fixed.shares[b]:
                 for key, gpu_hours in fig.owned_gpu_hours.items():
                     o = self.owned[key]
                     if o.is_commitment:  # committed instance-hours worked, shown with the cloud's
-                        label = f"{o.provider}/{o.name}/{o.region}/committed"
+                        label = ("commitments", key)
                         cloud_hours[p][label] = (cloud_hours[p].get(label, 0.0)
                                                  + gpu_hours * share / o.gpus_per_unit)
                         continue
                     electricity[p] += rate * o.marginal_kwh_per_gpu_hour * gpu_hours * share
-                    owned_gpu_hours[p][o.name] = owned_gpu_hours[p].get(o.name, 0.0) + gpu_hours * share
+                    owned_gpu_hours[p][key] = owned_gpu_hours[p].get(key, 0.0) + gpu_hours * share
                 for key, hours in fig.cloud_hours.items():
                     c = self.cloud[key]
-                    label = labels.get(key) or labels.setdefault(key, cloud_label(c))  # once per offer, not period
                     cloud_cost[p] += c.usd_per_hour * hours * share
+                    label = ("cloud", key)
                     cloud_hours[p][label] = cloud_hours[p].get(label, 0.0) + hours * share
                 delivered[p] += fig.delivered * share
                 unused[p] += fig.unused_rented * share
@@ -294,8 +295,13 @@ class Ledger:
             return Accounts(buy, hosts, cloud, costs, [], running_basis, listings, commitments, table, start_basis,
                             resale_basis, listing_machines=machines)
         n = len(self.periods)
-        owned_kept = [{k: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
-        cloud_kept = [{k: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
+        bought = [k for k, n_units in sorted(purchases.items()) if n_units > 0]  # the order of `buy`
+        place = {k: f"buy[{i}]" for i, k in enumerate(bought)}
+        rented = sorted(cloud_totals.items(), key=lambda kv: -kv[1][1])  # the order of `cloud`
+        places = {("cloud", k): f"cloud[{i}]" for i, (k, _) in enumerate(rented)}
+        places.update({("commitments", k): f"commitments[{i}]" for i, k in enumerate(sorted(committed))})
+        owned_kept = [{place[k]: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
+        cloud_kept = [{places[k]: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
         owned_rounded = _unflatten(owned_kept, rounded([v for d in owned_kept for v in d.values()], 3))
         cloud_rounded = _unflatten(cloud_kept, rounded([v for d in cloud_kept for v in d.values()], 3))
         demand_r = self.fixed.demand_r

@@ -38,6 +38,12 @@ MIN_FRACTION = 1e-6
 MIN_AVAILABILITY = 0.01  # an owned GPU usable less than 1% of hours is not a purchase option
 # a price is 0 (free) or at least a millionth of a dollar: a subnormal price (1e-320) turned price ratios infinite
 MIN_USD = 1e-6
+# an interest rate is 0 or at least a millionth a year: below about 1e-15 a monthly rate added to 1 is 1 again, and
+# the annuity formula divided by zero (issue 31)
+MIN_RATE = 1e-6
+# names, labels and identifiers a request brings (quote names, providers, regions, GPU spellings): a person types
+# them, and the plan repeats them in its lines, so a 4 MB name became a 488 MB answer (issue 31)
+MAX_NAME_CHARS = 200
 
 
 def _date_in_range(value: dt.date) -> dt.date:
@@ -71,6 +77,12 @@ def _not_tiny(value: float) -> float:
     return value
 
 
+def _rate_not_tiny(value: float) -> float:
+    if 0 < value < MIN_RATE:
+        raise PydanticCustomError("too_small", "a rate is 0 or at least {low}", {"low": f"{MIN_RATE:g}"})
+    return value
+
+
 PlanDate = Annotated[dt.date, AfterValidator(_date_in_range)]
 Month = Annotated[str, AfterValidator(_month_in_range), Field(description=f"YYYY-MM, {MIN_MONTH} to {MAX_MONTH}")]
 Timestamp = Annotated[dt.datetime, AfterValidator(_timestamp_in_range)]
@@ -78,7 +90,7 @@ Timestamp = Annotated[dt.datetime, AfterValidator(_timestamp_in_range)]
 
 GpuCount = Annotated[int, Field(ge=0, le=MAX_GPUS)]
 Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
-def _at_least(low: float) -> AfterValidator:
+def at_least(low: float) -> AfterValidator:
     """The smallest positive value that means anything, checked after `gt=0`: a 0 is still answered with the rule
     `greater_than` (as before the bounds), a subnormal with `greater_than_equal`."""
 
@@ -91,10 +103,15 @@ def _at_least(low: float) -> AfterValidator:
     return AfterValidator(check)
 
 
-Gpus = Annotated[float, Field(gt=0, le=MAX_GPUS, allow_inf_nan=False), _at_least(MIN_FRACTION)]
-Fraction = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), _at_least(MIN_FRACTION)]
-Availability = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), _at_least(MIN_AVAILABILITY)]
-Ratio = Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False), _at_least(MIN_FRACTION)]
+Gpus = Annotated[float, Field(gt=0, le=MAX_GPUS, allow_inf_nan=False), at_least(MIN_FRACTION)]
+Fraction = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), at_least(MIN_FRACTION)]
+Availability = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False), at_least(MIN_AVAILABILITY)]
+Ratio = Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False), at_least(MIN_FRACTION)]
 GpuHours = Annotated[float, Field(ge=0, le=MAX_GPU_HOURS_PER_MONTH, allow_inf_nan=False)]
 Money = Annotated[float, Field(ge=0, le=MAX_USD, allow_inf_nan=False), AfterValidator(_not_tiny)]
-HourlyRate = Annotated[float, Field(gt=0, le=MAX_USD_PER_HOUR, allow_inf_nan=False), _at_least(MIN_USD)]
+HourlyRate = Annotated[float, Field(gt=0, le=MAX_USD_PER_HOUR, allow_inf_nan=False), at_least(MIN_USD)]
+AnnualRate = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), AfterValidator(_rate_not_tiny)]
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
+"""A name or label a person types: a quote's name, a provider, a region, a GPU spelling, a source."""
+OptionalName = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+"""A label that may be empty or has a default (`region`, `source`)."""

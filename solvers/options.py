@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from pricing.catalog import Catalog, Host, normalise_cloud
+from pricing.catalog import Catalog, Host, feed_key
 from pricing.gpus import GpuSpec, GpuTable
 from pricing.hardware_fit import MODULE_FORM_FACTORS, host_accepts, module_unit_sizes
 from pricing.sold_new import SoldNew, offered_new_card
@@ -236,30 +236,42 @@ class ThroughputModel:
         return score / self._reference_score
 
 
-def _request_cloud_frame(profile: Profile, gpus: GpuTable, today: dt.date) -> pd.DataFrame:
+def _request_cloud_table(profile: Profile, gpus: GpuTable, today: dt.date) -> CloudTable:
+    """The profile's own cloud quotes as table columns, built from arrays. The quotes are validated already (a
+    positive price, at least one GPU, a known pricing model, stripped and lower-case provider), so only what
+    depends on the catalog is looked up, once per distinct value: the GPU's canonical name, the feed key, the date.
+    A DataFrame of strings re-read by `normalise_cloud` cost some 250 ms at 10,000 quotes (issue 31); every column
+    holds the values it made (tests/solvers/test_request_cloud_table.py)."""
     items = profile.prices.cloud
+    names: dict[str, str] = {}
     for i, item in enumerate(items):
-        canonical_gpu(gpus, item.gpu, f"prices.cloud[{i}].gpu")
-    frame = pd.DataFrame(
-        {
-            "provider": [c.provider for c in items],
-            "name": [c.name for c in items],
-            "gpu": [c.gpu for c in items],
-            "gpu_count": [str(c.gpu_count) for c in items],
-            "usd_per_hour": [str(c.usd_per_hour) for c in items],
-            "region": [c.region for c in items],
-            "pricing": [c.pricing for c in items],
-            "source": [c.source or "request" for c in items],
-            "as_of": [(c.as_of or today).isoformat() for c in items],
-            "max_instances": ["" if c.max_instances is None else str(c.max_instances) for c in items],
-        },
-        dtype=str,
+        if item.gpu not in names:
+            names[item.gpu] = canonical_gpu(gpus, item.gpu, f"prices.cloud[{i}].gpu")
+    feeds = {provider: feed_key("request", provider) for provider in {c.provider for c in items}}
+    dates: dict[dt.date | None, str] = {}
+    for item in items:
+        if item.as_of not in dates:
+            dates[item.as_of] = (item.as_of or today).isoformat()
+    n = len(items)
+    provider = np.array([c.provider for c in items], dtype=object)
+    feed = np.array([feeds[c.provider] for c in items], dtype=object)
+    labels = np.arange(n)
+    nan = np.full(n, np.nan)
+    return CloudTable(
+        label=labels, provider=provider, name=np.array([c.name for c in items], dtype=object),
+        gpu=np.array([names[c.gpu] for c in items], dtype=object),
+        region=np.array([c.region for c in items], dtype=object),
+        pricing=np.array([c.pricing for c in items], dtype=object),
+        source=np.array([c.source or "request" for c in items], dtype=object),
+        as_of=np.array([dates[c.as_of] for c in items], dtype=object), feed=feed,
+        gpu_count=np.array([c.gpu_count for c in items], dtype=np.int64),
+        usd_per_hour=np.array([c.usd_per_hour for c in items], dtype=float),
+        max_instances=np.array([np.nan if c.max_instances is None else c.max_instances for c in items], dtype=float),
+        listing=np.isin(provider, list(defaults.MARKETPLACE_PROVIDERS)),
+        verified=np.isin(feed, list(defaults.VERIFIED_HOST_FEEDS)) | np.array([c.verified for c in items], dtype=bool),
+        ref_hours_per_hour=nan, usd_per_ref_hour=nan, slots=np.zeros(n, dtype=np.int64), speed=nan,
+        usd_per_job_hour=nan, load_per_gpu=np.ones(n), width=np.ones(n, dtype=np.int64), offer=labels,
     )
-    if not items:
-        return frame
-    out = normalise_cloud(frame, gpus, "request", "prices.cloud")
-    out["verified"] = [c.verified for c in items]
-    return out
 
 
 def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputModel, today: dt.date,
@@ -270,7 +282,7 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
     opts = profile.options
     tables = [] if profile.prices.mode == "replace" else [cloud_table(catalog.cloud)]
     if profile.prices.cloud:
-        tables.append(CloudTable.of(_request_cloud_frame(profile, catalog.gpus, today)))
+        tables.append(_request_cloud_table(profile, catalog.gpus, today))
     quotes = profile.prices.cloud
     if not opts.allow_cloud and ignored is not None:
         ignored += [notice("ignored_cloud_not_allowed", field=f"prices.cloud[{k}]", item=q.name)

@@ -26,6 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from solvers import defaults
 from solvers.bounds import (
+    AnnualRate,
     Availability,
     Count,
     Fraction,
@@ -35,6 +36,8 @@ from solvers.bounds import (
     HourlyRate,
     Money,
     Month,
+    Name,
+    OptionalName,
     PlanDate,
     Ratio,
     Timestamp,
@@ -75,8 +78,8 @@ class UtilisationDemand(_Strict):
         "independent", description="independent (default): N / gpus_per_job independent jobs, each busy u of the "
         "hours (a lab's people; busy GPUs follow a binomial law hour by hour); at_once: N GPUs busy together for u "
         "of the hours; average: N x u GPUs busy on average at every hour")
-    reference_gpu: str = Field(
-        min_length=1, description="the GPU the work is counted in: a reference GPU-hour is an hour of this GPU (a "
+    reference_gpu: Name = Field(
+        description="the GPU the work is counted in: a reference GPU-hour is an hour of this GPU (a "
         "GPU name of the catalog, e.g. RTX 3090)")
     start: PlanDate | None = Field(None, description="first day of demand; default: first day of next month")
 
@@ -114,8 +117,8 @@ class SeriesDemand(_Strict):
     resolution: Literal["month", "week", "day"] = Field(
         "month", description="month: points give month (YYYY-MM); week or day: points give start (YYYY-MM-DD, a "
         "week's on a Monday)")
-    reference_gpu: str = Field(
-        min_length=1, description="the GPU the work is counted in: a reference GPU-hour is an hour of this GPU (a "
+    reference_gpu: Name = Field(
+        description="the GPU the work is counted in: a reference GPU-hour is an hour of this GPU (a "
         "GPU name of the catalog, e.g. RTX 3090)")
 
     @model_validator(mode="after")
@@ -151,8 +154,8 @@ class ConcurrencyDemand(_Strict):
     busy_gpus: list[Annotated[float, Field(ge=0, le=100_000, allow_inf_nan=False)]] = Field(
         min_length=1, max_length=24 * defaults.MAX_HORIZON_DAYS, description="GPUs busy on average in each hour from "
         "start, one value per hour (what the usage-log import produces); hours not in the list are idle")
-    reference_gpu: str = Field(
-        min_length=1, description="the GPU the busy GPUs are counted in (a GPU name of the catalog)")
+    reference_gpu: Name = Field(
+        description="the GPU the busy GPUs are counted in (a GPU name of the catalog)")
 
     @field_validator("start")
     @classmethod
@@ -226,8 +229,8 @@ class JobShape(_Strict):
 class FinancingInput(_Strict):
     """Purchases (GPUs and hosts) paid over time: a loan or lease at an annual rate (APR) over a term."""
 
-    annual_rate: float = Field(ge=0, le=1, allow_inf_nan=False, description="annual rate (APR), 0 to 1, "
-                               "compounded monthly (rate / 12 a month), e.g. 0.07")
+    annual_rate: AnnualRate = Field(description="annual rate (APR), 0 or 1e-6 to 1, compounded monthly (rate / 12 a "
+                                    "month), e.g. 0.07")
     term_months: int = Field(ge=1, le=defaults.MAX_HORIZON_MONTHS, description="months of level payments")
     down_payment: float = Field(0.0, ge=0, le=1, allow_inf_nan=False,
                                 description="share of the price paid at the start, 0 to 1; default 0")
@@ -307,8 +310,9 @@ class PlanOptions(_Strict):
         None, description="most the purchases (GPUs, machines, hosts) may cost, in max_capex_currency; reserved "
         "instances are not capex")
     max_owned_gpus: GpuCount | None = Field(None, description="most GPUs the plan may own")
-    providers: list[str] | None = Field(None, description="cloud providers allowed, e.g. ['aws', 'lambda']")
-    regions: list[str] | None = Field(None, description="cloud regions allowed")
+    providers: list[Name] | None = Field(None, max_length=1000,
+                                         description="cloud providers allowed, e.g. ['aws', 'lambda']")
+    regions: list[Name] | None = Field(None, max_length=1000, description="cloud regions allowed")
     pue: float | None = Field(None, ge=1.0, le=3.0, allow_inf_nan=False, description="power usage effectiveness "
                               "(cooling) of every owned machine; default (null): by where it stands, its host's kind "
                               "(desktop and workstation 1.0, server 1.54: solvers/defaults.py PUE_BY_HOST_KIND)")
@@ -366,8 +370,8 @@ class PlanOptions(_Strict):
 class OwnedPriceItem(_Strict):
     """A purchase option the caller brings: a vendor quote, a used card, a whole desktop or server."""
 
-    name: str = Field(min_length=1, description="what the option is called in the plan")
-    gpu: str = Field(min_length=1, description="the GPU (a GPU name of the catalog)")
+    name: Name = Field(description="what the option is called in the plan")
+    gpu: Name = Field(description="the GPU (a GPU name of the catalog)")
     gpus_per_unit: int = Field(1, ge=1, le=64, description="GPUs in one unit (a card: 1; a server: its GPUs)")
     unit_price_usd: Money = Field(
         description="price of one unit in currency (default USD), before VAT and import duty")
@@ -380,7 +384,7 @@ class OwnedPriceItem(_Strict):
     kind: Literal["desktop", "workstation", "server"] | None = Field(
         None, description="a whole machine's kind, which sets its cooling overhead (options.pue); default: a "
         "server if it holds more than 4 GPUs or SXM/OAM modules, else a workstation (bare cards: their host's)")
-    source: str = Field("request", description="where the price comes from, shown in the plan and the exports")
+    source: OptionalName = Field("request", description="where the price comes from, shown in the plan and the exports")
     as_of: PlanDate | None = Field(None, description="date of the price; default: today")
     currency: CurrencyCode = Field("USD", description="currency of unit_price_usd (default USD)")
 
@@ -394,17 +398,17 @@ class OwnedPriceItem(_Strict):
 class CloudPriceItem(_Strict):
     """A cloud offer the caller brings, e.g. a negotiated rate."""
 
-    provider: str = Field(min_length=1, description="cloud provider, e.g. aws (read in lower case)")
-    name: str = Field(min_length=1, description="instance type or offer name")
-    gpu: str = Field(min_length=1, description="the GPU (a GPU name of the catalog)")
+    provider: Name = Field(description="cloud provider, e.g. aws (read in lower case)")
+    name: Name = Field(description="instance type or offer name")
+    gpu: Name = Field(description="the GPU (a GPU name of the catalog)")
     gpu_count: int = Field(1, ge=1, le=64, description="GPUs in one instance")
     usd_per_hour: HourlyRate = Field(description="price of one instance-hour in currency (default USD)")
-    region: str = Field("any", description="the provider's region (any: not said)")
+    region: OptionalName = Field("any", description="the provider's region (any: not said)")
     pricing: Literal["on_demand", "spot"] = Field("on_demand", description="on_demand or spot")
     max_instances: Count | None = Field(None, description="quota: instances at once")
     multi_node: bool = Field(False, description="instances can be linked for one job over an RDMA fabric "
                              "(InfiniBand or AWS EFA); used only with jobs.interconnect")
-    source: str = Field("request", description="where the price comes from, shown in the plan and the exports")
+    source: OptionalName = Field("request", description="where the price comes from, shown in the plan and the exports")
     as_of: PlanDate | None = Field(None, description="date of the price; default: today")
     currency: CurrencyCode = Field("USD", description="currency of usd_per_hour (default USD)")
     verified: bool = Field(False, description="a marketplace host the marketplace marks verified (kept by "
@@ -419,16 +423,16 @@ class CloudPriceItem(_Strict):
 class CommitmentPriceItem(_Strict):
     """A reserved or committed-use quote: `usd_per_hour` paid every hour of `term_months`, used or not."""
 
-    provider: str = Field(min_length=1, description="cloud provider, e.g. aws (read in lower case)")
-    name: str = Field(min_length=1, description="instance type or offer name")
-    gpu: str = Field(min_length=1, description="the GPU (a GPU name of the catalog)")
+    provider: Name = Field(description="cloud provider, e.g. aws (read in lower case)")
+    name: Name = Field(description="instance type or offer name")
+    gpu: Name = Field(description="the GPU (a GPU name of the catalog)")
     gpu_count: int = Field(1, ge=1, le=64, description="GPUs in one instance")
     usd_per_hour: HourlyRate = Field(description="effective price per instance-hour over the term (an upfront fee "
                                      "spread over the term at the providers' 730 hours a month)")
     term_months: int = Field(ge=1, le=defaults.MAX_HORIZON_MONTHS, description="e.g. 12 or 36")
-    region: str = Field("any", description="the provider's region (any: not said)")
+    region: OptionalName = Field("any", description="the provider's region (any: not said)")
     max_instances: Count | None = Field(None, description="most instances that can be committed")
-    source: str = Field("request", description="where the price comes from, shown in the plan and the exports")
+    source: OptionalName = Field("request", description="where the price comes from, shown in the plan and the exports")
     as_of: PlanDate | None = Field(None, description="date of the price; default: today")
     currency: CurrencyCode = Field("USD", description="currency of usd_per_hour and upfront_usd (default USD)")
     payment: Literal["no_upfront", "partial_upfront", "all_upfront"] = Field(
@@ -578,7 +582,7 @@ class Profile(_Strict):
         "money over time")
     prices: PriceInput = Field(
         default_factory=PriceInput, description="your own quotes, added to the catalog or planned with alone")
-    throughput_overrides: dict[str, Ratio] = Field(
+    throughput_overrides: dict[Name, Ratio] = Field(
         default_factory=dict,
         description="measured throughput relative to demand.reference_gpu for this workload, by GPU name",
     )

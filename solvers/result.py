@@ -157,8 +157,10 @@ class PeriodLine(BaseModel):
     days: int = Field(description="days of the period within the horizon")
     demand_reference_gpu_hours: float = Field(description="work that arrived in the period, reference GPU-hours")
     delivered_reference_gpu_hours: float = Field(description="work done by owned and cloud GPUs, reference GPU-hours")
-    owned_gpu_hours: dict[str, float] = Field(description="GPU-hours worked per owned option name")
-    cloud_hours: dict[str, float] = Field(description="instance-hours per cloud offer (provider/name/region/pricing)")
+    owned_gpu_hours: dict[str, float] = Field(description="GPU-hours worked per purchase, keyed by its line in the "
+                                              "plan's `buy` (`buy[0]`, ...)")
+    cloud_hours: dict[str, float] = Field(description="instance-hours per cloud offer or commitment, keyed by its line "
+                                          "in the plan's `cloud` or `commitments` (`cloud[0]`, `commitments[0]`)")
     electricity_usd: float = Field(description="energy of the owned GPUs and hosts in the period")
     cloud_usd: float = Field(description="rented cloud hours in the period")
     peak_owned_gpus: float = Field(0.0, description="most owned GPUs busy at once in the period")

@@ -15,9 +15,9 @@ from sqlalchemy import Engine, create_engine, text
 
 TODAY = dt.date(2026, 11, 21)
 # every table the migrations create, children before parents (PostgreSQL runs reuse one database)
-DATABASE_TABLES = ("idempotency_keys", "profile_versions", "alert_evaluations", "alert_attempts", "alert_events",
-                   "alert_baselines", "alert_subscriptions", "profiles", "plans", "api_keys", "labs", "source_status",
-                   "price_observations", "price_snapshots", "alembic_version")
+DATABASE_TABLES = ("idempotency_keys", "plan_views", "profile_versions", "alert_evaluations", "alert_attempts",
+                   "alert_events", "alert_baselines", "alert_subscriptions", "profiles", "plans", "api_keys", "labs",
+                   "source_status", "price_observations", "price_snapshots", "alembic_version")
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import csv
 import datetime as dt
 import io
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 from urllib.parse import unquote, urlsplit
@@ -27,6 +27,7 @@ from pydantic_core import PydanticCustomError
 
 from pricing.gpus import GpuTable
 from pricing.observation import FetchResult, PriceObservation, SourceError
+from pricing.redact import redact
 from pricing.sources.base import Source
 
 REQUIRED = ("gpu", "condition")
@@ -66,10 +67,13 @@ def _decode(data: bytes) -> str:
         raise SourceError(f"price table is not UTF-8 text ({exc})") from None
 
 
-def _csv_rows(text: str) -> Iterator[dict[str, Any]]:
+def _csv_rows(text: str) -> list[dict[str, Any]]:
     """Rows as {column: cell}. A row with more or fewer cells than the header is an error: that is how a
-    file cut short mid-row (or a stray comma in an unquoted name) shows up."""
+    file cut short mid-row (or a stray comma in an unquoted name) shows up. A file cut inside its last value has
+    the right number of cells, so its last row must end with a line break, as every row a spreadsheet or `csv`
+    writes does: without one, a name or date cut short loaded silently (issue 31)."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[dict[str, Any]] = []
     try:
         header = next(reader, None)
         if header is None:
@@ -79,9 +83,13 @@ def _csv_rows(text: str) -> Iterator[dict[str, Any]]:
             if len(cells) != len(columns):
                 raise SourceError(f"row {number}: {len(cells)} cells but the header has {len(columns)} columns "
                                   "(file cut short or a comma in an unquoted value)")
-            yield dict(zip(columns, cells, strict=True))
+            rows.append(dict(zip(columns, cells, strict=True)))
     except csv.Error as exc:
         raise SourceError(f"price table is not valid CSV ({exc})") from None
+    if rows and not text.rstrip(" \t").endswith(("\n", "\r")):
+        raise SourceError(f"row {len(rows)}: the file ends inside this row, with no line break after it (cut "
+                          "short?); end every row, the last one too, with a line break")
+    return rows
 
 
 def _json_rows(text: str) -> list[dict[str, Any]]:
@@ -216,7 +224,7 @@ def parse_price_table(data: bytes, *, filename_or_content_type: str, source: str
     the reference of rows without a `source` column. Rows are numbered from 1 (the first data row).
     """
     text = _decode(data)
-    rows = list(_csv_rows(text)) if detect_format(filename_or_content_type, data) == "csv" else _json_rows(text)
+    rows = _csv_rows(text) if detect_format(filename_or_content_type, data) == "csv" else _json_rows(text)
     if not rows:
         raise SourceError("price table has no rows")
     missing = [c for c in REQUIRED if c not in rows[0]]
@@ -278,5 +286,7 @@ class FeedSource(Source):
             hint = content_type if hinted_format(content_type) else urlsplit(url).path
         else:
             data, hint = read_feed_file(url)
+        # the rows' default `source`, shown with every price: the URL without its credentials (query, user info,
+        # a token in the path)
         return parse_price_table(data, filename_or_content_type=hint, source=self.key, gpus=gpus, now=now,
-                                 default_vendor=self.default_vendor, reference=url)
+                                 default_vendor=self.default_vendor, reference=redact(url))

@@ -13,11 +13,12 @@ from service.alerts.schemas import EventOut, SubscriptionIn, SubscriptionOut
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeDep
 from service.core.errors import Conflict, NotFound, found
+from service.core.json_body import DeferredBodyRoute, JsonBody, checked, deferred
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans.endpoints import BOUNDED
 from service.plans.service import request_key
 
-router = APIRouter(prefix="/v1/alerts", tags=["alerts"])
+router = APIRouter(prefix="/v1/alerts", tags=["alerts"], route_class=DeferredBodyRoute)
 
 _EXAMPLES: dict[str, Any] = {
     "threshold": {"summary": "On-demand H100 SXM under 2.00 USD per GPU-hour in a US region", "value": {
@@ -45,7 +46,8 @@ WHAT = "alert subscription"
 @router.post("", operation_id="create_alert", status_code=201, response_model=SubscriptionOut, responses=BOUNDED)
 def create_subscription(runtime: RuntimeDep, catalog: CatalogDep, request: Request, response: Response,
                         caller: CallerDep,
-                        body: Annotated[SubscriptionIn, Body(openapi_examples=_EXAMPLES)]) -> SubscriptionOut:
+                        raw: Annotated[JsonBody, deferred(SubscriptionIn), Body(openapi_examples=_EXAMPLES)],
+                        ) -> SubscriptionOut:
     """Subscribe to a price threshold, a relative price move or a saved profile's plan.
 
     Webhooks are POSTed as JSON with `X-Gpuplan-Event-Id`, `X-Gpuplan-Timestamp` and
@@ -54,6 +56,7 @@ def create_subscription(runtime: RuntimeDep, catalog: CatalogDep, request: Reque
     as POST /v1/plans is.
     """
     now, key = utcnow(), request_key(caller, request)
+    body = checked(raw, SubscriptionIn, runtime.plan_pool, key)
     created = repository.create_subscription(
         runtime.engine, caller, body, catalog, runtime.settings, now,
         lambda profile: runtime.plan_pool.plan(key, plan_summary, profile, catalog, now.date()))

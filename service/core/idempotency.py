@@ -2,8 +2,10 @@
 
 The first request with a key claims it (a row, primary key = caller + key) before it runs; a retry while
 it runs waits for its answer; a retry after it replays the stored answer (`Idempotent-Replayed: true`).
-The same key with a different request body is refused (422). Answers that a retry should not see again
-(5xx, 401, 403, 429) are not kept, so the retry runs afresh. Keys are kept for `KEEP_FOR`.
+The same key with a different request body is refused (422); "different" is of the parsed JSON, so a retry that
+re-indents the same body (or orders its keys otherwise) is the same request (issue 31). Answers that a retry
+should not see again (5xx, 401, 403, 429, and a 422 `plan_time_budget`, which a quieter moment may not give)
+are not kept, so the retry runs afresh. Keys are kept for `KEEP_FOR`.
 
 A claim is a lease: while its request runs, the process renews it every `RENEW_EVERY` (the row's `created_at`
 is the time of the last renewal), however long the request takes, so a retry of a slow plan waits for it and
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import hashlib
+import json
 import logging
 import math
 from typing import Any
@@ -44,6 +47,7 @@ RENEW_EVERY = dt.timedelta(seconds=5)  # well inside LEASE, so a busy event loop
 KEEP_FOR = dt.timedelta(hours=24)
 WAIT_FOR_S = 30.0
 NOT_KEPT = frozenset({401, 403, 429})
+TRANSIENT_RULE = b"plan_time_budget"  # service/core/plan_pool.py: a 422 that a retry may not get again
 REPLAYED_HEADERS = ("content-type", "location")
 
 
@@ -104,11 +108,35 @@ async def _keep_renewing(engine: Engine, scope: str, key: str) -> None:
             log.warning("idempotency: could not renew the claim on a key: %s", type(exc).__name__)
 
 
+def _transient(status: int, body: bytes) -> bool:
+    """An answer a retry should not see again: a server error, a refused key, a rate limit, or a plan that did
+    not finish within the time budget this time (a quieter moment may solve it)."""
+    if status >= 500 or status in NOT_KEPT:
+        return True
+    if status != 422 or TRANSIENT_RULE not in body:
+        return False
+    try:
+        errors = json.loads(body).get("errors", [])
+    except (ValueError, AttributeError):
+        return False
+    return any(isinstance(e, dict) and e.get("rule") == TRANSIENT_RULE.decode() for e in errors)
+
+
+def fingerprint(method: str, path: str, query: str, body: bytes) -> str:
+    """What makes two requests the same: method, path, query and the body's JSON as parsed (keys sorted, no
+    layout), or its bytes when it is not JSON."""
+    try:
+        canonical = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode() if body else b""
+    except (ValueError, RecursionError):
+        canonical = body
+    return hashlib.sha256(b"\n".join([method.encode(), path.encode(), query.encode(), canonical])).hexdigest()
+
+
 def _finish(engine: Engine, scope: str, key: str, response: Response, body: bytes) -> None:
     t = IdempotencyRecord.__table__
     with engine.begin() as conn:
         where = (t.c.scope == scope) & (t.c.key == key)
-        if response.status_code >= 500 or response.status_code in NOT_KEPT:
+        if _transient(response.status_code, body):
             conn.execute(delete(IdempotencyRecord).where(where))
             return
         headers = {h: response.headers[h] for h in REPLAYED_HEADERS if h in response.headers}
@@ -162,11 +190,11 @@ class IdempotencyMiddleware(BaseHTTPMiddleware):
         if scope is None:  # no valid key: the route answers 401, and nothing is claimed or replayed
             return await call_next(request)
         body = await request.body()
-        fingerprint = hashlib.sha256(b"\n".join([request.method.encode(), request.url.path.encode(),
-                                                 request.url.query.encode(), body])).hexdigest()
+        # parsed in a worker thread: only callers with a valid key get here when auth is on
+        same = await run_in_threadpool(fingerprint, request.method, request.url.path, request.url.query, body)
         waited = 0.0
         while True:
-            verdict, row = await run_in_threadpool(_claim, engine, scope, key, fingerprint, utcnow())
+            verdict, row = await run_in_threadpool(_claim, engine, scope, key, same, utcnow())
             if verdict == "replay":
                 limited = _rate_limited(request, scope)
                 return limited if limited is not None else _replay(row)

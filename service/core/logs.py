@@ -19,8 +19,11 @@ from typing import Any, Literal
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.core.errors import internal_error
+
 request_id: ContextVar[str | None] = ContextVar("gpuplan_request_id", default=None)
 access_log = logging.getLogger("gpuplan.access")
+log = logging.getLogger("gpuplan")
 
 # a caller's id is echoed only when it is harmless in a log line and a header: printable, no spaces, short
 _ACCEPTABLE_ID = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,128}$")
@@ -141,13 +144,25 @@ class RequestIdMiddleware:
                 message = {**message, "headers": [*headers, (b"x-request-id", rid.encode("latin-1"))]}
             await send(message)
 
+        answered = False
+
+        async def send_once(message: Message) -> None:
+            nonlocal answered
+            answered = answered or message["type"] == "http.response.start"
+            await send_with_id(message)
+
         try:
-            await self.app(scope, receive, send_with_id)
+            await self.app(scope, receive, send_once)
         except Exception:
-            # left set on purpose: the error handler outside this middleware logs the failure with this id
-            # (uvicorn runs each request in a task of its own, so the value cannot leak into another request)
+            log.exception("unhandled error on %s %s", scope["method"], scope["path"])
             self._log(scope, 500, started)
-            raise
+            if answered:  # nothing more can be said on this connection: uvicorn closes it
+                raise
+            # answered here, inside this middleware, so the 500 carries X-Request-ID too; `Connection: close`
+            # because the request's body may be left unread: the next request on the connection was reset
+            # (issue 31). The error is not raised on, so the server does not log it a second time.
+            await internal_error()(scope, receive, send_with_id)
+            return
         self._log(scope, status, started)
         request_id.reset(token)
 

@@ -35,7 +35,8 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "errors": {"type": "array", "items": {
             "type": "object",
             "properties": {"field": {"type": "string"}, "rule": {"type": "string"}, "message": {"type": "string"}},
-            "required": ["field", "rule", "message"]}},
+            "required": ["field", "rule", "message"]}, "description": "the first 20 errors"},
+        "error_count": {"type": "integer", "description": "how many errors there were (errors lists the first 20)"},
     },
     "required": ["type", "title", "status", "detail", "errors"],
 }

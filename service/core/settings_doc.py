@@ -43,14 +43,15 @@ DESCRIPTIONS: dict[str, str] = {
     "plan_queue": "plans that may wait for a worker; beyond workers + queue a plan is answered 503 with Retry-After",
     "plan_concurrency_per_caller": "plans one API key (or client address when auth is off) may have in flight "
                                    "at once; more is a 429",
-    "plan_time_budget_s": "a plan not solved within this many seconds is a 422 with rule `plan_time_budget`",
+    "plan_time_budget_s": "a plan not solved within this many seconds is a 422 with rule `plan_time_budget`, and "
+                          "its worker stops solving it (process executor)",
     "plan_worker_nice": "how much lower the plan workers' CPU priority is than the API process's (`nice`); 0 "
                         "where the replica has the machine to itself and throughput matters most",
     "max_body_bytes": "the largest request body accepted, in bytes; larger is a 413",
     "rate_limit_redis_url": "Redis URL (`redis://host:6379/0`, `pip install '.[redis]'`) holding the per-key rate "
                             "limit buckets shared by every replica; unset, each process keeps its own",
     "auth": "`on`: requests need `Authorization: Bearer <key>` (`gpuplan labs`/`gpuplan keys`); `off`: one user",
-    "read_timeout_s": "a request's headers, and each chunk of its body, must arrive within this many seconds; "
+    "read_timeout_s": "a request's headers, and then its whole body, must each arrive within this many seconds; "
                       "slower clients are cut off (408 for a body)",
     "operations_public": "with auth on, `/metrics` and why a source fails (`/v1/sources` errors, missing "
                          "credentials) need an API key; `true` shows them to everyone (a scraper on a private network)",

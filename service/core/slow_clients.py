@@ -7,8 +7,9 @@ for as long as it likes. Two pieces, because the two phases live in different la
 - headers: `protocol_with_read_timeout` is uvicorn's h11 protocol with a deadline from the moment a connection
   opens (or its previous answer is complete) until the next request's headers are in; when it passes, the
   connection is closed. `gpuplan serve` runs uvicorn with it.
-- body: `ReadTimeoutMiddleware` answers 408 when the next chunk of a body does not come within the timeout (this
-  part works under any ASGI server).
+- body: `ReadTimeoutMiddleware` answers 408 when the whole body has not come within the timeout of the app first
+  asking for it (this part works under any ASGI server). A deadline per chunk let a body dripping one byte every
+  20 s stay open forever (issue 31).
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def protocol_with_read_timeout(seconds: float) -> type[H11Protocol]:
 
 
 class ReadTimeoutMiddleware:
-    """Each chunk of a request body must arrive within `timeout_s` of asking for it, else the answer is 408."""
+    """The whole request body must arrive within `timeout_s` of the first time the app asks for it, else the
+    answer is 408 and the connection is closed."""
 
     def __init__(self, app: ASGIApp, timeout_s: float) -> None:
         self.app = app
@@ -78,6 +80,7 @@ class ReadTimeoutMiddleware:
             await self.app(scope, receive, send)
             return
         started = body_done = False
+        deadline: float | None = None
 
         async def send_watching(message: Message) -> None:
             nonlocal started
@@ -85,13 +88,15 @@ class ReadTimeoutMiddleware:
             await send(message)
 
         async def receive_in_time() -> Message:
-            """With a deadline while the body comes in; after it, waiting (for a disconnect) is not the client's
+            """With one deadline for the whole body; after it, waiting (for a disconnect) is not the client's
             slowness but the app's own, however long a plan takes."""
-            nonlocal body_done
+            nonlocal body_done, deadline
             if body_done:
                 return await receive()
+            loop = asyncio.get_running_loop()
+            deadline = deadline or loop.time() + self.timeout_s
             try:
-                message = await asyncio.wait_for(receive(), self.timeout_s)
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
             except TimeoutError:
                 raise _TooSlow from None
             body_done = message["type"] != "http.request" or not message.get("more_body", False)

@@ -1,19 +1,22 @@
 """POST /v1/estimate: the workload compiler alone - this job on each GPU type, how many GPUs, how many hours.
 
-Nothing is stored: the answer is a pure function of the workload and the GPU facts in force.
+Nothing is stored: the answer is a pure function of the workload and the GPU facts in force. With auth on it needs
+an API key and counts against its rate limit like every computing route (issue 31: it was anonymous).
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 
-from service.core.dependencies import CatalogDep
+from service.core.dependencies import CallerDep, CatalogDep, RuntimeDep
 from service.core.errors import InvalidField
+from service.core.json_body import DeferredBodyRoute, JsonBody, checked, deferred
+from service.plans.service import request_key
 from solvers.workload import Estimate, Workload, estimate
 
-router = APIRouter(prefix="/v1", tags=["estimates"])
+router = APIRouter(prefix="/v1", tags=["estimates"], route_class=DeferredBodyRoute)
 
 EXAMPLES = {
     "lora": {"summary": "fine-tune a 13B model with LoRA on 2B tokens",
@@ -28,11 +31,15 @@ EXAMPLES = {
 
 @router.post("/estimate", operation_id="create_estimate", response_model=Estimate)
 def create_estimate(
+    runtime: RuntimeDep,
+    request: Request,
+    caller: CallerDep,
     catalog: CatalogDep,
-    workload: Annotated[Workload, Body(openapi_examples=EXAMPLES)],
+    raw: Annotated[JsonBody, deferred(Workload), Body(openapi_examples=EXAMPLES)],
     gpu: Annotated[list[str] | None, Query(description="only these GPUs (any known spelling); default all")] = None,
 ) -> Estimate:
     """GPUs per job, hours per job, GPU-hours and memory per GPU for every GPU type, or why a type is left out."""
+    workload = checked(raw, Workload, runtime.plan_pool, request_key(caller, request))
     specs = list(catalog.gpus)
     if gpu:
         names = []

@@ -13,6 +13,9 @@ from typing import Any
 from sqlalchemy import ColumnElement, Engine, FromClause, select
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# where service/labs/gate.py leaves the key it found for a request (`request.state.api_key`), so the route's
+# dependency does not look it up again
+KEY_STATE = "api_key"
 
 
 @dataclass(frozen=True)

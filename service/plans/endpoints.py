@@ -9,6 +9,7 @@ from fastapi import APIRouter, Body, Query, Request, Response
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
 from service.core.errors import PROBLEM_JSON, InvalidField
+from service.core.json_body import DeferredBodyRoute, JsonBody, checked, deferred
 from service.core.openapi import CSV_RESPONSE
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
@@ -43,7 +44,7 @@ from solvers.replay_answer import PlanReplay
 from solvers.result import PlanResult
 from solvers.sensitivity import Sensitivity
 
-router = APIRouter(prefix="/v1/plans", tags=["plans"])
+router = APIRouter(prefix="/v1/plans", tags=["plans"], route_class=DeferredBodyRoute)
 
 _EXAMPLES: dict[str, Any] = {
     "worked_example": {"summary": "The guide's worked example (break-even ~293 days)", "value": WORKED_EXAMPLE},
@@ -73,9 +74,12 @@ BOUNDED: dict[int | str, dict[str, Any]] = {
 }
 
 
+# the body as its bytes, validated where it is solved (service/core/json_body.py); OpenAPI shows it as `Profile`
+ProfileBody = Annotated[JsonBody, deferred(Profile), Body(openapi_examples=_EXAMPLES)]
+
+
 @router.post("", operation_id="create_plan", status_code=201, response_model=PlanResult, responses=BOUNDED)
-def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep,
-                profile: Annotated[Profile, Body(openapi_examples=_EXAMPLES)]) -> Response:
+def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, profile: ProfileBody) -> Response:
     """Plan the cheapest mix of owned GPUs and cloud hours for a workload profile.
 
     Bounded (user guide, docs/api.md, "Bounds on every plan request"): a body above `GPUPLAN_MAX_BODY_BYTES` is a
@@ -88,10 +92,12 @@ def create_plan(runtime: RuntimeDep, request: Request, caller: CallerDep,
 
 
 @router.post("/what-if", operation_id="plan_what_if", response_model=PlanResult, responses=BOUNDED)
-def plan_what_if(runtime: RuntimeDep, request: Request, caller: CallerDep, asked: WhatIf) -> PlanResult:
+def plan_what_if(runtime: RuntimeDep, request: Request, caller: CallerDep,
+                 asked: Annotated[JsonBody, deferred(WhatIf), Body()]) -> PlanResult:
     """A plan for a profile (and a scale on every cloud price) at the prices in force, not stored: what the
     page's sliders ask as they move. `id` is null. Bounded as POST /v1/plans is."""
-    return what_if(runtime, request_key(caller, request), asked, utcnow())
+    key = request_key(caller, request)
+    return what_if(runtime, key, checked(asked, WhatIf, runtime.plan_pool, key), utcnow())
 
 
 @router.get("", operation_id="list_plans", response_model=Page[PlanListItem])
@@ -168,8 +174,10 @@ def plan_purchase_request(
 @router.post("/{plan_id}/recompute", operation_id="recompute_plan", response_model=PlanResult, responses=BOUNDED)
 def recompute_plan(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> PlanResult:
     """Make the plan again from its profile at the prices it recorded (`prices_in_force`), on its day: the
-    answer matches the stored plan unless the planner itself changed since. Nothing is stored."""
-    return recompute(runtime, repository.get_plan(runtime.engine, caller, plan_id), request_key(caller, request))
+    answer matches the stored plan unless the planner itself changed since. The answer is kept with the plan for
+    this planner (a second recompute reads it); no new plan is stored. Bounded as POST /v1/plans is."""
+    return recompute(runtime, plan_id, repository.get_plan(runtime.engine, caller, plan_id),
+                     request_key(caller, request))
 
 
 @router.get("/{plan_id}/chart.svg", operation_id="get_plan_chart",
@@ -188,7 +196,8 @@ def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSi
 def plan_sensitivity(runtime: RuntimeDep, request: Request, caller: CallerDep, plan_id: str) -> Sensitivity:
     """Total cost and the decision with each input at the low and high end of a stated range (demand, electricity,
     cloud prices, hardware prices, resale, horizon), each end a new plan at the prices this plan used. The re-plans
-    are one job of the plan pool, bounded as POST /v1/plans is (the answer is kept, so a second read is free)."""
+    are one job of the plan pool, bounded as POST /v1/plans is (the answer is kept with the plan, so a second read,
+    on any replica, is free)."""
     return sensitivity_of(runtime, request_key(caller, request), plan_id,
                           repository.get_plan(runtime.engine, caller, plan_id))
 

@@ -25,7 +25,7 @@ provider bills it), and each cloud, commitment and electricity line shows its sh
 
 A reserved / committed instance is a Usage line of the held hours it worked (CommitmentDiscountStatus Used) and
 one of those it was held but idle (Unused), which FOCUS requires apart (PricingCategory Committed, ChargeFrequency
-Recurring: paid whether used or not; the hours worked are the periods' `.../committed` cloud hours). FOCUS defines
+Recurring: paid whether used or not; the hours worked are the periods' `commitments[i]` cloud hours). FOCUS defines
 ListUnitPrice as the provider's price "exclusive of any discounts" and ContractedUnitPrice as the agreed price
 "inclusive of negotiated discounts ... while excluding negotiated commitment discounts": both are therefore the
 on-demand price of the instance the commitment discounts (`CommitmentLine.on_demand_usd_per_hour`: matched by
@@ -215,19 +215,14 @@ def line_items(plan: PlanResult) -> list[dict[str, Any]]:
 
 
 def committed_hours_used(plan: PlanResult) -> list[float]:
-    """Instance-hours each commitment line worked: the periods' `provider/name/region/committed` cloud hours
-    (solvers/accounting.py), shared by the lines of one label in proportion to the hours each holds."""
-    worked: dict[str, float] = {}
+    """Instance-hours each commitment line worked: the periods' `commitments[i]` cloud hours (solvers/accounting.py
+    names each line by its place), at most the hours the line holds."""
+    worked = [0.0] * len(plan.commitments)
     for period in plan.periods:
-        for label, hours in period.cloud_hours.items():
-            worked[label] = worked.get(label, 0.0) + hours
-    labels = [f"{m.provider}/{m.name}/{m.region}/committed" for m in plan.commitments]
-    held = [m.count * m.paid_hours for m in plan.commitments]
-    held_by_label: dict[str, float] = {}
-    for label, hours in zip(labels, held, strict=True):
-        held_by_label[label] = held_by_label.get(label, 0.0) + hours
-    return [min(hours, worked.get(label, 0.0) * hours / held_by_label[label]) if hours else 0.0
-            for label, hours in zip(labels, held, strict=True)]
+        for i in range(len(worked)):
+            worked[i] += period.cloud_hours.get(f"commitments[{i}]", 0.0)
+    return [min(m.count * m.paid_hours, hours) if m.count * m.paid_hours else 0.0
+            for m, hours in zip(plan.commitments, worked, strict=True)]
 
 
 def plan_csv(plan: PlanResult) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, insert, select
 
-from service.core.db import writing
+from service.core.db import JsonText, writing
 from service.core.errors import NotFound
 from service.core.pagination import Page, newest_first, page
 from service.core.timestamps import iso
@@ -37,21 +37,24 @@ class StoredPlan:
     prices_in_force: dict[str, int] | None
 
 
-def save_plan(engine: Engine, caller: Caller, profile: Profile, result: PlanResult, now: dt.datetime,
-              origin: PlanOrigin) -> PlanResult:
-    """Store the plan as answered, with a new id and where it came from; the stored result is returned."""
+def save_plan(engine: Engine, caller: Caller, profile: Profile | str, result: PlanResult, now: dt.datetime,
+              origin: PlanOrigin) -> tuple[PlanResult, str]:
+    """Store the plan as answered, with a new id and where it came from (`profile` as a model or as its JSON);
+    the stored result is returned with its JSON, which is also the answer."""
     stored = result.model_copy(update={
         "id": str(uuid.uuid4()), "created_at": iso(now), "profile_id": origin.profile_id,
         "profile_version": origin.profile_version, "prices_in_force": origin.prices_in_force})
+    answer = stored.model_dump_json()
+    profile_json = profile if isinstance(profile, str) else profile.model_dump_json()
     # the values as parameters of one statement (compiled once, then cached), not `insert().values(...)`, which
     # builds and compiles a new statement for every plan (about 0.5 ms of the API process's time per plan)
     with writing(engine) as conn:
         conn.execute(insert(PlanRecord), {
             "id": stored.id, "created_at": now, "status": stored.status, "total_cost_usd": stored.total_cost_usd,
-            "profile": profile.model_dump(mode="json"), "result": stored.model_dump(mode="json"),
+            "profile": JsonText(profile_json), "result": JsonText(answer),
             "lab_id": caller.lab_id, "profile_id": origin.profile_id, "profile_version": origin.profile_version,
             "prices_in_force": origin.prices_in_force})
-    return stored
+    return stored, answer
 
 
 def get_plan(engine: Engine, caller: Caller, plan_id: str) -> StoredPlan:

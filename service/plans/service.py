@@ -15,11 +15,14 @@ from pricing.catalog import Catalog
 from pricing.freshness import SourceState, source_states
 from pricing.live import LiveCatalog, catalog_at
 from service.core import metrics
+from service.core.clock import utcnow
 from service.core.dependencies import Runtime
 from service.core.errors import Conflict
+from service.core.json_body import JsonBody
 from service.labs.auth import Caller
 from service.plans.repository import PlanOrigin, StoredPlan, save_plan
 from service.plans.staleness import stale_price_warnings
+from service.plans.views import derived
 from solvers.notices import texts
 from solvers.plan import make_plan
 from solvers.profile import Profile
@@ -92,32 +95,48 @@ def _with_stale_warnings(runtime: Runtime, result: PlanResult, snapshots: dict[s
                                      "notices": [*result.notices, *extra]})
 
 
-def plan_for(runtime: Runtime, caller: Caller, profile: Profile, now: dt.datetime, profile_id: str | None = None,
-             profile_version: int | None = None, client_address: str | None = None) -> PlanResult:
-    """Solved in the plan pool (a worker process, or inline), within its bounds; stored here."""
+def plan_for(runtime: Runtime, caller: Caller, profile: Profile | JsonBody, now: dt.datetime,
+             profile_id: str | None = None, profile_version: int | None = None,
+             client_address: str | None = None) -> tuple[PlanResult, str]:
+    """Solved in the plan pool (a worker process, or inline), within its bounds; stored here. A request body is
+    validated where it is solved (`PlanPool.plan_body`). Returns the stored plan and its JSON (the answer)."""
     catalog, snapshots = prices_now(runtime.catalog)
     key = admission_key(caller, client_address)
-    solved = runtime.plan_pool.plan(key, make_plan, profile, catalog, now.date())
+    stored_profile: Profile | str
+    if isinstance(profile, JsonBody):
+        solved, stored_profile = runtime.plan_pool.plan_body(key, make_plan, profile, catalog, now.date())
+    else:
+        solved, stored_profile = runtime.plan_pool.plan(key, make_plan, profile, catalog, now.date()), profile
     result = _with_stale_warnings(runtime, solved, snapshots, now)
     metrics.observe_plan(result)
-    return save_plan(runtime.engine, caller, profile, result, now, PlanOrigin(profile_id, profile_version, snapshots))
+    return save_plan(runtime.engine, caller, stored_profile, result, now,
+                     PlanOrigin(profile_id, profile_version, snapshots))
 
 
-def created(stored: PlanResult) -> Response:
-    """The 201 answer of a stored plan, serialised once here (pydantic's JSON): FastAPI would otherwise turn the
-    model into Python objects and those into JSON again (about 0.5 ms of the API process per plan). The route's
-    `response_model` still states the shape in OpenAPI, and the contract test checks the answer against it."""
-    return Response(stored.model_dump_json(), status_code=201, media_type="application/json",
-                    headers={"Location": f"/v1/plans/{stored.id}"})
+def created(stored: tuple[PlanResult, str]) -> Response:
+    """The 201 answer of a stored plan, in the JSON it was stored as (pydantic's, written once): FastAPI would
+    otherwise turn the model into Python objects and those into JSON again (about 0.5 ms of the API process per
+    plan). The route's `response_model` still states the shape in OpenAPI, and the contract test checks the answer
+    against it."""
+    plan, answer = stored
+    return Response(answer, status_code=201, media_type="application/json",
+                    headers={"Location": f"/v1/plans/{plan.id}"})
 
 
-def recompute(runtime: Runtime, stored: StoredPlan, key: str) -> PlanResult:
-    """The plan made again from its profile, on its day, at the prices that were in force then."""
+def recompute(runtime: Runtime, plan_id: str, stored: StoredPlan, key: str) -> PlanResult:
+    """The plan made again from its profile, on its day, at the prices that were in force then; kept with the plan
+    for this planner (service/plans/views.py), so only a new planner makes it again."""
     if stored.prices_in_force is None:
         raise Conflict("this plan was made without a record of its prices; it cannot be recomputed")
-    catalog = prices_recorded(runtime, stored.prices_in_force)
-    result = runtime.plan_pool.plan(key, make_plan, Profile.model_validate(stored.profile), catalog,
-                                    stored.created_at.date())
-    original = PlanResult.model_validate(stored.result)
-    return result.model_copy(update={"profile_id": original.profile_id, "profile_version": original.profile_version,
-                                     "prices_in_force": stored.prices_in_force})
+    prices_in_force = stored.prices_in_force
+
+    def make() -> PlanResult:
+        catalog = prices_recorded(runtime, prices_in_force)
+        result = runtime.plan_pool.plan(key, make_plan, Profile.model_validate(stored.profile), catalog,
+                                        stored.created_at.date())
+        original = PlanResult.model_validate(stored.result)
+        return result.model_copy(update={"profile_id": original.profile_id,
+                                         "profile_version": original.profile_version,
+                                         "prices_in_force": prices_in_force})
+
+    return derived(runtime.engine, plan_id, "recompute", PlanResult, make, utcnow)

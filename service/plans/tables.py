@@ -30,3 +30,17 @@ class PlanRecord(Base):
     profile_id: Mapped[str | None] = mapped_column(String(36))
     profile_version: Mapped[int | None] = mapped_column(Integer)
     prices_in_force: Mapped[dict[str, int] | None] = mapped_column(JSON)
+
+
+class PlanViewRecord(Base):
+    """What was derived from a stored plan (its sensitivity, its recompute), kept with it: a stored plan never
+    changes, so neither does what the same planner derives from it (`planner` says which one made it)."""
+
+    __tablename__ = "plan_views"
+
+    plan_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("plans.id", name="fk_plan_views_plan", ondelete="CASCADE"), primary_key=True)
+    view: Mapped[str] = mapped_column(String(32), primary_key=True)
+    planner: Mapped[str] = mapped_column(String(64))
+    answer: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(UtcDateTime())

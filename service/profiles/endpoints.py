@@ -6,14 +6,15 @@ request's thread."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Body, Query, Request, Response
 
 from service.alerts.plan_watch import plan_summary, required_summary
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, CatalogDep, EngineDep, RuntimeDep
 from service.core.errors import NotFound, found
+from service.core.json_body import DeferredBodyRoute, JsonBody, checked, deferred
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans.endpoints import BOUNDED
 from service.plans.service import created, plan_for, request_key
@@ -22,7 +23,10 @@ from service.profiles.schemas import ProfileIn, ProfileOut, ProfileVersionOut
 from solvers.profile import Profile
 from solvers.result import PlanResult
 
-router = APIRouter(prefix="/v1/profiles", tags=["profiles"])
+router = APIRouter(prefix="/v1/profiles", tags=["profiles"], route_class=DeferredBodyRoute)
+# the body as its bytes, validated on the route's thread (or first in a plan worker when large), never on the event
+# loop (service/core/json_body.py); OpenAPI shows it as `ProfileIn`
+ProfileInBody = Annotated[JsonBody, deferred(ProfileIn), Body()]
 
 
 WHAT = "saved profile"
@@ -30,13 +34,14 @@ WHAT = "saved profile"
 
 @router.post("", operation_id="create_profile", status_code=201, response_model=ProfileOut, responses=BOUNDED)
 def create_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, response: Response,
-                   caller: CallerDep, body: ProfileIn) -> ProfileOut:
+                   caller: CallerDep, raw: ProfileInBody) -> ProfileOut:
     """Save a workload profile under a name; it must have a plan at today's prices.
 
     A utilisation demand without `start` is saved starting next month, so that a later re-plan differs
     only where prices differ. The answer carries the best plan now, solved in the plan pool.
     """
     now = utcnow()
+    body = checked(raw, ProfileIn, runtime.plan_pool, request_key(caller, request))
     profile = repository.pinned(body.profile, now.date())
     summary: dict[str, Any] = runtime.plan_pool.plan(request_key(caller, request), required_summary, profile, catalog,
                                                      now.date())
@@ -78,9 +83,10 @@ def new_version(runtime: RuntimeDep, catalog: CatalogDep, request: Request, call
 
 @router.put("/{profile_id}", operation_id="update_profile", response_model=ProfileOut, responses=BOUNDED)
 def update_profile(runtime: RuntimeDep, catalog: CatalogDep, request: Request, caller: CallerDep, profile_id: str,
-                   body: ProfileIn) -> ProfileOut:
+                   raw: ProfileInBody) -> ProfileOut:
     """Replace the profile: a new version (the old ones stay readable); plan-change alerts start again from it.
     Its plan is solved in the plan pool (bounded as POST /v1/plans is)."""
+    body = checked(raw, ProfileIn, runtime.plan_pool, request_key(caller, request))
     return new_version(runtime, catalog, request, caller, profile_id, body)
 
 

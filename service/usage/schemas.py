@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.profiles.schemas import ProfileOut
+from solvers.bounds import Timestamp
 from solvers.profile import ConcurrencyDemand
 from solvers.usage import BUSY_THRESHOLD_PERCENT, UsageSeries, UsageSummary
 
@@ -30,8 +30,9 @@ class UsageImportIn(BaseModel):
     busy_threshold: float = Field(BUSY_THRESHOLD_PERCENT, ge=0, le=100, allow_inf_nan=False,
                                   description="utilisation % at or above which a GPU sample counts as busy")
     fractional: bool = Field(False, description="count a GPU sample by its utilisation fraction instead")
-    until: dt.datetime | None = Field(
-        None, description="end of still-running Slurm jobs, UTC (default: the latest time in the file)")
+    until: Timestamp | None = Field(
+        None, description="end of still-running Slurm jobs, UTC (default: the latest time in the file); 2000-01-01 "
+        "to 2100-12-31")
     reference_gpu: str | None = Field(
         None, min_length=1, max_length=100,
         description="the GPU the logged hours ran on (default: the profile's current reference GPU)")

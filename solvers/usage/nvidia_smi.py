@@ -29,10 +29,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from solvers.bounds import MAX_DATE, MIN_DATE
 from solvers.usage.binning import FloatArray, IntArray, sample_load
 from solvers.usage.busy import BUSY_THRESHOLD_PERCENT, busy_fraction, describe
 from solvers.usage.errors import UsageFormatError
 from solvers.usage.result import UsageSeries
+from solvers.usage.span import RANGE_RULE, check_span
 from solvers.usage.text import decode, read_table
 from solvers.usage.timezones import UTC, check_zone, local_ns_to_unix_seconds
 
@@ -66,6 +68,7 @@ def parse_nvidia_smi(data: str | bytes, tz: str = UTC,
     if not keep.any():
         raise UsageFormatError("utilization.gpu", "every sample is missing ([N/A])", line=samples.first_line)
     seconds = local_ns_to_unix_seconds(samples.local_ns[keep], tz)
+    check_span(float(seconds.min()), float(seconds.max()), "timestamp")
     load = sample_load(seconds, samples.gpu[keep], busy_fraction(samples.percent[keep], busy_threshold))
     notes = [f"{int(keep.sum())} samples of {samples.gpus} GPUs", f"times read as {tz}"]
     if missing.any():
@@ -107,8 +110,10 @@ def read_standard_layout(text: str) -> _Samples | None:
     months = (year - 1970) * 12 + (month - 1)
     first_day = months.astype("datetime64[M]").astype("datetime64[D]").astype(np.int64)
     month_days = (months + 1).astype("datetime64[M]").astype("datetime64[D]").astype(np.int64) - first_day
-    valid = ((year >= 1970) & (month >= 1) & (month <= 12) & (day >= 1) & (day <= month_days) & (hour < 24)
-             & (hour >= 0) & (minute >= 0) & (minute < 60) & (second >= 0) & (second < 60) & (index >= 0)
+    # years outside the bounds go to the general reader, which names the line (year 5000 overflowed the ns clock)
+    valid = ((year >= MIN_DATE.year) & (year <= MAX_DATE.year) & (month >= 1) & (month <= 12) & (day >= 1)
+             & (day <= month_days) & (hour < 24) & (hour >= 0) & (minute >= 0) & (minute < 60) & (second >= 0)
+             & (second < 60) & (index >= 0)
              & ((percent == -1) | ((percent >= 0) & (percent <= 100))))
     if not valid.all():
         return None
@@ -151,10 +156,15 @@ def _timestamps(table: pd.DataFrame, column: str) -> pd.Series:
     if parsed.isna().any():  # some nvidia-smi builds print whole seconds
         parsed = parsed.fillna(pd.to_datetime(text, format=_TIME_FORMATS[1], errors="coerce"))
     bad = parsed.isna().to_numpy()
-    if bad.any():
-        at = int(np.argmax(bad))
-        raise UsageFormatError(column, f"{text.iloc[at]!r} is not a time like 2024/05/01 12:00:00.123",
-                               line=int(table.index[at]))
+    years = parsed.dt.year.to_numpy()
+    outside = ~bad & ((years < MIN_DATE.year) | (years > MAX_DATE.year))
+    if bad.any() or outside.any():
+        at = int(np.argmax(bad | outside))
+        year = text.iloc[at].strip()[:4]
+        # a year pandas cannot hold (after 2262) parses as nothing: say the bound rather than the shape
+        rule = RANGE_RULE if outside[at] or (year.isdigit() and not MIN_DATE.year <= int(year) <= MAX_DATE.year) \
+            else "is not a time like 2024/05/01 12:00:00.123"
+        raise UsageFormatError(column, f"{text.iloc[at][:40]!r} {rule}", line=int(table.index[at]))
     return parsed
 
 

@@ -29,6 +29,7 @@ from solvers.usage.binning import FloatArray, sample_load
 from solvers.usage.busy import BUSY_THRESHOLD_PERCENT, busy_fraction, describe
 from solvers.usage.errors import UsageFormatError
 from solvers.usage.result import UsageSeries
+from solvers.usage.span import RANGE_RULE, check_span, first_out_of_range
 from solvers.usage.text import decode
 
 FORMAT = "prometheus"
@@ -78,6 +79,8 @@ def parse_prometheus(data: str | bytes | dict[str, Any] | list[Any],
     keep = ~np.isnan(percent)
     if not keep.any():
         raise UsageFormatError("values", "no samples in the response", path=f"{results[0][0]}data.result")
+    first, last = float(seconds[keep].min()), float(seconds[keep].max())
+    check_span(first, last, "timestamp", path=f"{results[0][0]}data.result")
     load = sample_load(seconds[keep], gpu_ids[keep], busy_fraction(percent[keep], busy_threshold))
     notes = [f"{int(keep.sum())} samples of {len(gpus)} GPUs in {len(times)} series"]
     if (missing := int((~keep).sum())):
@@ -96,6 +99,8 @@ def _load(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageFormatError("JSON", f"{exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    except RecursionError:  # nesting deeper than the parser's stack (50,000 brackets answered 500, issue 31)
+        raise UsageFormatError("JSON", "nested too deeply to be a query_range response", path="$") from None
 
 
 def _matrix(document: Any, prefix: str) -> list[Any]:
@@ -129,6 +134,9 @@ def _samples(raw: Any, where: str) -> tuple[FloatArray, FloatArray]:
         percent = pairs[:, 1].astype(str).astype(np.float64)
     except (ValueError, TypeError):
         _raise_first_bad(raw, where)
+    if (at := first_out_of_range(times)) is not None:  # NaN, infinite, or -1e12 s (280 million hours)
+        raise UsageFormatError("timestamp", f"{str(raw[at][0])[:40]!r} (Unix seconds) {RANGE_RULE}",
+                               path=f"{where}[{at}][0]")
     if (bad := (percent < 0) | (percent > 100)).any():
         at = int(np.argmax(bad))
         raise UsageFormatError("value", f"{raw[at][1]!r} is not a percentage from 0 to 100", path=f"{where}[{at}][1]")

@@ -25,9 +25,11 @@ import re
 import numpy as np
 import pandas as pd
 
+from solvers.bounds import MAX_GPUS
 from solvers.usage.binning import interval_load
 from solvers.usage.errors import UsageFormatError
 from solvers.usage.result import UsageSeries
+from solvers.usage.span import EARLIEST_S, LATEST_S, RANGE_RULE, check_span, first_out_of_range
 from solvers.usage.text import decode, read_table
 from solvers.usage.timezones import UTC, check_zone, to_unix_seconds
 
@@ -52,11 +54,17 @@ def parse_sacct(data: str | bytes, tz: str = UTC, until: dt.datetime | None = No
     end = _times(table, columns["End"], tz)
     started = ~np.isnan(start)
     running = started & np.isnan(end)
+    for column, times in ((columns["Start"], start), (columns["End"], end)):
+        if (bad := first_out_of_range(times[~np.isnan(times)])) is not None:
+            line = int(table.index[~np.isnan(times)][bad])
+            raise UsageFormatError(column, f"{table.loc[line, column]!r} {RANGE_RULE}", line=line)
     known = np.concatenate([start[started], end[~np.isnan(end)]])
     if until is not None:
         if until.tzinfo is None:
             raise UsageFormatError("until", "must carry a time zone")
         horizon = until.timestamp()
+        if not EARLIEST_S <= horizon < LATEST_S:
+            raise UsageFormatError("until", RANGE_RULE)
     else:
         horizon = float(known.max()) if known.size else np.nan
     end = np.where(running, horizon, end)
@@ -70,6 +78,7 @@ def parse_sacct(data: str | bytes, tz: str = UTC, until: dt.datetime | None = No
     holds = started & (gpus > 0)
     if not holds.any():
         raise UsageFormatError(columns["tres"], "no job in the file held a GPU", line=int(table.index[0]))
+    _check_span(start[holds], end[holds], running[holds], table.index[holds], columns["End"], until is not None)
     load = interval_load(start[holds], end[holds], gpus[holds].astype(np.float64))
     by_width = gpu_hours_by_width(gpus[holds], end[holds] - start[holds])
     notes = [f"{int(holds.sum())} of {len(table)} allocations held GPUs"]
@@ -92,6 +101,17 @@ def parse_sacct(data: str | bytes, tz: str = UTC, until: dt.datetime | None = No
         busy_rule="an allocated GPU is busy for the whole allocation", notes=tuple(notes),
         gpu_hours_by_width=by_width,
     )
+
+
+def _check_span(start: np.ndarray, end: np.ndarray, running: np.ndarray, lines: pd.Index, end_column: str,
+                until_given: bool) -> None:
+    """The allocations' hours must fit a profile before they are binned; the field at fault is `until` when running
+    jobs counted until it make the span, else the End of the allocation that ends last."""
+    last = int(np.argmax(end))
+    if running[last] and until_given:
+        check_span(float(start.min()), float(end[last]), "until")
+    else:
+        check_span(float(start.min()), float(end[last]), end_column, line=int(lines[last]))
 
 
 def gpu_hours_by_width(gpus: np.ndarray, seconds: np.ndarray) -> tuple[tuple[int, float], ...]:
@@ -185,6 +205,8 @@ def gpus_in(tres: str) -> tuple[int, set[str]]:
         count = match["count"]
         if not count.isdigit():
             raise ValueError(f"GPU count {count!r} in {entry.strip()!r} is not a whole number")
+        if len(count.lstrip("0")) > 6 or int(count) > MAX_GPUS:  # 10^20 overflowed the int64 column (issue 31)
+            raise ValueError(f"GPU count {count[:20]!r} in one allocation is more than {MAX_GPUS:,}")
         if match["type"]:
             typed += int(count)
             types.add(match["type"])

@@ -5,10 +5,11 @@ Pydantic models so the API and CLI validate with the same rules and 422s name th
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from solvers.bounds import MIN_FRACTION, at_least
 from solvers.notices import Notice
 from solvers.workload import coefficients as c
 
@@ -24,7 +25,9 @@ class ModelShape(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    params_b: float = Field(gt=0, le=20000, description="parameters, billions (7 for a 7B model)")
+    # at least a thousand parameters (1e-6 billion): a subnormal size (5e-324) divided into infinity (issue 31)
+    params_b: Annotated[float, at_least(MIN_FRACTION)] = Field(gt=0, le=20000,
+                                                               description="parameters, billions (7 for a 7B model)")
     layers: int | None = Field(
         default=None, ge=1, le=1000, description="transformer layers; derived from params_b when absent (N = 12 L "
         "h^2, h / L = 128)")
@@ -50,7 +53,8 @@ class Workload(BaseModel):
     model: ModelShape = Field(description="the model's size; only params_b is required")
     precision: Precision = Field(default="bf16", validate_default=True,
                                  description="training: bf16 or fp16; serving: any")
-    tokens: float | None = Field(
+    # at least one token: a subnormal count (1e-320) made a job's hours infinite (issue 31)
+    tokens: Annotated[float, at_least(1.0)] | None = Field(
         default=None, gt=0, le=1e16, validate_default=True,
         description="train/fine_tune: tokens one job processes; serve: generated tokens per month")
     method: Method = Field(default="full", validate_default=True, description="fine_tune only: full, lora or qlora")
@@ -67,14 +71,14 @@ class Workload(BaseModel):
         default="auto", description="auto: plain data parallel if it fits, else ZeRO-3; tensor: Megatron-LM tensor "
         "parallelism (with sequence parallelism) over the fewest GPUs of one server (1, 2, 4 or 8, dividing heads) "
         "that hold the job, data parallel over such groups beyond")
-    global_batch_tokens: float = Field(
+    global_batch_tokens: Annotated[float, at_least(1.0)] = Field(
         default=c.GLOBAL_BATCH_TOKENS, gt=0, le=1e10,
         description="tokens per optimizer step (gradient accumulation up to it): how often data-parallel gradients "
         "are all-reduced; default GPT-3's smallest batch, 0.5M tokens")
     deadline_hours: float | None = Field(default=None, gt=0, le=1e6, description="a job must finish within this")
     max_gpus_per_job: int = Field(
         default=64, ge=1, le=4096, description="widest job a GPU type may run at; a type that needs more is left out")
-    requests_per_second: float | None = Field(
+    requests_per_second: Annotated[float, at_least(MIN_FRACTION)] | None = Field(
         default=None, gt=0, le=1e7, validate_default=True, description="serve: requests a second, instead of tokens "
         "(with context_length, output_tokens and batch_size)")
     context_length: int = Field(default=4096, ge=16, le=2_000_000, description="serve: prompt + output tokens")

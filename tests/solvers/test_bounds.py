@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from pricing.catalog import bundled_catalog
 from service.app import create_app
 from service.core.settings import Settings
-from service.plans.examples import CATALOG_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE
+from service.plans.examples import CATALOG_EXAMPLE, FINANCE_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE, WORKLOAD_EXAMPLE
 from solvers.plan import make_plan
 from solvers.profile import Profile
 
@@ -54,6 +54,19 @@ REFUSED = [
     (_with(CATALOG_EXAMPLE, ("options", "max_capex_usd"), 1e308), "options.max_capex_usd", "less_than_equal"),
     (_with(CATALOG_EXAMPLE, ("throughput_overrides", "RTX 4090"), 1e-320), "throughput_overrides.RTX 4090",
      "greater_than_equal"),
+    # issue 31: a monthly rate that vanishes beside 1 divided the annuity by zero; a subnormal job size or token
+    # count made hours infinite
+    *[(_with(FINANCE_EXAMPLE, ("options", "financing", "annual_rate"), rate), "options.financing.annual_rate",
+       "too_small") for rate in (1e-320, 1e-16, 1e-15)],
+    (_with(WORKLOAD_EXAMPLE, ("workload", "tokens"), 1e-320), "workload.tokens", "greater_than_equal"),
+    (_with(WORKLOAD_EXAMPLE, ("workload", "model", "params_b"), 5e-324), "workload.model.params_b",
+     "greater_than_equal"),
+    # issue 31: names are short (a 3.9 MB quote name became a 488 MB answer)
+    *[(_with(PRICED, ("prices", kind, 0, key), "n" * 201), f"prices.{kind}[0].{key}", "string_too_long")
+      for kind, key in (("owned", "name"), ("owned", "gpu"), ("owned", "source"), ("cloud", "name"),
+                        ("cloud", "provider"), ("cloud", "region"))],
+    (_with(CATALOG_EXAMPLE, ("demand", "reference_gpu"), "g" * 201), "demand.reference_gpu", "string_too_long"),
+    (_with(CATALOG_EXAMPLE, ("options", "providers"), ["p" * 201]), "options.providers[0]", "string_too_long"),
 ]
 
 
@@ -91,6 +104,13 @@ def test_edge_months_of_a_series_still_plan() -> None:
     series = {"workload": "cnn_training", "demand": {"reference_gpu": "RTX 3090", "series": [
         {"month": "2100-11", "reference_gpu_hours": 100}, {"month": "2100-12", "reference_gpu_hours": 1e9}]}}
     assert make_plan(Profile.model_validate(series), bundled_catalog(), dt.date(2026, 11, 21)).total_cost_usd > 0
+
+
+def test_a_name_of_two_hundred_characters_and_a_small_rate_still_plan() -> None:
+    named = _with(PRICED, ("prices", "cloud", 0, "name"), "n" * 200)
+    financed = _with(FINANCE_EXAMPLE, ("options", "financing", "annual_rate"), 1e-6)
+    for body in (named, financed):
+        assert make_plan(Profile.model_validate(body), bundled_catalog(), dt.date(2026, 11, 21)).total_cost_usd > 0
 
 
 def test_a_free_gpu_is_still_a_valid_price() -> None:

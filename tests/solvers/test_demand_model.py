@@ -48,7 +48,8 @@ def test_one_gpu_half_the_year_rents_one_gpu_instances_not_a_quarter_of_a_4x() -
     assert batched.total_cost_usd == pytest.approx(438.0, abs=0.01)
     # the 4x is rented whole and the waiting jobs fill it: 4 GPUs run at once, for 93 h in January (not 1 GPU)
     assert all(p.peak_rented_gpus == pytest.approx(4.0) for p in batched.periods)
-    assert batched.periods[0].cloud_hours == {"testcloud/4x/r1/on_demand": pytest.approx(93.0)}
+    assert batched.periods[0].cloud_hours == {"cloud[0]": pytest.approx(93.0)}
+    assert (batched.cloud[0].provider, batched.cloud[0].name) == ("testcloud", "4x")
     # the utilisation form's busy hours replayed as the first 12 h of each day at 1 GPU, run four at a time on the
     # 4x (rented when four GPU-hours are queued, in hours 3, 7 and 11): three of each four wait, 9 GPU-hours a day
     # (279 in January), the longest 3 h

@@ -50,8 +50,8 @@ def test_the_buy_only_alternative_keeps_each_card_to_its_jobs_hours() -> None:
 def test_every_bought_card_works_the_hours_its_jobs_exist() -> None:
     plan = _plan()
     for period in plan.periods:  # type: ignore[attr-defined]
-        for name, hours in period.owned_gpu_hours.items():
-            units = next(b.count for b in plan.buy if b.name == name)  # type: ignore[attr-defined]
+        for line, hours in period.owned_gpu_hours.items():  # keyed by the line of `buy` (buy[0], ...)
+            units = plan.buy[int(line.removeprefix("buy[").removesuffix("]"))].count  # type: ignore[attr-defined]
             # jobs run half of each month's hours (days x 24 / 2); the 3090s run at reference pace all of them
             assert hours == pytest.approx(units * period.days * 24 * 0.5, abs=0.01)
 

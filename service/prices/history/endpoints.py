@@ -6,16 +6,19 @@ from typing import Annotated, Any, Literal
 
 import pandas as pd
 from fastapi import APIRouter, Query, Request, Response
+from sqlalchemy import Engine, func, select
 
 from pricing import history
 from pricing.catalog import Catalog
+from pricing.storage import PriceSnapshot
 from service.core.clock import utcnow
-from service.core.dependencies import BaseCatalogDep, EngineDep
+from service.core.dependencies import BaseCatalogDep, EngineDep, PublicReadLimitDep
 from service.core.errors import InvalidField
 from service.core.openapi import CSV_RESPONSE
 from service.core.spreadsheet import neutralise_frame
 from service.prices.history.schemas import HistoryRow
 from service.web import charts
+from service.web.chart_cache import ChartCache
 from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
 from solvers.bounds import Timestamp
 
@@ -64,12 +67,30 @@ def price_history(
     return records
 
 
+_CHARTS = ChartCache()
+
+
+def _newest_snapshot(engine: Engine) -> int | None:
+    """The newest stored snapshot's id: a history chart changes only when a new one is stored (or as time passes)."""
+    with engine.connect() as conn:
+        newest: int | None = conn.execute(select(func.max(PriceSnapshot.__table__.c.id))).scalar()
+    return newest
+
+
 @router.get("/prices/history.svg", operation_id="get_price_history_chart",
             response_class=Response, responses=SVG_RESPONSE, tags=["charts"])
-def price_history_chart(engine: EngineDep, base: BaseCatalogDep, gpu: Gpu, size: ChartSize = "wide",
-                        lang: ChartLang = None) -> Response:
-    """The cheapest cloud price per GPU-hour and hardware price per GPU over time (bundled snapshot, then refreshes)."""
+def price_history_chart(engine: EngineDep, base: BaseCatalogDep, _: PublicReadLimitDep, gpu: Gpu,
+                        size: ChartSize = "wide", lang: ChartLang = None) -> Response:
+    """The cheapest cloud price per GPU-hour and hardware price per GPU over time (bundled snapshot, then refreshes).
+
+    Public like the price reads; with auth on, a caller without a key is rate-limited by address as a key is. The
+    chart is drawn once per GPU, size, language, stored prices and hour, and kept (issue 31)."""
     name = _known_gpu(base, gpu)
-    table = history.price_history(engine, base, name)
-    svg = charts.price_history_svg(name, table, until=utcnow(), narrow=size == "narrow", lang=lang)
-    return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "no-cache"})
+    now = utcnow()
+    key = (name, size, lang, _newest_snapshot(engine), now.replace(minute=0, second=0, microsecond=0))
+
+    def draw() -> bytes:
+        table = history.price_history(engine, base, name)
+        return charts.price_history_svg(name, table, until=now, narrow=size == "narrow", lang=lang)
+
+    return Response(_CHARTS.get(key, draw), media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "no-cache"})

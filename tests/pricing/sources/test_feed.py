@@ -118,6 +118,11 @@ def test_reference_defaults_to_the_file_name() -> None:
         "lab-quotes.csv"
 
 
+def test_a_last_row_ending_in_a_line_break_of_any_kind_loads() -> None:
+    for ending in ("\n", "\r\n", "\n\n", "\r\n  "):
+        assert len(_parse(f"{HEADER}\nRTX 4090,new,2000{ending}").observations) == 1
+
+
 def test_zero_and_negative_prices_come_through() -> None:
     result = _parse(f"{HEADER}\nRTX 4090,new,0\nRTX 3090,used,-5\n")
     assert sorted(o.usd for o in result.observations) == [-5.0, 0.0]
@@ -170,6 +175,10 @@ def test_a_bad_json_row_fails_the_whole_file(row: dict[str, Any], message: str) 
     ("gpu,price_usd\nRTX 4090,2000\n", "q.csv", "required column"),
     (f"{HEADER}\nRTX 4090,new,2000\nRTX 3090,used\n", "q.csv", "row 2: 2 cells"),
     (f"{HEADER}\nRTX 4090,new,2000\n\"RTX 3090,used", "q.csv", "not valid CSV"),
+    # issue 31: cut inside the last value of a column that is not the price: the right number of cells
+    (f"{HEADER},name\nRTX 4090,new,2000,Founders\nRTX 3090,used,700,Founders Ed", "q.csv",
+     "row 2: the file ends inside this row"),
+    (f"{HEADER},as_of\nRTX 4090,new,2000,2025-10-0", "q.csv", "row 1: the file ends inside this row"),
     (f"{HEADER}\nRTX 4070 Super,new,599\n", "q.csv", "names no known GPU"),
     (f"{HEADER},name\nRTX 4090,new,2000,FE\nRTX 4090,new,2100,FE\n", "q.csv", "rows 1 and 2 price the same"),
     ('{"prices": [{"gpu": "RTX 4090",', "q.json", "not valid JSON"),

@@ -20,7 +20,7 @@ from pricing.catalog import Catalog, bundled_catalog
 from service.app import create_app
 from service.core import idempotency
 from service.core.dependencies import runtime_of
-from service.core.idempotency import IdempotencyRecord
+from service.core.idempotency import IdempotencyRecord, fingerprint
 from service.core.settings import Settings
 from service.plans.examples import CATALOG_EXAMPLE
 from tests.service.labs.helpers import served
@@ -69,13 +69,11 @@ def test_a_retry_of_a_slow_request_waits_for_it_and_gets_its_answer(slow_service
 
 def _claim_left_by(engine: Any, age: dt.timedelta, key: str, fingerprint_of: dict[str, Any]) -> None:
     """A running claim as a process leaves it when it is killed mid-request `age` after its last renewal."""
-    import hashlib
     import json
 
-    body = json.dumps(fingerprint_of).encode()
-    fingerprint = hashlib.sha256(b"\n".join([b"POST", b"/v1/plans", b"", body])).hexdigest()
+    same = fingerprint("POST", "/v1/plans", "", json.dumps(fingerprint_of).encode())
     with engine.begin() as conn:
-        conn.execute(insert(IdempotencyRecord).values(scope="local", key=key, fingerprint=fingerprint,
+        conn.execute(insert(IdempotencyRecord).values(scope="local", key=key, fingerprint=same,
                                                       state="running", created_at=dt.datetime.now(dt.UTC) - age))
 
 

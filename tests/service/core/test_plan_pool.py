@@ -5,9 +5,13 @@ replaced. Real `spawn` workers, so CI exercises the pool and not only the inline
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,7 +19,8 @@ from fastapi.testclient import TestClient
 from service.app import create_app
 from service.core.dependencies import runtime_of
 from service.core.errors import InvalidField, ServiceUnavailable, TooManyRequests
-from service.core.plan_pool import PlanPool
+from service.core.json_body import request_ended
+from service.core.plan_pool import PlanPool, RequestEnded
 from service.core.settings import Settings
 from service.plans.examples import WORKED_EXAMPLE
 from tests.service.core.pool_jobs import die, sleep_then, worker_pid
@@ -69,16 +74,99 @@ def test_one_caller_is_limited_to_its_share(pool: PlanPool) -> None:
         thread.join()
 
 
-def test_time_budget_is_a_422_naming_the_limit() -> None:
+def test_time_budget_is_a_422_naming_the_limit_and_the_work_is_stopped() -> None:
+    """Issue 31: after the 422 the worker went on solving (for minutes, with large plans); now it is stopped and
+    replaced, and the slot is free at once."""
     pool = PlanPool("process", workers=1, queue=0, per_caller=1, budget_s=0.3)
+    pool.start()
     try:
+        (first,) = pool.worker_pids
         with pytest.raises(InvalidField) as late:
-            pool.run("a", sleep_then, 2.0)
+            pool.run("a", sleep_then, 30.0)
         assert late.value.rule == "plan_time_budget" and "0.3" in late.value.message
-        assert pool.in_flight == 1  # the slot stays taken while the worker still solves
+        assert pool.in_flight == 0  # the slot is free: its work was stopped
+        _gone(first)
+        pool.budget_s = 120.0  # a fresh worker starts Python and the planner: seconds on a busy machine
+        assert pool.run("a", worker_pid, 0) not in (first, os.getpid())
     finally:
         pool.shutdown()
-    assert pool.in_flight == 0
+
+
+def _gone(pid: int, within_s: float = 10.0) -> None:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} still runs")
+
+
+def test_work_whose_request_ended_is_stopped_queued_or_running() -> None:
+    pool = PlanPool("process", workers=1, queue=1, per_caller=2, budget_s=60.0)
+    pool.start()
+    try:
+        (first,) = pool.worker_pids
+        ended = threading.Event()
+        outcomes: list[str] = []
+
+        def request(seconds: float) -> None:
+            request_ended.set(ended.is_set)  # as service/core/json_body.py sets it for each request
+            try:
+                pool.run("a", sleep_then, seconds)
+                outcomes.append("answered")
+            except RequestEnded:
+                outcomes.append("ended")
+
+        running = threading.Thread(target=request, args=(30.0,))
+        running.start()
+        while pool.in_flight < 1:
+            time.sleep(0.01)
+        queued = threading.Thread(target=request, args=(30.0,))
+        queued.start()
+        while pool.in_flight < 2:
+            time.sleep(0.01)
+        began = time.monotonic()
+        ended.set()  # both clients went away
+        running.join()
+        queued.join()
+        assert outcomes == ["ended", "ended"] and time.monotonic() - began < 2
+        assert pool.in_flight == 0
+        _gone(first)  # the running one's worker was stopped, not left solving for 30 s
+    finally:
+        pool.shutdown()
+
+
+def test_workers_exit_when_the_server_is_killed(tmp_path: Path) -> None:
+    """Issue 31: plan workers outlived a kill -9 of the server; now they exit within a second or two, the one
+    solving a long plan too (an idle worker sees its pipe close; a busy one notices its parent is gone)."""
+    script = tmp_path / "server.py"
+    script.write_text(
+        "import threading, time\n"
+        "from service.core.plan_pool import PlanPool\n"
+        "if __name__ == '__main__':\n"
+        "    pool = PlanPool('process', workers=2, queue=0, per_caller=1, budget_s=600.0)\n"
+        "    pool.start()\n"
+        "    threading.Thread(target=pool.run, args=('a', time.sleep, 600), daemon=True).start()\n"
+        "    while pool.in_flight < 1:\n"
+        "        time.sleep(0.01)\n"
+        "    time.sleep(0.5)\n"
+        "    print(' '.join(map(str, pool.worker_pids)), flush=True)\n"
+        "    time.sleep(600)\n")
+    server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[3])
+    try:
+        assert server.stdout is not None
+        pids = [int(pid) for pid in server.stdout.readline().split()]
+        assert len(pids) == 2
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait()
+        for pid in pids:
+            _gone(pid)
+    finally:
+        if server.poll() is None:
+            server.kill()
 
 
 def test_dead_worker_is_503_and_the_pool_recovers() -> None:

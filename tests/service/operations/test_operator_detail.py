@@ -26,6 +26,7 @@ from tests.service.labs.helpers import make_lab
 
 NOW = dt.datetime.now(dt.UTC).replace(microsecond=0)
 TOKEN = "s3cr3t-feed-token"
+PATH_TOKEN = "3f9a8c1e2b7d4f60a1c2e3b4d5f6a7b8"
 
 
 @pytest.mark.parametrize(("error", "kept", "gone"), [
@@ -36,6 +37,15 @@ TOKEN = "s3cr3t-feed-token"
     (f"401: Authorization: Bearer {TOKEN} refused", "401", TOKEN),
     (f"bad config api_key={TOKEN}, password: '{TOKEN}'", "bad config", TOKEN),
     ("HTTP 502 from https://api.runpod.io/graphql", "HTTP 502 from https://api.runpod.io/graphql", "?"),
+    # issue 31: the token in the path of a feed URL
+    (f"404 Client Error: Not Found for url: https://lab.example/feeds/{PATH_TOKEN}/quotes.csv",
+     "https://lab.example/feeds/[redacted]/quotes.csv", PATH_TOKEN),
+    (f"Max retries exceeded with url: /feeds/{PATH_TOKEN}/quotes.csv (Caused by ...)", "/feeds/", PATH_TOKEN),
+    ("HTTP 403 from https://docs.google.com/spreadsheets/d/e/2PACX-1vRx8QzT3mHk2pWq/pub?output=csv",
+     "docs.google.com/spreadsheets/d/e/", "2PACX-1vRx8QzT3mHk2pWq"),
+    ("HTTP 404 from https://lab.example/token/abc/quotes.csv", "lab.example/token/", "/abc/"),
+    ("cannot read price feed file /srv/feeds/vendor_quotes_2025.csv: No such file",
+     "/srv/feeds/vendor_quotes_2025.csv", "[redacted]"),
 ])
 def test_redaction_keeps_what_an_operator_acts_on_and_drops_secrets(error: str, kept: str, gone: str) -> None:
     shown = redact(error)
@@ -96,6 +106,25 @@ def test_the_operator_may_make_operations_public(database_url: str, server: HTTP
         assert client.get("/metrics").status_code == 200
         (shown,) = client.get("/v1/sources").json()
         assert "403" in shown["last_error"] and TOKEN not in shown["last_error"]
+
+
+def test_a_token_in_a_feed_urls_path_is_shown_nowhere(database_url: str, server: HTTPServer) -> None:
+    """Issue 31: neither in the error of a failing feed (/v1/sources) nor as the `source` of a working one's rows
+    (/v1/prices), which every lab reads."""
+    server.expect_request(f"/feeds/{PATH_TOKEN}/gone.csv").respond_with_data("gone", status=404)
+    server.expect_request(f"/feeds/{PATH_TOKEN}/quotes.csv").respond_with_data(
+        "gpu,condition,unit_price_usd\nRTX 3090,used,750\n", content_type="text/csv")
+    failing = FeedSource(SourceConfig(url=server.url_for(f"/feeds/{PATH_TOKEN}/gone.csv"), timeout_s=2.0, retries=0))
+    settings = Settings(database_url=database_url, scheduler=False, auth=True, operations_public=True)
+    with TestClient(create_app(settings, price_sources=[failing])) as client:
+        engine = runtime_of(client.app).engine  # type: ignore[arg-type]
+        refresh_source(engine, failing, bundled_gpus(), NOW)
+        (shown,) = client.get("/v1/sources").json()
+        assert "404" in shown["last_error"] and PATH_TOKEN not in client.get("/v1/sources").text, shown
+        working = FeedSource(SourceConfig(url=server.url_for(f"/feeds/{PATH_TOKEN}/quotes.csv"), timeout_s=2.0))
+        result = working.fetch(working.session(), bundled_gpus(), NOW)
+        assert result.observations and all(PATH_TOKEN not in o.reference for o in result.observations)
+        assert "/quotes.csv" in result.observations[0].reference
 
 
 def _methods(client: TestClient) -> set[str]:

@@ -134,8 +134,8 @@ def test_serve_is_demand_every_hour_of_the_month(client: TestClient) -> None:
         # a service is always on: whole replicas present every hour, never fewer hours on a faster GPU
         assert period["served_every_hour"] is True
         rented = sum(period["cloud_hours"].values())
-        width = {b["name"]: b["gpus_per_job"] for b in body["buy"]}  # an owned replica's GPUs
-        owned = sum(hours / width[name] for name, hours in period["owned_gpu_hours"].items())
+        width = {f"buy[{i}]": b["gpus_per_job"] for i, b in enumerate(body["buy"])}  # an owned replica's GPUs
+        owned = sum(hours / width[line] for line, hours in period["owned_gpu_hours"].items())
         assert rented + owned >= 24 * days - 1e-6
 
 
