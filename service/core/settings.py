@@ -38,7 +38,7 @@ class Settings(BaseSettings):
     # false where a separate step runs `gpuplan migrate` (Kubernetes Job): /readyz then waits for it
     migrate_on_start: bool = True
     log_format: Literal["json", "text"] = "json"
-    # a request's headers, and each chunk of its body, must arrive within this many seconds (slow clients)
+    # a request's headers, then its whole body, must arrive within this many seconds (slow clients)
     read_timeout_s: float = Field(default=30.0, gt=0, le=3600)
 
     # where plans are solved (issue 18): "inline" in the request's thread (the embedded default: no start-up

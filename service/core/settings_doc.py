@@ -55,7 +55,8 @@ DESCRIPTIONS: dict[str, str] = {
                       "slower clients are cut off (408 for a body)",
     "operations_public": "with auth on, `/metrics` and why a source fails (`/v1/sources` errors, missing "
                          "credentials) need an API key; `true` shows them to everyone (a scraper on a private network)",
-    "rate_limit_per_minute": "requests per minute per API key (or client address without auth)",
+    "rate_limit_per_minute": "requests per minute per API key when auth is on (and per client address on the "
+                             "public price-history chart)",
     "rate_limit_burst": "requests allowed at once above the steady rate",
     "alerts_tick_s": "how often the outbox is sent",
     "alerts_retry_hours": "how long a failing alert is retried before it is marked failed",
