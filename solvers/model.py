@@ -313,12 +313,18 @@ def cheapest_owned_energy(owned: list[OwnedOption], limits: Limits) -> float:
 
 
 def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOption], blocks: list[Block],
-          limits: Limits, objective: Literal["cost", "capex", "gpus"] = "cost") -> Model:
+          limits: Limits, objective: Literal["cost", "capex", "gpus"] = "cost", *,
+          bounds: dict[str, int] | None = None, reduce: bool = True) -> Model:
     """Columns, then one function per constraint family. Work that may wait (`Limits.integer_instances` False) is
-    fluid within its windows and planned per cell (`solvers.fluid`) instead of on the screening curve's steps."""
+    fluid within its windows and planned per cell (`solvers.fluid`) instead of on the screening curve's steps.
+
+    `bounds` (units per option) and `reduce` False: the model of one future of a stochastic plan
+    (`solvers.uncertainty`), whose purchase columns every future shares, so no future may bound them by its own
+    demand or leave out an option its own prices dominate."""
     fluid = not limits.integer_instances
     load = block_load(blocks)
-    bounds = {o.key: unit_bound(o, blocks, limits, load) for o in owned}
+    if bounds is None:
+        bounds = {o.key: unit_bound(o, blocks, limits, load) for o in owned}
     owned = [o for o in owned if bounds[o.key] > 0]
     cells = cells_of(blocks)
     total_hours = sum(b.hours for b in blocks)
@@ -341,7 +347,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     displaces = bool(owned and cloud and (any(o.available(limits.availability) < 1.0 for o in owned)
                                           or overrun_share(owned, fluid).any()))
     never_pays = not displaces or displacement_never_pays(owned, cloud, limits)
-    if cost_on and never_pays:
+    if cost_on and never_pays and reduce:
         owned = undominated(owned, hosts, blocks, limits, block_weight)
     credits = np.array([credit(o, fluid) for o in owned])
     ks = layers.ks
@@ -424,7 +430,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         _owns_anything(model, bounds, weights.fixed_owned_usd)
     if cost_on and weights is not None and weights.fixed_cloud_usd > 0:
         _uses_cloud(model, bounds, weights.fixed_cloud_usd)
-    if cost_on and not fluid:
+    if cost_on and not fluid and reduce:
         model.start = single_option_start(model, blocks, limits)
     return model
 

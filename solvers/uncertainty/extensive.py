@@ -1,0 +1,198 @@
+"""The sample average problem as one HiGHS MIP (extensive form): every future's model side by side, block-diagonal,
+its first-stage columns tied by non-anticipativity rows, and the objective of the profile's choice.
+
+First stage (decided today, the same in every future): units bought of each owned option, including commitments
+(their terms start at month 0), and host machines. Everything else is recourse: owned work, rented instances,
+packed hours, the slot steps of the screening curve, per future.
+
+Objectives, over futures s with probabilities p_s and totals c_s (each future's model cost with its offset):
+- expected: min sum_s p_s c_s;
+- cvar: min sum_s p_s c_s + w (eta + sum_s p_s z_s / alpha), z_s >= c_s - eta, z_s >= 0 (Rockafellar and Uryasev
+  2000: at the optimum eta is the value at risk and the bracket the mean of the worst alpha of futures);
+- regret: min t, t >= c_s - best_s (each future's own optimum), plus a tie-break of 1e-7 x the expected cost.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import highspy
+import numpy as np
+
+from solvers import defaults
+from solvers.model import INF, Arrays, Model, SolveStatus, map_status
+
+Objective = Literal["expected", "cvar", "regret"]
+REGRET_TIE_BREAK = 1e-7
+
+_OPTIONS: dict[str, bool | int | float | str] = {
+    "output_flag": False,
+    "threads": 1,
+    "mip_rel_gap": defaults.SOLVER_REL_GAP,
+}
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One future's built model and its probability."""
+
+    model: Model
+    weight: float
+
+    @property
+    def first_stage(self) -> np.ndarray:
+        """The model's first-stage columns: units of every owned option, then host machines."""
+        return np.concatenate([self.model.u, self.model.m]).astype(np.int64)
+
+    @property
+    def names(self) -> list[str]:
+        return [o.key for o in self.model.owned] + [h.host.name for h in self.model.hosts[: len(self.model.m)]]
+
+
+@dataclass
+class Stacked:
+    """A solved extensive form: the first-stage decision, each future's total, and how the solve went."""
+
+    status: SolveStatus
+    units: dict[str, int] = field(default_factory=dict)
+    hosts: dict[str, int] = field(default_factory=dict)
+    totals: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    objective: float = math.inf
+    gap: float | None = None
+    solve_ms: float = 0.0
+    columns: int = 0
+    rows: int = 0
+
+
+def solve_extensive(pieces: list[Piece], objective: Objective = "expected", *, alpha: float = 0.1,
+                    risk_weight: float = 1.0, best: np.ndarray | None = None,
+                    fixed: dict[str, int] | None = None, free: set[str] | None = None,
+                    time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Stacked:
+    """Build and solve the extensive form. `fixed`: first-stage columns held at these values (names absent are
+    held at 0) except those named in `free`, which stay decisions; `best`: each future's own optimum (regret)."""
+    names = pieces[0].names
+    for piece in pieces[1:]:
+        if piece.names != names:
+            raise ValueError("every future's model must have the same first-stage columns")
+    arrays = [p.model.builder.arrays() for p in pieces]
+    col_at = np.cumsum([0] + [a.n_cols for a in arrays])
+    row_at = np.cumsum([0] + [a.n_rows for a in arrays])
+    nnz_at = np.cumsum([0] + [len(a.value) for a in arrays])
+    n_cols, n_rows = int(col_at[-1]), int(row_at[-1])
+    weights = np.array([p.weight for p in pieces])
+    offsets = np.array([p.model.offset for p in pieces])
+    cost = np.concatenate([a.cost for a in arrays])
+    lower = np.concatenate([a.lower for a in arrays])
+    upper = np.concatenate([a.upper for a in arrays])
+    integer = np.concatenate([a.integer for a in arrays])
+    starts = [np.concatenate([a.start[:-1] + nnz_at[s] for s, a in enumerate(arrays)])]
+    index = [np.concatenate([a.index.astype(np.int64) + col_at[s] for s, a in enumerate(arrays)])]
+    value = [np.concatenate([a.value for a in arrays])]
+    row_lower = [np.concatenate([a.row_lower for a in arrays])]
+    row_upper = [np.concatenate([a.row_upper for a in arrays])]
+    nnz = int(nnz_at[-1])
+
+    def add_rows(cols: list[np.ndarray], vals: list[np.ndarray], lo: np.ndarray, hi: np.ndarray) -> None:
+        nonlocal nnz, n_rows
+        lengths = np.array([len(c) for c in cols])
+        starts.append(nnz + np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64))
+        index.append(np.concatenate(cols).astype(np.int64))
+        value.append(np.concatenate(vals).astype(float))
+        row_lower.append(lo)
+        row_upper.append(hi)
+        nnz += int(lengths.sum())
+        n_rows += len(cols)
+
+    first = pieces[0].first_stage
+    if len(first) and len(pieces) > 1:  # non-anticipativity: x_s - x_0 = 0 for every tied column
+        cols, vals = [], []
+        for s, piece in enumerate(pieces[1:], start=1):
+            for j, k in zip(piece.first_stage, first, strict=True):
+                cols.append(np.array([col_at[s] + j, k]))
+                vals.append(np.array([1.0, -1.0]))
+        add_rows(cols, vals, np.zeros(len(cols)), np.zeros(len(cols)))
+    if fixed is not None:
+        for name, k in zip(names, first, strict=True):
+            if free is not None and name in free:
+                continue
+            held = float(fixed.get(name, 0))
+            if held > upper[k] + 1e-9:
+                upper[k] = held  # a purchase beyond the futures' bound (the deterministic plan's): still priced
+            lower[k] = upper[k] = held
+
+    per_piece = [cost[col_at[s]: col_at[s + 1]].copy() for s in range(len(pieces))]
+    objective_offset = float(np.dot(weights, offsets))
+    extra_cost: list[float] = []
+    extra_lower: list[float] = []
+    extra_upper: list[float] = []
+    if objective == "expected":
+        cost = np.concatenate([c * w for c, w in zip(per_piece, weights, strict=True)])
+    else:  # a total column per future: c_s - cost_s . x_s = offset_s
+        total_col = n_cols + np.arange(len(pieces))
+        cost = np.zeros(n_cols)
+        cols, vals = [], []
+        for s, c in enumerate(per_piece):
+            nz = np.flatnonzero(c)
+            cols.append(np.concatenate([[total_col[s]], col_at[s] + nz]))
+            vals.append(np.concatenate([[1.0], -c[nz]]))
+        add_rows(cols, vals, offsets.copy(), offsets.copy())
+        extra_lower += [-INF] * len(pieces)
+        extra_upper += [INF] * len(pieces)
+        objective_offset = 0.0
+        if objective == "cvar":
+            extra_cost += list(weights)
+            eta = total_col[-1] + 1
+            z = eta + 1 + np.arange(len(pieces))
+            extra_cost += [risk_weight] + list(risk_weight * weights / alpha)
+            extra_lower += [-INF] + [0.0] * len(pieces)
+            extra_upper += [INF] * (1 + len(pieces))
+            add_rows([np.array([z[s], total_col[s], eta]) for s in range(len(pieces))],
+                     [np.array([1.0, -1.0, 1.0])] * len(pieces), np.zeros(len(pieces)), np.full(len(pieces), INF))
+        else:
+            if best is None:
+                raise ValueError("the regret objective needs each future's own optimum")
+            extra_cost += list(REGRET_TIE_BREAK * weights)
+            t = total_col[-1] + 1
+            extra_cost += [1.0]
+            extra_lower += [-INF]
+            extra_upper += [INF]
+            add_rows([np.array([t, total_col[s]]) for s in range(len(pieces))],
+                     [np.array([1.0, -1.0])] * len(pieces), -np.asarray(best, dtype=float),
+                     np.full(len(pieces), INF))
+    n_extra = len(extra_cost)
+    all_cost = np.concatenate([cost, np.array(extra_cost)])
+    all_lower = np.concatenate([lower, np.array(extra_lower)])
+    all_upper = np.concatenate([upper, np.array(extra_upper)])
+    all_integer = np.concatenate([integer, np.zeros(n_extra, dtype=bool)])
+    start = np.concatenate([*starts, [nnz]]).astype(np.int32)
+    stacked = Arrays(n_cols + n_extra, n_rows, all_cost, all_lower, all_upper, np.concatenate(row_lower),
+                     np.concatenate(row_upper), start, np.concatenate(index).astype(np.int32),
+                     np.concatenate(value), all_integer)
+    started = time.perf_counter()
+    highs = highspy.Highs()  # type: ignore[no-untyped-call]
+    highs.disableCallbacks()  # type: ignore[no-untyped-call]
+    for name, option in _OPTIONS.items():
+        highs.setOptionValue(name, option)
+    highs.setOptionValue("time_limit", float(max(time_limit_s, 0.05)))
+    stacked.pass_to(highs, objective_offset)
+    highs.run()
+    info = highs.getInfo()
+    status = map_status(highs.getModelStatus(), info.primal_solution_status == 2)
+    answer = Stacked(status, solve_ms=1000.0 * (time.perf_counter() - started), columns=stacked.n_cols,
+                     rows=stacked.n_rows)
+    if not status.has_solution:
+        return answer
+    x = np.asarray(highs.getSolution().col_value)
+    answer.objective = float(info.objective_function_value)
+    gap = float(info.mip_gap)
+    answer.gap = gap if math.isfinite(gap) else 0.0
+    answer.totals = np.array([float(np.dot(per_piece[s], x[col_at[s]: col_at[s + 1]])) + offsets[s]
+                              for s in range(len(pieces))])
+    model = pieces[0].model
+    answer.units = {o.key: round(x[model.u[g]]) for g, o in enumerate(model.owned) if round(x[model.u[g]]) > 0}
+    answer.hosts = {h.host.name: round(x[model.m[k]]) for k, h in enumerate(model.hosts[: len(model.m)])
+                    if round(x[model.m[k]]) > 0}
+    return answer
