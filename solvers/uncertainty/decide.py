@@ -1,0 +1,230 @@
+"""Decide under uncertainty: the profile's futures -> one model per future -> the extensive form -> the purchase
+every future shares, the plan's accounts at the profile's own figures, and the risk figures.
+
+`decide(core, option)` is the one call `solvers.plan.make_plan` makes for a profile with `uncertainty`; it returns
+the core with the stochastic plan's purchase in place of today's (so the plan's lines, accounts, break-even and
+thresholds describe it) and the risk object.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from solvers import defaults
+from solvers.accounting import Allocation
+from solvers.evaluate import Purchase
+from solvers.model import Model, MipSolution, SolveStatus, build, solved, unit_bound
+from solvers.options import OwnedOption
+from solvers.pruning import prune_unprofitable
+from solvers.uncertainty import figures
+from solvers.uncertainty.extensive import Piece, Stacked, solve_extensive
+from solvers.uncertainty.perturb import Inputs, WeightsFor, future_inputs, period_days
+from solvers.uncertainty.result import Risk, Waiting
+from solvers.uncertainty.sample import Future, futures
+from solvers.uncertainty.schema import Uncertainty
+from solvers.uncertainty.waiting import value_of_waiting
+
+if TYPE_CHECKING:
+    from solvers.plan import Core
+
+NOTE = ("Each future moves the demand (a scale, and growth in yearly steps), every on-demand and spot price (by "
+        "the average of its yearly trend over the horizon, weighted by the future's work), the electricity rate "
+        "and the resale value; the purchase, hosts and commitments are decided once for all futures, renting and "
+        "running in each. The fan spreads each future's running cost over the months as the plan's own months at "
+        "that future's demand.")
+TIE = 1e-6  # a plan "beats" cloud only when cheaper by more than this share
+
+
+@dataclass
+class Decision:
+    """The stochastic plan's purchase at the profile's figures, and its risk figures (in USD)."""
+
+    core: Core
+    risk: Risk
+
+
+def weights_of(core: Core) -> WeightsFor:
+    from solvers.plan import model_weights, terms_of  # the plan module calls this one
+
+    terms = terms_of(core.profile)
+    return lambda periods, blocks: model_weights(terms, periods, blocks)
+
+
+def candidates(core: Core, inputs: list[Inputs]) -> list[OwnedOption]:
+    """Owned options some future (or today's figures) could profit from (`prune_unprofitable` per future): an
+    option none could is in no future's optimum whatever else is bought, so none of the sample average's."""
+    keep: set[str] = {o.key for o in core.owned_main}
+    width = core.limits.width
+    for inp in inputs:
+        keep |= {o.key for o in prune_unprofitable(inp.owned, inp.cloud, inp.blocks, inp.limits.usd_per_kwh, width,
+                                                   inp.limits.weights)}
+    return [o for o in core.owned if o.key in keep]
+
+
+def shared_bounds(owned: list[OwnedOption], inputs: list[Inputs], core: Core,
+                  at_least: dict[str, int]) -> dict[str, int]:
+    """Units per option no future needs more of (the most any future's `unit_bound` allows), and at least what a
+    plan to be priced holds."""
+    bounds = {o.key: unit_bound(o, core.blocks, core.limits) for o in owned}
+    for inp in inputs:
+        by_key = {o.key: o for o in inp.owned}
+        for o in owned:
+            bounds[o.key] = max(bounds[o.key], unit_bound(by_key[o.key], inp.blocks, inp.limits))
+    for key, n in at_least.items():
+        if key in bounds:
+            bounds[key] = max(bounds[key], n)
+    return bounds
+
+
+def _restrict(inp: Inputs, keys: set[str]) -> list[OwnedOption]:
+    return [o for o in inp.owned if o.key in keys]
+
+
+def fix_purchase(model: Model, units: dict[str, int], hosts: dict[str, int]) -> None:
+    """Hold the model's purchase, commitment and host columns at a decision (names absent: 0)."""
+    bld = model.builder
+    lower, upper = np.concatenate(bld.lower), np.concatenate(bld.upper)
+    for g, o in enumerate(model.owned):
+        lower[model.u[g]] = upper[model.u[g]] = float(units.get(o.key, 0))
+    for k, h in enumerate(model.hosts[: len(model.m)]):
+        value = float(hosts.get(h.host.name, 0))
+        upper[model.m[k]] = max(upper[model.m[k]], value)
+        lower[model.m[k]] = upper[model.m[k]] = value
+    bld.lower, bld.upper = [lower], [upper]
+
+
+def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Decision:
+    started = time.perf_counter()
+    deadline = started + time_limit_s
+    weights_for = weights_of(core)
+    drawn = futures(option)
+    cloud, hosts = core.options.cloud, core.options.hosts
+    inputs = [future_inputs(f, core.periods, core.owned, cloud, core.limits, weights_for) for f in drawn]
+    owned = candidates(core, inputs)
+    keys = {o.key for o in owned}
+    today_units, today_hosts = dict(core.main.units), dict(core.main.hosts)
+    bounds = shared_bounds(owned, inputs, core, today_units)
+    shared = len(inputs) > 1
+    pieces = [Piece(build(_restrict(inp, keys), inp.cloud, hosts, inp.blocks, inp.limits,
+                          bounds=bounds if shared else None, reduce=not shared), inp.future.weight)
+              for inp in inputs]
+    weights = np.array([f.weight for f in drawn])
+    best = _own_optima(pieces, deadline) if option.objective == "regret" else None
+
+    def left(share: float) -> float:
+        return max((deadline - time.perf_counter()) * share, 0.05)
+
+    if not shared:  # one future: the deterministic model itself, solved as today's plan is
+        sol = core.main if _is_today(inputs[0]) else None
+        stochastic = _single(pieces[0], sol, left(0.6))
+    else:
+        stochastic = solve_extensive(pieces, option.objective, alpha=option.alpha, risk_weight=option.risk_weight,
+                                     best=best, time_limit_s=left(0.6))
+    if not stochastic.status.has_solution:
+        raise RuntimeError("the stochastic program found no plan within its time limit")
+    units, chosen_hosts = stochastic.units, stochastic.hosts
+    commitments = {o.key for o in owned if o.is_commitment}
+    deterministic = (stochastic if (units, chosen_hosts) == (today_units, today_hosts)
+                     else solve_extensive(pieces, option.objective, alpha=option.alpha, best=best,
+                                          risk_weight=option.risk_weight, fixed={**today_units, **today_hosts},
+                                          time_limit_s=left(0.3)))
+    cloud_only = solve_extensive(pieces, "expected", fixed={}, free=commitments, time_limit_s=left(0.3))
+    bought = {k: n for k, n in units.items() if k not in commitments}
+    no_purchase = (solve_extensive(pieces, "expected", fixed={k: n for k, n in units.items() if k in commitments},
+                                   time_limit_s=left(0.3)) if bought else None)
+    core = _with_purchase(core, owned, bounds, units, chosen_hosts)
+    waiting = value_of_waiting(core, option, drawn, inputs, owned, stochastic.totals, deadline)
+    risk = _risk(core, option, drawn, inputs, weights, stochastic, deterministic, cloud_only, no_purchase, best,
+                 waiting, 1000.0 * (time.perf_counter() - started))
+    return Decision(core, risk)
+
+
+def _is_today(inp: Inputs) -> bool:
+    f = inp.future
+    return f.demand_scale == 1.0 and f.growth_per_year == 0.0 and f.cloud_per_year == 0.0 and (
+        f.electricity == 1.0 and f.resale == 1.0)
+
+
+def _single(piece: Piece, today: MipSolution | None, time_limit_s: float) -> Stacked:
+    """One future: today's solve when it is today's figures (the same model, the same answer), else its model's."""
+    if today is not None and today.status.has_solution:
+        return Stacked(today.status, dict(today.units), dict(today.hosts), np.array([today.objective]),
+                       today.objective, today.gap, today.solve_ms)
+    sol = solved(piece.model, time.perf_counter(), time_limit_s)
+    return Stacked(sol.status, dict(sol.units), dict(sol.hosts), np.array([sol.objective]), sol.objective, sol.gap,
+                   sol.solve_ms)
+
+
+def _own_optima(pieces: list[Piece], deadline: float) -> np.ndarray:
+    """Each future's own best total (for regret): its model alone."""
+    best = []
+    for piece in pieces:
+        alone = solve_extensive([piece], "expected", time_limit_s=max(deadline - time.perf_counter(), 0.05) / 4)
+        if not alone.status.has_solution:
+            raise RuntimeError("a future's own plan was not found within the time limit")
+        best.append(float(alone.totals[0]))
+    return np.array(best)
+
+
+def _with_purchase(core: Core, owned: list[OwnedOption], bounds: dict[str, int], units: dict[str, int],
+                   hosts: dict[str, int]) -> Core:
+    """The core with the stochastic purchase at the profile's own figures (today's core when it buys the same)."""
+    if (units, hosts) == (dict(core.main.units), dict(core.main.hosts)):
+        return core
+    started = time.perf_counter()
+    model = build(owned, core.options.cloud, core.options.hosts, core.blocks, core.limits, bounds=bounds,
+                  reduce=False)
+    fix_purchase(model, units, hosts)
+    main = solved(model, started)
+    if not main.status.has_solution:
+        raise RuntimeError("the stochastic plan's purchase has no plan at the profile's own figures")
+    allocation = Allocation(Purchase(main.units, main.hosts), main.owned_jobs, main.instances, main.displaced,
+                            main.packed_hours)
+    return replace(core, main=main, plan=core.ledger.account(allocation), owned_main=owned)
+
+
+def _risk(core: Core, option: Uncertainty, drawn: list[Future], inputs: list[Inputs], weights: np.ndarray,
+          stochastic: Stacked, deterministic: Stacked, cloud_only: Stacked, no_purchase: Stacked | None,
+          best: np.ndarray | None, waiting: list[Waiting], solve_ms: float) -> Risk:
+    alpha = option.alpha
+    plan_t, cloud_t = stochastic.totals, cloud_only.totals
+    plan_fig = figures.totals(plan_t, weights, alpha)
+    beats = float(np.dot(weights, plan_t < cloud_t - TIE * np.abs(cloud_t)) / weights.sum())
+    pays = (None if no_purchase is None else
+            float(np.dot(weights, plan_t < no_purchase.totals - TIE * np.abs(no_purchase.totals)) / weights.sum()))
+    objective = option.objective
+    vss = (figures.score(deterministic.totals, weights, objective, alpha, option.risk_weight, best)
+           - figures.score(plan_t, weights, objective, alpha, option.risk_weight, best))
+    plan_acc = core.plan
+    running = np.asarray(plan_acc.period_running_usd, dtype=float)
+    plan_paths = np.array([figures.cumulative(float(plan_t[s]), plan_acc.start_usd,
+                                              plan_acc.resale_basis_usd * f.resale, running * inputs[s].demand)
+                           for s, f in enumerate(drawn)])
+    cloud_paths = np.array([figures.cumulative(float(cloud_t[s]), 0.0, 0.0,
+                                               np.array([p.demand for p in inputs[s].periods]))
+                            for s in range(len(drawn))])
+    status = "optimal" if stochastic.status == SolveStatus.OPTIMAL else "time_limited"
+    later = [w for w in waiting if w.month > 0]
+    return Risk(
+        scenarios=option.scenarios, distinct_scenarios=len(drawn), objective=objective, alpha=alpha,
+        expected_total_usd=plan_fig.expected_total_usd, p10_total_usd=plan_fig.p10_total_usd,
+        p50_total_usd=plan_fig.p50_total_usd, p90_total_usd=plan_fig.p90_total_usd,
+        cvar_total_usd=plan_fig.cvar_total_usd, cloud_only=figures.totals(cloud_t, weights, alpha),
+        probability_beats_cloud_only=round(beats, 6),
+        probability_buying_pays_off=None if pays is None else round(pays, 6),
+        deterministic_expected_total_usd=round(float(np.dot(deterministic.totals, weights) / weights.sum()), 2),
+        value_of_stochastic_solution_usd=round(vss, 2),
+        max_regret_usd=None if best is None else round(float((plan_t - best).max()), 2),
+        value_of_waiting_usd=later[0].value_usd if later else None, waiting=later,
+        totals_usd=[round(float(v), 2) for v in plan_t], cloud_only_totals_usd=[round(float(v), 2) for v in cloud_t],
+        weights=[round(float(w), 9) for w in weights],
+        fan=figures.fan(period_days(core.periods), [p.end for p in core.periods], plan_paths, cloud_paths, weights),
+        status=status, gap=stochastic.gap, solve_ms=round(solve_ms, 2), columns=stochastic.columns,
+        rows=stochastic.rows, note=NOTE)
+
+
+__all__ = ["Decision", "decide", "fix_purchase"]

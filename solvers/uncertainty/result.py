@@ -1,0 +1,110 @@
+"""The plan's `risk` object: what a finance office reads about a plan made for many futures (null without the
+profile's `uncertainty`). Money is in the plan's currency, as every money figure of the plan."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class RiskTotals(BaseModel):
+    """A total over the horizon across the futures."""
+
+    expected_total_usd: float = Field(description="the mean over the futures (each future's weight)")
+    p10_total_usd: float = Field(description="10th percentile: one future in ten costs less")
+    p50_total_usd: float = Field(description="the median future's total")
+    p90_total_usd: float = Field(description="90th percentile: one future in ten costs more")
+    cvar_total_usd: float = Field(description="the mean of the worst alpha of futures (conditional value at risk)")
+
+
+class FanPoint(BaseModel):
+    """Cumulative cost at a period's end, as percentiles over the futures."""
+
+    day: float = Field(description="days after the plan's start")
+    date: str = Field(description="the period's end (ISO date)")
+    plan_p10_usd: float = Field(description="10th percentile of the plan's cumulative cost")
+    plan_p50_usd: float = Field(description="median of the plan's cumulative cost")
+    plan_p90_usd: float = Field(description="90th percentile of the plan's cumulative cost")
+    cloud_only_p10_usd: float = Field(description="10th percentile of cloud only's cumulative cost")
+    cloud_only_p50_usd: float = Field(description="median of cloud only's cumulative cost")
+    cloud_only_p90_usd: float = Field(description="90th percentile of cloud only's cumulative cost")
+
+
+class Waiting(BaseModel):
+    """What deciding the purchase at a later month would be worth."""
+
+    month: int = Field(description="the decision month (from uncertainty.decision_months)")
+    value_usd: float = Field(
+        description="expected total of the plan decided today minus that of waiting: cloud only until this month, "
+        "then each future's own best purchase for the months left (decided knowing that future: an upper bound of "
+        "what waiting can save; the card's purchase price and resale are today's, which understates it)")
+    futures: int = Field(description="futures it was measured on (the first of the plan's futures)")
+
+
+class Risk(BaseModel):
+    """The plan's outcome over the futures of the profile's `uncertainty`, against cloud only in the same futures."""
+
+    scenarios: int = Field(description="futures sampled (uncertainty.scenarios)")
+    distinct_scenarios: int = Field(description="futures left after merging identical ones (1 when every spread "
+                                    "is 0: today's plan)")
+    objective: Literal["expected", "cvar", "regret"] = Field(description="what the plan minimised")
+    alpha: float = Field(description="the share of worst futures the cvar figures average")
+    expected_total_usd: float = Field(description="the plan's expected total over the horizon")
+    p10_total_usd: float = Field(description="10th percentile of the plan's total")
+    p50_total_usd: float = Field(description="median of the plan's total")
+    p90_total_usd: float = Field(description="90th percentile of the plan's total")
+    cvar_total_usd: float = Field(description="mean of the plan's worst alpha of totals")
+    cloud_only: RiskTotals = Field(description="cloud only (nothing bought; commitments chosen for the same "
+                                   "futures) in the same futures")
+    probability_beats_cloud_only: float = Field(
+        description="share of futures in which the plan costs less than cloud only")
+    probability_buying_pays_off: float | None = Field(
+        description="share of futures in which the plan's purchase costs less over the horizon than the same plan "
+        "without it (its commitments kept, the rest rented); null when the plan buys nothing")
+    deterministic_expected_total_usd: float = Field(
+        description="the expected total of today's plan (made for the profile's figures alone) in the same futures")
+    value_of_stochastic_solution_usd: float = Field(
+        description="today's plan minus this plan on the profile's objective over the same futures (expected "
+        "total, expected + weight x cvar, or the maximum regret): what planning for one future loses")
+    max_regret_usd: float | None = Field(
+        None, description="the plan's largest regret against a future's own best plan (objective regret)")
+    value_of_waiting_usd: float | None = Field(
+        description="waiting[0].value_usd: the expected saving from deciding at the first later decision month "
+        "instead of today (negative: deciding today is worth more); null when no later month is within the horizon")
+    waiting: list[Waiting] = Field(description="per later decision month, what waiting is worth")
+    totals_usd: list[float] = Field(description="the plan's total in each future (for a histogram)")
+    cloud_only_totals_usd: list[float] = Field(description="cloud only's total in each future")
+    weights: list[float] = Field(description="each future's probability (equal, summed where futures merged)")
+    fan: list[FanPoint] = Field(description="cumulative cost over time, percentiles over the futures")
+    status: Literal["optimal", "time_limited"] = Field(
+        description="optimal, or time_limited: the stochastic program stopped at its time limit, gap says how far")
+    gap: float | None = Field(description="relative optimality gap of the stochastic program")
+    solve_ms: float = Field(description="time of the whole analysis, ms")
+    columns: int = Field(description="columns of the extensive form")
+    rows: int = Field(description="rows of the extensive form")
+    note: str = Field(description="what the futures move and how, in English")
+
+
+MONEY_LISTS = ("totals_usd", "cloud_only_totals_usd")
+MONEY_FIELDS = ("expected_total_usd", "p10_total_usd", "p50_total_usd", "p90_total_usd", "cvar_total_usd",
+                "deterministic_expected_total_usd", "value_of_stochastic_solution_usd", "max_regret_usd",
+                "value_of_waiting_usd")
+
+
+def converted(risk: Risk, factor: float) -> Risk:
+    """The risk object with its money times `factor` (USD to the plan's currency), to the cent."""
+    if factor == 1.0:
+        return risk
+    update: dict[str, object] = {}
+    for name in MONEY_FIELDS:
+        value = getattr(risk, name)
+        if value is not None:
+            update[name] = round(value * factor, 2)
+    for name in MONEY_LISTS:
+        update[name] = [round(v * factor, 2) for v in getattr(risk, name)]
+    update["cloud_only"] = RiskTotals(**{k: round(v * factor, 2) for k, v in risk.cloud_only.model_dump().items()})
+    update["waiting"] = [w.model_copy(update={"value_usd": round(w.value_usd * factor, 2)}) for w in risk.waiting]
+    update["fan"] = [FanPoint(**{k: (round(v * factor, 2) if k.endswith("_usd") else v)
+                                 for k, v in p.model_dump().items()}) for p in risk.fan]
+    return risk.model_copy(update=update)
