@@ -55,6 +55,8 @@ from solvers.result import (
 )
 from solvers.simple import Budget, JobDemand, cheapest_cloud, simple_break_even
 from solvers.thresholds import MAX_DEMAND_SCALE, CloudSide, Thresholds, find_thresholds
+from solvers.uncertainty.decide import decide
+from solvers.uncertainty.result import converted
 from solvers.workload.demand import compile_job
 from solvers.workload.schema import WorkloadPlan
 
@@ -715,6 +717,9 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     catalog = prep.catalog
     carbon = carbon_adder_usd_per_kwh(prep)
     core = _solve_prepared(prep.profile, catalog, today, prune, alternatives=True, carbon_usd_per_kwh=carbon)
+    risk = None
+    if prep.profile.uncertainty is not None:  # the purchase every future shares in place of today's (issue 32)
+        core, risk = decide(core, prep.profile.uncertainty).pair
     for observe in PLAN_OBSERVERS:
         observe(core, today)
     profile = core.profile  # the compiled class form when the profile is in the workload form
@@ -775,7 +780,10 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     )
     if core.workload is not None:  # the compiled demand's utilisation is a device, not the user's figure
         result.break_even.utilisation_threshold = None
-    return finish(result, prep)
+    result = finish(result, prep)
+    if risk is not None:
+        result.risk = converted(risk, usd_to(prep.rates, prep.currency))
+    return result
 
 
 def _status_warnings(sol: MipSolution) -> list[Notice]:

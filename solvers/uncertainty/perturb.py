@@ -70,7 +70,7 @@ def future_inputs(future: Future, periods: list[Period], owned: list[OwnedOption
     scaled = [scaled_period(p, float(m), fluid) for p, m in zip(periods, demand, strict=True)]
     work = np.array([p.demand for p in scaled])
     path = np.array([future.cloud_at(y + p.days / 730.5) for p, y in zip(periods, years, strict=True)])  # mid-period
-    cloud_factor = float(np.dot(work, path) / work.sum()) if work.sum() > 0 else float(path.mean(initial=1.0))
+    cloud_factor = float(np.dot(work, path) / work.sum()) if work.sum() > 0 else 1.0
     if future.cloud_per_year == 0.0:
         cloud_factor = 1.0
     blocks = merge_periods(scaled)
