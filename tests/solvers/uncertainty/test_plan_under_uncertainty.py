@@ -41,7 +41,7 @@ def _core(profile: dict[str, object], catalog: Catalog):  # type: ignore[no-unty
 
 def _cvar(values: np.ndarray, alpha: float) -> float:
     """Mean of the worst alpha of equally likely values (alpha x N whole values here)."""
-    worst = int(round(alpha * len(values)))
+    worst = round(alpha * len(values))
     return float(np.sort(values)[::-1][:worst].mean())
 
 
