@@ -17,12 +17,14 @@ import numpy as np
 from solvers import defaults
 from solvers.accounting import Allocation
 from solvers.evaluate import Purchase
-from solvers.model import MipSolution, Model, SolveStatus, build, solved, unit_bound
+from solvers.model import MipSolution, Model, SolveStatus, build, rent_only, solved, unit_bound
 from solvers.options import OwnedOption
 from solvers.pruning import prune_unprofitable
+from solvers.uncertainty import defaults as udefaults
 from solvers.uncertainty import figures
-from solvers.uncertainty.extensive import Piece, Stacked, evaluate_fixed, solve_extensive
+from solvers.uncertainty.extensive import Piece, Stacked, solve_extensive
 from solvers.uncertainty.perturb import Inputs, WeightsFor, future_inputs, period_days
+from solvers.uncertainty.recourse import evaluate_fixed
 from solvers.uncertainty.result import Risk, Waiting
 from solvers.uncertainty.sample import Future, futures
 from solvers.uncertainty.schema import Uncertainty
@@ -148,8 +150,7 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SO
         sol = core.main if _is_today(inputs[0]) else None
         stochastic = _single(pieces[0], sol, left(0.6))
     else:
-        stochastic = solve_extensive(pieces, option.objective, alpha=option.alpha, risk_weight=option.risk_weight,
-                                     best=best, time_limit_s=left(0.6))
+        stochastic = _stochastic(pieces, option, best, weights, deadline)
     if not stochastic.status.has_solution:
         raise RuntimeError("the stochastic program found no plan within its time limit")
     units, chosen_hosts = stochastic.units, stochastic.hosts
@@ -157,10 +158,11 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SO
     deterministic = (stochastic if (units, chosen_hosts) == (today_units, today_hosts)
                      else evaluate_fixed(pieces, {**today_units, **today_hosts}, left(0.3)))
     cloud_only = (solve_extensive(pieces, "expected", fixed={}, free=commitments, time_limit_s=left(0.3))
-                  if commitments else evaluate_fixed(pieces, {}, left(0.3)))
+                  if commitments else _rented(pieces, inputs))
     bought = {k: n for k, n in units.items() if k not in commitments}
-    no_purchase = (evaluate_fixed(pieces, {k: n for k, n in units.items() if k in commitments}, left(0.3))
-                   if bought else None)
+    held = {k: n for k, n in units.items() if k in commitments}
+    no_purchase = None if not bought else cloud_only if not held and not commitments else evaluate_fixed(
+        pieces, held, left(0.3))
     for evaluated in (deterministic, cloud_only, no_purchase):
         if evaluated is not None and not evaluated.status.has_solution:
             raise RuntimeError("a fixed plan was not priced in every future within the time limit")
@@ -169,6 +171,69 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SO
     risk = _risk(core, option, drawn, inputs, weights, stochastic, deterministic, cloud_only, no_purchase, best,
                  waiting, 1000.0 * (time.perf_counter() - started))
     return Decision(core, risk)
+
+
+def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | None, weights: np.ndarray,
+                deadline: float) -> Stacked:
+    """The extensive form with each future's recourse relaxed (a lower bound, its purchase in a tenth of the
+    time), that purchase priced exactly in every future; when the two are further apart than SAA_REL_GAP, the
+    extensive form itself within what is left of the time budget, the better of the two kept. The gap reported is
+    the proven one: (best total found - best lower bound) / best total found."""
+    def left(share: float) -> float:
+        return max((deadline - time.perf_counter()) * share, 0.05)
+
+    def value(found: Stacked) -> float:
+        return figures.score(found.totals, weights, option.objective, option.alpha, option.risk_weight, best)
+
+    shape = {"alpha": option.alpha, "risk_weight": option.risk_weight, "best": best}
+    relaxed = solve_extensive(pieces, option.objective, relax_recourse=True, rel_gap=udefaults.SAA_REL_GAP / 10,
+                              time_limit_s=left(0.3), **shape)  # type: ignore[arg-type]
+    found: Stacked | None = None
+    lower = -np.inf
+    if relaxed.status.has_solution:
+        lower = relaxed.bound
+        found = _priced(pieces, relaxed, left(0.5))
+    if found is None or _gap(value(found), lower) > udefaults.SAA_REL_GAP:
+        full = solve_extensive(pieces, option.objective, rel_gap=udefaults.SAA_REL_GAP, time_limit_s=left(0.9),
+                               **shape)  # type: ignore[arg-type]
+        if full.status.has_solution:
+            lower = max(lower, full.bound)
+            if found is None or (full.units, full.hosts) != (found.units, found.hosts):
+                other = _priced(pieces, full, left(0.9))
+                if other is not None and (found is None or value(other) < value(found)):
+                    found = other
+    if found is None:
+        return Stacked(SolveStatus.ERROR)
+    found.gap = max(_gap(value(found), lower), 0.0)
+    found.status = SolveStatus.OPTIMAL if found.gap <= udefaults.SAA_REL_GAP else SolveStatus.TIME_LIMITED
+    found.columns, found.rows = relaxed.columns, relaxed.rows
+    return found
+
+
+def _priced(pieces: list[Piece], solved_form: Stacked, time_limit_s: float) -> Stacked | None:
+    """A solution's purchase priced exactly in every future (`evaluate_fixed`). Why not the solution's own totals:
+    within its gap a future's recourse need not be that future's best (under regret only the worst futures count
+    at all), so its totals would overstate what the purchase costs."""
+    priced = evaluate_fixed(pieces, {**solved_form.units, **solved_form.hosts}, time_limit_s)
+    if not priced.status.has_solution:
+        return None
+    priced.units, priced.hosts = dict(solved_form.units), dict(solved_form.hosts)
+    return priced
+
+
+def _rented(pieces: list[Piece], inputs: list[Inputs]) -> Stacked:
+    """Cloud only in every future without commitments to choose: each future's screening curve at no owned slots
+    (`rent_only`), no solve."""
+    answers = [rent_only(piece.model, inp.limits) for piece, inp in zip(pieces, inputs, strict=True)]
+    if not all(a.status.has_solution for a in answers):
+        return Stacked(SolveStatus.INFEASIBLE)
+    totals = np.array([a.objective for a in answers])
+    return Stacked(SolveStatus.OPTIMAL, totals=totals,
+                   objective=float(np.dot([p.weight for p in pieces], totals)), gap=0.0)
+
+
+def _gap(value: float, lower: float) -> float:
+    return (value - lower) / max(abs(value), 1e-9) if np.isfinite(lower) else np.inf
 
 
 def _is_today(inp: Inputs) -> bool:

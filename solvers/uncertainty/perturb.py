@@ -61,13 +61,28 @@ def scaled_period(period: Period, factor: float, fluid: bool) -> Period:
                   cells.hours[keep])
 
 
+def _scaled(period: Period, factor: float, fluid: bool,
+            made: dict[tuple[float, bytes, bytes], tuple[np.ndarray, np.ndarray]]) -> Period:
+    """`scaled_period`, its levels computed once per curve and factor."""
+    if factor == 1.0:
+        return period
+    key = (factor, period.jobs.tobytes(), period.level_hours.tobytes())
+    found = made.get(key)
+    if found is None:
+        done = scaled_period(period, factor, fluid)
+        made[key] = (done.jobs, done.level_hours)
+        return done
+    return Period(period.label, period.start, period.end, period.demand * factor, found[0], found[1])
+
+
 def future_inputs(future: Future, periods: list[Period], owned: list[OwnedOption], cloud: list[CloudOption],
                   limits: Limits, weights_for: WeightsFor) -> Inputs:
     """The future's periods, blocks (merged again: growth gives each year its own), options and limits."""
     fluid = not limits.integer_instances
     years = years_from_start(periods)
     demand = np.array([future.demand_at(y) for y in years])
-    scaled = [scaled_period(p, float(m), fluid) for p, m in zip(periods, demand, strict=True)]
+    made: dict[tuple[float, bytes, bytes], tuple[np.ndarray, np.ndarray]] = {}  # months share few curves
+    scaled = [_scaled(p, float(m), fluid, made) for p, m in zip(periods, demand, strict=True)]
     work = np.array([p.demand for p in scaled])
     path = np.array([future.cloud_at(y + p.days / 730.5) for p, y in zip(periods, years, strict=True)])  # mid-period
     cloud_factor = float(np.dot(work, path) / work.sum()) if work.sum() > 0 else 1.0

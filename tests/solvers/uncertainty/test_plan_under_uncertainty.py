@@ -13,8 +13,10 @@ from solvers.model import build, solved
 from solvers.place_inputs import prepare
 from solvers.plan import _solve_prepared, make_plan
 from solvers.profile import Profile
-from solvers.uncertainty.decide import build_futures, fix_purchase
+from solvers.uncertainty.decide import _rented, _stochastic, build_futures, fix_purchase
+from solvers.uncertainty.defaults import SAA_REL_GAP
 from solvers.uncertainty.extensive import solve_extensive
+from solvers.uncertainty.recourse import evaluate_fixed
 from tests.solvers.uncertainty.conftest import TODAY, lab
 
 STILL = {"demand": {"sigma": 0}, "cloud_price_trend": {"per_year": 0, "spread": 0}, "electricity": {"spread": 0},
@@ -88,6 +90,23 @@ def test_extensive_form_equals_enumeration(catalog: Catalog, objective: str) -> 
     assert value(stacked.totals) == pytest.approx(enumerated, rel=1e-6, abs=1e-4)
     counts = tuple(stacked.units.get(o.key, 0) for o in futures.owned)
     assert value(per_future[counts]) == pytest.approx(enumerated, rel=1e-6, abs=1e-4)
+    # the plan's own path (relaxed recourse, priced exactly, the extensive form when apart): within its gap
+    fast = _stochastic(futures.pieces, profile.uncertainty, best_alone if objective == "regret" else None,
+                       futures.weights, time.perf_counter() + 30)
+    fast_counts = tuple(fast.units.get(o.key, 0) for o in futures.owned)
+    assert np.allclose(fast.totals, per_future[fast_counts], rtol=1e-6)
+    assert enumerated - 1e-4 <= value(fast.totals) <= enumerated + SAA_REL_GAP * abs(enumerated) + 1e-4
+    assert fast.gap is not None and value(fast.totals) - enumerated <= fast.gap * abs(value(fast.totals)) + 1e-4
+
+
+def test_cloud_only_read_off_the_curve_is_its_solve(catalog: Catalog) -> None:
+    """Cloud only in each future, read off the screening curve at no owned slots, is that future's model solved
+    with nothing bought."""
+    profile, core = _core(lab({"scenarios": 6, "seed": 5}, gpus=3), catalog)
+    futures = build_futures(core, profile.uncertainty)
+    read = _rented(futures.pieces, futures.inputs)
+    solved_alone = evaluate_fixed(futures.pieces, {})
+    assert np.allclose(read.totals, solved_alone.totals, rtol=1e-9)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
