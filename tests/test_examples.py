@@ -38,9 +38,9 @@ def gpus_used(result: PlanResult) -> set[str]:
     return {b.gpu for b in result.buy} | {c.gpu for c in result.cloud} | {c.gpu for c in result.commitments}
 
 
-def test_the_six_examples_are_there_and_each_is_in_the_readme() -> None:
-    assert NAMES == ["always-on-service", "euro-lab-finance", "fine-tune-workload", "lab-usage-log", "student",
-                     "worked-example"]
+def test_the_seven_examples_are_there_and_each_is_in_the_readme() -> None:
+    assert NAMES == ["always-on-service", "euro-lab-finance", "fine-tune-workload", "lab-uncertainty",
+                     "lab-usage-log", "student", "worked-example"]
     readme = (EXAMPLES / "README.md").read_text()
     for name in NAMES:
         assert f"{name}.json" in readme
@@ -121,3 +121,14 @@ def test_the_euro_lab_pays_vat_on_its_quote_and_finances_it() -> None:
     assert result.break_even.basis == "present_value" and result.discount_rate == 0.06
     assert result.costs.present_value_usd is not None and result.costs.present_value_usd < result.total_cost_usd
     assert result.cash_flows[0].month == "start"
+
+
+def test_the_uncertain_lab_is_planned_for_its_64_futures() -> None:
+    result = plan("lab-uncertainty")
+    risk = result.risk
+    assert risk is not None and risk.scenarios == 64 and len(risk.totals_usd) == 64
+    assert risk.p10_total_usd <= risk.p50_total_usd <= risk.p90_total_usd
+    # planned for the futures, it costs no more in them than the plan made for the profile's figures alone
+    assert risk.expected_total_usd <= risk.deterministic_expected_total_usd + 0.01
+    assert [w.month for w in risk.waiting] == [6, 12]
+    assert 0.0 <= risk.probability_beats_cloud_only <= 1.0

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, Query, Request, Response
 
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
-from service.core.errors import PROBLEM_JSON, InvalidField
+from service.core.errors import PROBLEM_JSON, InvalidField, NotFound
 from service.core.json_body import DeferredBodyRoute, JsonBody, checked, deferred
 from service.core.openapi import CSV_RESPONSE
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
@@ -30,6 +30,7 @@ from service.plans.exports import (
     purchase_request,
 )
 from service.plans.replay import replay_of
+from service.plans.risk_export import risk_csv
 from service.plans.schemas import PlanListItem, PurchaseRequest
 from service.plans.sensitivity import sensitivity_of
 from service.plans.service import created, plan_for, recompute, request_key
@@ -149,6 +150,18 @@ def plan_as_csv(engine: EngineDep, caller: CallerDep, plan_id: str) -> Response:
     plan = PlanResult.model_validate(repository.get_plan(engine, caller, plan_id).result)
     return Response(plan_csv(plan), media_type="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="gpuplan-{plan_id}.csv"'})
+
+
+@router.get("/{plan_id}/risk.csv", operation_id="get_plan_risk_csv", response_class=Response,
+            responses=CSV_RESPONSE)
+def plan_risk_as_csv(engine: EngineDep, caller: CallerDep, plan_id: str) -> Response:
+    """The plan's risk figures (a plan made with `uncertainty`): the summary measures of the plan and of cloud only,
+    then each future's totals with its weight; 404 for a plan made without `uncertainty`."""
+    plan = PlanResult.model_validate(repository.get_plan(engine, caller, plan_id).result)
+    if plan.risk is None:
+        raise NotFound("risk figures (the plan was made without uncertainty) for plan", plan_id)
+    return Response(risk_csv(plan.risk, plan.currency), media_type="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="gpuplan-{plan_id}-risk.csv"'})
 
 
 @router.get("/{plan_id}/purchase-request", operation_id="get_purchase_request", response_model=PurchaseRequest)

@@ -373,5 +373,5 @@ def purchase_request(plan: PlanResult, profile_name: str | None,
         "exchange_rates": plan.exchange_rates, "electricity": plan.electricity, "carbon": plan.carbon,
         "purchase_tax": plan.purchase_tax,
         "depreciation": schedule if schedule is not None else depreciation(plan),
-        "basis": cost_basis(plan), "cash_flows": plan.cash_flows,
+        "basis": cost_basis(plan), "cash_flows": plan.cash_flows, "risk": plan.risk,
     }

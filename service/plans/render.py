@@ -7,6 +7,7 @@ import re
 from rich.console import Console
 from rich.table import Table
 
+from service.plans.render_risk import render_risk
 from solvers.result import PlanResult
 from solvers.workload.schema import WorkloadPlan
 
@@ -144,6 +145,8 @@ def render_plan(plan: PlanResult, console: Console) -> None:
             else f"{be.simple.days:,.1f} ({be.simple.owned} vs {_offer(be.simple.cloud, plan)})",
         )
     console.print(t)
+    if plan.risk is not None:
+        render_risk(plan.risk, plan.currency, console)
     for w in plan.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")
     console.print(

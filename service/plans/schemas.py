@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from solvers.profile import PlanCurrency
 from solvers.result import CarbonReport, CashFlowLine, Costs, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
+from solvers.uncertainty.result import Risk
 
 
 class PlanListItem(BaseModel):
@@ -160,3 +161,6 @@ class PurchaseRequest(BaseModel):
                                     "rate and the totals and saving on both bases")
     cash_flows: list[CashFlowLine] = Field(default_factory=list, description="the plan's monthly cash-flow table, "
                                            "nominal and at present value")
+    risk: Risk | None = Field(None, description="the plan's outcome across the futures of its profile's "
+                              "uncertainty (null without it): expected total, P10/P50/P90, cloud only, the chance of "
+                              "beating it, the value of the stochastic solution and of waiting")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from solvers.uncertainty import defaults
 
@@ -41,9 +42,9 @@ class DemandUncertainty(_Strict):
     @model_validator(mode="after")
     def _one_form(self) -> DemandUncertainty:
         if self.scale is not None and self.sigma is not None:
-            raise ValueError("give demand.scale or demand.sigma, not both")
+            raise PydanticCustomError("one_of", "give demand.scale or demand.sigma, not both")
         if self.scale is not None and self.scale[0] > self.scale[1]:
-            raise ValueError("demand.scale is [low, high] with low <= high")
+            raise PydanticCustomError("low_not_above_high", "demand.scale is [low, high] with low <= high")
         return self
 
     @property
@@ -103,11 +104,11 @@ class Uncertainty(_Strict):
         description="months at which a purchase could be decided; the plan decides at month 0 and reports for "
         "each later month the value of waiting until then (risk.waiting)")
 
-    @model_validator(mode="after")
-    def _decision_months(self) -> Uncertainty:
-        months = self.decision_months
+    @field_validator("decision_months")
+    @classmethod
+    def _decision_months(cls, months: list[int]) -> list[int]:
         if months != sorted(set(months)):
-            raise ValueError("decision_months must be increasing without repeats")
+            raise PydanticCustomError("increasing", "decision_months must be increasing without repeats")
         if months and months[0] != 0:
-            raise ValueError("decision_months must start at 0 (today's decision)")
-        return self
+            raise PydanticCustomError("starts_at_0", "decision_months must start at 0 (today's decision)")
+        return months
