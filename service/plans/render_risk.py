@@ -26,7 +26,8 @@ def render_risk(risk: Risk, currency: str, console: Console) -> None:
     for label, field in (("expected total", "expected_total_usd"), ("P10", "p10_total_usd"),
                          ("P50", "p50_total_usd"), ("P90", "p90_total_usd"),
                          (f"worst {100 * risk.alpha:g}% (CVaR)", "cvar_total_usd")):
-        t.add_row(label, _money(getattr(risk, field), currency), _money(getattr(risk.cloud_only, field), currency))
+        cloud = None if risk.cloud_only is None else getattr(risk.cloud_only, field)
+        t.add_row(label, _money(getattr(risk, field), currency), _money(cloud, currency))
     console.print(t)
     t = Table(title="Risk")
     t.add_column("measure")

@@ -25,7 +25,7 @@ def risk_rows(risk: Risk, currency: str) -> list[dict[str, Any]]:
                      "weight": weight, "unit": unit})
 
     for label, field in _TOTALS:
-        add(label, getattr(risk, field), getattr(risk.cloud_only, field))
+        add(label, getattr(risk, field), None if risk.cloud_only is None else getattr(risk.cloud_only, field))
     add("probability the plan beats cloud only", risk.probability_beats_cloud_only, unit="share")
     add("probability buying pays off within the horizon", risk.probability_buying_pays_off, unit="share")
     add("today's plan, expected total in the same futures", risk.deterministic_expected_total_usd)
@@ -35,8 +35,10 @@ def risk_rows(risk: Risk, currency: str) -> list[dict[str, Any]]:
     for w in risk.waiting:
         add(f"value of waiting to month {w.month}", w.value_usd)
     add("alpha (share of worst futures in CVaR)", risk.alpha, unit="share")
-    for i, (plan, cloud, weight) in enumerate(zip(risk.totals_usd, risk.cloud_only_totals_usd, risk.weights,
-                                                  strict=True), start=1):
+    cloud_totals: list[float | None] = (list(risk.cloud_only_totals_usd) if risk.cloud_only_totals_usd
+                                        else [None] * len(risk.totals_usd))
+    for i, (plan, cloud, weight) in enumerate(zip(risk.totals_usd, cloud_totals, risk.weights, strict=True),
+                                              start=1):
         add(f"future {i} total", plan, cloud, weight)
     return rows
 

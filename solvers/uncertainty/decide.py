@@ -16,6 +16,7 @@ import numpy as np
 
 from solvers import defaults
 from solvers.accounting import Allocation
+from solvers.errors import InfeasibleProfile
 from solvers.evaluate import Purchase
 from solvers.model import MipSolution, Model, SolveStatus, build, rent_only, solved, unit_bound
 from solvers.options import OwnedOption
@@ -151,8 +152,14 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SO
         stochastic = _single(pieces[0], sol, left(0.6))
     else:
         stochastic = _stochastic(pieces, option, best, weights, deadline)
+    if stochastic.status == SolveStatus.INFEASIBLE:
+        raise InfeasibleProfile("uncertainty", "no purchase serves every future of the profile's uncertainty within "
+                                "its limits (some future's work is beyond what may be bought and rented): narrow "
+                                "uncertainty.demand or allow more (options.allow_cloud, max_owned_gpus, max_capex_usd)")
     if not stochastic.status.has_solution:
-        raise RuntimeError("the stochastic program found no plan within its time limit")
+        from solvers.plan import SolverFailure  # the plan module calls this one
+
+        raise SolverFailure("the stochastic program found no plan within the time budget")
     units, chosen_hosts = stochastic.units, stochastic.hosts
     commitments = {o.key for o in owned if o.is_commitment}
     deterministic = (stochastic if (units, chosen_hosts) == (today_units, today_hosts)
@@ -163,9 +170,6 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SO
     held = {k: n for k, n in units.items() if k in commitments}
     no_purchase = None if not bought else cloud_only if not held and not commitments else evaluate_fixed(
         pieces, held, left(0.3))
-    for evaluated in (deterministic, cloud_only, no_purchase):
-        if evaluated is not None and not evaluated.status.has_solution:
-            raise RuntimeError("a fixed plan was not priced in every future within the time limit")
     core = _with_purchase(core, owned, bounds, units, chosen_hosts)
     waiting = value_of_waiting(core, option, drawn, inputs, owned, stochastic.totals, deadline)
     risk = _risk(core, option, drawn, inputs, weights, stochastic, deterministic, cloud_only, no_purchase, best,
@@ -189,6 +193,7 @@ def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | Non
     relaxed = solve_extensive(pieces, option.objective, relax_recourse=True, rel_gap=udefaults.SAA_REL_GAP / 10,
                               time_limit_s=left(0.3), **shape)  # type: ignore[arg-type]
     found: Stacked | None = None
+    statuses = [relaxed.status]
     lower = -np.inf
     if relaxed.status.has_solution:
         lower = relaxed.bound
@@ -196,14 +201,15 @@ def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | Non
     if found is None or _gap(value(found), lower) > udefaults.SAA_REL_GAP:
         full = solve_extensive(pieces, option.objective, rel_gap=udefaults.SAA_REL_GAP, time_limit_s=left(0.9),
                                **shape)  # type: ignore[arg-type]
+        statuses.append(full.status)
         if full.status.has_solution:
             lower = max(lower, full.bound)
             if found is None or (full.units, full.hosts) != (found.units, found.hosts):
                 other = _priced(pieces, full, left(0.9))
                 if other is not None and (found is None or value(other) < value(found)):
                     found = other
-    if found is None:
-        return Stacked(SolveStatus.ERROR)
+    if found is None:  # the relaxation infeasible: so is every purchase (it only widens each future's choices)
+        return Stacked(SolveStatus.INFEASIBLE if SolveStatus.INFEASIBLE in statuses else SolveStatus.ERROR)
     found.gap = max(_gap(value(found), lower), 0.0)
     found.status = SolveStatus.OPTIMAL if found.gap <= udefaults.SAA_REL_GAP else SolveStatus.TIME_LIMITED
     found.columns, found.rows = relaxed.columns, relaxed.rows
@@ -225,10 +231,9 @@ def _rented(pieces: list[Piece], inputs: list[Inputs]) -> Stacked:
     """Cloud only in every future without commitments to choose: each future's screening curve at no owned slots
     (`rent_only`), no solve."""
     answers = [rent_only(piece.model, inp.limits) for piece, inp in zip(pieces, inputs, strict=True)]
-    if not all(a.status.has_solution for a in answers):
-        return Stacked(SolveStatus.INFEASIBLE)
-    totals = np.array([a.objective for a in answers])
-    return Stacked(SolveStatus.OPTIMAL, totals=totals,
+    totals = np.array([a.objective if a.status.has_solution else np.inf for a in answers])
+    status = SolveStatus.OPTIMAL if np.isfinite(totals).all() else SolveStatus.INFEASIBLE
+    return Stacked(status, totals=totals,
                    objective=float(np.dot([p.weight for p in pieces], totals)), gap=0.0)
 
 
@@ -280,40 +285,57 @@ def _with_purchase(core: Core, owned: list[OwnedOption], bounds: dict[str, int],
     return replace(core, main=main, plan=core.ledger.account(allocation), owned_main=owned)
 
 
+def _served(found: Stacked | None) -> np.ndarray | None:
+    """A fixed plan's totals when it serves every future (None when some future's work is beyond it: cloud only
+    where cloud is not allowed, today's purchase without cloud in a future with more work)."""
+    if found is None or len(found.totals) == 0 or not np.isfinite(found.totals).all():
+        return None
+    return found.totals
+
+
 def _risk(core: Core, option: Uncertainty, drawn: list[Future], inputs: list[Inputs], weights: np.ndarray,
           stochastic: Stacked, deterministic: Stacked, cloud_only: Stacked, no_purchase: Stacked | None,
           best: np.ndarray | None, waiting: list[Waiting], solve_ms: float) -> Risk:
     alpha = option.alpha
-    plan_t, cloud_t = stochastic.totals, cloud_only.totals
+    plan_t = stochastic.totals
+    cloud_t, today_t = _served(cloud_only), _served(deterministic)
     plan_fig = figures.totals(plan_t, weights, alpha)
-    beats = float(np.dot(weights, plan_t < cloud_t - TIE * np.abs(cloud_t)) / weights.sum())
-    pays = (None if no_purchase is None else
-            float(np.dot(weights, plan_t < no_purchase.totals - TIE * np.abs(no_purchase.totals)) / weights.sum()))
+    share = float(weights.sum())
+    beats = None if cloud_t is None else float(np.dot(weights, plan_t < cloud_t - TIE * np.abs(cloud_t)) / share)
+    pays = None
+    if no_purchase is not None:  # a future the plan serves only by buying is one where buying pays
+        without = no_purchase.totals
+        pays = float(np.dot(weights, plan_t < without - TIE * np.abs(np.where(np.isfinite(without), without, 0)))
+                     / share)
     objective = option.objective
-    vss = (figures.score(deterministic.totals, weights, objective, alpha, option.risk_weight, best)
-           - figures.score(plan_t, weights, objective, alpha, option.risk_weight, best))
+    vss = None if today_t is None else (
+        figures.score(today_t, weights, objective, alpha, option.risk_weight, best)
+        - figures.score(plan_t, weights, objective, alpha, option.risk_weight, best))
     plan_acc = core.plan
     running = np.asarray(plan_acc.period_running_usd, dtype=float)
     plan_paths = np.array([figures.cumulative(float(plan_t[s]), plan_acc.start_usd,
                                               plan_acc.resale_basis_usd * f.resale, running * inputs[s].demand)
                            for s, f in enumerate(drawn)])
-    cloud_paths = np.array([figures.cumulative(float(cloud_t[s]), 0.0, 0.0,
-                                               np.array([p.demand for p in inputs[s].periods]))
-                            for s in range(len(drawn))])
+    cloud_paths = None if cloud_t is None else np.array([
+        figures.cumulative(float(cloud_t[s]), 0.0, 0.0, np.array([p.demand for p in inputs[s].periods]))
+        for s in range(len(drawn))])
     status = "optimal" if stochastic.status == SolveStatus.OPTIMAL else "time_limited"
     later = [w for w in waiting if w.month > 0]
     return Risk(
         scenarios=option.scenarios, distinct_scenarios=len(drawn), objective=objective, alpha=alpha,
         expected_total_usd=plan_fig.expected_total_usd, p10_total_usd=plan_fig.p10_total_usd,
         p50_total_usd=plan_fig.p50_total_usd, p90_total_usd=plan_fig.p90_total_usd,
-        cvar_total_usd=plan_fig.cvar_total_usd, cloud_only=figures.totals(cloud_t, weights, alpha),
-        probability_beats_cloud_only=round(beats, 6),
+        cvar_total_usd=plan_fig.cvar_total_usd,
+        cloud_only=None if cloud_t is None else figures.totals(cloud_t, weights, alpha),
+        probability_beats_cloud_only=None if beats is None else round(beats, 6),
         probability_buying_pays_off=None if pays is None else round(pays, 6),
-        deterministic_expected_total_usd=round(float(np.dot(deterministic.totals, weights) / weights.sum()), 2),
-        value_of_stochastic_solution_usd=round(vss, 2),
+        deterministic_expected_total_usd=None if today_t is None else round(float(np.dot(today_t, weights) / share),
+                                                                           2),
+        value_of_stochastic_solution_usd=None if vss is None else round(vss, 2),
         max_regret_usd=None if best is None else round(float((plan_t - best).max()), 2),
         value_of_waiting_usd=later[0].value_usd if later else None, waiting=later,
-        totals_usd=[round(float(v), 2) for v in plan_t], cloud_only_totals_usd=[round(float(v), 2) for v in cloud_t],
+        totals_usd=[round(float(v), 2) for v in plan_t],
+        cloud_only_totals_usd=[] if cloud_t is None else [round(float(v), 2) for v in cloud_t],
         weights=[round(float(w), 9) for w in weights],
         fan=figures.fan(period_days(core.periods), [p.end for p in core.periods], plan_paths, cloud_paths, weights),
         status=status, gap=stochastic.gap, solve_ms=round(solve_ms, 2), columns=stochastic.columns,

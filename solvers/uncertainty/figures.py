@@ -57,17 +57,20 @@ def cumulative(total: float, start: float, resale: float, shares: np.ndarray) ->
     return np.asarray(path)
 
 
-def fan(days: np.ndarray, ends: list[dt.date], plan: np.ndarray, cloud: np.ndarray,
+def fan(days: np.ndarray, ends: list[dt.date], plan: np.ndarray, cloud: np.ndarray | None,
         weights: np.ndarray) -> list[FanPoint]:
-    """(futures, periods) cumulative paths of the plan and cloud only -> percentiles at every period's end."""
+    """(futures, periods) cumulative paths of the plan and cloud only -> percentiles at every period's end (cloud
+    only's null when it cannot serve every future)."""
     points = []
+
+    def at(q: float, p: int) -> float | None:
+        return None if cloud is None else round(quantile(cloud[:, p], weights, q), 2)
+
     for p in range(len(days)):
         points.append(FanPoint(
             day=float(days[p]), date=ends[p].isoformat(),
             plan_p10_usd=round(quantile(plan[:, p], weights, 0.1), 2),
             plan_p50_usd=round(quantile(plan[:, p], weights, 0.5), 2),
             plan_p90_usd=round(quantile(plan[:, p], weights, 0.9), 2),
-            cloud_only_p10_usd=round(quantile(cloud[:, p], weights, 0.1), 2),
-            cloud_only_p50_usd=round(quantile(cloud[:, p], weights, 0.5), 2),
-            cloud_only_p90_usd=round(quantile(cloud[:, p], weights, 0.9), 2)))
+            cloud_only_p10_usd=at(0.1, p), cloud_only_p50_usd=at(0.5, p), cloud_only_p90_usd=at(0.9, p)))
     return points

@@ -26,9 +26,10 @@ class FanPoint(BaseModel):
     plan_p10_usd: float = Field(description="10th percentile of the plan's cumulative cost")
     plan_p50_usd: float = Field(description="median of the plan's cumulative cost")
     plan_p90_usd: float = Field(description="90th percentile of the plan's cumulative cost")
-    cloud_only_p10_usd: float = Field(description="10th percentile of cloud only's cumulative cost")
-    cloud_only_p50_usd: float = Field(description="median of cloud only's cumulative cost")
-    cloud_only_p90_usd: float = Field(description="90th percentile of cloud only's cumulative cost")
+    cloud_only_p10_usd: float | None = Field(description="10th percentile of cloud only's cumulative cost (null "
+                                             "when cloud only cannot serve every future)")
+    cloud_only_p50_usd: float | None = Field(description="median of cloud only's cumulative cost")
+    cloud_only_p90_usd: float | None = Field(description="90th percentile of cloud only's cumulative cost")
 
 
 class Waiting(BaseModel):
@@ -55,16 +56,18 @@ class Risk(BaseModel):
     p50_total_usd: float = Field(description="median of the plan's total")
     p90_total_usd: float = Field(description="90th percentile of the plan's total")
     cvar_total_usd: float = Field(description="mean of the plan's worst alpha of totals")
-    cloud_only: RiskTotals = Field(description="cloud only (nothing bought; commitments chosen for the same "
-                                   "futures) in the same futures")
-    probability_beats_cloud_only: float = Field(
-        description="share of futures in which the plan costs less than cloud only")
+    cloud_only: RiskTotals | None = Field(
+        description="cloud only (nothing bought; commitments chosen for the same futures) in the same futures; null "
+        "when it cannot serve every future (cloud not allowed, or quotas)")
+    probability_beats_cloud_only: float | None = Field(
+        description="share of futures in which the plan costs less than cloud only (null without cloud only)")
     probability_buying_pays_off: float | None = Field(
         description="share of futures in which the plan's purchase costs less over the horizon than the same plan "
         "without it (its commitments kept, the rest rented); null when the plan buys nothing")
-    deterministic_expected_total_usd: float = Field(
-        description="the expected total of today's plan (made for the profile's figures alone) in the same futures")
-    value_of_stochastic_solution_usd: float = Field(
+    deterministic_expected_total_usd: float | None = Field(
+        description="the expected total of today's plan (made for the profile's figures alone) in the same futures; "
+        "null when its purchase cannot serve every future (cloud not allowed and more work than it holds)")
+    value_of_stochastic_solution_usd: float | None = Field(
         description="today's plan minus this plan on the profile's objective over the same futures (expected "
         "total, expected + weight x cvar, or the maximum regret): what planning for one future loses")
     max_regret_usd: float | None = Field(
@@ -74,7 +77,8 @@ class Risk(BaseModel):
         "instead of today (negative: deciding today is worth more); null when no later month is within the horizon")
     waiting: list[Waiting] = Field(description="per later decision month, what waiting is worth")
     totals_usd: list[float] = Field(description="the plan's total in each future (for a histogram)")
-    cloud_only_totals_usd: list[float] = Field(description="cloud only's total in each future")
+    cloud_only_totals_usd: list[float] = Field(description="cloud only's total in each future (empty without "
+                                               "cloud only)")
     weights: list[float] = Field(description="each future's probability (equal, summed where futures merged)")
     fan: list[FanPoint] = Field(description="cumulative cost over time, percentiles over the futures")
     status: Literal["optimal", "time_limited"] = Field(
@@ -103,8 +107,9 @@ def converted(risk: Risk, factor: float) -> Risk:
             update[name] = round(value * factor, 2)
     for name in MONEY_LISTS:
         update[name] = [round(v * factor, 2) for v in getattr(risk, name)]
-    update["cloud_only"] = RiskTotals(**{k: round(v * factor, 2) for k, v in risk.cloud_only.model_dump().items()})
+    if risk.cloud_only is not None:
+        update["cloud_only"] = RiskTotals(**{k: round(v * factor, 2) for k, v in risk.cloud_only.model_dump().items()})
     update["waiting"] = [w.model_copy(update={"value_usd": round(w.value_usd * factor, 2)}) for w in risk.waiting]
-    update["fan"] = [FanPoint(**{k: (round(v * factor, 2) if k.endswith("_usd") else v)
+    update["fan"] = [FanPoint(**{k: (round(v * factor, 2) if k.endswith("_usd") and v is not None else v)
                                  for k, v in p.model_dump().items()}) for p in risk.fan]
     return risk.model_copy(update=update)

@@ -66,11 +66,19 @@ class CloudPriceTrend(_Strict):
         f"default {defaults.CLOUD_PRICE_SPREAD} (a planning assumption)")
 
 
-class SpreadInput(_Strict):
-    """A multiplier drawn uniformly within 1 +- spread."""
+class ElectricitySpread(_Strict):
+    """The electricity rate of each future: the profile's times a factor drawn uniformly in [1 - spread, 1 + spread]."""
 
-    spread: Spread = Field(description="the input is the profile's times a factor drawn uniformly in "
-                           "[1 - spread, 1 + spread]")
+    spread: Spread = Field(defaults.ELECTRICITY_SPREAD, description="half-width of the factor's range; default "
+                           f"{defaults.ELECTRICITY_SPREAD} (US industrial prices moved some 15% in a year, 2021-2022, "
+                           "EIA)")
+
+
+class ResaleSpread(_Strict):
+    """The resale value of each future: the plan's times a factor drawn uniformly in [1 - spread, 1 + spread]."""
+
+    spread: Spread = Field(defaults.RESALE_SPREAD, description="half-width of the factor's range; default "
+                           f"{defaults.RESALE_SPREAD} (a planning assumption)")
 
 
 class Uncertainty(_Strict):
@@ -80,13 +88,9 @@ class Uncertainty(_Strict):
                                       description="how far the work may be from the profile's demand")
     cloud_price_trend: CloudPriceTrend = Field(default_factory=CloudPriceTrend,
                                                description="how cloud prices move per year")
-    electricity: SpreadInput = Field(
-        default_factory=lambda: SpreadInput(spread=defaults.ELECTRICITY_SPREAD),
-        description=f"the electricity rate's spread; default {defaults.ELECTRICITY_SPREAD} (US industrial prices "
-        "moved some 15% in a year, 2021-2022, EIA)")
-    resale: SpreadInput = Field(
-        default_factory=lambda: SpreadInput(spread=defaults.RESALE_SPREAD),
-        description=f"the resale value's spread; default {defaults.RESALE_SPREAD} (a planning assumption)")
+    electricity: ElectricitySpread = Field(default_factory=ElectricitySpread,
+                                           description="how far the electricity rate may move")
+    resale: ResaleSpread = Field(default_factory=ResaleSpread, description="how far the resale value may move")
     scenarios: int = Field(defaults.SCENARIOS, ge=2, le=defaults.MAX_SCENARIOS,
                            description=f"futures sampled (scrambled Sobol points), 2 to {defaults.MAX_SCENARIOS}; "
                            f"default {defaults.SCENARIOS}")

@@ -55,6 +55,10 @@ EVERY_INPUT: dict[str, Any] = {
                             if "payment" in CommitmentPriceItem.model_fields else {})}],
     },
     "throughput_overrides": {"RTX 3090": 0.55, "A100 40GB PCIe": 1.4},
+    "uncertainty": {"demand": {"sigma": 0.4, "growth_per_year": 0.2, "growth_spread": 0.1},
+                    "cloud_price_trend": {"per_year": -0.3, "spread": 0.05}, "electricity": {"spread": 0.2},
+                    "resale": {"spread": 0.3}, "scenarios": 8, "seed": 7, "objective": "cvar", "risk_weight": 2.0,
+                    "alpha": 0.25, "decision_months": [0, 3]},
 }
 
 EVERY_WORKLOAD_INPUT: dict[str, Any] = {
@@ -65,4 +69,5 @@ EVERY_WORKLOAD_INPUT: dict[str, Any] = {
                  "max_gpus_per_job": 8, "usable_memory_fraction": 0.85, "jobs_per_month": 0.5},
     "horizon_days": 200,
     "options": {"allow_cloud": False},
+    "uncertainty": {"demand": {"scale": [0.5, 1.5]}, "scenarios": 4},
 }

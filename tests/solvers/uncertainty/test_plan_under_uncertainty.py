@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from pricing.catalog import Catalog
+from solvers.errors import InfeasibleProfile
 from solvers.model import build, solved
 from solvers.place_inputs import prepare
 from solvers.plan import _solve_prepared, make_plan
@@ -124,3 +125,24 @@ def test_stochastic_plan_never_costs_more_than_todays(catalog: Catalog, seed: in
     assert len(risk.fan) == len(plan.periods)
     assert risk.fan[-1].plan_p50_usd == pytest.approx(risk.p50_total_usd, abs=0.05)
     assert risk.fan[-1].cloud_only_p50_usd == pytest.approx(risk.cloud_only.p50_total_usd, abs=0.05)
+
+
+def test_without_cloud_the_purchase_serves_every_future(catalog: Catalog) -> None:
+    """Owned GPUs only: the purchase must hold the busiest future's work; cloud only does not exist (null figures),
+    and today's purchase, made for the profile's demand alone, cannot serve the busier futures (null)."""
+    option = {"scenarios": 6, "seed": 1, "demand": {"scale": [0.5, 1.6]}}
+    plan = make_plan(Profile.model_validate(lab(option, gpus=2, options={"allow_cloud": False})), catalog, TODAY)
+    today = make_plan(Profile.model_validate(lab(None, gpus=2, options={"allow_cloud": False})), catalog, TODAY)
+    risk = plan.risk
+    assert risk is not None and risk.cloud_only is None and risk.probability_beats_cloud_only is None
+    assert risk.cloud_only_totals_usd == [] and all(p.cloud_only_p50_usd is None for p in risk.fan)
+    assert sum(b.count * b.gpus_per_unit for b in plan.buy) > sum(b.count * b.gpus_per_unit for b in today.buy)
+    assert risk.deterministic_expected_total_usd is None and risk.value_of_stochastic_solution_usd is None
+
+
+def test_a_future_beyond_every_limit_is_a_clear_refusal(catalog: Catalog) -> None:
+    option = {"scenarios": 4, "demand": {"scale": [1.0, 3.0]}}
+    profile = lab(option, gpus=2, options={"allow_cloud": False, "max_owned_gpus": 2})
+    with pytest.raises(InfeasibleProfile) as refused:
+        make_plan(Profile.model_validate(profile), catalog, TODAY)
+    assert refused.value.constraint == "uncertainty"
