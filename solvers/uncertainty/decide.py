@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solvers import defaults
 from solvers.accounting import Allocation
 from solvers.errors import InfeasibleProfile
 from solvers.evaluate import Purchase
@@ -134,7 +133,7 @@ def build_futures(core: Core, option: Uncertainty, keys: set[str] | None = None)
     return Futures(drawn, inputs, owned, bounds, pieces)
 
 
-def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Decision:
+def decide(core: Core, option: Uncertainty, *, time_limit_s: float = udefaults.TIME_LIMIT_S) -> Decision:
     started = time.perf_counter()
     deadline = started + time_limit_s
     built = build_futures(core, option)
@@ -162,14 +161,16 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = defaults.SO
         raise SolverFailure("the stochastic program found no plan within the time budget")
     units, chosen_hosts = stochastic.units, stochastic.hosts
     commitments = {o.key for o in owned if o.is_commitment}
+    # the figures beside the plan, each within what is left of the budget (a figure not reached is null)
     deterministic = (stochastic if (units, chosen_hosts) == (today_units, today_hosts)
-                     else evaluate_fixed(pieces, {**today_units, **today_hosts}, left(0.3)))
+                     else evaluate_fixed(pieces, {**today_units, **today_hosts}, left(0.4)) if left(1.0) > 0.5
+                     else None)
     cloud_only = (solve_extensive(pieces, "expected", fixed={}, free=commitments, time_limit_s=left(0.3))
                   if commitments else _rented(pieces, inputs))
     bought = {k: n for k, n in units.items() if k not in commitments}
     held = {k: n for k, n in units.items() if k in commitments}
     no_purchase = None if not bought else cloud_only if not held and not commitments else evaluate_fixed(
-        pieces, held, left(0.3))
+        pieces, held, left(0.5)) if left(1.0) > 0.5 else None
     core = _with_purchase(core, owned, bounds, units, chosen_hosts)
     waiting = value_of_waiting(core, option, drawn, inputs, owned, stochastic.totals, deadline)
     risk = _risk(core, option, drawn, inputs, weights, stochastic, deterministic, cloud_only, no_purchase, best,
@@ -191,14 +192,14 @@ def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | Non
 
     shape = {"alpha": option.alpha, "risk_weight": option.risk_weight, "best": best}
     relaxed = solve_extensive(pieces, option.objective, relax_recourse=True, rel_gap=udefaults.SAA_REL_GAP / 10,
-                              time_limit_s=left(0.3), **shape)  # type: ignore[arg-type]
+                              time_limit_s=left(0.6), **shape)  # type: ignore[arg-type]
     found: Stacked | None = None
     statuses = [relaxed.status]
     lower = -np.inf
     if relaxed.status.has_solution:
         lower = relaxed.bound
-        found = _priced(pieces, relaxed, left(0.5))
-    if found is None or _gap(value(found), lower) > udefaults.SAA_REL_GAP:
+        found = _priced(pieces, relaxed, left(0.6))
+    if found is None or (_gap(value(found), lower) > udefaults.SAA_REL_GAP and left(1.0) > 1.0):
         full = solve_extensive(pieces, option.objective, rel_gap=udefaults.SAA_REL_GAP, time_limit_s=left(0.9),
                                **shape)  # type: ignore[arg-type]
         statuses.append(full.status)
@@ -294,7 +295,7 @@ def _served(found: Stacked | None) -> np.ndarray | None:
 
 
 def _risk(core: Core, option: Uncertainty, drawn: list[Future], inputs: list[Inputs], weights: np.ndarray,
-          stochastic: Stacked, deterministic: Stacked, cloud_only: Stacked, no_purchase: Stacked | None,
+          stochastic: Stacked, deterministic: Stacked | None, cloud_only: Stacked, no_purchase: Stacked | None,
           best: np.ndarray | None, waiting: list[Waiting], solve_ms: float) -> Risk:
     alpha = option.alpha
     plan_t = stochastic.totals

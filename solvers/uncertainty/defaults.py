@@ -25,6 +25,10 @@
   sample average of 100 futures estimates the expected total with an error of a few percent of it (the futures'
   totals of a 36-month lab spread from 0.5x to 1.7x of their mean), so a plan proven within 1% of the sample's
   best is as good as the sample can tell; the proven gap is reported (risk.gap).
+- TIME_LIMIT_S: 20 s for the whole analysis (building every future's model, the stochastic program, pricing plans
+  in every future, the value of waiting): two of the planner's 10-s solver limits, within the service's 30-s plan
+  budget (`GPUPLAN_PLAN_TIME_BUDGET_S`) with today's plan beside it. What the budget does not reach is reported as
+  such: the program's gap (status time_limited), and null for a figure left out.
 """
 
 from __future__ import annotations
@@ -39,3 +43,4 @@ SCENARIOS = 64
 MAX_SCENARIOS = 500
 CVAR_ALPHA = 0.10
 SAA_REL_GAP = 0.01
+TIME_LIMIT_S = 20.0
