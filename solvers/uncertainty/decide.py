@@ -161,10 +161,15 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = udefaults.T
         raise SolverFailure("the stochastic program found no plan within the time budget")
     units, chosen_hosts = stochastic.units, stochastic.hosts
     commitments = {o.key for o in owned if o.is_commitment}
-    # the figures beside the plan, each within what is left of the budget (a figure not reached is null)
-    deterministic = (stochastic if (units, chosen_hosts) == (today_units, today_hosts)
-                     else evaluate_fixed(pieces, {**today_units, **today_hosts}, left(0.4)) if left(1.0) > 0.5
-                     else None)
+    # the figures beside the plan, each within what is left of the budget (a figure not reached is null); today's
+    # plan priced in every future on the plan's second thread while this one does the rest (`Deferred`: inline
+    # when that thread is busy)
+    from solvers.plan import Deferred  # the plan module calls this one
+
+    same = (units, chosen_hosts) == (today_units, today_hosts)
+    today_fixed = {**today_units, **today_hosts}
+    limit = left(0.4)
+    beside = None if same or left(1.0) <= 0.5 else Deferred(lambda _: evaluate_fixed(pieces, today_fixed, limit))
     cloud_only = (solve_extensive(pieces, "expected", fixed={}, free=commitments, time_limit_s=left(0.3))
                   if commitments else _rented(pieces, inputs))
     bought = {k: n for k, n in units.items() if k not in commitments}
@@ -173,6 +178,7 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = udefaults.T
         pieces, held, left(0.5)) if left(1.0) > 0.5 else None
     core = _with_purchase(core, owned, bounds, units, chosen_hosts)
     waiting = value_of_waiting(core, option, drawn, inputs, owned, stochastic.totals, deadline)
+    deterministic = stochastic if same else None if beside is None else beside.result()
     risk = _risk(core, option, drawn, inputs, weights, stochastic, deterministic, cloud_only, no_purchase, best,
                  waiting, 1000.0 * (time.perf_counter() - started))
     return Decision(core, risk)
