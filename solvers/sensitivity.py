@@ -236,7 +236,11 @@ def _plan_or_none(planner: Callable[[Profile, Catalog, dt.date], PlanResult], ke
 
 def sensitivity(profile: Profile, catalog: Catalog, today: dt.date,
                 planner: Callable[[Profile, Catalog, dt.date], PlanResult] = make_plan) -> Sensitivity:
-    """Re-plan with each input at the low and high end of its range; rows sorted by how far the total moves."""
+    """Re-plan with each input at the low and high end of its range; rows sorted by how far the total moves.
+
+    A profile with `uncertainty` is varied without it: the tornado moves one input of the profile's own figures
+    (the futures move them all at once, and fifteen stochastic plans would not fit a plan's time budget)."""
+    profile = profile.model_copy(update={"uncertainty": None})
     base = planner(profile, catalog, today)
     base_decision = decision(base)
     rows: list[SensitivityRow] = []

@@ -43,7 +43,8 @@
       rows.push([t("risk.regret"), usd(risk.max_regret_usd)]);
     }
     for (const w of risk.waiting || []) rows.push([t("risk.waiting", { month: w.month }), usd(w.value_usd)]);
-    return table(t("risk.measures"), [{ label: "", wrap: true }, { label: "", num: true }], rows);
+    return table(t("risk.measures"), [{ label: t("risk.measures"), wrap: true }, { label: t("risk.value"), num: true }],
+      rows);
   }
 
   /** Cumulative cost over time from the plan's start: each side's P10-P90 band and its median line. */

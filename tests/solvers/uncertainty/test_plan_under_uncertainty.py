@@ -146,3 +146,12 @@ def test_a_future_beyond_every_limit_is_a_clear_refusal(catalog: Catalog) -> Non
     with pytest.raises(InfeasibleProfile) as refused:
         make_plan(Profile.model_validate(profile), catalog, TODAY)
     assert refused.value.constraint == "uncertainty"
+
+
+def test_the_tornado_varies_the_profiles_own_figures(catalog: Catalog) -> None:
+    """The sensitivity of a profile with `uncertainty` is that of the same profile without it."""
+    from solvers.sensitivity import sensitivity
+
+    with_futures = sensitivity(Profile.model_validate(lab({"scenarios": 8})), catalog, TODAY)
+    without = sensitivity(Profile.model_validate(lab(None)), catalog, TODAY)
+    assert with_futures.model_dump() == without.model_dump()
