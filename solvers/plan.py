@@ -23,28 +23,28 @@ import numpy as np
 
 from pricing.catalog import Catalog
 from pricing.gpus import GpuTable
-from solvers import defaults
-from solvers.accounting import Accounts, Allocation, Ledger, cloud_label
-from solvers.blocks import Block, merge_periods
-from solvers.currency import format_money, usd_to
-from solvers.curves import crossing, cumulative_points, curve, day_grid
-from solvers.diagnose import explain, no_options
-from solvers.errors import ProfileError
-from solvers.evaluate import Evaluator, Purchase, Scenario
-from solvers.extrapolation import extrapolation_warnings
-from solvers.finance import Financing, Terms, Weights, calendar, weights_for
-from solvers.hosting import card_capacity, cheapest_host_mix
-from solvers.model import Limits, MipSolution, Model, SolveStatus, build, load, rent_only, solve, solved
-from solvers.notices import Notice, classified, notice, texts
-from solvers.options import CloudOption, HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
-from solvers.periods import Period, always_on, build_periods, job_efficiency, scaling_efficiency
-from solvers.place_inputs import carbon_adder_usd_per_kwh, prepare
-from solvers.profile import Profile, UtilisationDemand
-from solvers.provenance import aggregator_notices
-from solvers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
-from solvers.readout_money import finish
-from solvers.replay import Replay, replay_purchase
-from solvers.result import (
+from solvers.base import defaults
+from solvers.money.accounting import Accounts, Allocation, Ledger, cloud_label
+from solvers.demand.blocks import Block, merge_periods
+from solvers.money.currency import format_money, usd_to
+from solvers.money.curves import crossing, cumulative_points, curve, day_grid
+from solvers.explain.diagnose import explain, no_options
+from solvers.base.errors import ProfileError
+from solvers.model.evaluate import Evaluator, Purchase, Scenario
+from solvers.explain.extrapolation import extrapolation_warnings
+from solvers.base.finance import Financing, Terms, Weights, calendar, weights_for
+from solvers.offers.hosting import card_capacity, cheapest_host_mix
+from solvers.model.build import Limits, MipSolution, Model, SolveStatus, build, load, rent_only, solve, solved
+from solvers.base.notices import Notice, classified, notice, texts
+from solvers.offers.options import CloudOption, HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
+from solvers.demand.periods import Period, always_on, build_periods, job_efficiency, scaling_efficiency
+from solvers.offers.place_inputs import carbon_adder_usd_per_kwh, prepare
+from solvers.base.profile import Profile, UtilisationDemand
+from solvers.explain.provenance import aggregator_notices
+from solvers.offers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
+from solvers.money.readout import finish
+from solvers.replay.hourly import Replay, replay_purchase
+from solvers.base.result import (
     Alternatives,
     BreakEven,
     CloudLine,
@@ -53,10 +53,11 @@ from solvers.result import (
     SimpleBreakEven,
     SolverInfo,
 )
-from solvers.simple import Budget, JobDemand, cheapest_cloud, simple_break_even
-from solvers.thresholds import MAX_DEMAND_SCALE, CloudSide, Thresholds, find_thresholds
+from solvers.explain.simple import Budget, JobDemand, cheapest_cloud, simple_break_even
+from solvers.base.defaults import MAX_DEMAND_SCALE
+from solvers.explain.thresholds import CloudSide, Thresholds, find_thresholds
 from solvers.workload.demand import compile_job
-from solvers.workload.schema import WorkloadPlan
+from solvers.base.workload import WorkloadPlan
 
 THRESHOLDS_NOTE = (
     "Each threshold varies one input and holds the rest of the profile fixed; buying 'pays' when the plan's "
@@ -114,7 +115,7 @@ def terms_of(profile: Profile) -> Terms:
 
 
 def model_weights(terms: Terms, periods: list[Period], blocks: list[Block]) -> Weights | None:
-    """The objective's basis (solvers.finance): None keeps today's nominal model to the bit."""
+    """The objective's basis (solvers.base.finance): None keeps today's nominal model to the bit."""
     if terms.plain:
         return None
     block_of = np.full(len(periods), -1, dtype=np.int64)
@@ -237,8 +238,8 @@ WINDOW_HOURS = {"day": 24.0, "week": 168.0}  # a month's window is its own days 
 
 
 def _wait_notices(profile: Profile, plan: Accounts) -> list[Notice]:
-    """The patience windows are planned at their average load (solvers.periods); the first-come-first-served
-    read-out (solvers.waits) says how long work really waits for the GPUs the plan holds. Where that is longer
+    """The patience windows are planned at their average load (solvers.demand.periods); the first-come-first-served
+    read-out (solvers.demand.waits) says how long work really waits for the GPUs the plan holds. Where that is longer
     than the window, the window model leaned on capacity that idles before the work arrives, and the plan says so.
     """
     patience = profile.jobs.patience
@@ -702,7 +703,7 @@ PLAN_OBSERVERS: list[Callable[[Core, dt.date], None]] = []
 
 
 def replay_core(core: Core, today: dt.date) -> Replay:
-    """The independent replay of a plan's purchase (`solvers.replay`), on its options and prices."""
+    """The independent replay of a plan's purchase (`solvers.replay.hourly`), on its options and prices."""
     costs = core.plan.costs
     ledger = core.ledger
     return replay_purchase(core.profile, core.main.units, core.main.hosts, ledger.owned, ledger.hosts,

@@ -7,8 +7,8 @@ import re
 from rich.console import Console
 from rich.table import Table
 
-from solvers.result import PlanResult
-from solvers.workload.schema import WorkloadPlan
+from solvers.base.result import PlanResult
+from solvers.base.workload import WorkloadPlan
 
 
 def _money(value: float | None, currency: str) -> str:

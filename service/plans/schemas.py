@@ -1,4 +1,4 @@
-"""The plans API's bodies besides the plan itself (`solvers.result.PlanResult`, the planner's own contract)."""
+"""The plans API's bodies besides the plan itself (`solvers.base.result.PlanResult`, the planner's own contract)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from solvers.profile import PlanCurrency
-from solvers.result import CarbonReport, CashFlowLine, Costs, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
+from solvers.base.profile import PlanCurrency
+from solvers.base.result import CarbonReport, CashFlowLine, Costs, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
 
 
 class PlanListItem(BaseModel):

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from solvers.profile import CloudPriceItem, CommitmentPriceItem, OwnedPriceItem, Profile
+from solvers.base.profile import CloudPriceItem, CommitmentPriceItem, OwnedPriceItem, Profile
 
 
 def _models_in(annotation: Any) -> list[tuple[type[BaseModel], bool]]:

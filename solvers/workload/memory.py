@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from solvers.workload import coefficients as c
-from solvers.workload.schema import MemoryBreakdown, ModelShape, Workload
+from solvers.base.workload import MemoryBreakdown, ModelShape, Workload
 
 GB = 1e9
 

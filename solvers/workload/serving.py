@@ -32,7 +32,7 @@ from solvers.workload import coefficients as c
 from solvers.workload import comm
 from solvers.workload.memory import Shape, kv_cache_bytes_per_sequence, serving_memory
 from solvers.workload.reasons import excluded, serving_sharding
-from solvers.workload.schema import GpuEstimate, Workload
+from solvers.base.workload import GpuEstimate, Workload
 
 HOURS_PER_MONTH = 730.0  # 8,760 / 12
 

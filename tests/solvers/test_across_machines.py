@@ -9,12 +9,12 @@ import pytest
 from pydantic import ValidationError
 
 from pricing.catalog import bundled_catalog
-from solvers import defaults
-from solvers.errors import InfeasibleProfile
-from solvers.options import cross_machine_efficiency
+from solvers.base import defaults
+from solvers.base.errors import InfeasibleProfile
+from solvers.offers.options import cross_machine_efficiency
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 BUSY = 0.5 * 365 * 24  # one 16-GPU job half of 2027: 4,380 h
@@ -79,7 +79,7 @@ def test_owned_machines_linked_by_infiniband_pay_the_network_per_machine() -> No
     plan = plan_for(wide_job([box], [], interconnect="infiniband"))
     assert sum(b.count for b in plan.buy) == 2
     # 2 x (1,000 + 250 network) + 16 GPUs x 450 W x $0.10/kWh for 4,380 h / 0.99167, at a server room's PUE 1.54
-    # (an 8-GPU machine is a server: solvers/pue.py)
+    # (an 8-GPU machine is a server: solvers/offers/pue.py)
     energy = 16 * 0.045 * BUSY / TWO * SERVER_PUE
     assert plan.total_cost_usd == pytest.approx(2 * 1250 + energy, abs=0.05)
     with pytest.raises(InfeasibleProfile):

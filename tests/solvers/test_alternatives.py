@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from pricing.catalog import bundled_catalog
 from service.plans.examples import SERIES_EXAMPLE
 from solvers import plan as plan_module
-from solvers.model import build, rent_only, solve
+from solvers.model.build import build, rent_only, solve
 from solvers.plan import commitments_only, make_plan, solve_core
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import TODAY
 from tests.solvers.test_pruning_and_properties import SETTINGS, catalogs, profile_with
 
@@ -54,7 +54,7 @@ def test_cloud_only_read_from_the_main_model_equals_its_own_model(prices: dict[s
         for key, counts in slow.instances.items():
             assert np.array_equal(fast.instances[key], counts)
         return
-    # work that may wait: the cloud-only model is an LP over the cells (solvers.fluid), the curve's column a sum; an
+    # work that may wait: the cloud-only model is an LP over the cells (solvers.model.fluid), the curve's column a sum; an
     # offer's price may tie another's, so each is checked on its own cost: instance-hours x price add up to the whole
     assert fast.objective == pytest.approx(slow.objective, rel=1e-9, abs=1e-6)
     hours = np.concatenate([b.level_hours for b in core.blocks])

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from pricing.catalog import bundled_catalog
-from solvers.evaluate import Purchase, Scenario
+from solvers.model.evaluate import Purchase, Scenario
 from solvers.plan import _evaluator, make_plan, solve_core
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_24_MONTHS = 731 * 24  # 2027-01-01 .. 2029-01-01 (2028 is a leap year): 17,544 h
@@ -150,7 +150,7 @@ def test_a_small_divisible_load_needs_one_replica_on_any_type() -> None:
 def test_the_thresholds_evaluator_counts_the_load_a_bare_card_replica_carries() -> None:
     # one replica of 2 reference GPUs every hour on bare RTX 4090 cards (2x faster) in a bought host: a pair carries
     # the whole load (a load unit is 0.5 replica here, a pair carries 4 of the 2). The break-even thresholds re-price
-    # the plan's purchase with solvers/evaluate.py, which counted the pair as one unit and rented the other.
+    # the plan's purchase with solvers/model/evaluate.py, which counted the pair as one unit and rented the other.
     profile = service([owned_item(800, gpu="RTX 4090", includes_host=False)], [cloud_item(1.00, gpu_count=2)],
                       load="divisible", gpus_per_job=2)
     core = solve_core(Profile.model_validate(profile), bundled_catalog(), TODAY)

@@ -1,14 +1,14 @@
 """The assumed-scaling notice of an always-on divisible service states the guide's efficiency for its replica width,
-not the accounts' figure, which also carries the load unit (solvers/periods.py `load_unit`)."""
+not the accounts' figure, which also carries the load unit (solvers/demand/periods.py `load_unit`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.periods import default_efficiency
+from solvers.demand.periods import default_efficiency
 from solvers.plan import make_plan
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 

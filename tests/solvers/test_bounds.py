@@ -1,5 +1,5 @@
 """Issue 19: values that passed the plan request's schema and then failed inside the planner (a 500) are refused
-where the request is read, naming the field and the rule (solvers/bounds.py); ordinary values are unchanged."""
+where the request is read, naming the field and the rule (solvers/base/bounds.py); ordinary values are unchanged."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from service.app import create_app
 from service.core.settings import Settings
 from service.plans.examples import CATALOG_EXAMPLE, FINANCE_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE, WORKLOAD_EXAMPLE
 from solvers.plan import make_plan
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 CLOUD = {"provider": "x", "name": "y", "gpu": "RTX 3090", "usd_per_hour": 1.0}
 OWNED = {"name": "box", "gpu": "RTX 3090", "unit_price_usd": 2200}

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
-from solvers import model
-from solvers.model import MipSolution, solve
-from solvers.options import OwnedOption
+from solvers.model import build as model
+from solvers.model.build import MipSolution, solve
+from solvers.offers.options import OwnedOption
 from solvers.plan import Core, solve_core
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY
 
 # few GPU types, so that several offers of one type (which the rule compares) are common

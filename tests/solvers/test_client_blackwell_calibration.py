@@ -11,7 +11,7 @@ import pytest
 
 from pricing.gpus import bundled_gpus
 from pricing.measured_ratios import bundled_ratios
-from solvers.performance import (
+from solvers.base.performance import (
     FAMILY_EFFICIENCY,
     TRAINING,
     TRAINING_ONLY_FACTOR,

@@ -18,8 +18,8 @@ import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import TODAY, simple_profile
 
 KWH = 0.7 * 8760 * 1.57  # 9,627.24

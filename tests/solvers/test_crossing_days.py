@@ -3,7 +3,7 @@ path in the last bits (docs/ARCHITECTURE.md, "Where a plan's time goes")."""
 
 from __future__ import annotations
 
-from solvers.curves import DAY_DECIMALS, crossing, curve
+from solvers.money.curves import DAY_DECIMALS, crossing, curve
 
 
 def test_a_crossing_a_third_of_the_way_through_a_day_is_rounded_to_a_millionth() -> None:

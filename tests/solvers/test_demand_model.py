@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.errors import InfeasibleProfile
+from solvers.base.errors import InfeasibleProfile
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_2027 = 365 * 24
@@ -139,7 +139,7 @@ def test_work_in_gpu_hours_needs_more_gpu_time_on_wider_jobs() -> None:
 
 
 def test_default_efficiency_interpolates_the_guides_figures() -> None:
-    from solvers.periods import default_efficiency
+    from solvers.demand.periods import default_efficiency
 
     assert default_efficiency(1) == 1.0
     assert default_efficiency(3) == pytest.approx(2.8 / 3)
@@ -232,7 +232,7 @@ def test_unverified_hosts_off_keeps_verified_marketplace_hosts() -> None:
 def test_the_bundled_vast_rows_are_verified_hosts() -> None:
     """The bundled Vast aggregates were fetched with Vast's verified-only default query (defaults.VERIFIED_HOST_FEEDS):
     excluding unverified hosts keeps them; excluding the marketplace drops them."""
-    from solvers.options import ThroughputModel, cloud_candidates
+    from solvers.offers.options import ThroughputModel, cloud_candidates
 
     catalog = bundled_catalog()
 

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
-from solvers import defaults
+from solvers.base import defaults
 from solvers.plan import make_plan
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -90,7 +90,7 @@ def brute_force(jobs_per_hour: list[int], owned: list[dict[str, Any]], cloud: li
 @given(data=st.data(), width=st.sampled_from([1, 2]),
        jobs=st.lists(st.integers(0, 3), min_size=6, max_size=36).filter(any))
 def test_mip_cost_equals_enumeration(data: Any, width: int, jobs: list[int]) -> None:
-    """Exact with one owned option (solvers.layers: with several, which owned GPU runs which job is pooled)."""
+    """Exact with one owned option (solvers.model.layers: with several, which owned GPU runs which job is pooled)."""
     owned, cloud = data.draw(offers(width))
     expected = brute_force(jobs, owned, cloud, width)
     got = cost(profile([float(j * width) for j in jobs], owned, cloud, width))

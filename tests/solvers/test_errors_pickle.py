@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pickle
 
-from solvers.errors import InfeasibleProfile, ProfileError
+from solvers.base.errors import InfeasibleProfile, ProfileError
 
 
 def test_profile_error_round_trips_with_field_rule_and_message() -> None:

@@ -1,5 +1,5 @@
 """The thresholds' evaluator keeps a purchase's fixed cost, energy order and operation per purchase and electricity
-rate (solvers/evaluate.py, `_at_rate`), and each block's active hours and each option's capacity per demand scale and
+rate (solvers/model/evaluate.py, `_at_rate`), and each block's active hours and each option's capacity per demand scale and
 count: every cost it answers must be the float the uncached formula gives, in any order of questions, for purchases
 with and without commitments, on the nominal and the present-value basis."""
 
@@ -14,11 +14,11 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE
-from solvers.evaluate import Evaluator, Purchase, Scenario, _slots
-from solvers.layers import screening, slot_grid
-from solvers.model import unit_cost_of
+from solvers.model.evaluate import Evaluator, Purchase, Scenario, _slots
+from solvers.model.layers import screening, slot_grid
+from solvers.model.build import unit_cost_of
 from solvers.plan import _evaluator, _single_units, commitment_mixes, solve_core, solved_units
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY
 
 SERIES: dict[str, Any] = {

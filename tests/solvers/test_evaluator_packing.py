@@ -1,4 +1,4 @@
-"""The thresholds' evaluator prices maintenance cover as the model does (solvers/evaluate.py, `packing_usd`):
+"""The thresholds' evaluator prices maintenance cover as the model does (solvers/model/evaluate.py, `packing_usd`):
 cheapest packed offer first, a quota-limited offer (a marketplace listing, one machine) only for the instance-hours
 its whole rentals leave in the block. It priced every displaced hour at the cheapest offer's rate, quota or not,
 so it put a plan whose cover leans on one listing thousands of dollars below the model's own cost of it, and the
@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from solvers.errors import InfeasibleProfile
-from solvers.evaluate import Purchase, Scenario
-from solvers.options import JobWidths
+from solvers.base.errors import InfeasibleProfile
+from solvers.model.evaluate import Purchase, Scenario
+from solvers.offers.options import JobWidths
 from solvers.plan import Core, _evaluator
 from tests.solvers.test_main_reformulations import (
     COPIES,

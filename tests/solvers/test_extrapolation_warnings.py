@@ -9,10 +9,10 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import CATALOG_EXAMPLE
-from solvers.performance import is_extrapolated
+from solvers.base.performance import is_extrapolated
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 

@@ -1,7 +1,7 @@
 """Issue 16 (solver side): present values, loans, depreciation, commitments, opex, each checked by hand.
 
 Hand figures: 2027 has 8,760 hours (365 days), and a 12-month term from 2027-01-01 runs the calendar year;
-the discount convention is (1 + r/12)^-t with t in calendar months (solvers/finance.py).
+the discount convention is (1 + r/12)^-t with t in calendar months (solvers/base/finance.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
-from solvers.finance import (
+from solvers.base.finance import (
     Financing,
     Weights,
     annuity_payment,
@@ -24,9 +24,9 @@ from solvers.finance import (
     months_to,
     straight_line,
 )
-from solvers.model import Limits, solve
+from solvers.model.build import Limits, solve
 from solvers.plan import make_plan, solve_core
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_2027 = 8760.0

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from pricing.catalog import Catalog, Host, bundled_catalog
-from solvers.options import build_options
+from solvers.offers.options import build_options
 from solvers.plan import fitting_host, make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult as Plan
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult as Plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 SERVER = Host(name="8-GPU test server", slots=8, base_cost_usd=5000.0, psu_watts=8000.0, idle_watts=0.0,
@@ -177,7 +177,7 @@ def test_a_card_is_bought_at_its_newest_price_not_its_launch_price() -> None:
     # the bundled RTX 5090 (new): NVIDIA's launch MSRP USD 1,999 (2025-01-30), the February 2026 street price
     # USD 3,400 and new on Amazon in September 2026 USD 5,258 (issue 30); a plan bought now pays the newest. Whole
     # systems of several vendors all stay.
-    from solvers.options import current_card_prices
+    from solvers.offers.options import current_card_prices
 
     hardware = bundled_catalog().hardware
     kept = current_card_prices(hardware)

@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 
 from pricing.catalog import Catalog, bundled_catalog
 from pricing.gpus import bundled_gpus
-from solvers.layers import Renting
-from solvers.options import CloudOption, build_options
+from solvers.model.layers import Renting
+from solvers.offers.options import CloudOption, build_options
 from solvers.plan import make_plan, solve_core
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from solvers.workload.compiler import estimate
 from solvers.workload.demand import compile_job
-from solvers.workload.schema import Workload
+from solvers.base.workload import Workload
 from tests.conftest import TODAY
 
 RATE = 0.10
@@ -142,7 +142,7 @@ TYPES = ("A100 80GB PCIe", "RTX 3090")
 @st.composite
 def shapes(draw: Any) -> tuple[dict[str, dict[int, float]], list[dict[str, Any]], list[dict[str, Any]]]:
     """Per-type widths and speeds, at most one owned option (of the first type, at one width: with several the
-    screening curve pools owned energy, solvers/layers.py) and cloud offers of both types, some with a quota."""
+    screening curve pools owned energy, solvers/model/layers.py) and cloud offers of both types, some with a quota."""
     first = draw(st.sampled_from([1, 2]))
     second = sorted(set(draw(st.lists(st.sampled_from([1, 2, 4]), min_size=1, max_size=2))))
     widths = {TYPES[0]: {first: 1.0},  # the reference, by which the demand counts jobs

@@ -4,7 +4,7 @@ a card that fits fewer per host), (b) the rows d_gb <= w_gb / r_g left out under
 inequality `_host_spend` when every owned option is a bare one-GPU-per-slot purchase, (d) availability rows and
 displaced columns left out where maintenance fits in idle hours (`maintenance_in_idle_hours`), (e) packed hours only
 on the offers that can be worth it (`packing_offers`), (f) active-hours rows left out where availability and
-displaced rows imply them (`active_rows_needed`), and (g) the MIP start (`solvers.start`), which must not change
+displaced rows imply them (`active_rows_needed`), and (g) the MIP start (`solvers.model.start`), which must not change
 the optimum either. Each must leave the optimum where the model without it puts it."""
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
-from solvers import hosting, model
-from solvers.errors import InfeasibleProfile
-from solvers.model import Limits, MipSolution, Model, solve
-from solvers.options import JobWidths, OwnedOption
+from solvers.offers import hosting, model
+from solvers.base.errors import InfeasibleProfile
+from solvers.model.build import Limits, MipSolution, Model, solve
+from solvers.offers.options import JobWidths, OwnedOption
 from solvers.plan import Core, solve_core
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY
 
 GPUS = ["RTX 3090", "RTX 4090", "L4"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from pricing.catalog import bundled_catalog
 from solvers.plan import make_plan
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY
 
 STUDENT: dict[str, Any] = {"workload": "transformer_training", "horizon_months": 36,

@@ -1,4 +1,4 @@
-"""The main model's MIP start (solvers/start.py) and the guard on what HiGHS reports after one (solvers/model.run).
+"""The main model's MIP start (solvers/model/start.py) and the guard on what HiGHS reports after one (solvers/model.run).
 
 The start only steers HiGHS: that it never changes an optimum is tested with the other reformulations
 (tests/solvers/test_main_reformulations.py, variant g). Here: the start is the plan a buyer of one card type would
@@ -12,8 +12,8 @@ from unittest.mock import patch
 import numpy as np
 import pytest
 
-from solvers import model
-from solvers.hosting import card_capacity, cheapest_host_mix, cheapest_hosts
+from solvers.model import build as model
+from solvers.offers.hosting import card_capacity, cheapest_host_mix, cheapest_hosts
 from tests.solvers.test_main_reformulations import core_of, main_model
 
 HOSTED = {"gpu": "RTX 3090", "watts": 350, "idle_watts": 10, "includes_host": True}

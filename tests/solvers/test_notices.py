@@ -1,4 +1,4 @@
-"""Warnings and notes as stable codes (solvers/notices.py): the English text is the one the API always answered,
+"""Warnings and notes as stable codes (solvers/base/notices.py): the English text is the one the API always answered,
 word for word, and every plan's `notices` carry the same sentences as its plain-text lists."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import CATALOG_EXAMPLE
-from solvers.notices import TEMPLATES, Notice, classified, notice
+from solvers.base.notices import TEMPLATES, Notice, classified, notice
 from solvers.plan import make_plan
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 TODAY = dt.date(2026, 11, 10)
 

@@ -1,4 +1,4 @@
-"""A job slot runs one job at a time, and only in hours that have jobs (solvers/model.py `_active_hours`).
+"""A job slot runs one job at a time, and only in hours that have jobs (solvers/model/build.py `_active_hours`).
 
 Hand case: 2 jobs at once for half of 2027's 8,760 hours (reference RTX 3090), no patience, own prices only, $0.10
 per kWh, no idle power, no resale, a $5/h cloud that never pays. Work: 2 x 4,380 = 8,760 reference job-hours.
@@ -18,9 +18,9 @@ from __future__ import annotations
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.evaluate import Purchase, Scenario
+from solvers.model.evaluate import Purchase, Scenario
 from solvers.plan import _evaluator, make_plan, solve_core
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 
@@ -41,7 +41,7 @@ def test_a_fast_card_does_not_do_the_work_of_a_slow_card_bought_beside_it() -> N
 
 def test_the_buy_only_alternative_keeps_each_card_to_its_jobs_hours() -> None:
     # without displaced maintenance (availability 1, and always in buy only) a card's availability and
-    # active-hours bounds are one row (solvers/model.py `_availability`): its tighter side must hold there too
+    # active-hours bounds are one row (solvers/model/build.py `_availability`): its tighter side must hold there too
     buy_only = _plan().alternatives.buy_only  # type: ignore[attr-defined]
     assert {(b.gpu, b.count) for b in buy_only.buy} == {("RTX 3090", 2)}
     assert buy_only.total_cost_usd == pytest.approx(2_150.40, abs=0.01)
@@ -57,7 +57,7 @@ def test_every_bought_card_works_the_hours_its_jobs_exist() -> None:
 
 
 def test_the_thresholds_evaluator_prices_a_mix_as_the_model_does() -> None:
-    # the break-even thresholds re-price fixed purchases with solvers/evaluate.py: the mix must cost its hand
+    # the break-even thresholds re-price fixed purchases with solvers/model/evaluate.py: the mix must cost its hand
     # figure there too (2,162.80), not the pooled 2,075.20, or a threshold would flip where the model does not
     body = simple_profile([owned_item(900, watts=400, gpu="RTX 3090"), owned_item(1000, watts=400, gpu="RTX 4090")],
                           [cloud_item(5.0)], utilisation=0.5)

@@ -6,8 +6,8 @@ import pytest
 
 from pricing.gpus import bundled_gpus
 from pricing.measurements import bundled_measurements
-from solvers.calibration import all_class_errors
-from solvers.performance import (
+from solvers.explain.calibration import all_class_errors
+from solvers.base.performance import (
     FAMILY_EFFICIENCY,
     PARAMETERS,
     family,
@@ -169,10 +169,10 @@ def test_issue_14_gpu_rows_exist_under_their_canonical_names() -> None:
 @pytest.mark.parametrize("workload", ["transformer_training", "cnn_training", "inference_16bit", "inference_8bit"])
 @pytest.mark.parametrize("reference", ["RTX 3090", "H100 SXM"])
 def test_options_throughput_is_the_relative_throughput_to_the_bit(workload: str, reference: str) -> None:
-    """`solvers.options.ThroughputModel` computes the reference's score once per plan; each GPU's figure must still
+    """`solvers.offers.options.ThroughputModel` computes the reference's score once per plan; each GPU's figure must still
     be `relative_throughput` exactly (a plan's options, model and output rest on it)."""
-    from solvers.options import ThroughputModel
-    from solvers.profile import Profile
+    from solvers.offers.options import ThroughputModel
+    from solvers.base.profile import Profile
 
     gpus = bundled_gpus()
     profile = Profile.model_validate({"workload": workload, "horizon_months": 12,

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import performance_fit as fit
 
-from solvers.performance import FITTED_EFFICIENCY, PARAMETERS, TRAINING
+from solvers.base.performance import FITTED_EFFICIENCY, PARAMETERS, TRAINING
 
 MEDIAN = 0.10
 WORST = 0.25
@@ -68,7 +68,7 @@ def test_every_row_is_held_out_once_and_no_gpu_loses_all_its_rows_to_one_fold(
 @pytest.mark.parametrize("workload", TRAINING)
 def test_the_bundled_parameters_are_the_fit_of_the_bundled_data(classes: dict[str, fit.ClassData],
                                                                 workload: str) -> None:
-    """solvers/performance.py holds what `python bench/fit_performance.py` prints (rounded): a data change without
+    """solvers/base/performance.py holds what `python bench/fit_performance.py` prints (rounded): a data change without
     a refit fails here."""
     fitted = fit.fit_class(classes[workload])
     bundled = PARAMETERS[workload]

@@ -11,7 +11,7 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from solvers.plan import make_plan
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY
 
 # one GPU busy half the time; one RTX 3090 desktop (at most one owned GPU) on 8 hours a day; a 1-GPU VM at $0.50/h

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-import solvers.result as result_module
+import solvers.base.result as result_module
 from pricing.catalog import bundled_catalog
-from solvers.currency import MONEY_FIELDS, STAYS_USD
-from solvers.errors import ProfileError
+from solvers.money.currency import MONEY_FIELDS, STAYS_USD
+from solvers.base.errors import ProfileError
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import cloud_item, owned_item, simple_profile
 
 TODAY = dt.date(2026, 11, 23)

@@ -15,19 +15,19 @@ import pytest
 
 import pricing.place as place
 from pricing.catalog import Host, bundled_catalog
-from solvers.errors import ProfileError
-from solvers.options import OwnedOption
+from solvers.base.errors import ProfileError
+from solvers.offers.options import OwnedOption
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.pue import by_place, pue_of, system_kind
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.offers.pue import by_place, pue_of, system_kind
+from solvers.base.result import PlanResult
 from tests.conftest import owned_item, simple_profile
 
 TODAY = dt.date(2026, 11, 23)
 HOURS = 0.15 * 8760
 KWH_4090 = HOURS * 0.450
 EUR_USD = 1.1794  # ECB reference rate of 2026-02-06, the bundled publication
-SERVER_PUE = 1.54  # Uptime Institute Global Data Center Survey 2025 (solvers/defaults.py)
+SERVER_PUE = 1.54  # Uptime Institute Global Data Center Survey 2025 (solvers/base/defaults.py)
 
 
 def plan(body: dict[str, Any]) -> PlanResult:

@@ -1,4 +1,4 @@
-"""Pruning rule 2 (`solvers.pruning.prune_dominated`) compares only options that agree on GPUs per unit, host, kind
+"""Pruning rule 2 (`solvers.offers.pruning.prune_dominated`) compares only options that agree on GPUs per unit, host, kind
 and paid hours, which `_dominates` requires anyway: it must keep exactly the options the all-pairs rule kept."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE
-from solvers.options import OwnedOption, build_options
-from solvers.place_inputs import prepare
-from solvers.profile import Profile
-from solvers.pruning import _dominates, prune_dominated
+from solvers.offers.options import OwnedOption, build_options
+from solvers.offers.place_inputs import prepare
+from solvers.base.profile import Profile
+from solvers.offers.pruning import _dominates, prune_dominated
 from tests.conftest import TODAY
 
 

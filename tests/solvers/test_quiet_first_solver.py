@@ -1,6 +1,6 @@
 """The first HiGHS solver of a process is made with stdout on the null device (its banner would corrupt
 `gpuplan plan --json`); a process without a standard output, a daemon with fd 1 closed, can still import the
-planner (solvers/model.py `_first_highs_quietly`)."""
+planner (solvers/model/build.py `_first_highs_quietly`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_planner_imports_with_standard_output_closed() -> None:
-    script = "import os, sys\nos.close(1)\nimport solvers.model\nsys.stderr.write('imported')\n"
+    script = "import os, sys\nos.close(1)\nimport solvers.model.build\nsys.stderr.write('imported')\n"
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           check=False)
     assert done.returncode == 0, done.stderr
@@ -20,7 +20,7 @@ def test_the_planner_imports_with_standard_output_closed() -> None:
 
 
 def test_solvers_made_after_importing_the_planner_write_nothing_to_standard_output() -> None:
-    script = "import highspy\nimport solvers.model\nhighspy.Highs()\n"
+    script = "import highspy\nimport solvers.model.build\nhighspy.Highs()\n"
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           check=False)
     assert done.returncode == 0 and done.stdout == "", done.stdout

@@ -1,5 +1,5 @@
 """GPUs measured only as published per-GPU ratios (MLPerf, MosaicML) are calibrated on them
-(`pricing/data/measured_ratios.csv`, `solvers.performance.RATIO_FITTED_EFFICIENCY`)."""
+(`pricing/data/measured_ratios.csv`, `solvers.base.performance.RATIO_FITTED_EFFICIENCY`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pricing.catalog import bundled_catalog
 from pricing.gpus import bundled_gpus
 from pricing.measured_ratios import bundled_ratios
 from pricing.measurements import bundled_measurements
-from solvers.calibration import RatioError, ratio_errors
-from solvers.performance import (
+from solvers.explain.calibration import RatioError, ratio_errors
+from solvers.base.performance import (
     RATIO_FITTED_EFFICIENCY,
     efficiency,
     is_extrapolated,
@@ -23,7 +23,7 @@ from solvers.performance import (
     unit_time,
 )
 from solvers.plan import make_plan
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY, cloud_item, simple_profile
 
 # The rows of one pair spread by up to +-9% around their geometric mean (MI300X vs H100 inference: 0.79 across

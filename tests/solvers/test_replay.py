@@ -1,4 +1,4 @@
-"""The replay on its own (solvers/replay.py): small fleets and demands whose hour-by-hour cost is worked out by hand
+"""The replay on its own (solvers/replay/hourly.py): small fleets and demands whose hour-by-hour cost is worked out by hand
 from the rules in its docstring, so the referee of the model's cost is itself checked from outside."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from solvers.options import CloudOption, OwnedOption
-from solvers.profile import Profile
-from solvers.replay import Fleet, replay
+from solvers.offers.options import CloudOption, OwnedOption
+from solvers.base.profile import Profile
+from solvers.replay.hourly import Fleet, replay
 from tests.conftest import TODAY
 
 RATE = 0.10

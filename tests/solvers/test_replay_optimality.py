@@ -1,5 +1,5 @@
 """The plan is the cheapest purchase by the replay's own reckoning (issue 29): random small profiles of every demand
-form, every purchase enumerated, each run hour by hour by `solvers.replay` (written apart from the model); the
+form, every purchase enumerated, each run hour by hour by `solvers.replay.hourly` (written apart from the model); the
 model's plan must cost what the replay says it costs, and no enumerated purchase may cost less."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
 from solvers.plan import solve_core
-from solvers.profile import Profile
-from solvers.replay import Fleet, replay
+from solvers.base.profile import Profile
+from solvers.replay.hourly import Fleet, replay
 from tests.conftest import TODAY
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,5 +1,5 @@
-"""Issue 31: a profile's own cloud quotes become table columns from arrays (solvers/options.py) and are converted to
-USD without a copy of each quote (solvers/place_inputs.py); every value is the one the DataFrame path made."""
+"""Issue 31: a profile's own cloud quotes become table columns from arrays (solvers/offers/options.py) and are converted to
+USD without a copy of each quote (solvers/offers/place_inputs.py); every value is the one the DataFrame path made."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from pricing.catalog import bundled_catalog, normalise_cloud
-from solvers.cloud_table import CloudTable
-from solvers.errors import ProfileError
-from solvers.options import _request_cloud_table
-from solvers.place_inputs import prepare
-from solvers.profile import Profile
+from solvers.offers.cloud_table import CloudTable
+from solvers.base.errors import ProfileError
+from solvers.offers.options import _request_cloud_table
+from solvers.offers.place_inputs import prepare
+from solvers.base.profile import Profile
 from tests.conftest import cloud_item
 
 TODAY = dt.date(2026, 11, 21)

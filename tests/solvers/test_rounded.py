@@ -1,4 +1,4 @@
-"""`solvers.accounting.rounded` rounds a batch exactly as `round` rounds each value: numpy scalars and Python
+"""`solvers.money.accounting.rounded` rounds a batch exactly as `round` rounds each value: numpy scalars and Python
 floats round differently in the last digit (half-to-even of the scaled binary value vs of the exact decimal), and
 plans must not change in that digit because the batch is faster."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers.accounting import rounded
+from solvers.money.accounting import rounded
 
 
 @pytest.mark.parametrize("digits", [2, 3])
@@ -28,7 +28,7 @@ def test_cumulative_points_round_each_figure_as_round_did() -> None:
     """The chart's points round each curve in one batch (`curves.cumulative_points`); each figure must be the one
     `round(value, 2)` gives of that value (minus the resale on the resale point), numpy scalars and floats mixed as
     the accounts leave them."""
-    from solvers.curves import Curve, cumulative_points
+    from solvers.money.curves import Curve, cumulative_points
 
     rng = np.random.default_rng(5)
     n = 40

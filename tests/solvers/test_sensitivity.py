@@ -10,8 +10,8 @@ import pytest
 from pricing.catalog import Catalog, bundled_catalog
 from service.plans.examples import CATALOG_EXAMPLE, WORKED_EXAMPLE
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.sensitivity import RANGES, sensitivity
+from solvers.base.profile import Profile
+from solvers.replan.sensitivity import RANGES, sensitivity
 from tests.conftest import cloud_item, owned_item, simple_profile
 
 TODAY = dt.date(2026, 11, 23)
@@ -72,7 +72,7 @@ def test_every_stated_range_is_used_when_resale_applies(catalog: Catalog) -> Non
 
 
 def test_an_end_beyond_the_bounds_has_no_plan_rather_than_an_error(catalog: Catalog) -> None:
-    from solvers.bounds import MAX_GPUS
+    from solvers.base.bounds import MAX_GPUS
 
     profile = copy.deepcopy(CATALOG_EXAMPLE)
     # the largest lab allowed, busy 80% of the hours: double the work needs 1.6 x MAX_GPUS at once, not a profile
@@ -114,7 +114,7 @@ def test_electricity_moves_around_the_rate_of_the_place_not_the_default(catalog:
     """A plan in euros at a German socket: the electricity row is half to double Germany's rate (in USD, the row's
     unit), not of the 0.175 USD/kWh default the profile would get without a place."""
     from service.plans.examples import PLACE_EXAMPLE
-    from solvers.sensitivity import _base_value, _variant
+    from solvers.replan.sensitivity import _base_value, _variant
 
     profile = Profile.model_validate(PLACE_EXAMPLE)
     base = make_plan(profile, catalog, TODAY)

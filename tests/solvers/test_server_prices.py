@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
-from solvers.options import build_options
+from solvers.offers.options import build_options
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult as Plan
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult as Plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 H200_ROW = "NVIDIA HGX H200 8-GPU server (price guide, low end)"
@@ -62,7 +62,7 @@ def test_every_2025_2026_server_row_is_sourced_dated_and_labelled() -> None:
 def test_an_8x_h200_server_is_bought_when_it_pays() -> None:
     # 8 H200s busy around the clock, renting at USD 4.40 per GPU-hour (the median a 2026-09 buyer's post found):
     # cloud 8 x 4.40 x 26,280 h = USD 925,056. Buying the bundled HGX H200 server: USD 320,000 + energy
-    # (8 x 700 W + 8 x 100 W of host) x PUE 1.54 (a server room: solvers/defaults.py) x 26,280 h x USD 0.10 =
+    # (8 x 700 W + 8 x 100 W of host) x PUE 1.54 (a server room: solvers/base/defaults.py) x 26,280 h x USD 0.10 =
     # USD 25,901, so the plan buys one server and rents nothing. It pays back after 320,000 / (35.20 - 0.9856) =
     # 9,353 h = 389.7 days (the post's midpoint USD 370,000 gives 370,000 / 35.20 = 10,511 h = 14.4 months, its own
     # figure).

@@ -19,12 +19,12 @@ import pytest
 
 from pricing.catalog import Host, bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
-from solvers.evaluate import Purchase, Scenario
-from solvers.layers import Cells, whole_levels
-from solvers.model import build, cells_of, rent_only
+from solvers.model.evaluate import Purchase, Scenario
+from solvers.model.layers import Cells, whole_levels
+from solvers.model.build import build, cells_of, rent_only
 from solvers.plan import _cheapest, _evaluator, _fewer_units, _single_units, make_plan, solve_core
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import TODAY, cloud_item, owned_item
 
 

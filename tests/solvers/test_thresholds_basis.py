@@ -14,7 +14,7 @@ import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
 from solvers.plan import make_plan
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_2027 = 8760.0

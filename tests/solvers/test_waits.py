@@ -1,4 +1,4 @@
-"""First-come-first-served waits over the hourly timeline (solvers.waits), on cases derived by hand."""
+"""First-come-first-served waits over the hourly timeline (solvers.demand.waits), on cases derived by hand."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import datetime as dt
 import numpy as np
 import pytest
 
-from solvers.waits import day_pattern, fcfs_waits, rented_in_batches, window_ids
+from solvers.demand.waits import day_pattern, fcfs_waits, rented_in_batches, window_ids
 
 
 def test_a_burst_queues_on_flat_capacity_and_drains_oldest_first() -> None:

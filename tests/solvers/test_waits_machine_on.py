@@ -1,5 +1,5 @@
 """Waits when owned machines are on only h hours a day (`options.machine_on`): work that arrives while they are off
-queues for them (solvers/accounting.py `Ledger._waits`, solvers/waits.py `on_hours`).
+queues for them (solvers/money/accounting.py `Ledger._waits`, solvers/demand/waits.py `on_hours`).
 
 Hand case: 1 GPU busy the first 12 h of each day (utilisation 0.5, the utilisation form's day pattern), may wait a
 day (`patience: day`), own prices only: RTX 3090 machines at $900, a $5/h cloud that never pays. Machines on 6 h a
@@ -19,8 +19,8 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.waits import on_hours
+from solvers.base.profile import Profile
+from solvers.demand.waits import on_hours
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 

@@ -1,5 +1,5 @@
 """Patience windows are planned at their average load; the read-out replays the hours first come, first served
-(solvers/waits.py) and the plan says when work waits longer than its window (notice `waits_beyond_window`).
+(solvers/demand/waits.py) and the plan says when work waits longer than its window (notice `waits_beyond_window`).
 
 Rented hours are taken when work arrives (`waits.rented_in_batches`): each window's rented GPU-hours, its average
 load above the owned GPUs hour by hour, go to the hours whose work exceeds the owned GPUs, in whole instances of the
@@ -25,8 +25,8 @@ import numpy as np
 
 from pricing.catalog import bundled_catalog
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import cloud_item, owned_item
 
 TODAY = dt.date(2026, 11, 26)

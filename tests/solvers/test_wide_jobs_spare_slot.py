@@ -1,4 +1,4 @@
-"""Bare cards pooled for jobs wider than one GPU are bought in whole jobs (solvers/model.py `unit_bound`).
+"""Bare cards pooled for jobs wider than one GPU are bought in whole jobs (solvers/model/build.py `unit_bound`).
 
 Hand case: an always-on service of one 2-GPU replica (2 GPUs busy every hour, `jobs.gpus_per_job` 2, `runs`
 continuously) for 2027, no cloud, availability 0.95, own price only: bare RTX 6000 Ada cards at $7,000, 300 W, no
@@ -16,7 +16,7 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from solvers.plan import make_plan
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.conftest import TODAY
 
 

@@ -8,9 +8,9 @@ import datetime as dt
 import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
-from solvers import defaults
+from solvers.base import defaults
 from solvers.plan import make_plan, solve_core
-from solvers.profile import Profile, UtilisationDemand
+from solvers.base.profile import Profile, UtilisationDemand
 from solvers.workload.compiler import HOURS_PER_MONTH
 from solvers.workload.demand import compile_job, gpu_hours_at
 

@@ -1,4 +1,4 @@
-"""A small always-on service in the workload form (solvers/workload/demand.py, solvers/periods.py `load_unit`):
+"""A small always-on service in the workload form (solvers/workload/demand.py, solvers/demand/periods.py `load_unit`):
 its load is rounded to whole replicas of the type that serves it, not to whole replicas of the fastest type.
 
 The review's case: an 8B model in bf16 generating 3e8 tokens a month is about 35 GB200-hours of work a month
@@ -15,8 +15,8 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from tests.conftest import cloud_item, owned_item
 
 TODAY = dt.date(2026, 11, 21)  # the plan starts on 2026-12-01

@@ -23,8 +23,8 @@ from service.app import create_app
 from service.cli import app as cli_app
 from service.core.settings import Settings
 from service.plans.examples import WORKLOAD_EXAMPLE
-from solvers.profile import Profile
-from solvers.sensitivity import _with_demand
+from solvers.base.profile import Profile
+from solvers.replan.sensitivity import _with_demand
 from tests.solvers.test_job_widths import A100_BOX, A100_CLOUD, JOB, RTX_CLOUD, hours_per_job
 
 # LLaMA-7B's shape (Touvron et al. 2023, table 2), rounded to 7e9 parameters

@@ -9,7 +9,7 @@ import typing
 from service import web
 from service.web import STATIC_DIR
 from service.web.i18n import DEFAULT_LOCALE, LOCALE_NAMES, catalogue
-from solvers.profile import JobShape, PlanOptions, SeriesDemand, UtilisationDemand
+from solvers.base.profile import JobShape, PlanOptions, SeriesDemand, UtilisationDemand
 
 
 def _page() -> str:
