@@ -34,8 +34,8 @@ from performance_fit import (
 from pricing.gpus import bundled_gpus
 from pricing.measured_ratios import RatioMeasurement
 from pricing.measurements import bundled_measurements
-from solvers.explain.calibration import ratio_errors, used_ratio_rows
 from solvers.base.performance import FITTED_EFFICIENCY, PARAMETERS, family, ratio_row_used, unit_time
+from solvers.explain.calibration import ratio_errors, used_ratio_rows
 
 RATIO_CLASSES = ("transformer_training", "cnn_training", "inference_8bit")
 INFERENCE_ROOTS = ("H100 SXM",)  # the GPU every inference comparison hangs from

@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from pricing.catalog import Catalog, bundled_catalog
+from solvers.base.profile import Profile
 from solvers.model import build as model
 from solvers.plan import commitments_only, make_plan, purchases_only, solve_core
-from solvers.base.profile import Profile
 
 TODAY = dt.date(2026, 11, 21)
 SERIES = {

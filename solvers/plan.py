@@ -24,26 +24,13 @@ import numpy as np
 from pricing.catalog import Catalog
 from pricing.gpus import GpuTable
 from solvers.base import defaults
-from solvers.money.accounting import Accounts, Allocation, Ledger, cloud_label
-from solvers.demand.blocks import Block, merge_periods
-from solvers.money.currency import format_money, usd_to
-from solvers.money.curves import crossing, cumulative_points, curve, day_grid
-from solvers.explain.diagnose import explain, no_options
+from solvers.base.defaults import MAX_DEMAND_SCALE
+from solvers.base.demand_units import always_on, job_efficiency, scaling_efficiency
 from solvers.base.errors import ProfileError
-from solvers.model.evaluate import Evaluator, Purchase, Scenario
-from solvers.explain.extrapolation import extrapolation_warnings
 from solvers.base.finance import Financing, Terms, Weights, calendar, weights_for
-from solvers.offers.hosting import card_capacity, cheapest_host_mix
-from solvers.model.build import Limits, MipSolution, Model, SolveStatus, build, load, rent_only, solve, solved
 from solvers.base.notices import Notice, classified, notice, texts
-from solvers.offers.options import CloudOption, HostOption, JobWidths, Options, OwnedOption, build_options, offered_catalog
-from solvers.demand.periods import Period, always_on, build_periods, job_efficiency, scaling_efficiency
-from solvers.offers.place_inputs import carbon_adder_usd_per_kwh, prepare
+from solvers.base.options import CloudOption, HostOption, JobWidths, Options, OwnedOption
 from solvers.base.profile import Profile, UtilisationDemand
-from solvers.explain.provenance import aggregator_notices
-from solvers.offers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
-from solvers.money.readout import finish
-from solvers.replay.hourly import Replay, replay_purchase
 from solvers.base.result import (
     Alternatives,
     BreakEven,
@@ -53,11 +40,28 @@ from solvers.base.result import (
     SimpleBreakEven,
     SolverInfo,
 )
-from solvers.explain.simple import Budget, JobDemand, cheapest_cloud, simple_break_even
-from solvers.base.defaults import MAX_DEMAND_SCALE
-from solvers.explain.thresholds import CloudSide, Thresholds, find_thresholds
-from solvers.workload.demand import compile_job
 from solvers.base.workload import WorkloadPlan
+from solvers.demand.blocks import Block, merge_periods
+from solvers.demand.periods import Period, build_periods
+from solvers.explain.diagnose import explain, no_options
+from solvers.explain.extrapolation import extrapolation_warnings
+from solvers.explain.provenance import aggregator_notices
+from solvers.explain.simple import Budget, JobDemand, cheapest_cloud, simple_break_even
+from solvers.explain.thresholds import CloudSide, Thresholds, find_thresholds
+from solvers.model.arrays import Limits, MipSolution, Model, SolveStatus
+from solvers.model.build import build
+from solvers.model.evaluate import Evaluator, Purchase, Scenario
+from solvers.model.solve import load, rent_only, solve, solved
+from solvers.money.accounting import Accounts, Allocation, Ledger, cloud_label
+from solvers.money.currency import format_money, usd_to
+from solvers.money.curves import crossing, cumulative_points, curve, day_grid
+from solvers.money.readout import finish
+from solvers.offers.hosting import card_capacity, cheapest_host_mix
+from solvers.offers.options import build_options, offered_catalog
+from solvers.offers.place_inputs import carbon_adder_usd_per_kwh, prepare
+from solvers.offers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
+from solvers.replay.hourly import Replay, replay_purchase
+from solvers.workload.demand import compile_job
 
 THRESHOLDS_NOTE = (
     "Each threshold varies one input and holds the rest of the profile fixed; buying 'pays' when the plan's "

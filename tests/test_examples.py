@@ -11,9 +11,9 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import CATALOG_EXAMPLE, WORKED_EXAMPLE, WORKLOAD_EXAMPLE
-from solvers.plan import make_plan
 from solvers.base.profile import ConcurrencyDemand, Profile
 from solvers.base.result import PlanResult
+from solvers.plan import make_plan
 from solvers.usage import parse_usage, summarise
 from tests.conftest import TODAY
 

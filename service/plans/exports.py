@@ -49,9 +49,9 @@ import math
 from typing import Any, Literal
 
 from service.core.spreadsheet import neutralise_row
-from solvers.money.currency import format_money
 from solvers.base.finance import declining_balance, straight_line
 from solvers.base.result import Costs, PlanResult
+from solvers.money.currency import format_money
 
 CSV_COLUMNS = ["line", "item", "type", "gpu", "condition", "quantity", "unit", "unit_price", "currency",
                "vendor_source", "price_as_of", "line_total"]

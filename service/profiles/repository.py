@@ -16,7 +16,7 @@ from service.core.timestamps import iso
 from service.labs.auth import Caller
 from service.profiles.schemas import PlanSummary, ProfileIn, ProfileOut, ProfileVersionOut
 from service.profiles.tables import ProfileVersion, SavedProfile
-from solvers.demand.periods import first_of_next_month
+from solvers.base.demand_units import first_of_next_month
 from solvers.base.profile import Profile, UtilisationDemand
 
 

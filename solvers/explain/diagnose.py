@@ -6,13 +6,14 @@ import math
 from dataclasses import replace
 
 from pricing.catalog import Catalog
-from solvers.demand.blocks import Block
 from solvers.base.errors import InfeasibleProfile
-from solvers.offers.hosting import card_capacity
-from solvers.model.build import Limits, solve
-from solvers.offers.options import CloudOption, HostOption, OwnedOption
-from solvers.demand.periods import Period
+from solvers.base.options import CloudOption, HostOption, OwnedOption
 from solvers.base.profile import Profile
+from solvers.demand.blocks import Block
+from solvers.demand.periods import Period
+from solvers.model.arrays import Limits
+from solvers.model.solve import solve
+from solvers.offers.hosting import card_capacity
 
 
 def no_options(profile: Profile, catalog: Catalog) -> InfeasibleProfile:

@@ -21,7 +21,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from solvers.base.defaults import MAX_DEMAND_SCALE
 from solvers.model.evaluate import Evaluator, Purchase, Scenario
 
 MAX_USD_PER_KWH = 100.0

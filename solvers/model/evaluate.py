@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solvers.base import defaults
-from solvers.demand.blocks import Block
 from solvers.base.finance import Weights
-from solvers.model.layers import Cells, Layers, Renting, first_columns, screening, slot_grid, whole_levels
-from solvers.model.build import cells_of, unit_cost_of
-from solvers.offers.options import CloudOption, HostOption, OwnedOption
+from solvers.base.options import CloudOption, HostOption, OwnedOption, unit_cost_of
+from solvers.demand.blocks import Block
 from solvers.demand.periods import independent_levels
+from solvers.model.arrays import cells_of
+from solvers.model.layers import Cells, Layers, Renting, first_columns, screening, slot_grid, whole_levels
 
 
 @dataclass(frozen=True)

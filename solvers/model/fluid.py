@@ -29,8 +29,8 @@ import numpy as np
 from solvers.model.layers import Cells, Renting
 
 if TYPE_CHECKING:
-    from solvers.model.build import _Builder
-    from solvers.offers.options import CloudOption
+    from solvers.base.options import CloudOption
+    from solvers.model.builder import Builder
 
 INF = float("inf")
 
@@ -46,7 +46,7 @@ class Fluid:
     # sign x s / per instance-hours of each offer it names (`layers.packed_segments`)
     moves: tuple[tuple[tuple[int, float, float], ...], ...]
 
-    def owned_work(self, bld: _Builder, w: np.ndarray) -> None:
+    def owned_work(self, bld: Builder, w: np.ndarray) -> None:
         """sum_g w_gb >= sum_{c in b} v_c: the owned options do the owned work of each block's cells."""
         n_blocks = w.shape[1]
         n_owned = w.shape[0]
@@ -84,7 +84,7 @@ class Fluid:
         return np.concatenate(cols), np.concatenate(vals)
 
 
-def fluid_columns(bld: _Builder, cells: Cells, renting: Renting, block_weight: np.ndarray | None) -> Fluid:
+def fluid_columns(bld: Builder, cells: Cells, renting: Renting, block_weight: np.ndarray | None) -> Fluid:
     """The cells' owned-work and rented columns and their demand rows; the capacity rows are laid by
     `capacity_rows` once the owned slots' columns exist. `block_weight`: each block's cost weight (its discount
     factor; ones when nominal), None when the objective is not cost (capex or GPU count: rent costs nothing)."""
@@ -117,7 +117,7 @@ def useful_segments(renting: Renting) -> list[tuple[float, float, list[tuple[int
     return out
 
 
-def capacity_rows(fluid: Fluid, bld: _Builder, slot_cols: np.ndarray, capacity: np.ndarray) -> None:
+def capacity_rows(fluid: Fluid, bld: Builder, slot_cols: np.ndarray, capacity: np.ndarray) -> None:
     """v_c <= h_c x C, C = sum_g credit_g x slots_g (`slot_cols` and `capacity`: each option's slot column and
     its job slots' credit per unit of that column)."""
     cells = fluid.cells
@@ -129,7 +129,7 @@ def capacity_rows(fluid: Fluid, bld: _Builder, slot_cols: np.ndarray, capacity: 
                  np.full(n, -INF), np.zeros(n))
 
 
-def fluid_uses_cloud(fluid: Fluid, bld: _Builder, commitments: np.ndarray, bounds: list[float],
+def fluid_uses_cloud(fluid: Fluid, bld: Builder, commitments: np.ndarray, bounds: list[float],
                      fixed_usd: float) -> None:
     """A binary r paying the cloud's fixed monthly costs, on whenever a cell rents (sum s <= total work x r) or a
     commitment is held (u_c <= bound_c r)."""
@@ -147,7 +147,7 @@ def fluid_uses_cloud(fluid: Fluid, bld: _Builder, commitments: np.ndarray, bound
                      np.full(len(commitments), -INF), np.zeros(len(commitments)))
 
 
-def fluid_listing_hours(fluid: Fluid, bld: _Builder, cloud: list[CloudOption], y: np.ndarray,
+def fluid_listing_hours(fluid: Fluid, bld: Builder, cloud: list[CloudOption], y: np.ndarray,
                         block_hours: np.ndarray) -> None:
     """A quota-limited offer's packed maintenance hours (y) share its instance-hours with what the cells rent of
     it, per block and quota group: sum_copies y_ob + rented_ob <= quota x hours_b (a marketplace listing is one

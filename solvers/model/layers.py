@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers.base import defaults
+from solvers.base.options import CloudOption
 from solvers.offers.cover import cover_table
-from solvers.offers.options import CloudOption
 
 
 @dataclass(frozen=True)

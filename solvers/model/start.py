@@ -30,7 +30,7 @@ from solvers.demand.blocks import Block
 from solvers.offers.hosting import card_capacity, cheapest_host_mix, cheapest_hosts
 
 if TYPE_CHECKING:
-    from solvers.model.build import Limits, Model
+    from solvers.model.arrays import Limits, Model
 
 
 def single_option_start(model: Model, blocks: list[Block], limits: Limits) -> tuple[np.ndarray, np.ndarray] | None:

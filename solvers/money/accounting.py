@@ -12,13 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import TypeAdapter
 
-from solvers.demand.blocks import Block
-from solvers.model.evaluate import Purchase
 from solvers.base.finance import Calendar, Terms, calendar, capex_schedule, discount
-from solvers.model.layers import Cells
-from solvers.model.build import cells_of
-from solvers.offers.options import CloudOption, HostOption, OwnedOption
-from solvers.demand.periods import Period
+from solvers.base.options import CloudOption, HostOption, OwnedOption
 from solvers.base.result import (
     Alternative,
     BuyLine,
@@ -29,7 +24,12 @@ from solvers.base.result import (
     HostLine,
     PeriodLine,
 )
+from solvers.demand.blocks import Block
+from solvers.demand.periods import Period
 from solvers.demand.waits import Waits, fcfs_waits, on_hours, rented_in_batches, window_ids
+from solvers.model.arrays import cells_of
+from solvers.model.evaluate import Purchase
+from solvers.model.layers import Cells
 
 
 @dataclass

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from pydantic import TypeAdapter
 
-from solvers.money.accounting import rounded
-from solvers.demand.periods import Period
 from solvers.base.result import CumulativePoint
+from solvers.demand.periods import Period
+from solvers.money.accounting import rounded
 
 _POINTS = TypeAdapter(list[CumulativePoint])
 DAY_DECIMALS = 6  # a crossing day to a millionth of a day (0.0864 s)

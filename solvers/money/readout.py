@@ -15,10 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from pricing.place import region_location
-from solvers.money.currency import convert_model, usd_to
 from solvers.base.notices import Notice, classified, notice, texts
-from solvers.offers.place_inputs import Prepared, carbon_adder_usd_per_kwh, carbon_usd_per_hour, cloud_intensity, gpu_kw
-from solvers.offers.pue import pue_by_kind
 from solvers.base.result import (
     CarbonReport,
     CloudLine,
@@ -31,6 +28,9 @@ from solvers.base.result import (
     RateUsed,
     RegionCarbon,
 )
+from solvers.money.currency import convert_model, usd_to
+from solvers.offers.place_inputs import Prepared, carbon_adder_usd_per_kwh, carbon_usd_per_hour, cloud_intensity, gpu_kw
+from solvers.offers.pue import pue_by_kind
 
 PUE_SOURCE = ("desktop and workstation: an office machine, no metered cooling (gpuplan planning assumption); server: "
               "Uptime Institute Global Data Center Survey 2025, average annual PUE 1.54 (solvers/base/defaults.py)")

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from solvers.offers.options import CloudOption
+from solvers.base.options import CloudOption
 
 
 class CoverTable:

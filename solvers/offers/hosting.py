@@ -10,7 +10,7 @@ from functools import lru_cache
 import numpy as np
 
 from pricing.hardware_fit import cards_powered
-from solvers.offers.options import HostOption, OwnedOption
+from solvers.base.options import HostOption, OwnedOption
 
 
 def card_capacity(host: HostOption, option: OwnedOption) -> int:

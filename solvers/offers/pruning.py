@@ -22,11 +22,10 @@ import math
 
 import numpy as np
 
+from solvers.base.finance import Weights
+from solvers.base.options import CloudOption, OwnedOption, unit_cost_of
 from solvers.demand.blocks import Block
 from solvers.offers.cloud_table import CloudTable
-from solvers.base.finance import Weights
-from solvers.model.build import unit_cost_of
-from solvers.offers.options import CloudOption, OwnedOption
 
 
 def prune_cloud_frame(frame: CloudTable, peak_jobs: float | None = None) -> CloudTable:

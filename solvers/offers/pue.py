@@ -20,7 +20,7 @@ from pricing.hardware_fit import MODULE_FORM_FACTORS
 from solvers.base import defaults
 
 if TYPE_CHECKING:
-    from solvers.offers.options import OwnedOption
+    from solvers.base.options import OwnedOption
 
 # a whole machine with more GPUs than this is a server (the catalogue's desktops and workstations hold 1-4 cards,
 # its servers 8: pricing/data/hosts.csv)

@@ -11,8 +11,8 @@ import math
 from pydantic import BaseModel, Field
 
 from pricing.catalog import Catalog
-from solvers.plan import replay_core, solve_core
 from solvers.base.profile import Profile
+from solvers.plan import replay_core, solve_core
 
 
 class ReplayHour(BaseModel):

@@ -17,10 +17,10 @@ from pydantic import BaseModel, Field, ValidationError
 from pricing.catalog import Catalog
 from solvers.base import defaults
 from solvers.base.errors import InfeasibleProfile, ProfileError
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
-from solvers.offers.resale import equivalent_yearly_decline
 from solvers.base.result import PlanResult
+from solvers.offers.resale import equivalent_yearly_decline
+from solvers.plan import make_plan
 
 
 @dataclass(frozen=True)

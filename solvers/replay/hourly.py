@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solvers.base import defaults
-from solvers.offers.options import CloudOption, HostOption, OwnedOption
-from solvers.demand.periods import load_unit
+from solvers.base.demand_units import load_unit
+from solvers.base.options import CloudOption, HostOption, OwnedOption
 from solvers.base.profile import ConcurrencyDemand, Profile, SeriesDemand, UtilisationDemand
 
 Segments = tuple[np.ndarray, np.ndarray]  # (hours, segments): jobs at once, share of the hour

@@ -46,12 +46,10 @@ import pandas as pd
 from pricing.catalog import Catalog
 from pricing.hardware_fit import MODULE_FORM_FACTORS, host_accepts, module_unit_sizes
 from solvers.base.bounds import MAX_GPUS, MIN_FRACTION
+from solvers.base.defaults import MAX_DEMAND_SCALE
 from solvers.base.errors import ProfileError
 from solvers.base.notices import Notice
 from solvers.base.profile import JobShape, Profile, UtilisationDemand
-from solvers.base.defaults import MAX_DEMAND_SCALE
-from solvers.workload.compiler import HOURS_PER_MONTH, estimate, hours_at, workload_class
-from solvers.workload.reasons import excluded
 from solvers.base.workload import (
     Estimate,
     GpuEstimate,
@@ -60,6 +58,8 @@ from solvers.base.workload import (
     WorkloadPlan,
     WorkloadPlanRow,
 )
+from solvers.workload.compiler import HOURS_PER_MONTH, estimate, hours_at, workload_class
+from solvers.workload.reasons import excluded
 
 MAX_PLAN_WIDTH = 64  # the planner's widest job (JobShape.gpus_per_job)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from solvers.workload import coefficients as c
 from solvers.base.workload import MemoryBreakdown, ModelShape, Workload
+from solvers.workload import coefficients as c
 
 GB = 1e9
 

@@ -11,10 +11,10 @@ from pydantic import ValidationError
 from pricing.catalog import bundled_catalog
 from solvers.base import defaults
 from solvers.base.errors import InfeasibleProfile
-from solvers.offers.options import cross_machine_efficiency
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.offers.options import cross_machine_efficiency
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 BUSY = 0.5 * 365 * 24  # one 16-GPU job half of 2027: 4,380 h

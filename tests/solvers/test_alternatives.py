@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 from pricing.catalog import bundled_catalog
 from service.plans.examples import SERIES_EXAMPLE
 from solvers import plan as plan_module
-from solvers.model.build import build, rent_only, solve
-from solvers.plan import commitments_only, make_plan, solve_core
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.model.build import build
+from solvers.model.solve import rent_only, solve
+from solvers.plan import commitments_only, make_plan, solve_core
 from tests.conftest import TODAY
 from tests.solvers.test_pruning_and_properties import SETTINGS, catalogs, profile_with
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.demand.periods import default_efficiency
-from solvers.plan import make_plan
+from solvers.base.demand_units import default_efficiency
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 

@@ -16,8 +16,8 @@ from pricing.catalog import bundled_catalog
 from service.app import create_app
 from service.core.settings import Settings
 from service.plans.examples import CATALOG_EXAMPLE, FINANCE_EXAMPLE, SERIES_EXAMPLE, WORKED_EXAMPLE, WORKLOAD_EXAMPLE
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 
 CLOUD = {"provider": "x", "name": "y", "gpu": "RTX 3090", "usd_per_hour": 1.0}
 OWNED = {"name": "box", "gpu": "RTX 3090", "unit_price_usd": 2200}

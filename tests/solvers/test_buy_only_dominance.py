@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
-from solvers.model import build as model
-from solvers.model.build import MipSolution, solve
-from solvers.offers.options import OwnedOption
-from solvers.plan import Core, solve_core
+from solvers.base.options import OwnedOption
 from solvers.base.profile import Profile
+from solvers.model import build as model
+from solvers.model.arrays import MipSolution
+from solvers.model.solve import solve
+from solvers.plan import Core, solve_core
 from tests.conftest import TODAY
 
 # few GPU types, so that several offers of one type (which the rule compares) are common

@@ -14,8 +14,8 @@ from pricing.catalog import Catalog, bundled_catalog, normalise_cloud, normalise
 from pricing.gpus import bundled_gpus
 from pricing.resale_curves import bundled_curves
 from pricing.sold_new import SoldNew
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 GPUS = bundled_gpus()

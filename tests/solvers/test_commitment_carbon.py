@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.plan import make_plan
 from tests.conftest import TODAY, simple_profile
 
 KWH = 0.7 * 8760 * 1.57  # 9,627.24

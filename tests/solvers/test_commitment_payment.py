@@ -14,8 +14,8 @@ import pytest
 from pydantic import ValidationError
 
 from pricing.catalog import Catalog, bundled_catalog
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, simple_profile
 
 MONTH_HOURS = [24.0 * d for d in (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31,

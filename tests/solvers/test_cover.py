@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from solvers.base.options import CloudOption
 from solvers.offers.cover import CoverTable
-from solvers.offers.options import CloudOption
 
 
 def offer(i: int, price: float, slots: int, quota: int | None) -> CloudOption:

@@ -8,9 +8,9 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from solvers.base.errors import InfeasibleProfile
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_2027 = 365 * 24
@@ -139,7 +139,7 @@ def test_work_in_gpu_hours_needs_more_gpu_time_on_wider_jobs() -> None:
 
 
 def test_default_efficiency_interpolates_the_guides_figures() -> None:
-    from solvers.demand.periods import default_efficiency
+    from solvers.base.demand_units import default_efficiency
 
     assert default_efficiency(1) == 1.0
     assert default_efficiency(3) == pytest.approx(2.8 / 3)

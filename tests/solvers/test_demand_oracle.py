@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
 from solvers.base import defaults
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import TODAY
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

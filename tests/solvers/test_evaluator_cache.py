@@ -14,11 +14,11 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE
+from solvers.base.options import unit_cost_of
+from solvers.base.profile import Profile
 from solvers.model.evaluate import Evaluator, Purchase, Scenario, _slots
 from solvers.model.layers import screening, slot_grid
-from solvers.model.build import unit_cost_of
 from solvers.plan import _evaluator, _single_units, commitment_mixes, solve_core, solved_units
-from solvers.base.profile import Profile
 from tests.conftest import TODAY
 
 SERIES: dict[str, Any] = {

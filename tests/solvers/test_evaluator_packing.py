@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 
 from solvers.base.errors import InfeasibleProfile
+from solvers.base.options import JobWidths
 from solvers.model.evaluate import Purchase, Scenario
-from solvers.offers.options import JobWidths
 from solvers.plan import Core, _evaluator
 from tests.solvers.test_main_reformulations import (
     COPIES,

@@ -10,9 +10,9 @@ import pytest
 from pricing.catalog import bundled_catalog
 from service.plans.examples import CATALOG_EXAMPLE
 from solvers.base.performance import is_extrapolated
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 

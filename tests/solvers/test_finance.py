@@ -24,9 +24,10 @@ from solvers.base.finance import (
     months_to,
     straight_line,
 )
-from solvers.model.build import Limits, solve
-from solvers.plan import make_plan, solve_core
 from solvers.base.profile import Profile
+from solvers.model.arrays import Limits
+from solvers.model.solve import solve
+from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_2027 = 8760.0

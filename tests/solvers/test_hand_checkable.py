@@ -8,8 +8,8 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from solvers.base.errors import InfeasibleProfile
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_2027 = 365 * 24  # start 2027-01-01, 12 months

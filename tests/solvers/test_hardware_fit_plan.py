@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from pricing.catalog import Catalog, Host, bundled_catalog
-from solvers.offers.options import build_options
-from solvers.plan import fitting_host, make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult as Plan
+from solvers.offers.options import build_options
+from solvers.plan import fitting_host, make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 SERVER = Host(name="8-GPU test server", slots=8, base_cost_usd=5000.0, psu_watts=8000.0, idle_watts=0.0,

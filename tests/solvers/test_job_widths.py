@@ -19,13 +19,14 @@ from hypothesis import strategies as st
 
 from pricing.catalog import Catalog, bundled_catalog
 from pricing.gpus import bundled_gpus
-from solvers.model.layers import Renting
-from solvers.offers.options import CloudOption, build_options
-from solvers.plan import make_plan, solve_core
+from solvers.base.options import CloudOption
 from solvers.base.profile import Profile
+from solvers.base.workload import Workload
+from solvers.model.layers import Renting
+from solvers.offers.options import build_options
+from solvers.plan import make_plan, solve_core
 from solvers.workload.compiler import estimate
 from solvers.workload.demand import compile_job
-from solvers.base.workload import Workload
 from tests.conftest import TODAY
 
 RATE = 0.10

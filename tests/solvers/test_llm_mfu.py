@@ -16,9 +16,9 @@ from pricing.gpus import bundled_gpus
 from pricing.llm_runs import bundled_runs, parse_runs
 from pricing.measured_ratios import bundled_ratios
 from solvers.base.performance import ratio_row_used
+from solvers.base.workload import Workload
 from solvers.workload import mfu
 from solvers.workload.compiler import estimate
-from solvers.base.workload import Workload
 
 GPUS = bundled_gpus()
 

@@ -24,12 +24,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
-from solvers.offers import hosting, model
 from solvers.base.errors import InfeasibleProfile
-from solvers.model.build import Limits, MipSolution, Model, solve
-from solvers.offers.options import JobWidths, OwnedOption
-from solvers.plan import Core, solve_core
+from solvers.base.options import JobWidths, OwnedOption
 from solvers.base.profile import Profile
+from solvers.model.arrays import Limits, MipSolution, Model
+from solvers.model.solve import solve
+from solvers.offers import hosting, model
+from solvers.plan import Core, solve_core
 from tests.conftest import TODAY
 
 GPUS = ["RTX 3090", "RTX 4090", "L4"]

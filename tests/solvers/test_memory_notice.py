@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import TODAY
 
 STUDENT: dict[str, Any] = {"workload": "transformer_training", "horizon_months": 36,

@@ -11,8 +11,8 @@ import pytest
 from pricing.catalog import bundled_catalog
 from service.plans.examples import CATALOG_EXAMPLE
 from solvers.base.notices import TEMPLATES, Notice, classified, notice
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 
 TODAY = dt.date(2026, 11, 10)
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import pytest
 
 from pricing.catalog import bundled_catalog
+from solvers.base.profile import Profile
 from solvers.model.evaluate import Purchase, Scenario
 from solvers.plan import _evaluator, make_plan, solve_core
-from solvers.base.profile import Profile
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 

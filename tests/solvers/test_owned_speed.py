@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.demand.periods import independent_levels
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.demand.periods import independent_levels
+from solvers.plan import make_plan
 from tests.conftest import TODAY
 
 RATE = 0.10

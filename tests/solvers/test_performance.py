@@ -6,7 +6,6 @@ import pytest
 
 from pricing.gpus import bundled_gpus
 from pricing.measurements import bundled_measurements
-from solvers.explain.calibration import all_class_errors
 from solvers.base.performance import (
     FAMILY_EFFICIENCY,
     PARAMETERS,
@@ -17,6 +16,7 @@ from solvers.base.performance import (
     roofline_tflops,
     throughput_score,
 )
+from solvers.explain.calibration import all_class_errors
 
 
 @pytest.mark.parametrize(
@@ -171,8 +171,8 @@ def test_issue_14_gpu_rows_exist_under_their_canonical_names() -> None:
 def test_options_throughput_is_the_relative_throughput_to_the_bit(workload: str, reference: str) -> None:
     """`solvers.offers.options.ThroughputModel` computes the reference's score once per plan; each GPU's figure must still
     be `relative_throughput` exactly (a plan's options, model and output rest on it)."""
-    from solvers.offers.options import ThroughputModel
     from solvers.base.profile import Profile
+    from solvers.offers.options import ThroughputModel
 
     gpus = bundled_gpus()
     profile = Profile.model_validate({"workload": workload, "horizon_months": 12,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import TODAY
 
 # one GPU busy half the time; one RTX 3090 desktop (at most one owned GPU) on 8 hours a day; a 1-GPU VM at $0.50/h

@@ -7,8 +7,8 @@ import datetime as dt
 from typing import Any
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import cloud_item, owned_item
 
 TODAY = dt.date(2026, 11, 21)

@@ -14,11 +14,11 @@ from pydantic import BaseModel
 
 import solvers.base.result as result_module
 from pricing.catalog import bundled_catalog
-from solvers.money.currency import MONEY_FIELDS, STAYS_USD
 from solvers.base.errors import ProfileError
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.money.currency import MONEY_FIELDS, STAYS_USD
+from solvers.plan import make_plan
 from tests.conftest import cloud_item, owned_item, simple_profile
 
 TODAY = dt.date(2026, 11, 23)

@@ -16,11 +16,11 @@ import pytest
 import pricing.place as place
 from pricing.catalog import Host, bundled_catalog
 from solvers.base.errors import ProfileError
-from solvers.offers.options import OwnedOption
-from solvers.plan import make_plan
+from solvers.base.options import OwnedOption
 from solvers.base.profile import Profile
-from solvers.offers.pue import by_place, pue_of, system_kind
 from solvers.base.result import PlanResult
+from solvers.offers.pue import by_place, pue_of, system_kind
+from solvers.plan import make_plan
 from tests.conftest import owned_item, simple_profile
 
 TODAY = dt.date(2026, 11, 23)

@@ -10,9 +10,10 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE
-from solvers.offers.options import OwnedOption, build_options
-from solvers.offers.place_inputs import prepare
+from solvers.base.options import OwnedOption
 from solvers.base.profile import Profile
+from solvers.offers.options import build_options
+from solvers.offers.place_inputs import prepare
 from solvers.offers.pruning import _dominates, prune_dominated
 from tests.conftest import TODAY
 

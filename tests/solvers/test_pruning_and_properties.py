@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import make_plan, solve_core
 from solvers.base.profile import Profile
+from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY
 
 GPUS = ["RTX 3090", "RTX 4090", "RTX 3080", "A100 80GB PCIe", "L4", "V100"]

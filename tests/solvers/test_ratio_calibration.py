@@ -13,7 +13,6 @@ from pricing.catalog import bundled_catalog
 from pricing.gpus import bundled_gpus
 from pricing.measured_ratios import bundled_ratios
 from pricing.measurements import bundled_measurements
-from solvers.explain.calibration import RatioError, ratio_errors
 from solvers.base.performance import (
     RATIO_FITTED_EFFICIENCY,
     efficiency,
@@ -22,8 +21,9 @@ from solvers.base.performance import (
     relative_throughput,
     unit_time,
 )
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.explain.calibration import RatioError, ratio_errors
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, simple_profile
 
 # The rows of one pair spread by up to +-9% around their geometric mean (MI300X vs H100 inference: 0.79 across

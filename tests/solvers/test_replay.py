@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from solvers.offers.options import CloudOption, OwnedOption
+from solvers.base.options import CloudOption, OwnedOption
 from solvers.base.profile import Profile
 from solvers.replay.hourly import Fleet, replay
 from tests.conftest import TODAY

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import solve_core
 from solvers.base.profile import Profile
+from solvers.plan import solve_core
 from solvers.replay.hourly import Fleet, replay
 from tests.conftest import TODAY
 

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from pricing.catalog import bundled_catalog, normalise_cloud
-from solvers.offers.cloud_table import CloudTable
 from solvers.base.errors import ProfileError
+from solvers.base.profile import Profile
+from solvers.offers.cloud_table import CloudTable
 from solvers.offers.options import _request_cloud_table
 from solvers.offers.place_inputs import prepare
-from solvers.base.profile import Profile
 from tests.conftest import cloud_item
 
 TODAY = dt.date(2026, 11, 21)

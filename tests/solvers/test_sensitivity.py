@@ -9,8 +9,8 @@ import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
 from service.plans.examples import CATALOG_EXAMPLE, WORKED_EXAMPLE
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from solvers.replan.sensitivity import RANGES, sensitivity
 from tests.conftest import cloud_item, owned_item, simple_profile
 

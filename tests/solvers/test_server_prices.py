@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
-from solvers.offers.options import build_options
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult as Plan
+from solvers.offers.options import build_options
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 H200_ROW = "NVIDIA HGX H200 8-GPU server (price guide, low end)"

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from pricing.catalog import Catalog, Host, bundled_catalog
-from solvers.offers.options import CloudOption
-from solvers.plan import make_plan
+from solvers.base.options import CloudOption
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
 from solvers.explain.simple import JobDemand, cheapest_cloud, cloud_usd_per_job_hour, jobs_per_instance
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 BOX = owned_item(2000.0, watts=450)  # an RTX 3090 desktop, 0.45 kW while working

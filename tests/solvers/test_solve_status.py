@@ -6,7 +6,8 @@ from __future__ import annotations
 import highspy
 import pytest
 
-from solvers.model.build import SolveStatus, map_status
+from solvers.model.arrays import SolveStatus
+from solvers.model.solve import map_status
 
 S = highspy.HighsModelStatus
 

@@ -19,12 +19,14 @@ import pytest
 
 from pricing.catalog import Host, bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
-from solvers.model.evaluate import Purchase, Scenario
-from solvers.model.layers import Cells, whole_levels
-from solvers.model.build import build, cells_of, rent_only
-from solvers.plan import _cheapest, _evaluator, _fewer_units, _single_units, make_plan, solve_core
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.model.arrays import cells_of
+from solvers.model.build import build
+from solvers.model.evaluate import Purchase, Scenario
+from solvers.model.layers import Cells, whole_levels
+from solvers.model.solve import rent_only
+from solvers.plan import _cheapest, _evaluator, _fewer_units, _single_units, make_plan, solve_core
 from tests.conftest import TODAY, cloud_item, owned_item
 
 

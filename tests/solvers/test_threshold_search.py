@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
+from solvers.base.profile import Profile
 from solvers.explain import thresholds
+from solvers.explain.thresholds import CloudSide, _first_true, _margin
 from solvers.model.evaluate import Evaluator, Purchase, Scenario
 from solvers.plan import _evaluator, _single_units, make_plan, solve_core
-from solvers.base.profile import Profile
-from solvers.explain.thresholds import CloudSide, _first_true, _margin
 from tests.conftest import TODAY
 from tests.solvers.test_threshold_flips import bursty_series
 

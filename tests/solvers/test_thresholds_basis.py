@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_2027 = 8760.0

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
 from solvers.demand.waits import on_hours
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.plan import make_plan
 from tests.conftest import cloud_item, owned_item
 
 TODAY = dt.date(2026, 11, 26)

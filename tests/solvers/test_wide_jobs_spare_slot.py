@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.plan import make_plan
 from solvers.base.profile import Profile
+from solvers.plan import make_plan
 from tests.conftest import TODAY
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
 from solvers.base import defaults
-from solvers.plan import make_plan, solve_core
 from solvers.base.profile import Profile, UtilisationDemand
+from solvers.plan import make_plan, solve_core
 from solvers.workload.compiler import HOURS_PER_MONTH
 from solvers.workload.demand import compile_job, gpu_hours_at
 

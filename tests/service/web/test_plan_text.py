@@ -23,11 +23,11 @@ from service.plans.examples import (
     WORKLOAD_EXAMPLE,
 )
 from service.web.i18n import LOCALE_NAMES, catalogue
-from solvers.replan import sensitivity
 from solvers.base.notices import EXTRA_PARAMS, TEMPLATES
-from solvers.plan import THRESHOLDS_NOTE, make_plan
 from solvers.base.profile import Profile
 from solvers.base.result import BuyLine, CloudLine
+from solvers.plan import THRESHOLDS_NOTE, make_plan
+from solvers.replan import sensitivity
 from tests.service.web.node_page import NODE, run_page
 
 TODAY = dt.date(2026, 11, 10)
