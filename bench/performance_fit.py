@@ -2,7 +2,7 @@
 
 Why here and not in solvers/: fitting needs scipy (the `bench` extra) and runs offline; the planner reads the
 values `bench/fit_performance.py` prints, pasted into `solvers/base/performance.py`. The held-out test
-(`tests/solvers/test_performance_holdout.py`) imports this module, so the test and the bench run one procedure.
+(`tests/solvers/base/test_performance_holdout.py`) imports this module, so the test and the bench run one procedure.
 
 What is fitted, per training class, on `pricing/data/measured_throughput.csv`: the six numbers of
 `solvers.base.performance.ClassParameters` (roofline intensity and sharpness, the GeForce accumulate exponent, the
@@ -64,7 +64,7 @@ PUBLISHED = [
     ("RTX 3090", "RTX 2080 Ti", "cnn_training", 1.57),
 ]
 # (gpu, reference, class, lowest ratio): issue 14's rule that recurrent nets get a tensor-core benefit, i.e. A100
-# over V100 beyond 1.2x their bandwidth ratio (1555 / 900 GB/s); tests/solvers/test_performance.py
+# over V100 beyond 1.2x their bandwidth ratio (1555 / 900 GB/s); tests/solvers/base/test_performance.py
 FLOORS = [("A100 40GB", "V100", "rnn_training", 1.2 * 1555 / 900)]
 STARTING_INTENSITIES = (10.0, 40.0, 150.0, 600.0)
 # outer bounds: log intensity, log(sharpness - 1), accumulate exponent, log memory knee (GB), memory floor (GB;

@@ -72,7 +72,7 @@ class ThroughputModel:
     def _relative(self, gpu: str) -> float:
         """`performance.relative_throughput(gpu, reference)`, its two scores divided as it divides them, with the
         reference's score computed once per plan instead of once per GPU type (half the roofline evaluations of
-        options building; tests/solvers/test_performance.py holds the two equal)."""
+        options building; tests/solvers/base/test_performance.py holds the two equal)."""
         score = throughput_score(self._gpus[gpu], self._workload)
         if self._reference_score is None:
             self._reference_score = throughput_score(self._reference, self._workload)
@@ -84,7 +84,7 @@ def _request_cloud_table(profile: Profile, gpus: GpuTable, today: dt.date) -> Cl
     positive price, at least one GPU, a known pricing model, stripped and lower-case provider), so only what
     depends on the catalog is looked up, once per distinct value: the GPU's canonical name, the feed key, the date.
     A DataFrame of strings re-read by `normalise_cloud` cost some 250 ms at 10,000 quotes (issue 31); every column
-    holds the values it made (tests/solvers/test_request_cloud_table.py)."""
+    holds the values it made (tests/solvers/offers/test_request_cloud_table.py)."""
     items = profile.prices.cloud
     names: dict[str, str] = {}
     for i, item in enumerate(items):

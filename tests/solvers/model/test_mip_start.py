@@ -1,7 +1,7 @@
 """The main model's MIP start (solvers/model/start.py) and the guard on what HiGHS reports after one (solvers/model.run).
 
 The start only steers HiGHS: that it never changes an optimum is tested with the other reformulations
-(tests/solvers/test_main_reformulations.py, variant g). Here: the start is the plan a buyer of one card type would
+(tests/solvers/model/test_main_reformulations.py, variant g). Here: the start is the plan a buyer of one card type would
 make, priced as the model prices it, and a report HiGHS gets wrong is solved again without the start."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from solvers.model import build as model
 from solvers.offers.hosting import card_capacity, cheapest_host_mix, cheapest_hosts
-from tests.solvers.test_main_reformulations import core_of, main_model
+from tests.solvers.model.test_main_reformulations import core_of, main_model
 
 HOSTED = {"gpu": "RTX 3090", "watts": 350, "idle_watts": 10, "includes_host": True}
 

@@ -27,7 +27,7 @@ from solvers.model.build import build
 from solvers.model.solve import rent_only, solve
 from solvers.plan import commitments_only, make_plan, solve_core
 from tests.conftest import TODAY
-from tests.solvers.test_pruning_and_properties import SETTINGS, catalogs, profile_with
+from tests.solvers.offers.test_pruning_and_properties import SETTINGS, catalogs, profile_with
 
 
 @SETTINGS

@@ -25,7 +25,7 @@ from solvers.explain.thresholds import CloudSide, _first_true, _margin
 from solvers.model.evaluate import Evaluator, Purchase, Scenario
 from solvers.plan import _evaluator, _single_units, make_plan, solve_core
 from tests.conftest import TODAY
-from tests.solvers.test_threshold_flips import bursty_series
+from tests.solvers.explain.test_threshold_flips import bursty_series
 
 Margin = Callable[[float], float]
 # the worked example with one cloud offer, a listing of two machines (bench/same_output.py's `quota_cloud_only` at 2

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("scipy")
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
 import performance_fit as fit
 

@@ -15,7 +15,7 @@ from solvers.base.errors import InfeasibleProfile
 from solvers.base.options import JobWidths
 from solvers.model.evaluate import Purchase, Scenario
 from solvers.plan import Core, _evaluator
-from tests.solvers.test_main_reformulations import (
+from tests.solvers.model.test_main_reformulations import (
     COPIES,
     PROFILE,
     RTX_3090_HOSTED,

@@ -85,7 +85,7 @@ def test_extrapolated_flag_follows_the_measurements() -> None:
 def test_bundled_model_fits_every_measured_gpu_within_the_issue_30_bound() -> None:
     """In sample (every row fitted), each training class's median |error| is at most 10% and no measured GPU is
     off by more than 25%, across >= 25 GPUs, scored against the published throughput as measured (the held-out
-    errors: tests/solvers/test_performance_holdout.py)."""
+    errors: tests/solvers/base/test_performance_holdout.py)."""
     errors = all_class_errors()
     for workload in ("transformer_training", "cnn_training", "rnn_training"):
         assert errors[workload].median <= 0.10, workload
