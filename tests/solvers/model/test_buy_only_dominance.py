@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pricing.catalog import bundled_catalog
 from solvers.base.options import OwnedOption
 from solvers.base.profile import Profile
-from solvers.model import build as model
+from solvers.model import build as model_build
 from solvers.model.arrays import MipSolution
 from solvers.model.solve import solve
 from solvers.plan import Core, solve_core
@@ -58,7 +58,7 @@ def buy_only(core: Core, prune: bool) -> MipSolution:
     def keep_all(owned: list[OwnedOption], *args: Any, **kwargs: Any) -> list[OwnedOption]:
         return owned
 
-    with patch.object(model, "undominated", keep_all):
+    with patch.object(model_build, "undominated", keep_all):
         return solve(purchases, [], core.options.hosts, core.blocks, core.limits)
 
 
@@ -88,7 +88,7 @@ def test_the_bursty_series_buy_only_model_loses_dominated_cards_and_keeps_its_op
 
     core = solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY, prune=False)
     purchases = [o for o in core.owned if not o.is_commitment]
-    built = model.build(purchases, [], core.options.hosts, core.blocks, core.limits)
+    built = model_build.build(purchases, [], core.options.hosts, core.blocks, core.limits)
     left = {o.name.split(" (")[0] for o in purchases} - {o.name.split(" (")[0] for o in built.owned}
     assert {"A100 40GB PCIe", "A100 80GB PCIe", "RTX 6000 Ada", "RTX A6000"} <= left
     assert not {"L4", "RTX A5000", "H100 PCIe"} & left

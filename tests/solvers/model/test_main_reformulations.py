@@ -27,9 +27,13 @@ from pricing.catalog import bundled_catalog
 from solvers.base.errors import InfeasibleProfile
 from solvers.base.options import JobWidths, OwnedOption
 from solvers.base.profile import Profile
+from solvers.model import arrays as model_arrays
+from solvers.model import build as model_build
+from solvers.model import rows as model_rows
+from solvers.model import slots as model_slots
 from solvers.model.arrays import Limits, MipSolution, Model
 from solvers.model.solve import solve
-from solvers.offers import hosting, model
+from solvers.offers import hosting
 from solvers.plan import Core, solve_core
 from tests.conftest import TODAY
 
@@ -91,25 +95,25 @@ def without_dominance() -> Iterator[None]:
     def keep_all(owned: list[OwnedOption], *args: Any, **kwargs: Any) -> list[OwnedOption]:
         return owned
 
-    with patch.object(model, "undominated", keep_all):
+    with patch.object(model_build, "undominated", keep_all):
         yield
 
 
 @contextmanager
 def with_busy_rows() -> Iterator[None]:
-    original = model._availability
+    original = model_slots._availability
 
     def every_row(m: Model, blocks: Any, limits: Limits, busy_rows: bool = True, implied: Any = None) -> None:
         original(m, blocks, limits, busy_rows=True, implied=implied)
 
-    with patch.object(model, "_availability", every_row):
+    with patch.object(model_build, "_availability", every_row):
         yield
 
 
 @contextmanager
 def without_idle_maintenance() -> Iterator[None]:
     """(d) every availability row kept and every displaced column free."""
-    with patch.object(model, "maintenance_in_idle_hours",
+    with patch.object(model_build, "maintenance_in_idle_hours",
                       lambda owned, blocks, limits: np.zeros((len(owned), len(blocks)), dtype=bool)):
         yield
 
@@ -117,14 +121,14 @@ def without_idle_maintenance() -> Iterator[None]:
 @contextmanager
 def with_every_packing_offer() -> Iterator[None]:
     """(e) packed hours allowed on every cloud offer."""
-    with patch.object(model, "packing_offers", lambda cloud: np.ones(len(cloud), dtype=bool)):
+    with patch.object(model_build, "packing_offers", lambda cloud: np.ones(len(cloud), dtype=bool)):
         yield
 
 
 @contextmanager
 def with_every_active_row() -> Iterator[None]:
     """(f) the active-hours row of every option in every block."""
-    with patch.object(model, "active_rows_needed",
+    with patch.object(model_slots, "active_rows_needed",
                       lambda owned, blocks, *_: np.ones((len(owned), len(blocks)), dtype=bool)):
         yield
 
@@ -132,13 +136,13 @@ def with_every_active_row() -> Iterator[None]:
 @contextmanager
 def without_start() -> Iterator[None]:
     """(g) no MIP start."""
-    with patch.object(model, "single_option_start", lambda *args: None):
+    with patch.object(model_build, "single_option_start", lambda *args: None):
         yield
 
 
 @contextmanager
 def without_host_spend() -> Iterator[None]:
-    with patch.object(model, "_host_spend", lambda m: None):
+    with patch.object(model_build, "_host_spend", lambda m: None):
         yield
 
 
@@ -207,15 +211,15 @@ def test_the_bursty_series_main_model_takes_all_three_and_keeps_its_optimum() ->
     cards leave its main model, its busy rows are left out, and every owned option is a bare one-GPU card, so the
     host-spend row is added; its optimum is that of the model without any of them."""
     core = bursty()
-    assert model.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
-    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    assert model_build.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
+    built = model_build.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert len(built.owned) < len(core.owned_main)
     with without_dominance(), with_busy_rows(), without_host_spend():
-        plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+        plain = model_build.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
         full = main_model(core)
     assert built.d.size and built.builder.n_rows < plain.builder.n_rows
     with without_host_spend():
-        assert model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks,
+        assert model_build.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks,
                            core.limits).builder.n_rows == built.builder.n_rows - 1
     assert main_model(core).objective == pytest.approx(full.objective, rel=1e-9)
 
@@ -241,9 +245,9 @@ def test_cards_beyond_the_counted_slots_pay_for_their_hosts_at_the_root() -> Non
     17,041.64."""
     core = bursty()
     args = (core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
-    with patch.object(model, "least_rise", lambda *a: 0.0):
-        flat = root_bound(model.build(*args))
-    lifted = root_bound(model.build(*args))
+    with patch.object(model_rows, "least_rise", lambda *a: 0.0):
+        flat = root_bound(model_build.build(*args))
+    lifted = root_bound(model_build.build(*args))
     optimum = main_model(core).objective
     assert flat == pytest.approx(17009.64, abs=0.01)
     assert lifted == pytest.approx(17041.64, abs=0.01)
@@ -260,11 +264,11 @@ def test_cloud_cheaper_than_a_cards_energy_keeps_the_busy_rows_and_every_card() 
               "includes_host": True}]
     cloud = [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.05, "region": "r"}]
     core = core_of(owned, cloud, 2, 0.5, 0.6, availability=0.9)
-    assert not model.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
-    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    assert not model_build.displacement_never_pays(core.owned_main, core.options.cloud, core.limits)
+    built = model_build.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert len(built.owned) == 2
     with with_busy_rows():
-        plain = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+        plain = model_build.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert built.builder.n_rows == plain.builder.n_rows
 
 
@@ -298,8 +302,8 @@ def test_a_tie_between_cloud_and_a_cards_energy_keeps_the_guard_off() -> None:
     energy = core.owned_main[0].usd_per_job_hour(core.limits.usd_per_kwh)
     vm = core.options.cloud[0]
     tie = [replace(vm, usd_per_hour=energy * vm.slots * vm.speed)]
-    assert not model.displacement_never_pays(core.owned_main, tie, core.limits)
-    assert model.displacement_never_pays(core.owned_main, [replace(tie[0], usd_per_hour=tie[0].usd_per_hour * 1.01)],
+    assert not model_build.displacement_never_pays(core.owned_main, tie, core.limits)
+    assert model_build.displacement_never_pays(core.owned_main, [replace(tie[0], usd_per_hour=tie[0].usd_per_hour * 1.01)],
                                          core.limits)
 
 
@@ -317,12 +321,12 @@ def test_packing_goes_past_a_full_quota_to_the_next_offer() -> None:
     # wait takes an instance-hour of its own)
     core = core_of(owned, cloud, 8, 1.0, 0.15, availability=0.5, max_owned_gpus=8, patience="day")
     names = {c.key: c.name for c in core.options.cloud}
-    assert [names[c.key] for c, keep in zip(core.options.cloud, model.packing_offers(core.options.cloud),
+    assert [names[c.key] for c, keep in zip(core.options.cloud, model_slots.packing_offers(core.options.cloud),
                                              strict=True) if keep] == ["pack", "vm"]
     kept, _ = same_optimum(core, with_every_packing_offer)
     assert sorted(names[k] for k, hours in kept.packed_hours.items() if hours.sum() > 1) == ["pack", "vm"]
     # the listing's one machine is rented whole or packed, not both at once: its instance-hours stay within the block
-    cells = model.cells_of(core.blocks)
+    cells = model_arrays.cells_of(core.blocks)
     pack = next(c.key for c in core.options.cloud if c.name == "pack")
     whole = np.bincount(cells.block, kept.instances.get(pack, np.zeros(len(cells.jobs))) * cells.hours,
                         minlength=len(core.blocks))
@@ -336,7 +340,7 @@ def test_a_listing_rented_whole_is_not_also_packed() -> None:
     owned, cloud = RTX_3090_HOSTED, listing_and_vm(0.40)
     core = core_of(owned, cloud, 8, 1.0, 0.15, availability=0.5, max_owned_gpus=6)
     solution = main_model(core)
-    cells = model.cells_of(core.blocks)
+    cells = model_arrays.cells_of(core.blocks)
     for c in core.options.cloud:
         whole = np.bincount(cells.block, solution.instances.get(c.key, np.zeros(len(cells.jobs))) * cells.hours,
                             minlength=len(core.blocks))
@@ -358,10 +362,10 @@ def test_a_listings_unpackable_copy_counts_in_its_shared_hours() -> None:
     pack = next(c for c in core.options.cloud if c.name == "pack")
     wide = replace(pack, key=f"{pack.key}/w2", slots=1, speed=1.9, width=2, offer=pack.key)
     offers = [pack, wide, *(c for c in core.options.cloud if c.name != "pack")]
-    with patch.object(model, "packing_offers", lambda cloud: np.array([c.key != wide.key for c in cloud])):
+    with patch.object(model_build, "packing_offers", lambda cloud: np.array([c.key != wide.key for c in cloud])):
         narrowed = solve(core.owned_main, offers, core.options.hosts, core.blocks, core.limits)
     every = solve(core.owned_main, offers, core.options.hosts, core.blocks, core.limits)
-    cells = model.cells_of(core.blocks)
+    cells = model_arrays.cells_of(core.blocks)
     used = sum(np.bincount(cells.block, narrowed.instances.get(c.key, np.zeros(len(cells.jobs))) * cells.hours,
                            minlength=len(core.blocks)) + narrowed.packed_hours.get(c.key, np.zeros(len(core.blocks)))
                for c in (pack, wide))

@@ -1,4 +1,4 @@
-"""The main model's MIP start (solvers/model/start.py) and the guard on what HiGHS reports after one (solvers/model.run).
+"""The main model's MIP start (solvers/model/start.py) and the guard on what HiGHS reports after one (solvers/model_solve.run).
 
 The start only steers HiGHS: that it never changes an optimum is tested with the other reformulations
 (tests/solvers/model/test_main_reformulations.py, variant g). Here: the start is the plan a buyer of one card type would
@@ -12,7 +12,9 @@ from unittest.mock import patch
 import numpy as np
 import pytest
 
-from solvers.model import build as model
+from solvers.model import arrays as model_arrays
+from solvers.model import build as model_build
+from solvers.model import solve as model_solve
 from solvers.offers.hosting import card_capacity, cheapest_host_mix, cheapest_hosts
 from tests.solvers.model.test_main_reformulations import core_of, main_model
 
@@ -20,7 +22,7 @@ HOSTED = {"gpu": "RTX 3090", "watts": 350, "idle_watts": 10, "includes_host": Tr
 
 
 def _start(core: Any) -> dict[str, float]:
-    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    built = model_build.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert built.start is not None
     value = dict(zip(built.start[0].tolist(), built.start[1].tolist(), strict=True))
     named = {f"u:{o.key}": value[int(built.u[g])] for g, o in enumerate(built.owned)}
@@ -70,7 +72,7 @@ def test_no_start_when_owning_nothing_is_cheapest() -> None:
     owned = [{"name": "dear", "unit_price_usd": 9000, **HOSTED}]
     cloud = [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.30, "region": "r"}]
     core = core_of(owned, cloud, 1, 0.05, 0.15)
-    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    built = model_build.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert built.start is None
     assert main_model(core).units == {}
 
@@ -82,7 +84,7 @@ def test_a_report_that_is_not_its_solutions_cost_is_solved_again_without_the_sta
     owned = [{"name": "cheap", "unit_price_usd": 600, **HOSTED}]
     cloud = [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.90, "region": "r"}]
     core = core_of(owned, cloud, 3, 1.0, 0.15)
-    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    built = model_build.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
     assert built.start is not None
     calls: list[bool] = []
 
@@ -92,18 +94,18 @@ def test_a_report_that_is_not_its_solutions_cost_is_solved_again_without_the_sta
 
     loads: list[bool] = []
     limits: list[float] = []
-    original_load = model.load
+    original_load = model_solve.load
 
-    def recording_load(m: model.Model, time_limit_s: float = 10.0) -> model.Loaded:
+    def recording_load(m: model_arrays.Model, time_limit_s: float = 10.0) -> model_solve.Loaded:
         loads.append(m.start is not None)
         limits.append(time_limit_s)
         return original_load(m, time_limit_s)
 
-    with patch.object(model, "_reports_its_solution", wrong_once), patch.object(model, "load", recording_load):
-        highs, status = model.run(built, time_limit_s=5.0)
+    with patch.object(model_solve, "_reports_its_solution", wrong_once), patch.object(model_solve, "load", recording_load):
+        highs, status = model_solve.run(built, time_limit_s=5.0)
     assert loads == [True, False]  # solved again, without the start
     assert limits[0] == 5.0 and 0.5 <= limits[1] < 5.0  # within what the first run left of the limit
-    assert status == model.SolveStatus.OPTIMAL
+    assert status == model_arrays.SolveStatus.OPTIMAL
     assert highs.getInfo().objective_function_value == pytest.approx(main_model(core).objective, rel=1e-9)
     assert len(calls) == 1  # the second run had no start, so nothing to guard
 
@@ -113,8 +115,8 @@ def test_the_guard_compares_the_reported_objective_with_the_solution() -> None:
     owned = [{"name": "cheap", "unit_price_usd": 600, **HOSTED}]
     cloud = [{"provider": "p", "name": "vm", "gpu": "RTX 3090", "usd_per_hour": 0.90, "region": "r"}]
     core = core_of(owned, cloud, 3, 1.0, 0.15)
-    built = model.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
-    loaded = model.load(built)
+    built = model_build.build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks, core.limits)
+    loaded = model_solve.load(built)
     loaded.highs.run()
-    assert model._reports_its_solution(loaded.highs, loaded.arrays, built.offset)
-    assert not model._reports_its_solution(loaded.highs, loaded.arrays, built.offset + 100.0)
+    assert model_solve._reports_its_solution(loaded.highs, loaded.arrays, built.offset)
+    assert not model_solve._reports_its_solution(loaded.highs, loaded.arrays, built.offset + 100.0)
