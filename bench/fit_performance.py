@@ -1,6 +1,7 @@
 """Fit the throughput model on the bundled measurements and print its values and errors.
 
-Run: `python bench/fit_performance.py` (the values to paste into `solvers/base/performance.py`, the in-sample errors, the
+Run: `python bench/fit_performance.py` (the values to paste into `solvers/base/performance.py`, the in-sample errors,
+the
 guide's ratios and the ratio calibration); `--held-out`: the held-out errors (5-fold cross-validation over the
 measured rows, which the tests hold to the issue-30 targets, and leave one GPU out). The fitting itself is
 `bench/performance_fit.py`.

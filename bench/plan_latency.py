@@ -27,8 +27,9 @@ import pandas as pd
 
 from pricing.catalog import Catalog, bundled_catalog
 from solvers.base.profile import Profile
+from solvers.explain.weighing import commitments_only, purchases_only
 from solvers.model import build as model
-from solvers.plan import commitments_only, make_plan, purchases_only, solve_core
+from solvers.plan import make_plan, solve_core
 
 TODAY = dt.date(2026, 11, 21)
 SERIES = {

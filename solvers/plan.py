@@ -9,32 +9,23 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
-import re
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
-from typing import Generic, TypeVar
 
 import numpy as np
 
 from pricing.catalog import Catalog
-from pricing.gpus import GpuTable
-from solvers.base import defaults
-from solvers.base.defaults import MAX_DEMAND_SCALE
-from solvers.base.demand_units import always_on, job_efficiency, scaling_efficiency
+from solvers.base.demand_units import always_on, scaling_efficiency
 from solvers.base.errors import ProfileError
 from solvers.base.finance import Financing, Terms, Weights, calendar, weights_for
-from solvers.base.notices import Notice, classified, notice, texts
+from solvers.base.notices import texts
 from solvers.base.options import CloudOption, HostOption, JobWidths, Options, OwnedOption
 from solvers.base.profile import Profile, UtilisationDemand
 from solvers.base.result import (
     Alternatives,
     BreakEven,
-    CloudLine,
     Crossings,
     PlanResult,
     SimpleBreakEven,
@@ -43,20 +34,31 @@ from solvers.base.result import (
 from solvers.base.workload import WorkloadPlan
 from solvers.demand.blocks import Block, merge_periods
 from solvers.demand.periods import Period, build_periods
+from solvers.explain.alternatives import Deferred, Others, _alternatives
 from solvers.explain.diagnose import explain, no_options
 from solvers.explain.extrapolation import extrapolation_warnings
 from solvers.explain.provenance import aggregator_notices
+from solvers.explain.recommendation import _recommendation, names_condition
 from solvers.explain.simple import Budget, JobDemand, cheapest_cloud, simple_break_even
-from solvers.explain.thresholds import CloudSide, Thresholds, find_thresholds
+from solvers.explain.warnings import _memory_notices, _option_notices, _status_warnings, _warnings
+from solvers.explain.weighing import (
+    Weighed,
+    _bought,
+    _evaluator,
+    _search,
+    _start_guess,
+    _weigh,
+    commitment_mixes,
+    solved_units,
+)
 from solvers.model.arrays import Limits, MipSolution, Model, SolveStatus
 from solvers.model.build import build
-from solvers.model.evaluate import Evaluator, Purchase, Scenario
-from solvers.model.solve import load, rent_only, solve, solved
-from solvers.money.accounting import Accounts, Allocation, Ledger, cloud_label
-from solvers.money.currency import format_money, usd_to
+from solvers.model.evaluate import Evaluator, Purchase
+from solvers.model.solve import load, solved
+from solvers.money.accounting import Accounts, Ledger, _allocation
+from solvers.money.currency import usd_to
 from solvers.money.curves import crossing, cumulative_points, curve, day_grid
 from solvers.money.readout import finish
-from solvers.offers.hosting import card_capacity, cheapest_host_mix
 from solvers.offers.options import build_options, offered_catalog
 from solvers.offers.place_inputs import carbon_adder_usd_per_kwh, prepare
 from solvers.offers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
@@ -87,30 +89,6 @@ def _check_providers(profile: Profile, catalog: Catalog) -> None:
                            f"unknown provider(s) {unknown}; known: {sorted(known)}")
 
 
-def fitting_host(option: OwnedOption, hosts: list[HostOption]) -> HostOption | None:
-    """Cheapest host that takes one unit of a bare card option (slots, PSU and the hardware-fit rule)."""
-    fits = [h for k, h in enumerate(hosts)
-            if k in option.accepting_hosts and card_capacity(h, option) >= option.gpus_per_unit]
-    return min(fits, key=lambda h: (h.host.base_cost_usd, h.host.slots), default=None)
-
-
-def _single_units(owned: list[OwnedOption], hosts: list[HostOption], limits: Limits) -> list[Purchase]:
-    singles = []
-    for o in owned:
-        if o.is_commitment:
-            continue
-        host = None if o.includes_host else fitting_host(o, hosts)
-        if not o.includes_host and host is None:
-            continue
-        capex = o.unit_price_usd + (host.host.base_cost_usd if host else 0.0)
-        if limits.max_capex_usd is not None and capex > limits.max_capex_usd:
-            continue
-        if limits.max_owned_gpus is not None and o.gpus_per_unit > limits.max_owned_gpus:
-            continue
-        singles.append(Purchase({o.key: 1}, {host.host.name: 1} if host else {}))
-    return singles
-
-
 def terms_of(profile: Profile) -> Terms:
     opts = profile.options
     f = opts.financing
@@ -127,197 +105,6 @@ def model_weights(terms: Terms, periods: list[Period], blocks: list[Block]) -> W
         block_of[list(block.periods)] = b
     cal = calendar([p.start for p in periods], [p.end for p in periods])
     return weights_for(terms, cal, np.array([p.hours for p in periods]), block_of, len(blocks))
-
-
-def purchases_only(owned: list[OwnedOption]) -> list[OwnedOption]:
-    return [o for o in owned if not o.is_commitment]
-
-
-def commitments_only(owned: list[OwnedOption]) -> list[OwnedOption]:
-    return [o for o in owned if o.is_commitment]
-
-
-def _bought(purchase: Purchase, owned: list[OwnedOption]) -> Purchase:
-    """The purchase without its commitments: what the break-even thresholds weigh against renting."""
-    keys = {o.key for o in owned if o.is_commitment}
-    return Purchase({k: n for k, n in purchase.units.items() if k not in keys}, purchase.hosts)
-
-
-def solved_units(sol: MipSolution | None) -> dict[str, int] | None:
-    """A solution's units, None when it has none."""
-    return sol.units if sol is not None and sol.status.has_solution else None
-
-
-def commitment_mixes(owned: list[OwnedOption], *solutions: dict[str, int] | None) -> list[Purchase]:
-    """The commitments alone of each solution's units (the plan's, cloud only's), the empty mix first, without
-    repeats: what the thresholds put beside each purchase and weigh buying against."""
-    keys = {o.key for o in owned if o.is_commitment}
-    mixes = [Purchase()]
-    for units in solutions:
-        if units is None:
-            continue
-        mix = Purchase({k: n for k, n in sorted(units.items()) if k in keys and n > 0})
-        if mix.units and mix not in mixes:
-            mixes.append(mix)
-    return mixes
-
-
-def _cloud_side(owned: list[OwnedOption], mixes: list[Purchase], evaluator: Evaluator, base: Scenario) -> CloudSide:
-    """Cloud only for the thresholds: the fixed commitment mixes, and the three commitments cheapest on their own at
-    the profile's figures with a count that may follow the scenario."""
-    commits = [o.key for o in owned if o.is_commitment]
-    if not commits:
-        return CloudSide()
-    scaled = sorted(commits, key=lambda k: (evaluator.committed_cloud(k, base), k))[:3]
-    return CloudSide(mixes, scaled)
-
-
-def _allocation(sol: MipSolution) -> Allocation:
-    return Allocation(Purchase(sol.units, sol.hosts), sol.owned_jobs, sol.instances, sol.displaced, sol.packed_hours)
-
-
-def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
-    """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
-    said = {cloud_label(c): f"{offer_name(c.provider, c.name)} ({c.region}, {c.pricing.replace('_', '-')})"
-            for c in options.cloud}
-    notes = [notice("marketplace_listing", listing=said.get(label, label)) if plan.listing_machines.get(label, 1) <= 1
-             else notice("marketplace_aggregate", listing=said.get(label, label), count=plan.listing_machines[label])
-             for label in plan.listings]
-    notes += [notice("partial_upfront_fee_unknown", provider=line.provider, name=line.name)
-              for line in plan.commitments if line.payment == "partial_upfront" and not line.upfront_usd]
-    jobs = profile.jobs
-    if jobs.gpus_per_job > 1 and jobs.scaling_efficiency is None:
-        code = "assumed_scaling" if profile.workload == "cnn_training" else "assumed_scaling_not_cnn"
-        notes.append(notice(code, gpus=jobs.gpus_per_job, efficiency=job_efficiency(profile)))
-    notes += _inference_notices(profile)
-    notes += _wait_notices(profile, plan)
-    notes += _single_machine_notices(profile, plan)
-    notes += options.ignored
-    return notes
-
-
-def _single_machine_notices(profile: Profile, plan: Accounts) -> list[Notice]:
-    """An always-on service whose replicas all run on one machine: an owned server, one reserved instance or one
-    marketplace host (a provider's ordinary instances are replaced when one fails, so they do not count as one
-    machine). A failure or a day of maintenance then stops the service, spare replicas or not."""
-    if not always_on(profile):
-        return []
-    machines = (sum(b.count for b in plan.buy if b.includes_host) + sum(h.count for h in plan.hosts)
-                + sum(c.count for c in plan.commitments) + len(plan.listings))
-    elastic = any(cloud_label_of(c) not in plan.listings for c in plan.cloud)
-    if machines != 1 or elastic:
-        return []
-    where = (plan.listings[0] if plan.listings else plan.buy[0].name if plan.buy
-             else plan.hosts[0].name if plan.hosts else plan.commitments[0].name)
-    return [notice("single_machine_service", machine=where, spares=profile.jobs.spare_replicas)]
-
-
-def cloud_label_of(line: CloudLine) -> str:
-    """A plan's cloud line by the label the accounts name listings with (`accounting.cloud_label`)."""
-    return f"{line.provider}/{line.name}/{line.region}/{line.pricing}"
-
-
-def _memory_notices(profile: Profile, gpus: GpuTable, answers: list[Accounts | None]) -> list[Notice]:
-    """Work sized on a reference GPU planned (by the plan or an alternative) on GPUs with less memory, when the
-    profile gave no memory floor: the throughput model says how fast they would run the work, not whether its
-    jobs fit in their memory (DOMAIN.md section 2 gives the guide's minimum memory by use), so the plan says which
-    ones and how to require more. The default floor stays 0: a floor at the reference's memory would change every
-    plan of work sized on a large card."""
-    if "min_gpu_memory_gb" in profile.model_fields_set:
-        return []
-    reference = gpus.canonical(profile.planned_demand.reference_gpu)
-    if reference is None:
-        return []
-    floor = gpus[reference].memory_gb
-    used = [gpu for plan in answers if plan is not None
-            for gpu in [*(b.gpu for b in plan.buy), *(c.gpu for c in plan.cloud), *(c.gpu for c in plan.commitments)]]
-    names = {gpus.canonical(gpu) for gpu in used}
-    smaller = sorted(name for name in names if name is not None and gpus[name].memory_gb < floor - 1e-9)
-    if not smaller:
-        return []
-    return [notice("memory_below_reference", gpus=smaller, reference=reference, reference_gb=floor)]
-
-
-WINDOW_HOURS = {"day": 24.0, "week": 168.0}  # a month's window is its own days x 24
-
-
-def _wait_notices(profile: Profile, plan: Accounts) -> list[Notice]:
-    """The patience windows are planned at their average load (solvers.demand.periods); the first-come-first-served
-    read-out (solvers.demand.waits) says how long work really waits for the GPUs the plan holds. Where that is longer
-    than the window, the window model leaned on capacity that idles before the work arrives, and the plan says so.
-    """
-    patience = profile.jobs.patience
-    if patience == "none":
-        return []
-    beyond = [(p.max_wait_hours, window) for p in plan.periods
-              if p.max_wait_hours > (window := WINDOW_HOURS.get(patience, 24.0 * p.days)) + 1.0]  # whole hours
-    if not beyond:
-        return []
-    hours, window = max(beyond)
-    return [notice("waits_beyond_window", hours=hours, window_hours=window, patience=patience)]
-
-
-INFERENCE_CLASSES = ("inference_16bit", "inference_8bit")
-SERVICE_UTILISATION = 0.99  # at or above it, inference work "until done" looks like a service that runs every hour
-
-
-def _inference_notices(profile: Profile) -> list[Notice]:
-    """An inference class planned as until-done work (the default `jobs.runs`) is priced as GPU-hours a faster GPU
-    finishes sooner, not as GPUs present every hour; the default is kept (changing it would change today's plans),
-    so the plan says so, more strongly when the demand is busy every hour as a service is."""
-    workload = profile.workload
-    if not isinstance(workload, str) or workload not in INFERENCE_CLASSES or profile.jobs.runs != "until_done":
-        return []
-    demand = profile.demand
-    if isinstance(demand, UtilisationDemand) and demand.utilisation >= SERVICE_UTILISATION:
-        return [notice("inference_service_until_done", workload=workload, share=demand.utilisation)]
-    return [notice("inference_until_done", workload=workload)]
-
-
-def _option_notices(options: Options) -> list[Notice]:
-    """The warnings `build_options` words itself (the electricity default), with their codes."""
-    default = notice("electricity_default", usd_per_kwh=defaults.ELECTRICITY_USD_PER_KWH)
-    return [classified(text, [default]) for text in options.warnings]
-
-
-T = TypeVar("T")
-
-
-class Deferred(Generic[T]):
-    """Work (the alternatives' solves and accounts) that runs beside the caller on the alternatives' thread when
-    that thread is idle, else when its result is asked for. Why: HiGHS's `run` releases the GIL, so the buy-only
-    alternative's MIP runs on the second core while the main one runs, and its Python (building, accounting) runs
-    while the main MIP holds no GIL; under load, when plans already fill the cores, the thread is busy and each plan
-    does its own alternatives inline, adding no queue and no threads."""
-
-    def __init__(self, solve_it: Callable[[bool], T]) -> None:
-        """`solve_it(background)`: True on the alternatives' thread, beside the caller, False inline."""
-        self._solve_it = solve_it
-        self._future: Future[T] | None = None
-        executor = _alternatives_thread()
-        if _ALTERNATIVES_IDLE.acquire(blocking=False):
-            try:
-                self._future = executor.submit(solve_it, True)
-            except BaseException:
-                _ALTERNATIVES_IDLE.release()
-                raise
-            self._future.add_done_callback(lambda _: _ALTERNATIVES_IDLE.release())
-
-    def result(self) -> T:
-        return self._solve_it(False) if self._future is None else self._future.result()
-
-
-_ALTERNATIVES_IDLE = threading.Lock()
-_ALTERNATIVES: tuple[int, ThreadPoolExecutor] | None = None
-
-
-def _alternatives_thread() -> ThreadPoolExecutor:
-    """One long-lived thread per process (HiGHS keeps a task scheduler per calling thread); made again in a forked
-    child, whose copy of the parent's thread does not run."""
-    global _ALTERNATIVES
-    if _ALTERNATIVES is None or _ALTERNATIVES[0] != os.getpid():
-        _ALTERNATIVES = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="gpuplan-alternatives"))
-    return _ALTERNATIVES[1]
 
 
 @dataclass
@@ -339,40 +126,6 @@ class Core:
     model: Model | None = None  # the main model as built (the cloud-only alternative reads its screening curve)
     # the alternatives and the thresholds' evaluator, started beside the main solve (make_plan)
     others: Deferred[tuple[Others, Evaluator]] | None = None
-
-
-@dataclass
-class Others:
-    """The cloud-only and buy-only alternatives, accounted, and why one is missing."""
-
-    cloud_only: Accounts | None = None
-    buy_only: Accounts | None = None
-    buy_only_solution: MipSolution | None = None
-    cloud_only_solution: MipSolution | None = None  # its commitments are a mix the thresholds weigh (issue 16)
-    notes: list[Notice] = field(default_factory=list)
-    singles: list[Purchase] = field(default_factory=list)  # one unit of the best owned options (thresholds)
-    weighed: Weighed | None = None  # the thresholds of the MIP start's purchase, found beside the main solve
-
-
-@dataclass(frozen=True)
-class Weighed:
-    """Decision thresholds and the cloud side they weigh buying against, with the plan purchase and commitment mixes
-    they were found for: a function of these alone (and of the alternatives, the same for every purchase)."""
-
-    purchase: Purchase
-    mixes: list[Purchase]
-    found: Thresholds
-    cloud_side: CloudSide
-    least_usd_per_kwh: float = 0.0  # the electricity rate of a tariff of 0 (`Search`)
-
-    def holds_for(self, purchase: Purchase, mixes: list[Purchase]) -> bool:
-        """Same purchase and mixes, their entries in the same order (the evaluator sums them in that order)."""
-        return _entries(self.purchase) == _entries(purchase) and [_entries(m) for m in self.mixes] == [
-            _entries(m) for m in mixes]
-
-
-def _entries(purchase: Purchase) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    return list(purchase.units.items()), list(purchase.hosts.items())
 
 
 def solve_core(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool = True,
@@ -464,244 +217,6 @@ def _hours_on(profile: Profile) -> float | None:
     return None if isinstance(machine_on, str) else float(machine_on)
 
 
-def _evaluator(profile: Profile, owned: list[OwnedOption], options: Options, blocks: list[Block],
-               limits: Limits) -> Evaluator:
-    demand = profile.demand
-    waits = profile.jobs.patience != "none"
-    reading = demand.reading if isinstance(demand, UtilisationDemand) else None
-    if reading == "independent" and always_on(profile):
-        reading = "at_once"  # a service's replicas are up together (`periods._utilisation_periods`)
-    hours_scale = reading == "at_once" and not waits
-    independent = None
-    if reading == "independent" and not waits:  # a multiple of u: the binomial curve at that utilisation
-        assert isinstance(demand, UtilisationDemand)
-        independent = (demand.gpus / profile.jobs.gpus_per_job, demand.utilisation)
-    return Evaluator(owned, options.cloud, options.hosts, blocks, profile.options.availability, limits.width,
-                     limits.integer_instances, hours_scale, limits.weights, independent)
-
-
-def _start_guess(model: Model) -> tuple[dict[str, int], dict[str, int]] | None:
-    """The units and hosts of the main model's MIP start, as `read_out` would list them were it the optimum (it is
-    on most profiles: 29 of the 36 bench models with a start)."""
-    if model.start is None:
-        return None
-    value = dict(zip(model.start[0].tolist(), np.round(model.start[1]).astype(int).tolist(), strict=True))
-    units = {o.key: value[int(model.u[g])] for g, o in enumerate(model.owned) if value.get(int(model.u[g]), 0) > 0}
-    hosts = {h.host.name: value[int(model.m[k])] for k, h in enumerate(model.hosts[: len(model.m)])
-             if value.get(int(model.m[k]), 0) > 0}
-    return units, hosts
-
-
-@dataclass(frozen=True)
-class Search:
-    """Where the thresholds' searches look: the demand up to every GPU busy all the time when the demand is GPUs at
-    a utilisation (else MAX_DEMAND_SCALE times it), the electricity rate from what a tariff of 0 prices owned
-    energy at (the carbon price's adder per kWh, which the threshold is then stated without)."""
-
-    max_demand_scale: float
-    least_usd_per_kwh: float = 0.0
-
-
-def _search(profile: Profile, carbon_usd_per_kwh: float) -> Search:
-    demand = profile.demand
-    return Search(1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE,
-                  carbon_usd_per_kwh)
-
-
-@dataclass
-class Fewer:
-    """The plan's purchase at fewer units, each made when a demand multiple first asks for it (`_fewer_units`)."""
-
-    purchase: Purchase
-    option: OwnedOption | None
-    hosts: list[HostOption]
-    host_cost: np.ndarray
-    mixes: list[Purchase]
-    made: dict[int, list[Purchase]] = field(default_factory=dict)
-
-    @property
-    def count(self) -> int:
-        """The plan's units of its one option."""
-        (_, count), = self.purchase.units.items()
-        return count
-
-    def at(self, scale: float) -> list[Purchase]:
-        """The purchase at the units the multiple asks for (the plan's count times the multiple, rounded up) and at
-        one unit fewer (the count rounded down, when it is not whole), beside each commitment mix; none at or above
-        the plan's own count. Why one fewer: slower cards carry a share of a job (issue 29), and below its demand a
-        plan may buy fewer than the count times the multiple: at 52% of the finance example's demand the plan buys
-        five RTX PRO 6000 and rents the rest, where rounding up weighed only six, and the demand threshold read 0.53
-        though the plan still buys four at 40%."""
-        if self.option is None:
-            return []
-        n = max(1, math.ceil(self.count * scale - 1e-9))
-        counts = {self._whole_jobs(n), self._whole_jobs(max(1, n - 1))}
-        found: list[Purchase] = []
-        for count in sorted(counts, reverse=True):
-            found += [p for p in self._of(count) if p not in found]
-        return found
-
-    def below(self) -> list[Purchase]:
-        """The purchase at 1, 2, 4, ... units fewer than the plan's, and at one unit (each beside each commitment
-        mix). Why: dearer power or cheaper cloud makes a plan buy fewer of the same before it buys none (the bursty
-        series buys three RTX 4090 at $0.15/kWh and two from about $0.30 to $0.33, where the electricity threshold
-        read 0.302 weighing three); a few counts, since each is a run of its own on today's curve."""
-        if self.option is None:
-            return []
-        count = self.count
-        fewer = sorted({max(1, count - 2 ** k) for k in range(max(1, count.bit_length()))}, reverse=True)
-        return [p for n in fewer for p in self._of(n)]
-
-    def _whole_jobs(self, n: int) -> int:
-        """n units rounded up to whole jobs of bare cards (machines as they are)."""
-        option = self.option
-        assert option is not None
-        if not option.includes_host and option.width > option.gpus_per_unit:
-            per_job = math.ceil(option.width / option.gpus_per_unit)
-            return math.ceil(n / per_job) * per_job
-        return n
-
-    def _of(self, n: int) -> list[Purchase]:
-        """The purchase at n units, in whole jobs of bare cards; none at or above the plan's own count."""
-        option = self.option
-        assert option is not None
-        n = self._whole_jobs(n)
-        if n >= self.count:
-            return []
-        found = self.made.get(n)
-        if found is None:
-            found = self.made[n] = self._made(option.key, n, option)
-        return found
-
-    def _made(self, key: str, n: int, option: OwnedOption) -> list[Purchase]:
-        if option.includes_host:
-            made = Purchase({key: n})
-        else:
-            accepting = [k for k in option.accepting_hosts if k < len(self.hosts)]
-            # a job's cards sit in one host: a host holds whole jobs of them
-            capacity = np.array([card_capacity(self.hosts[k], option) // option.width * option.width
-                                 for k in accepting])
-            mix = cheapest_host_mix(self.host_cost[accepting], capacity, n * option.gpus_per_unit)
-            if mix is None:
-                return []
-            made = Purchase({key: n}, {self.hosts[accepting[i]].host.name: int(c) for i, c in enumerate(mix) if c})
-        return _beside(made, self.mixes)
-
-
-def _beside(purchase: Purchase, mixes: list[Purchase]) -> list[Purchase]:
-    """The purchase beside each commitment mix (alone when there are none to put beside it)."""
-    if len(mixes) <= 1:
-        return [purchase]
-    return [Purchase({**purchase.units, **c.units}, purchase.hosts) for c in mixes]
-
-
-def _fewer_units(purchase: Purchase, owned: list[OwnedOption], hosts: list[HostOption], usd_per_kwh: float,
-                 hours: float, mixes: list[Purchase]) -> Fewer:
-    """The plan's purchase at the units a demand multiple below one asks for: the bare cards of one option in the
-    cheapest whole hosts that hold them (price and idle energy over the horizon), whole machines as they are. Why:
-    below the profile's demand a plan that buys buys fewer of the same (the finance example: nine RTX PRO 6000 at
-    its utilisation, seven at 70% of it), which is neither its own purchase nor one unit; without them its
-    utilisation threshold read 0.59 where the plan stops buying below 0.55. Purchases of several options are
-    left as they are."""
-    option = None
-    if len(purchase.units) == 1:
-        (key,) = purchase.units
-        option = next((o for o in owned if o.key == key), None)
-    cost = np.array([h.host.base_cost_usd + usd_per_kwh * h.idle_kwh_per_hour * hours for h in hosts])
-    return Fewer(purchase, option, hosts, cost, mixes)
-
-
-def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, search: Search, plan_purchase: Purchase,
-           buy_only_sol: MipSolution | None, singles: list[Purchase], mixes: list[Purchase]) -> Weighed:
-    """The decision thresholds of a plan purchase: it, the buy-only purchase and the single units, each alone and
-    beside each commitment mix, weighed against cloud only; for the demand threshold also the plan's purchase at
-    fewer cards (`_fewer_units`)."""
-    candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
-                              and buy_only_sol.status.has_solution else None) if p and not p.empty]
-    candidates += singles
-    fewer = _fewer_units(plan_purchase, owned, list(evaluator.hosts.values()), limits.usd_per_kwh,
-                         evaluator.total_hours, mixes)
-    if len(mixes) > 1:  # each purchase alone and beside the plan's and cloud only's commitments
-        combined = [q for p in candidates for q in _beside(p, mixes)]
-        candidates = [p for i, p in enumerate(combined) if p not in combined[:i]]
-    cloud_side = _cloud_side(owned, mixes, evaluator, Scenario(limits.usd_per_kwh))
-    found = find_thresholds(evaluator, candidates, limits.usd_per_kwh, search.max_demand_scale,
-                            not plan_purchase.empty, cloud_side, fewer.at, search.least_usd_per_kwh, fewer.below())
-    return Weighed(plan_purchase, mixes, found, cloud_side, search.least_usd_per_kwh)
-
-
-LOW_DEMAND = 0.05  # the demand multiple at which the thresholds also rank single units (`_best_singles`)
-
-
-def _best_singles(singles: list[Purchase], evaluator: Evaluator, base: Scenario) -> list[Purchase]:
-    """The four single units cheapest at the profile's demand, then the two cheapest at a twentieth of it. Why the
-    second: the demand threshold is searched down to small multiples, where the cheapest unit to hold and run
-    wins, not the cheapest per job-hour (a lab's 8 GPUs averaged down to 5% buy one used RTX 2080 Ti, which is not
-    among the four best at its own demand; without it the utilisation threshold read 3.7% where the plan flips at
-    3.0%; ranked by what they cost to hold alone, 3.06%)."""
-    best = _cheapest(singles, 4, evaluator, base)
-    rest = [p for p in singles if not any(p is b for b in best)]
-    return best + _cheapest(rest, 2, evaluator, Scenario(base.usd_per_kwh, demand=base.demand * LOW_DEMAND))
-
-
-def _cheapest(purchases: list[Purchase], count: int, evaluator: Evaluator, scenario: Scenario) -> list[Purchase]:
-    """The `count` purchases cheapest in the scenario, in the order `sorted` by cost gives them (ties in the given
-    order). Why not sort every one: each is run on the curve, while what it costs to hold (`fixed_cost`) bounds its
-    cost from below; taken in that order, the ones left once the bound passes the count-th cost cannot be among
-    them (strictly above it, so no tie is missed)."""
-    bounds = [evaluator.fixed_cost(p, scenario) for p in purchases]
-    costs: dict[int, float] = {}
-    for i in sorted(range(len(purchases)), key=lambda i: bounds[i]):
-        if len(costs) >= count and bounds[i] > sorted(costs.values())[count - 1]:
-            break
-        costs[i] = evaluator.cost(purchases[i], scenario)
-    return [purchases[i] for i in sorted(costs, key=lambda i: (costs[i], i))[:count]]
-
-
-def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
-                  model: Model | None, evaluator: Evaluator, search: Search,
-                  guess: tuple[dict[str, int], dict[str, int]] | None, background: bool) -> tuple[Others, Evaluator]:
-    """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
-    commitments, nothing bought), accounted. Without commitments cloud only has no decision left (every job is
-    rented as the screening curve prices it), so it is read from the main model when there is one. Also the
-    thresholds' single units, in order of their cost: none of it depends on the main plan.
-
-    In the `background`, beside the main solve, also the thresholds of the main model's MIP start (`guess`): they
-    depend on the plan's purchase and commitments only, so when the optimum buys what the start buys (the usual
-    case) the plan takes them as found, and the main thread, waiting on nothing, skips their searches after its
-    solve (some 3.5 ms on the bursty series, `Weighed.holds_for`). Inline there is no solve to overlap, so no guess."""
-    others = Others()
-    buy_notes: list[Notice] = []
-    purchases = purchases_only(owned)
-    if purchases:
-        others.buy_only_solution = solve(purchases, [], options.hosts, blocks, limits)
-        if others.buy_only_solution.status.has_solution:
-            others.buy_only = ledger.account(_allocation(others.buy_only_solution), detail=False)
-        else:
-            buy_notes.append(notice("buy_only_infeasible"))
-    else:
-        buy_notes.append(notice("buy_only_none"))
-    commitments = commitments_only(owned)
-    if options.cloud or commitments:
-        cloud = (rent_only(model, limits) if not commitments and model is not None
-                 else solve(commitments, options.cloud, options.hosts, blocks, limits))
-        if cloud.status.has_solution:
-            others.cloud_only = ledger.account(_allocation(cloud), detail=False)
-            others.cloud_only_solution = cloud
-        else:
-            others.notes.append(notice("cloud_only_quota"))
-    else:
-        others.notes.append(notice("cloud_only_none"))
-    others.notes += buy_notes
-    base = Scenario(limits.usd_per_kwh)
-    others.singles = _best_singles(_single_units(owned, options.hosts, limits), evaluator, base)
-    if background and guess is not None:
-        mixes = commitment_mixes(owned, guess[0], solved_units(others.cloud_only_solution))
-        others.weighed = _weigh(owned, evaluator, limits, search, _bought(Purchase(*guess), owned),
-                                others.buy_only_solution, others.singles, mixes)
-    return others, evaluator
-
-
 PLAN_OBSERVERS: list[Callable[[Core, dt.date], None]] = []
 """Called with every plan's core as `make_plan` makes it (the test suite's replay of every plan, issue 29)."""
 
@@ -781,12 +296,6 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     if core.workload is not None:  # the compiled demand's utilisation is a device, not the user's figure
         result.break_even.utilisation_threshold = None
     return finish(result, prep)
-
-
-def _status_warnings(sol: MipSolution) -> list[Notice]:
-    if sol.status == SolveStatus.TIME_LIMITED:
-        return [notice("time_limited", gap=sol.gap or 0.0)]
-    return []
 
 
 def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], options: Options,
@@ -900,80 +409,6 @@ def _simple_owned(plan_purchase: Purchase, owned: list[OwnedOption], singles: li
             keys.append(max(((k, n) for k, n in purchase.units.items() if n > 0), key=lambda kv: (kv[1], kv[0]))[0])
     keys += [next(iter(s.units)) for s in singles]
     return [by_key[k] for k in dict.fromkeys(keys) if k in by_key]
-
-
-def _horizon_text(profile: Profile, horizon_days: int, periods: int) -> str:
-    if profile.horizon_months is not None:
-        return f"{profile.horizon_months} months"
-    if profile.horizon_days is None:
-        return f"{periods} months"  # a series without a horizon spans whole months
-    return f"{horizon_days} days"
-
-
-def _jobs_of(width: int | None) -> str:
-    """The job width of a plan line, said where each GPU type runs its own (the workload form)."""
-    return "" if width is None else f", jobs of {width} GPU{'s' if width > 1 else ''}"
-
-
-def offer_name(provider: str, name: str) -> str:
-    """A cloud offer as the sentence names it: its provider, then its name, unless the name begins with the provider
-    already (114 of the bundled offers do: "fal-ai fal-ai-b200-1x" said it twice). The page names offers the same
-    way (static/plan-text.js `offerName`)."""
-    p, n = provider.lower(), name.lower()
-    if p and (n == p or any(n.startswith(p + sep) for sep in ("-", " ", "_"))):
-        return name
-    return f"{provider} {name}"
-
-
-def names_condition(name: str, condition: str) -> bool:
-    """Whether a product's name already says its condition in its closing parentheses ("RTX 3090 (used, eBay)"):
-    the sentence then says it once, not "(used, eBay) (used)". The page reads names the same way
-    (static/plan-text.js `namesCondition`)."""
-    found = re.fullmatch(r"(.*) \(([^()]*)\)", name)
-    return found is not None and condition in found.group(2).split(", ")
-
-
-def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
-                    profile: Profile, currency: str = "USD", factor: float = 1.0, *, jobs: bool = False) -> str:
-    parts = []
-    if plan.buy:
-        parts.append("Buy " + ", ".join(f"{b.count} x {b.name}{_jobs_of(b.gpus_per_job)}"
-                                        if names_condition(b.name, b.condition)
-                                        else f"{b.count} x {b.name} ({b.condition}{_jobs_of(b.gpus_per_job)})"
-                                        for b in plan.buy))
-        if plan.hosts:
-            parts[-1] += " in " + ", ".join(f"{h.count} x {h.name}" for h in plan.hosts)
-    if plan.commitments:
-        reserve = ", ".join(f"{c.count} x {offer_name(c.provider, c.name)} for {c.term_months} months"
-                            f"{_jobs_of(c.gpus_per_job)}"
-                            for c in plan.commitments)
-        parts.append(("reserve " if parts else "Reserve ") + reserve)
-    if plan.cloud:
-        rent = ", ".join(f"{c.hours:,.0f} h of {offer_name(c.provider, c.name)} ({c.region}, "
-                         f"{c.pricing.replace('_', '-')}"
-                         f"{_jobs_of(c.gpus_per_job)})" for c in plan.cloud[:3])
-        parts.append(("and rent " if parts else "Rent ") + rent)
-    sentence = " ".join(parts)
-    horizon = _horizon_text(profile, horizon_days, len(plan.periods))
-    if cloud_only is not None and plan.buy:
-        rate = profile.options.discount_rate
-        saving = cloud_only.costs.total_usd - plan.costs.total_usd
-        worth = ""
-        if rate > 0:  # on the basis the plan was chosen on (issue 16)
-            saving = (cloud_only.costs.present_value_usd or 0.0) - (plan.costs.present_value_usd or 0.0)
-            worth = f" in present value at {100 * rate:g}% a year"
-        sentence += f"; saves {format_money(saving * factor, currency)}{worth} over {horizon} versus cloud only"
-        if cloud_only.commitments:
-            sentence += " (which would reserve instances too)"
-        if be.days is not None:
-            sentence += f"; buying pays off after {math.ceil(be.days)} days"
-    elif not plan.buy:
-        sentence += f"; buying does not pay over {horizon}"
-        if jobs and be.demand_scale_threshold is not None:
-            sentence += f" (it would from {be.demand_scale_threshold:.2f} times this work a month)"
-        elif be.utilisation_threshold is not None and not jobs:
-            sentence += f" (it would from {100 * be.utilisation_threshold:.1f}% utilisation)"
-    return sentence + "."
 
 
 __all__ = ["Core", "SolverFailure", "make_plan", "names_condition", "solve_core"]

@@ -1,6 +1,7 @@
 """The user guide's field reference (docs/reference/), made from the pydantic models so it cannot drift.
 
-The profile a plan is made for (`solvers.base.profile.Profile`), the plan it answers (`solvers.base.result.PlanResult`) and
+The profile a plan is made for (`solvers.base.profile.Profile`), the plan it answers (`solvers.base.result.PlanResult`)
+and
 the workload estimate (`solvers.base.workload`) are public contracts whose fields already carry a
 `Field(description=...)` for `/docs`; this module renders the same JSON Schema the API publishes as Markdown
 tables, one section per model, so the guide says what the schema says and nothing else. The MkDocs hook

@@ -215,7 +215,8 @@ def line_items(plan: PlanResult) -> list[dict[str, Any]]:
 
 
 def committed_hours_used(plan: PlanResult) -> list[float]:
-    """Instance-hours each commitment line worked: the periods' `commitments[i]` cloud hours (solvers/money/accounting.py
+    """Instance-hours each commitment line worked: the periods' `commitments[i]` cloud hours
+    (solvers/money/accounting.py
     names each line by its place), at most the hours the line holds."""
     worked = [0.0] * len(plan.commitments)
     for period in plan.periods:

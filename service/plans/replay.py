@@ -1,5 +1,6 @@
 """A stored plan replayed hour by hour (issue 29): re-planned at the prices it recorded, on its day, like its
-sensitivity, and its purchase run by `solvers.replay.hourly`. A stored plan never changes, so neither does its replay: the
+sensitivity, and its purchase run by `solvers.replay.hourly`. A stored plan never changes, so neither does its replay:
+the
 answers are kept (a few, newest kept), with and without the hours, and the JSON and the chart of one plan cost one
 run in the plan pool."""
 

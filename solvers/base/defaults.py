@@ -28,7 +28,8 @@ AVAILABILITY = 0.95
 GPU_IDLE_FRACTION_OF_TDP = 0.10
 
 # Power usage effectiveness (cooling and power distribution per kWh the machine draws) of an owned machine by where it
-# stands, i.e. by its host's kind (pricing/data/hosts.csv `kind`; a whole system by `solvers.offers.pue.system_kind`), unless
+# stands, i.e. by its host's kind (pricing/data/hosts.csv `kind`; a whole system by `solvers.offers.pue.system_kind`),
+# unless
 # options.pue says one figure for every machine.
 # - desktop, workstation: 1.0, a machine in an office: its room's air conditioning is the building's, not metered to
 #   it (gpuplan planning assumption, the figure the planner used for every machine before issue 30);

@@ -60,7 +60,8 @@ class OwnedOption:
     offer: str = ""  # copies of one offer at several widths share it (and its quota); "" = this option's own key
     payment: str = ""  # commitment: no_upfront, partial_upfront, all_upfront ("" when the source does not say)
     upfront_usd: float = 0.0  # commitment: fee per instance at each term's start (solvers.base.finance.upfront_fee)
-    # commitment: what a carbon price adds to each held instance-hour (solvers.offers.place_inputs), paid as the hours pass
+    # commitment: what a carbon price adds to each held instance-hour (solvers.offers.place_inputs), paid as the hours
+    # pass
     carbon_usd_per_hour: float = 0.0
 
     def available(self, profile_availability: float) -> float:

@@ -29,7 +29,8 @@ The training parameters in `PARAMETERS` and `FITTED_EFFICIENCY` are fitted by `b
 NGC 20.01 to the 2024-2025 v2 runs, 26 GPUs from the RTX 2080 Ti to the B200), with the guide's published ratios
 held within 10% (tests pin them: A100 vs V100 transformer 1.70x and CNN 1.45x, RTX 3090 vs RTX 2080 Ti transformer
 1.5x and CNN 1.57x). The held-out errors (5-fold cross-validation over the measured rows, and each GPU left out of
-its own fit) are in `pricing/data/gpu_compute.SOURCES.md`; `tests/solvers/base/test_performance_holdout.py` holds them to
+its own fit) are in `pricing/data/gpu_compute.SOURCES.md`; `tests/solvers/base/test_performance_holdout.py` holds them
+to
 issue 30's targets. The inference classes keep the roofline and family values of the fit before issue 30, which the
 guide's RTX 4090 vs H100 SXM 8-bit ratio (0.33x) and the MLPerf inference ratios calibrate.
 

@@ -441,7 +441,8 @@ class CommitmentPriceItem(_Strict):
         "usd_per_hour x 730 h x term_months)")
     upfront_usd: Money | None = Field(None, description="partial_upfront only: the fee per instance paid at each "
                                       "term's start; the rest is paid hourly")
-    # set by solvers.offers.place_inputs.prepare, never by a request: what a carbon price adds to each held instance-hour
+    # set by solvers.offers.place_inputs.prepare, never by a request: what a carbon price adds to each held
+    # instance-hour
     _carbon_usd_per_hour: float = PrivateAttr(0.0)
 
     @property

@@ -168,7 +168,7 @@ class Model:
     slots: dict[int, tuple[np.ndarray, np.ndarray]]  # owned index -> (columns, coefficients) of its job slots
     offset: float = 0.0
     owns: np.ndarray | None = None  # the binary "anything bought" when fixed monthly opex applies
-    start: tuple[np.ndarray, np.ndarray] | None = None  # integer columns and values of a MIP start (`solvers.model.start`)
+    start: tuple[np.ndarray, np.ndarray] | None = None  # integer columns and values of a MIP start (model.start)
     credits: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per owned option: `credit`
     fluid: Fluid | None = None  # work that may wait: the per-cell columns of `solvers.model.fluid` (then mu is empty)
 

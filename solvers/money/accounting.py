@@ -27,7 +27,7 @@ from solvers.base.result import (
 from solvers.demand.blocks import Block
 from solvers.demand.periods import Period
 from solvers.demand.waits import Waits, fcfs_waits, on_hours, rented_in_batches, window_ids
-from solvers.model.arrays import cells_of
+from solvers.model.arrays import MipSolution, cells_of
 from solvers.model.evaluate import Purchase
 from solvers.model.layers import Cells
 
@@ -597,3 +597,7 @@ def _unflatten(shape: list[dict[str, float]], values: list[float]) -> list[dict[
     """Dicts with the keys of `shape` and, in order, the flat `values`."""
     it = iter(values)
     return [{k: next(it) for k in d} for d in shape]
+
+
+def _allocation(sol: MipSolution) -> Allocation:
+    return Allocation(Purchase(sol.units, sol.hosts), sol.owned_jobs, sol.instances, sol.displaced, sol.packed_hours)

@@ -3,7 +3,8 @@
 Carbon (issue 16): owned kgCO2e = owned energy (kWh, PUE applied, as billed) x the grid intensity at the profile's
 location; rented kgCO2e = per cloud line, GPU board power (gpus.csv `tdp_w`) x GPUs x instance-hours x cloud PUE x
 the intensity of the region's location; committed (reserved) instances the same for every hour of every term they
-are held (count x paid_hours: see solvers/offers/place_inputs.py for why held, not used, hours). A figure whose intensity is
+are held (count x paid_hours: see solvers/offers/place_inputs.py for why held, not used, hours). A figure whose
+intensity is
 unknown is left out and said so, never guessed.
 The owned energy is read back from the plan's electricity cost at the rate it was priced at (the rate with any
 carbon price folded in), so it is exactly the energy the objective paid for.

@@ -2,7 +2,8 @@
 
 A lab that quotes a 1-GPU box of an SXM module, a card below its memory floor or an offer of a provider it then
 filters out should read in the plan that the item took no part, with the item's name and the reason, not find it
-missing. `build_options` records each as a notice (solvers/base/notices.py, codes `ignored_*`); the plan lists them in its
+missing. `build_options` records each as a notice (solvers/base/notices.py, codes `ignored_*`); the plan lists them in
+its
 warnings. Catalog rows are not reported: a catalog holds many offers a profile's filters are meant to drop.
 """
 

@@ -482,7 +482,7 @@ def build_options(
 
     owned: list[OwnedOption] = []
     accepting_of: dict[str, tuple[int, ...]] = {}
-    ignored: dict[int, Notice] = {}  # per profile quote, why it is left out (the first reason, `solvers.offers.ignored`)
+    ignored: dict[int, Notice] = {}  # per profile quote, why it is left out (the first reason, offers.ignored)
     owned_rows = _owned_rows(catalog, profile, today) if opts.allow_buy else []
     first_quote = len(owned_rows) - len(profile.prices.owned)
     kept_quotes: set[int] = set()

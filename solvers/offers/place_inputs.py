@@ -1,6 +1,7 @@
 """Before the model: money inputs to USD, electricity by place, purchase taxes, and a carbon price folded into costs.
 
-Why here and not in the model: the mixed-integer program (`solvers/model/build.py`) prices owned energy per kWh and cloud
+Why here and not in the model: the mixed-integer program (`solvers/model/build.py`) prices owned energy per kWh and
+cloud
 hours per instance-hour; every option of this issue changes those inputs and nothing else, so the model keeps its
 structure. The steps, each on a copy (the caller's profile and catalog are not touched):
 

@@ -4,7 +4,8 @@ Why: a desktop or workstation in an office adds no cooling the lab pays per kWh 
 conditioning is the building's); a server in a rack or a server room pays its room's cooling and power distribution,
 the power usage effectiveness public data-centre surveys report (`defaults.PUE_BY_HOST_KIND`). A bare card takes its
 host's figure, so a card that fits both an office machine and a server is offered once for each
-(`solvers.offers.options.by_place`); a whole machine (a DGX, a vendor's 8-GPU server, a quoted workstation) takes its own
+(`solvers.offers.options.by_place`); a whole machine (a DGX, a vendor's 8-GPU server, a quoted workstation) takes its
+own
 kind's. `options.pue`, when given, is every machine's figure, as before issue 30.
 """
 

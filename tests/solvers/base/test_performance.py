@@ -169,7 +169,8 @@ def test_issue_14_gpu_rows_exist_under_their_canonical_names() -> None:
 @pytest.mark.parametrize("workload", ["transformer_training", "cnn_training", "inference_16bit", "inference_8bit"])
 @pytest.mark.parametrize("reference", ["RTX 3090", "H100 SXM"])
 def test_options_throughput_is_the_relative_throughput_to_the_bit(workload: str, reference: str) -> None:
-    """`solvers.offers.options.ThroughputModel` computes the reference's score once per plan; each GPU's figure must still
+    """`solvers.offers.options.ThroughputModel` computes the reference's score once per plan; each GPU's figure must
+    still
     be `relative_throughput` exactly (a plan's options, model and output rest on it)."""
     from solvers.base.profile import Profile
     from solvers.offers.options import ThroughputModel

@@ -15,8 +15,9 @@ from pydantic import ValidationError
 from pricing.catalog import bundled_catalog
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.explain.weighing import _evaluator
 from solvers.model.evaluate import Purchase, Scenario
-from solvers.plan import _evaluator, make_plan, solve_core
+from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_24_MONTHS = 731 * 24  # 2027-01-01 .. 2029-01-01 (2028 is a leap year): 17,544 h

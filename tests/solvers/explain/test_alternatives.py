@@ -23,9 +23,10 @@ from service.plans.examples import SERIES_EXAMPLE
 from solvers import plan as plan_module
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.explain.weighing import commitments_only
 from solvers.model.build import build
 from solvers.model.solve import rent_only, solve
-from solvers.plan import commitments_only, make_plan, solve_core
+from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY
 from tests.solvers.offers.test_pruning_and_properties import SETTINGS, catalogs, profile_with
 
@@ -55,7 +56,8 @@ def test_cloud_only_read_from_the_main_model_equals_its_own_model(prices: dict[s
         for key, counts in slow.instances.items():
             assert np.array_equal(fast.instances[key], counts)
         return
-    # work that may wait: the cloud-only model is an LP over the cells (solvers.model.fluid), the curve's column a sum; an
+    # work that may wait: the cloud-only model is an LP over the cells (solvers.model.fluid), the curve's column a sum;
+    # an
     # offer's price may tie another's, so each is checked on its own cost: instance-hours x price add up to the whole
     assert fast.objective == pytest.approx(slow.objective, rel=1e-9, abs=1e-6)
     hours = np.concatenate([b.level_hours for b in core.blocks])
@@ -81,7 +83,7 @@ def test_a_plan_is_the_same_with_its_alternatives_inline() -> None:
 
 
 def bursty_profile() -> Profile:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
     from plan_latency import SERIES
 
     return Profile.model_validate(SERIES)

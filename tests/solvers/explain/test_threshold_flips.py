@@ -21,17 +21,18 @@ from pricing.catalog import Host, bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.explain.weighing import _cheapest, _evaluator, _fewer_units, _single_units
 from solvers.model.arrays import cells_of
 from solvers.model.build import build
 from solvers.model.evaluate import Purchase, Scenario
 from solvers.model.layers import Cells, whole_levels
 from solvers.model.solve import rent_only
-from solvers.plan import _cheapest, _evaluator, _fewer_units, _single_units, make_plan, solve_core
+from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY, cloud_item, owned_item
 
 
 def bursty_series() -> dict[str, Any]:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
     from plan_latency import SERIES
 
     return copy.deepcopy(SERIES)

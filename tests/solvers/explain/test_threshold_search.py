@@ -22,8 +22,9 @@ from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
 from solvers.base.profile import Profile
 from solvers.explain import thresholds
 from solvers.explain.thresholds import CloudSide, _first_true, _margin
+from solvers.explain.weighing import _evaluator, _single_units
 from solvers.model.evaluate import Evaluator, Purchase, Scenario
-from solvers.plan import _evaluator, _single_units, make_plan, solve_core
+from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY
 from tests.solvers.explain.test_threshold_flips import bursty_series
 

@@ -83,7 +83,7 @@ def test_the_bursty_series_buy_only_model_loses_dominated_cards_and_keeps_its_op
     6000 Ada and the RTX A6000, whose work an RTX PRO 6000 or an H100 PCIe of their shape does for less, energy
     included; the used L4 and the RTX A5000 stay (no card of their shape does their work for less), and the H100
     PCIe (only in the 8-GPU server) stays: it is rated 3.12x an RTX 3090 against the RTX PRO 6000's 2.74x."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
     from plan_latency import SERIES
 
     core = solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY, prune=False)

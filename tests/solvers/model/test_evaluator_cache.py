@@ -1,5 +1,6 @@
 """The thresholds' evaluator keeps a purchase's fixed cost, energy order and operation per purchase and electricity
-rate (solvers/model/evaluate.py, `_at_rate`), and each block's active hours and each option's capacity per demand scale and
+rate (solvers/model/evaluate.py, `_at_rate`), and each block's active hours and each option's capacity per demand scale
+and
 count: every cost it answers must be the float the uncached formula gives, in any order of questions, for purchases
 with and without commitments, on the nominal and the present-value basis."""
 
@@ -16,9 +17,10 @@ from pricing.catalog import bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE
 from solvers.base.options import unit_cost_of
 from solvers.base.profile import Profile
+from solvers.explain.weighing import _evaluator, _single_units, commitment_mixes, solved_units
 from solvers.model.evaluate import Evaluator, Purchase, Scenario, _slots
 from solvers.model.layers import screening, slot_grid
-from solvers.plan import _evaluator, _single_units, commitment_mixes, solve_core, solved_units
+from solvers.plan import solve_core
 from tests.conftest import TODAY
 
 SERIES: dict[str, Any] = {

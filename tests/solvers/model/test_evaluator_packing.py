@@ -13,8 +13,9 @@ from hypothesis import given
 
 from solvers.base.errors import InfeasibleProfile
 from solvers.base.options import JobWidths
+from solvers.explain.weighing import _evaluator
 from solvers.model.evaluate import Purchase, Scenario
-from solvers.plan import Core, _evaluator
+from solvers.plan import Core
 from tests.solvers.model.test_main_reformulations import (
     COPIES,
     PROFILE,

@@ -200,7 +200,7 @@ def test_c_the_host_spend_inequality_never_changes_the_optimum(
 
 
 def bursty() -> Core:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
     from plan_latency import SERIES
 
     return solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY)
@@ -303,8 +303,8 @@ def test_a_tie_between_cloud_and_a_cards_energy_keeps_the_guard_off() -> None:
     vm = core.options.cloud[0]
     tie = [replace(vm, usd_per_hour=energy * vm.slots * vm.speed)]
     assert not model_build.displacement_never_pays(core.owned_main, tie, core.limits)
-    assert model_build.displacement_never_pays(core.owned_main, [replace(tie[0], usd_per_hour=tie[0].usd_per_hour * 1.01)],
-                                         core.limits)
+    dearer = [replace(tie[0], usd_per_hour=tie[0].usd_per_hour * 1.01)]
+    assert model_build.displacement_never_pays(core.owned_main, dearer, core.limits)
 
 
 def test_packing_goes_past_a_full_quota_to_the_next_offer() -> None:

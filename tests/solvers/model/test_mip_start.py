@@ -1,4 +1,5 @@
-"""The main model's MIP start (solvers/model/start.py) and the guard on what HiGHS reports after one (solvers/model_solve.run).
+"""The main model's MIP start (solvers/model/start.py) and the guard on what HiGHS reports after one
+(solvers/model_solve.run).
 
 The start only steers HiGHS: that it never changes an optimum is tested with the other reformulations
 (tests/solvers/model/test_main_reformulations.py, variant g). Here: the start is the plan a buyer of one card type would
@@ -101,7 +102,8 @@ def test_a_report_that_is_not_its_solutions_cost_is_solved_again_without_the_sta
         limits.append(time_limit_s)
         return original_load(m, time_limit_s)
 
-    with patch.object(model_solve, "_reports_its_solution", wrong_once), patch.object(model_solve, "load", recording_load):
+    with (patch.object(model_solve, "_reports_its_solution", wrong_once),
+          patch.object(model_solve, "load", recording_load)):
         highs, status = model_solve.run(built, time_limit_s=5.0)
     assert loads == [True, False]  # solved again, without the start
     assert limits[0] == 5.0 and 0.5 <= limits[1] < 5.0  # within what the first run left of the limit

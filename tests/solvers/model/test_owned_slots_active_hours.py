@@ -19,8 +19,9 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from solvers.base.profile import Profile
+from solvers.explain.weighing import _evaluator
 from solvers.model.evaluate import Purchase, Scenario
-from solvers.plan import _evaluator, make_plan, solve_core
+from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 

@@ -1,4 +1,5 @@
-"""HiGHS's model statuses mapped to the planner's four (solvers/model/build.py `map_status`): a limit with a solution is a
+"""HiGHS's model statuses mapped to the planner's four (solvers/model/build.py `map_status`): a limit with a solution
+is a
 `time_limited` plan (the API says so with its gap), a limit without one is an error, never a silent optimum."""
 
 from __future__ import annotations

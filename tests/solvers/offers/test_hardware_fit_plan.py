@@ -10,8 +10,9 @@ import pytest
 from pricing.catalog import Catalog, Host, bundled_catalog
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult as Plan
+from solvers.explain.weighing import fitting_host
 from solvers.offers.options import build_options
-from solvers.plan import fitting_host, make_plan
+from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 SERVER = Host(name="8-GPU test server", slots=8, base_cost_usd=5000.0, psu_watts=8000.0, idle_watts=0.0,

@@ -1,4 +1,5 @@
-"""Pruning rule 2 (`solvers.offers.pruning.prune_dominated`) compares only options that agree on GPUs per unit, host, kind
+"""Pruning rule 2 (`solvers.offers.pruning.prune_dominated`) compares only options that agree on GPUs per unit, host,
+kind
 and paid hours, which `_dominates` requires anyway: it must keep exactly the options the all-pairs rule kept."""
 
 from __future__ import annotations

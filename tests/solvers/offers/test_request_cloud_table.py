@@ -1,4 +1,5 @@
-"""Issue 31: a profile's own cloud quotes become table columns from arrays (solvers/offers/options.py) and are converted to
+"""Issue 31: a profile's own cloud quotes become table columns from arrays (solvers/offers/options.py) and are
+converted to
 USD without a copy of each quote (solvers/offers/place_inputs.py); every value is the one the DataFrame path made."""
 
 from __future__ import annotations

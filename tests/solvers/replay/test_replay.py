@@ -1,4 +1,5 @@
-"""The replay on its own (solvers/replay/hourly.py): small fleets and demands whose hour-by-hour cost is worked out by hand
+"""The replay on its own (solvers/replay/hourly.py): small fleets and demands whose hour-by-hour cost is worked out by
+hand
 from the rules in its docstring, so the referee of the model's cost is itself checked from outside."""
 
 from __future__ import annotations

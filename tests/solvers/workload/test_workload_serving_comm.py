@@ -5,7 +5,8 @@ All-reduce latency (coefficients.ALL_REDUCE_LATENCY_US, least squares of time = 
 - peer to peer: (1, 10.14), (3, 23.30), (7, 24.20): mean x 11/3, mean y 19.2133; Sxx 18.6667, Sxy 38.0933 ->
   b = 2.040714 us, a = 19.2133 - 2.040714 x 11/3 = 11.730714 us; 4 GPUs: 11.730714 + 3 b = 17.852857 us;
 - host memory: (1, 12.25), (7, 42.14): b = 29.89 / 6 = 4.981667 us, a = 7.268333 us; 4 GPUs: 22.213333 us.
-Bus bandwidths (tests/solvers/workload/test_workload_comm.py): RTX 4090 PCIe 4.0 32 x 0.5671875 = 18.15 GB/s, H100 SXM NVLink
+Bus bandwidths (tests/solvers/workload/test_workload_comm.py): RTX 4090 PCIe 4.0 32 x 0.5671875 = 18.15 GB/s, H100 SXM
+NVLink
 450 x 0.744 = 335 GB/s.
 
 The replica: Llama-2-70B's shape (80 layers, hidden 8192, 8 KV heads of 128) in int8 on 4 x RTX 4090 (24 GB, 90%
