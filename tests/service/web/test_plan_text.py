@@ -26,7 +26,8 @@ from service.web.i18n import LOCALE_NAMES, catalogue
 from solvers.base.notices import EXTRA_PARAMS, TEMPLATES
 from solvers.base.profile import Profile
 from solvers.base.result import BuyLine, CloudLine
-from solvers.plan import THRESHOLDS_NOTE, make_plan
+from solvers.explain.break_even import THRESHOLDS_NOTE
+from solvers.plan import make_plan
 from solvers.replan import sensitivity
 from tests.service.web.node_page import NODE, run_page
 
