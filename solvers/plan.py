@@ -32,27 +32,27 @@ from solvers.base.result import (
 from solvers.base.workload import WorkloadPlan
 from solvers.demand.blocks import Block, merge_periods
 from solvers.demand.periods import Period, build_periods
-from solvers.explain.alternatives import Deferred, Others, _alternatives
-from solvers.explain.break_even import _break_even
+from solvers.explain.alternatives import Deferred, Others, solve_alternatives
+from solvers.explain.break_even import find_break_even
 from solvers.explain.diagnose import explain, no_options
 from solvers.explain.extrapolation import extrapolation_warnings
 from solvers.explain.provenance import aggregator_notices
-from solvers.explain.recommendation import _recommendation, names_condition
-from solvers.explain.warnings import _memory_notices, _option_notices, _status_warnings, _warnings
+from solvers.explain.recommendation import names_condition, recommend
+from solvers.explain.warnings import memory_notices, option_notices, plan_warnings, status_warnings
 from solvers.explain.weighing import (
-    _bought,
-    _evaluator,
-    _search,
-    _start_guess,
-    _weigh,
+    as_bought,
     commitment_mixes,
+    evaluator_for,
+    search_range,
     solved_units,
+    start_guess,
+    weigh,
 )
 from solvers.model.arrays import Limits, MipSolution, Model, SolveStatus
 from solvers.model.build import build
 from solvers.model.evaluate import Evaluator, Purchase
 from solvers.model.solve import load, solved
-from solvers.money.accounting import Accounts, Ledger, _allocation
+from solvers.money.accounting import Accounts, Ledger, allocation_of
 from solvers.money.currency import usd_to
 from solvers.money.readout import finish
 from solvers.offers.options import build_options, offered_catalog
@@ -185,9 +185,9 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     started = time.perf_counter()
     model = build(owned_main, options.cloud, options.hosts, blocks, limits)
     loaded = load(model)  # before the alternatives start: their Python would hold the GIL while this thread loads
-    others = (Deferred(partial(_alternatives, owned, options, blocks, limits, ledger, model,
-                               _evaluator(profile, owned, options, blocks, limits),
-                               _search(profile, carbon_usd_per_kwh), _start_guess(model)))
+    others = (Deferred(partial(solve_alternatives, owned, options, blocks, limits, ledger, model,
+                               evaluator_for(profile, owned, options, blocks, limits),
+                               search_range(profile, carbon_usd_per_kwh), start_guess(model)))
               if alternatives else None)
     main = solved(model, started, loaded=loaded)
     if main.status == SolveStatus.INFEASIBLE:
@@ -195,7 +195,7 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
     if main.status == SolveStatus.ERROR:
         raise SolverFailure("the solver returned no solution and no proof of infeasibility")
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
-                ledger.account(_allocation(main)), model=model, others=others)
+                ledger.account(allocation_of(main)), model=model, others=others)
 
 
 def _hours_on(profile: Profile) -> float | None:
@@ -229,28 +229,28 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
     others, evaluator = (core.others or Deferred(partial(
-        _alternatives, owned, options, blocks, limits, ledger, core.model,
-        _evaluator(profile, owned, options, blocks, limits), _search(profile, carbon), None))).result()
+        solve_alternatives, owned, options, blocks, limits, ledger, core.model,
+        evaluator_for(profile, owned, options, blocks, limits), search_range(profile, carbon), None))).result()
     cloud_only_acc, buy_only_acc, buy_only_sol, notes = (others.cloud_only, others.buy_only,
                                                          others.buy_only_solution, others.notes)
 
     memory = ([] if core.workload is not None
-              else _memory_notices(profile, catalog.gpus, [plan_acc, cloud_only_acc, buy_only_acc]))
-    warnings = (_option_notices(options) + _warnings(profile, options, plan_acc) + memory + _status_warnings(main)
+              else memory_notices(profile, catalog.gpus, [plan_acc, cloud_only_acc, buy_only_acc]))
+    warnings = (option_notices(options) + plan_warnings(profile, options, plan_acc) + memory + status_warnings(main)
                 + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
                                          list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
                                          plan_acc.cloud, plan_acc.costs.total_usd)
                 + aggregator_notices(catalog, plan_acc.buy, plan_acc.cloud))
-    plan_purchase = _bought(Purchase(main.units, main.hosts), owned)
+    plan_purchase = as_bought(Purchase(main.units, main.hosts), owned)
     mixes = commitment_mixes(owned, solved_units(main), solved_units(others.cloud_only_solution))
     weighed = (others.weighed if others.weighed is not None and others.weighed.holds_for(plan_purchase, mixes)
-               else _weigh(owned, evaluator, limits, _search(profile, carbon), plan_purchase, buy_only_sol,
+               else weigh(owned, evaluator, limits, search_range(profile, carbon), plan_purchase, buy_only_sol,
                            others.singles, mixes))
-    break_even = _break_even(profile, periods, blocks, options, owned, limits, plan_acc, cloud_only_acc,
+    break_even = find_break_even(profile, periods, blocks, options, owned, limits, plan_acc, cloud_only_acc,
                              buy_only_acc, plan_purchase, buy_only_sol, horizon_days, weighed, others.singles)
     result = PlanResult(
         status=main.status.value,  # type: ignore[arg-type]
-        recommendation=_recommendation(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
+        recommendation=recommend(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
                                        prep.currency, usd_to(prep.rates, prep.currency),
                                        jobs=core.workload is not None),
         total_cost_usd=plan_acc.costs.total_usd,

@@ -19,19 +19,19 @@ from solvers.demand.blocks import Block
 from solvers.explain.weighing import (
     Search,
     Weighed,
-    _best_singles,
-    _bought,
-    _single_units,
-    _weigh,
+    as_bought,
+    best_singles,
     commitment_mixes,
     commitments_only,
     purchases_only,
+    single_units,
     solved_units,
+    weigh,
 )
 from solvers.model.arrays import Limits, MipSolution, Model
 from solvers.model.evaluate import Evaluator, Purchase, Scenario
 from solvers.model.solve import rent_only, solve
-from solvers.money.accounting import Accounts, Ledger, _allocation
+from solvers.money.accounting import Accounts, Ledger, allocation_of
 
 T = TypeVar("T")
 
@@ -88,7 +88,7 @@ class Others:
     weighed: Weighed | None = None  # the thresholds of the MIP start's purchase, found beside the main solve
 
 
-def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
+def solve_alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
                   model: Model | None, evaluator: Evaluator, search: Search,
                   guess: tuple[dict[str, int], dict[str, int]] | None, background: bool) -> tuple[Others, Evaluator]:
     """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
@@ -106,7 +106,7 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
     if purchases:
         others.buy_only_solution = solve(purchases, [], options.hosts, blocks, limits)
         if others.buy_only_solution.status.has_solution:
-            others.buy_only = ledger.account(_allocation(others.buy_only_solution), detail=False)
+            others.buy_only = ledger.account(allocation_of(others.buy_only_solution), detail=False)
         else:
             buy_notes.append(notice("buy_only_infeasible"))
     else:
@@ -116,7 +116,7 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
         cloud = (rent_only(model, limits) if not commitments and model is not None
                  else solve(commitments, options.cloud, options.hosts, blocks, limits))
         if cloud.status.has_solution:
-            others.cloud_only = ledger.account(_allocation(cloud), detail=False)
+            others.cloud_only = ledger.account(allocation_of(cloud), detail=False)
             others.cloud_only_solution = cloud
         else:
             others.notes.append(notice("cloud_only_quota"))
@@ -124,9 +124,9 @@ def _alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block
         others.notes.append(notice("cloud_only_none"))
     others.notes += buy_notes
     base = Scenario(limits.usd_per_kwh)
-    others.singles = _best_singles(_single_units(owned, options.hosts, limits), evaluator, base)
+    others.singles = best_singles(single_units(owned, options.hosts, limits), evaluator, base)
     if background and guess is not None:
         mixes = commitment_mixes(owned, guess[0], solved_units(others.cloud_only_solution))
-        others.weighed = _weigh(owned, evaluator, limits, search, _bought(Purchase(*guess), owned),
+        others.weighed = weigh(owned, evaluator, limits, search, as_bought(Purchase(*guess), owned),
                                 others.buy_only_solution, others.singles, mixes)
     return others, evaluator

@@ -23,7 +23,7 @@ from solvers.demand.periods import Period
 from solvers.explain.simple import Budget, JobDemand, cheapest_cloud, simple_break_even
 from solvers.explain.weighing import (
     Weighed,
-    _bought,
+    as_bought,
 )
 from solvers.model.arrays import Limits, MipSolution
 from solvers.model.evaluate import Purchase
@@ -44,7 +44,7 @@ COMMITMENTS_NOTE = (" Cloud only includes the reserved or committed instances th
 PRESENT_VALUE_NOTE = " Costs are present values at the profile's discount rate."
 
 
-def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], options: Options,
+def find_break_even(profile: Profile, periods: list[Period], blocks: list[Block], options: Options,
                 owned: list[OwnedOption], limits: Limits, plan: Accounts, cloud_only: Accounts | None,
                 buy_only: Accounts | None, plan_purchase: Purchase, buy_only_sol: MipSolution | None,
                 horizon_days: int, weighed: Weighed, singles: list[Purchase]) -> BreakEven:
@@ -69,7 +69,7 @@ def _break_even(profile: Profile, periods: list[Period], blocks: list[Block], op
 
     simple, simple_note = None, None
     if reference is not None:
-        buy_only_purchase = (_bought(Purchase(buy_only_sol.units, buy_only_sol.hosts), owned)
+        buy_only_purchase = (as_bought(Purchase(buy_only_sol.units, buy_only_sol.hosts), owned)
                              if buy_only_sol is not None and buy_only_sol.status.has_solution else Purchase())
         simple, simple_note = _simple(_simple_owned(plan_purchase, owned, singles, buy_only_purchase), options.hosts,
                                       reference, job_demand, limits, plan_purchase)

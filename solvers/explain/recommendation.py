@@ -47,7 +47,7 @@ def names_condition(name: str, condition: str) -> bool:
     return found is not None and condition in found.group(2).split(", ")
 
 
-def _recommendation(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
+def recommend(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
                     profile: Profile, currency: str = "USD", factor: float = 1.0, *, jobs: bool = False) -> str:
     parts = []
     if plan.buy:

@@ -20,7 +20,7 @@ from solvers.model.arrays import MipSolution, SolveStatus
 from solvers.money.accounting import Accounts, cloud_label
 
 
-def _warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
+def plan_warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
     """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
     said = {cloud_label(c): f"{offer_name(c.provider, c.name)} ({c.region}, {c.pricing.replace('_', '-')})"
             for c in options.cloud}
@@ -61,7 +61,7 @@ def cloud_label_of(line: CloudLine) -> str:
     return f"{line.provider}/{line.name}/{line.region}/{line.pricing}"
 
 
-def _memory_notices(profile: Profile, gpus: GpuTable, answers: list[Accounts | None]) -> list[Notice]:
+def memory_notices(profile: Profile, gpus: GpuTable, answers: list[Accounts | None]) -> list[Notice]:
     """Work sized on a reference GPU planned (by the plan or an alternative) on GPUs with less memory, when the
     profile gave no memory floor: the throughput model says how fast they would run the work, not whether its
     jobs fit in their memory (DOMAIN.md section 2 gives the guide's minimum memory by use), so the plan says which
@@ -120,13 +120,13 @@ def _inference_notices(profile: Profile) -> list[Notice]:
     return [notice("inference_until_done", workload=workload)]
 
 
-def _option_notices(options: Options) -> list[Notice]:
+def option_notices(options: Options) -> list[Notice]:
     """The warnings `build_options` words itself (the electricity default), with their codes."""
     default = notice("electricity_default", usd_per_kwh=defaults.ELECTRICITY_USD_PER_KWH)
     return [classified(text, [default]) for text in options.warnings]
 
 
-def _status_warnings(sol: MipSolution) -> list[Notice]:
+def status_warnings(sol: MipSolution) -> list[Notice]:
     if sol.status == SolveStatus.TIME_LIMITED:
         return [notice("time_limited", gap=sol.gap or 0.0)]
     return []

@@ -29,7 +29,7 @@ def fitting_host(option: OwnedOption, hosts: list[HostOption]) -> HostOption | N
     return min(fits, key=lambda h: (h.host.base_cost_usd, h.host.slots), default=None)
 
 
-def _single_units(owned: list[OwnedOption], hosts: list[HostOption], limits: Limits) -> list[Purchase]:
+def single_units(owned: list[OwnedOption], hosts: list[HostOption], limits: Limits) -> list[Purchase]:
     singles = []
     for o in owned:
         if o.is_commitment:
@@ -54,7 +54,7 @@ def commitments_only(owned: list[OwnedOption]) -> list[OwnedOption]:
     return [o for o in owned if o.is_commitment]
 
 
-def _bought(purchase: Purchase, owned: list[OwnedOption]) -> Purchase:
+def as_bought(purchase: Purchase, owned: list[OwnedOption]) -> Purchase:
     """The purchase without its commitments: what the break-even thresholds weigh against renting."""
     keys = {o.key for o in owned if o.is_commitment}
     return Purchase({k: n for k, n in purchase.units.items() if k not in keys}, purchase.hosts)
@@ -110,7 +110,7 @@ def _entries(purchase: Purchase) -> tuple[list[tuple[str, int]], list[tuple[str,
     return list(purchase.units.items()), list(purchase.hosts.items())
 
 
-def _evaluator(profile: Profile, owned: list[OwnedOption], options: Options, blocks: list[Block],
+def evaluator_for(profile: Profile, owned: list[OwnedOption], options: Options, blocks: list[Block],
                limits: Limits) -> Evaluator:
     demand = profile.demand
     waits = profile.jobs.patience != "none"
@@ -126,7 +126,7 @@ def _evaluator(profile: Profile, owned: list[OwnedOption], options: Options, blo
                      limits.integer_instances, hours_scale, limits.weights, independent)
 
 
-def _start_guess(model: Model) -> tuple[dict[str, int], dict[str, int]] | None:
+def start_guess(model: Model) -> tuple[dict[str, int], dict[str, int]] | None:
     """The units and hosts of the main model's MIP start, as `read_out` would list them were it the optimum (it is
     on most profiles: 29 of the 36 bench models with a start)."""
     if model.start is None:
@@ -148,7 +148,7 @@ class Search:
     least_usd_per_kwh: float = 0.0
 
 
-def _search(profile: Profile, carbon_usd_per_kwh: float) -> Search:
+def search_range(profile: Profile, carbon_usd_per_kwh: float) -> Search:
     demand = profile.demand
     return Search(1.0 / demand.utilisation if isinstance(demand, UtilisationDemand) else MAX_DEMAND_SCALE,
                   carbon_usd_per_kwh)
@@ -156,7 +156,7 @@ def _search(profile: Profile, carbon_usd_per_kwh: float) -> Search:
 
 @dataclass
 class Fewer:
-    """The plan's purchase at fewer units, each made when a demand multiple first asks for it (`_fewer_units`)."""
+    """The plan's purchase at fewer units, each made when a demand multiple first asks for it (`fewer_units`)."""
 
     purchase: Purchase
     option: OwnedOption | None
@@ -241,7 +241,7 @@ def _beside(purchase: Purchase, mixes: list[Purchase]) -> list[Purchase]:
     return [Purchase({**purchase.units, **c.units}, purchase.hosts) for c in mixes]
 
 
-def _fewer_units(purchase: Purchase, owned: list[OwnedOption], hosts: list[HostOption], usd_per_kwh: float,
+def fewer_units(purchase: Purchase, owned: list[OwnedOption], hosts: list[HostOption], usd_per_kwh: float,
                  hours: float, mixes: list[Purchase]) -> Fewer:
     """The plan's purchase at the units a demand multiple below one asks for: the bare cards of one option in the
     cheapest whole hosts that hold them (price and idle energy over the horizon), whole machines as they are. Why:
@@ -257,15 +257,15 @@ def _fewer_units(purchase: Purchase, owned: list[OwnedOption], hosts: list[HostO
     return Fewer(purchase, option, hosts, cost, mixes)
 
 
-def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, search: Search, plan_purchase: Purchase,
+def weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, search: Search, plan_purchase: Purchase,
            buy_only_sol: MipSolution | None, singles: list[Purchase], mixes: list[Purchase]) -> Weighed:
     """The decision thresholds of a plan purchase: it, the buy-only purchase and the single units, each alone and
     beside each commitment mix, weighed against cloud only; for the demand threshold also the plan's purchase at
-    fewer cards (`_fewer_units`)."""
+    fewer cards (`fewer_units`)."""
     candidates = [p for p in (plan_purchase, Purchase(buy_only_sol.units, buy_only_sol.hosts) if buy_only_sol
                               and buy_only_sol.status.has_solution else None) if p and not p.empty]
     candidates += singles
-    fewer = _fewer_units(plan_purchase, owned, list(evaluator.hosts.values()), limits.usd_per_kwh,
+    fewer = fewer_units(plan_purchase, owned, list(evaluator.hosts.values()), limits.usd_per_kwh,
                          evaluator.total_hours, mixes)
     if len(mixes) > 1:  # each purchase alone and beside the plan's and cloud only's commitments
         combined = [q for p in candidates for q in _beside(p, mixes)]
@@ -276,21 +276,21 @@ def _weigh(owned: list[OwnedOption], evaluator: Evaluator, limits: Limits, searc
     return Weighed(plan_purchase, mixes, found, cloud_side, search.least_usd_per_kwh)
 
 
-LOW_DEMAND = 0.05  # the demand multiple at which the thresholds also rank single units (`_best_singles`)
+LOW_DEMAND = 0.05  # the demand multiple at which the thresholds also rank single units (`best_singles`)
 
 
-def _best_singles(singles: list[Purchase], evaluator: Evaluator, base: Scenario) -> list[Purchase]:
+def best_singles(singles: list[Purchase], evaluator: Evaluator, base: Scenario) -> list[Purchase]:
     """The four single units cheapest at the profile's demand, then the two cheapest at a twentieth of it. Why the
     second: the demand threshold is searched down to small multiples, where the cheapest unit to hold and run
     wins, not the cheapest per job-hour (a lab's 8 GPUs averaged down to 5% buy one used RTX 2080 Ti, which is not
     among the four best at its own demand; without it the utilisation threshold read 3.7% where the plan flips at
     3.0%; ranked by what they cost to hold alone, 3.06%)."""
-    best = _cheapest(singles, 4, evaluator, base)
+    best = cheapest_purchases(singles, 4, evaluator, base)
     rest = [p for p in singles if not any(p is b for b in best)]
-    return best + _cheapest(rest, 2, evaluator, Scenario(base.usd_per_kwh, demand=base.demand * LOW_DEMAND))
+    return best + cheapest_purchases(rest, 2, evaluator, Scenario(base.usd_per_kwh, demand=base.demand * LOW_DEMAND))
 
 
-def _cheapest(purchases: list[Purchase], count: int, evaluator: Evaluator, scenario: Scenario) -> list[Purchase]:
+def cheapest_purchases(purchases: list[Purchase], count: int, evaluator: Evaluator, scenario: Scenario) -> list[Purchase]:
     """The `count` purchases cheapest in the scenario, in the order `sorted` by cost gives them (ties in the given
     order). Why not sort every one: each is run on the curve, while what it costs to hold (`fixed_cost`) bounds its
     cost from below; taken in that order, the ones left once the bound passes the count-th cost cannot be among

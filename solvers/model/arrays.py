@@ -77,7 +77,7 @@ def credit(option: OwnedOption, fluid: bool) -> float:
     throughput r does r reference job-hours in every hour of it, as a rented GPU does: a 3x card does the work of
     three reference GPUs, a 0.9x card nine tenths of one. Work that may not wait holds a slot per job: a faster
     slot finishes its job sooner and idles (a job cannot start before it arrives), a slower one holds its job
-    longer (`_availability`: the overrun in its idle hours, the rest to packed cloud hours), so each carries one
+    longer (`availability_rows`: the overrun in its idle hours, the rest to packed cloud hours), so each carries one
     job."""
     return option.throughput if fluid else 1.0
 
@@ -97,7 +97,7 @@ def unit_bound(option: OwnedOption, blocks: list[Block], limits: Limits,
         need = max(need, busy / (availability * hours))
     if option.includes_host or option.width == 1 or option.is_commitment:
         bound = math.ceil(need / option.slots_per_unit - 1e-9)
-    else:  # bare cards pooled for wider jobs serve whole jobs (`_slot_columns`' q): enough cards for whole jobs
+    else:  # bare cards pooled for wider jobs serve whole jobs (`slot_columns`' q): enough cards for whole jobs
         jobs = math.ceil(need / option.load_per_gpu - 1e-9)
         bound = math.ceil(jobs * option.width / option.gpus_per_unit - 1e-9)
     if option.max_units is not None:
@@ -120,13 +120,13 @@ def block_load(blocks: list[Block]) -> tuple[float, list[tuple[float, float]]]:
 INF = highspy.kHighsInf
 
 
-# `_host_spend` prices hosts for every card count a plan can reach up to this many cards (a covering knapsack in
+# `host_spend_rows` prices hosts for every card count a plan can reach up to this many cards (a covering knapsack in
 # Python: 1.0 ms for 1,000 cards over the bundled five host kinds, 2.1 ms for 2,048, measured 2026-11-27); beyond it
 # the row charges nothing for cards above its slots
 MAX_CARDS_PRICED = 2048
 
 
-def _first_highs_quietly() -> None:
+def first_highs_quietly() -> None:
     """Make the process's first `Highs` with its standard output (file descriptor 1) on the null device.
 
     Why: HiGHS's C++ writes its banner ("Running HiGHS ...") to the process's stdout when the first `Highs` is

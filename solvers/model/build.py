@@ -8,18 +8,18 @@ W_b(K). Variables (one numpy range each):
 - u_g   units bought of owned option g (integer); m_k host machines of kind k (integer);
 - q_g   job slots of bare option g (integer, only for jobs wider than one GPU: whole jobs per card set);
 - a_gk  bare option g's cards (one-GPU jobs, continuous) or jobs (integer) placed in hosts of kind k, each host
-        within its slots and its own PSU (`_hosts`);
+        within its slots and its own PSU (`host_rows`);
 - mu_j  at least ks[j] owned job slots (binary, unary: mu_j <= mu_(j-1)); the objective adds R's steps;
 - w_gb  owned job-hours of option g in block b (continuous): together at least sum_j W_b steps x mu_j;
 - d_gb  owned slot-hours displaced by maintenance (availability < 1, at most the hours g is busy) and y_ob packed
         cloud hours that absorb them (work displaced by maintenance waits for it).
 Each constraint family is one function below; they append rows in bulk (coordinate arrays). Commitments
-(issue 16) fit the same shape: integer counts of committed slots that add to the owned slots of `_owned_slots`
+(issue 16) fit the same shape: integer counts of committed slots that add to the owned slots of `owned_slot_rows`
 at a cost per hour of the term.
 
 Every option runs jobs at its own width (`OwnedOption.width`, `CloudOption.width`: jobs.gpus_per_job in the class
 form, its GPU type's own widths in the workload form); a job never spans two options, so never two GPU types.
-Copies of one offer at several widths share its quota (`_shared_quotas`).
+Copies of one offer at several widths share its quota (`shared_quota_rows`).
 
 Costs: purchases net of resale, hosts, idle energy while the machine is on, energy per owned job-hour
 (the option's `width` GPUs busy 1 / throughput hours per hour of reference work), rent from the screening curve.
@@ -38,31 +38,31 @@ from solvers.model.arrays import (
     INF,
     Limits,
     Model,
-    _first_highs_quietly,
     block_load,
     cells_of,
     credit,
+    first_highs_quietly,
     unit_bound,
 )
 from solvers.model.builder import Builder
 from solvers.model.fluid import fluid_columns, fluid_uses_cloud
 from solvers.model.layers import Renting, screening, slot_grid
-from solvers.model.rows import _host_spend, _hosts, _limits, _shared_quotas
+from solvers.model.rows import host_rows, host_spend_rows, limit_rows, shared_quota_rows
 from solvers.model.slots import (
-    _active_hours,
-    _availability,
-    _displaced_work,
-    _owned_slots,
-    _owned_work,
-    _slot_columns,
+    active_hours_rows,
+    availability_rows,
+    displaced_work_rows,
     maintenance_in_idle_hours,
     overrun_share,
+    owned_slot_rows,
+    owned_work_rows,
     packing_offers,
+    slot_columns,
 )
 from solvers.model.start import single_option_start
 from solvers.offers.hosting import card_capacity
 
-_first_highs_quietly()
+first_highs_quietly()
 
 
 def cheapest_owned_energy(owned: list[OwnedOption], limits: Limits) -> float:
@@ -124,7 +124,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         fewest = [min((card_capacity(h, o) for o in every if not o.includes_host and k in o.accepting_hosts),
                       default=0) for k, h in enumerate(hosts)]
         m = bld.add_cols(host_cost, np.array([math.ceil(max_gpus / max(n, 1)) for n in fewest], dtype=float), True)
-    slots = _slot_columns(bld, owned, bare, u, bounds)
+    slots = slot_columns(bld, owned, bare, u, bounds)
 
     # mu_j for grid steps j = 1..: at least ks[j] owned capacity; forced up to the fewest with a finite rent
     last = len(ks) - 1
@@ -168,16 +168,16 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
                   credits=credits)
     if fluid:
         model.fluid = fluid_columns(bld, cells, renting, per_block if cost_on else None)
-    _owned_slots(model)
-    _owned_work(model)
-    _availability(model, blocks, limits, busy_rows=not (cost_on and never_pays), implied=idle_enough)
-    _active_hours(model, blocks)
-    _displaced_work(model)
-    _hosts(model, bare)
+    owned_slot_rows(model)
+    owned_work_rows(model)
+    availability_rows(model, blocks, limits, busy_rows=not (cost_on and never_pays), implied=idle_enough)
+    active_hours_rows(model, blocks)
+    displaced_work_rows(model)
+    host_rows(model, bare)
     if cost_on and not fluid:
-        _host_spend(model)
-    _limits(model, limits)
-    _shared_quotas(model, blocks)
+        host_spend_rows(model)
+    limit_rows(model, limits)
+    shared_quota_rows(model, blocks)
     if cost_on and weights is not None and weights.fixed_owned_usd > 0:
         _owns_anything(model, bounds, weights.fixed_owned_usd)
     if cost_on and weights is not None and weights.fixed_cloud_usd > 0:
@@ -189,13 +189,13 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
 
 def displacement_never_pays(owned: list[OwnedOption], cloud: list[CloudOption], limits: Limits) -> bool:
     """Whether every cloud offer is dearer per reference job-hour than the energy any owned option spends on one
-    (`OwnedOption.usd_per_job_hour`): then moving owned work to packed cloud hours (`_displaced_work`) always costs
+    (`OwnedOption.usd_per_job_hour`): then moving owned work to packed cloud hours (`displaced_work_rows`) always costs
     more than leaving it on the owned card, so displaced hours are taken only where maintenance forces them
     (strictly: at a tie an optimum could displace idle hours at no cost, and the plan would report them).
 
     It is the guard of two exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time
     goes"): `undominated` on a model with cloud offers, and leaving out the rows d_gb <= w_gb / r_g
-    (`_availability`): a displaced hour beyond the busy ones earns the energy credit of a card that was idle, and
+    (`availability_rows`): a displaced hour beyond the busy ones earns the energy credit of a card that was idle, and
     the cloud hours that must absorb its work cost at least that credit, so no optimum is cheaper without them.
     Both sides are per reference job-hour of the same block, so block weights (present value) scale them alike."""
     if not owned or not cloud:

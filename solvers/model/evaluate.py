@@ -327,7 +327,7 @@ class Evaluator:
         bw = self._block_weight
         work = layers.owned_hours[:, column]
         taken = []
-        held = []  # what each option's slots can still hold in the block's active hours (`model._active_hours`)
+        held = []  # what each option's slots can still hold in the block's active hours (`model.slots.active_hours_rows`)
         for (key, _), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
             reach = active * slots[key] * self._credit(self.owned[key])
             take = np.minimum(work, np.minimum(available, reach))  # option's available hours
@@ -407,7 +407,7 @@ class Evaluator:
 
     def _active_at(self, demand: float, cells: Cells) -> np.ndarray:
         """Hours of each block that have jobs at this demand scale: a slot runs one job at a time, only then (the
-        model's `_active_hours` rows). Kept per demand scale (every purchase tried at it asks)."""
+        model's `active_hours_rows`). Kept per demand scale (every purchase tried at it asks)."""
         found = self._active.get(demand)
         if found is None:
             found = self._active[demand] = np.bincount(cells.block, weights=np.where(cells.jobs > 1e-9, cells.hours,

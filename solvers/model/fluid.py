@@ -11,7 +11,7 @@ average, or several windows with that average) with owned capacity C:
 with s_k the job-hours rented on packed segment k at its price. Everything is linear except the purchases, so
 no screening steps (and no slot binaries) are needed: the owned capacity C is the sum of the options' job slots
 times their credits, and the LP serves min(n, C) of each cell when owning is the cheaper way. The owned options
-do the cells' owned work block by block (`model._owned_work`: sum_g w_gb >= sum of v over the block's cells),
+do the cells' owned work block by block (`model.slots.owned_work_rows`: sum_g w_gb >= sum of v over the block's cells),
 within their availability and active hours, as in the model's other rows.
 
 Why not the screening curve: with fractional levels and a fractional capacity (a 0.9x card), the curve's rent is

@@ -17,7 +17,7 @@ from solvers.model.fluid import fluid_listing_hours
 from solvers.offers.hosting import card_capacity, cheapest_hosts, least_rise
 
 
-def _hosts(model: Model, bare: list[int]) -> None:
+def host_rows(model: Model, bare: list[int]) -> None:
     """Every bare card in a host that takes it, each host within its slots and its PSU (`card_capacity`).
 
     Placement columns a_gk: jobs of option g placed in hosts of kind k (for one-GPU jobs: cards, continuous; for
@@ -52,7 +52,7 @@ def _hosts(model: Model, bare: list[int]) -> None:
         bld.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
 
 
-def _host_spend(model: Model) -> None:
+def host_spend_rows(model: Model) -> None:
     """A valid inequality when every owned option is a bare purchase of one-GPU job slots (one card per slot):
     host spend >= H(ks[J]) when the first J slot binaries are on, laid on them as
     sum_k cost_k m_k >= sum_j (H(ks[j]) - H(ks[j-1])) mu_j (mu is unary, so the right side telescopes).
@@ -92,7 +92,7 @@ def _host_spend(model: Model) -> None:
                            np.array([INF]))
 
 
-def _limits(model: Model, limits: Limits) -> None:
+def limit_rows(model: Model, limits: Limits) -> None:
     """The profile's capex budget (units and hosts) and its maximum number of owned GPUs."""
     if not model.owned:
         return
@@ -110,7 +110,7 @@ def _limits(model: Model, limits: Limits) -> None:
                                np.array([-INF]), np.array([float(limits.max_owned_gpus)]))
 
 
-def _shared_quotas(model: Model, blocks: list[Block]) -> None:
+def shared_quota_rows(model: Model, blocks: list[Block]) -> None:
     """Copies of one offer at several job widths (the workload form) share its quota: committed units of one
     commitment, and packed cloud hours of one quota-limited offer (a marketplace listing is one machine)."""
     bld = model.builder

@@ -17,7 +17,7 @@ from solvers.model.builder import Builder
 from solvers.model.fluid import capacity_rows
 
 
-def _slot_columns(bld: Builder, owned: list[OwnedOption], bare: list[int], u: np.ndarray,
+def slot_columns(bld: Builder, owned: list[OwnedOption], bare: list[int], u: np.ndarray,
                   bounds: dict[str, int]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Job slots of each owned option as a linear expression: units x slots per unit, or an integer q_g
     (bare cards pooled in a host for jobs wider than one GPU, at the option's own width: whole jobs only)."""
@@ -35,7 +35,7 @@ def _slot_columns(bld: Builder, owned: list[OwnedOption], bare: list[int], u: np
     return slots
 
 
-def _owned_slots(model: Model) -> None:
+def owned_slot_rows(model: Model) -> None:
     """The screening curve's slots: mu_j <= mu_(j-1) and sum_j (ks[j] - ks[j-1]) mu_j <= the owned job slots;
     work that may wait, each cell's owned work within the owned capacity (`solvers.model.fluid`)."""
     mu, bld = model.mu, model.builder
@@ -58,7 +58,7 @@ def _owned_slots(model: Model) -> None:
                      np.array([-INF]), np.array([0.0]))
 
 
-def _owned_work(model: Model) -> None:
+def owned_work_rows(model: Model) -> None:
     """Owned GPUs do the base of every block: sum_g w_gb >= sum_K (W_b(K) - W_b(K-1)) mu_K; work that may wait,
     the owned work of its cells (`solvers.model.fluid`)."""
     n_blocks, mu = model.n_blocks, model.mu
@@ -99,7 +99,7 @@ def packing_offers(cloud: list[CloudOption]) -> np.ndarray:
 def maintenance_in_idle_hours(owned: list[OwnedOption], blocks: list[Block], limits: Limits) -> np.ndarray:
     """(owned, blocks): where an option's maintenance always fits in its idle hours, whatever it buys.
 
-    A slot works at most its `credit` c_g in each of the block's active hours (`_active_hours`), so it is busy at
+    A slot works at most its `credit` c_g in each of the block's active hours (`active_hours_rows`), so it is busy at
     most c_g x active_b / r_g hours; when that is within availability x hours, the availability row is implied by the
     active-hours row and nothing need be displaced. Under `displacement_never_pays` a displaced hour then only
     costs more than it saves, so d_gb is 0 in every optimum: the model leaves out the row and fixes the column
@@ -112,12 +112,12 @@ def maintenance_in_idle_hours(owned: list[OwnedOption], blocks: list[Block], lim
                       <= (availability * speed)[:, None] * hours[None, :] * (1 - 1e-12))
 
 
-def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: bool = True,
+def availability_rows(model: Model, blocks: list[Block], limits: Limits, busy_rows: bool = True,
                   implied: np.ndarray | None = None) -> None:
     """Busy hours of owned option g in block b <= availability x hours x slots (+ displaced hours d_gb).
 
     A job on a GPU of throughput r is busy 1 / r hours per hour of reference work; maintenance is taken in
-    idle hours, and when there are none the displaced hours go to the cloud (`_displaced_work`). Work that may not
+    idle hours, and when there are none the displaced hours go to the cloud (`displaced_work_rows`). Work that may not
     wait on a card slower than the reference: its job holds the slot for the job's hours and runs at its pace, so
     it overruns them by (1 / r - 1) of each; the overrun is taken in the card's idle hours of the block, and the
     part that does not fit there is displaced too (`overrun_share`): the card does what its hours allow and packed
@@ -137,7 +137,7 @@ def _availability(model: Model, blocks: list[Block], limits: Limits, busy_rows: 
     speed = np.array([o.throughput for o in model.owned])
     slot_hours = block_hours[None, :] * slot_coef[:, None]  # np.outer(block_hours, coef) of each option
     busy = availability[:, None] * slot_hours
-    if not model.d.size:  # the active-hours row of the same columns in the same row (`_active_hours`)
+    if not model.d.size:  # the active-hours row of the same columns in the same row (`active_hours_rows`)
         busy = np.minimum(busy, _active(blocks)[None, :] * (slot_coef * model.credits / speed)[:, None])
     rows = [first, first]
     cols = [model.w, np.repeat(slot_col[:, None], n_blocks, axis=1)]
@@ -181,17 +181,17 @@ def overrun_share(owned: list[OwnedOption], fluid: bool) -> np.ndarray:
 
 
 def _slot_terms(model: Model) -> tuple[np.ndarray, np.ndarray]:
-    """Each owned option's job slots as one column times a coefficient (`_owned_slots`: units x slots per unit, or
+    """Each owned option's job slots as one column times a coefficient (`owned_slot_rows`: units x slots per unit, or
     the integer q_g of bare cards pooled for wider jobs), for rows that scale with an option's slots."""
     n_owned = len(model.owned)
     return (np.array([model.slots[g][0][0] for g in range(n_owned)]),
             np.array([model.slots[g][1][0] for g in range(n_owned)]))
 
 
-def _active_hours(model: Model, blocks: list[Block]) -> None:
+def active_hours_rows(model: Model, blocks: list[Block]) -> None:
     """A job slot carries its `credit` of jobs in the hours that have some: w_gb <= c_g x active_b x slots_g.
 
-    Why: the owned work of a block is pooled over its owned options (`_owned_work`), and the availability rows
+    Why: the owned work of a block is pooled over its owned options (`owned_work_rows`), and the availability rows
     bound an option only by all the block's hours times its speed, so without these rows a fast card could do the
     share of the slow cards bought beside it in hours when no job runs (a plan bought two RTX 2060s that never
     worked while its RTX 4090 worked 95% of the hours of a profile busy 60% of them). A faster card finishes its
@@ -200,7 +200,7 @@ def _active_hours(model: Model, blocks: list[Block]) -> None:
     into hours without jobs. With patience the curve is the window's average, the credit the card's speed, and the
     active hours the window's: work moved within it is fluid.
     """
-    if not model.owned or not model.d.size:  # without displaced hours `_availability` writes both in one row
+    if not model.owned or not model.d.size:  # without displaced hours `availability_rows` writes both in one row
         return
     active = _active(blocks)
     slot_col, slot_coef = _slot_terms(model)
@@ -232,7 +232,7 @@ def _active(blocks: list[Block]) -> np.ndarray:
     return np.array([b.active_hours for b in blocks])
 
 
-def _displaced_work(model: Model) -> None:
+def displaced_work_rows(model: Model) -> None:
     """Work displaced by owned maintenance runs on packed cloud hours: sum_o capacity_o y_ob >= sum_g r_g d_gb
     (capacity: slots x speed, one replica for always-on load, `CloudOption.packed_capacity`)."""
     if not model.d.size:

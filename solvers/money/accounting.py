@@ -599,5 +599,5 @@ def _unflatten(shape: list[dict[str, float]], values: list[float]) -> list[dict[
     return [{k: next(it) for k in d} for d in shape]
 
 
-def _allocation(sol: MipSolution) -> Allocation:
+def allocation_of(sol: MipSolution) -> Allocation:
     return Allocation(Purchase(sol.units, sol.hosts), sol.owned_jobs, sol.instances, sol.displaced, sol.packed_hours)

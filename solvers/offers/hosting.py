@@ -54,7 +54,8 @@ def cheapest_hosts(cost: np.ndarray, capacity: np.ndarray, upto: int) -> np.ndar
 def least_rise(spend: np.ndarray, counts: np.ndarray) -> float:
     """The least spend per added card from any count in `counts` to any larger count `spend` covers:
     min over c in counts, n > c of (H(n) - H(c)) / (n - c) (0 when there is no larger count). Why: a row may then
-    charge every card beyond a count at this rate and stay below H at every whole count (`model._host_spend`)."""
+    charge every card beyond a count at this rate and stay below H at every whole count
+    (`model.rows.host_spend_rows`)."""
     rises = [(spend[c + 1:] - spend[c]) / np.arange(1, len(spend) - c) for c in counts.tolist() if c + 1 < len(spend)]
     return max(0.0, min((float(r.min()) for r in rises), default=0.0))
 

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from pricing.catalog import bundled_catalog
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
-from solvers.explain.weighing import _evaluator
+from solvers.explain.weighing import evaluator_for
 from solvers.model.evaluate import Purchase, Scenario
 from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
@@ -157,7 +157,7 @@ def test_the_thresholds_evaluator_counts_the_load_a_bare_card_replica_carries() 
     core = solve_core(Profile.model_validate(profile), bundled_catalog(), TODAY)
     purchase = Purchase(core.main.units, core.main.hosts)
     assert sum(core.main.units.values()) == 2 and not core.plan.cloud
-    evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+    evaluator = evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
     assert evaluator.cost(purchase, Scenario(usd_per_kwh=RATE)) == pytest.approx(core.plan.costs.total_usd, abs=0.01)
 
 

@@ -23,6 +23,7 @@ from service.plans.examples import SERIES_EXAMPLE
 from solvers import plan as plan_module
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
+from solvers.explain import alternatives, weighing
 from solvers.explain.weighing import commitments_only
 from solvers.model.build import build
 from solvers.model.solve import rent_only, solve
@@ -73,11 +74,11 @@ def test_a_plan_is_the_same_with_its_alternatives_inline() -> None:
     (the series example buys, rents and has both alternatives)."""
     profile = Profile.model_validate(SERIES_EXAMPLE)
     threaded = make_plan(profile, bundled_catalog(), TODAY)
-    assert plan_module._ALTERNATIVES_IDLE.acquire(blocking=False)
+    assert alternatives._ALTERNATIVES_IDLE.acquire(blocking=False)
     try:
         inline = make_plan(profile, bundled_catalog(), TODAY)
     finally:
-        plan_module._ALTERNATIVES_IDLE.release()
+        alternatives._ALTERNATIVES_IDLE.release()
     assert threaded.alternatives.cloud_only is not None and threaded.alternatives.buy_only is not None
     assert inline.model_dump(exclude={"solver"}) == threaded.model_dump(exclude={"solver"})
 
@@ -90,24 +91,25 @@ def bursty_profile() -> Profile:
 
 
 def inline_plan(profile: Profile) -> PlanResult:
-    assert plan_module._ALTERNATIVES_IDLE.acquire(blocking=False)
+    assert alternatives._ALTERNATIVES_IDLE.acquire(blocking=False)
     try:
         return make_plan(profile, bundled_catalog(), TODAY)
     finally:
-        plan_module._ALTERNATIVES_IDLE.release()
+        alternatives._ALTERNATIVES_IDLE.release()
 
 
 @contextmanager
 def threads_weighing() -> Iterator[list[str]]:
-    """The names of the threads that search thresholds (`plan._weigh`), in order."""
+    """The names of the threads that search thresholds (`weighing.weigh`), in order."""
     weighed_on: list[str] = []
-    weigh = plan_module._weigh
+    weigh = weighing.weigh
 
-    def spy(*args: Any) -> plan_module.Weighed:
+    def spy(*args: Any) -> weighing.Weighed:
         weighed_on.append(threading.current_thread().name)
         return weigh(*args)
 
-    with patch.object(plan_module, "_weigh", spy):
+    # weighed on the alternatives' thread (explain.alternatives) or after the solve (solvers.plan)
+    with patch.object(plan_module, "weigh", spy), patch.object(alternatives, "weigh", spy):
         yield weighed_on
 
 
@@ -126,7 +128,7 @@ def test_thresholds_found_for_another_purchase_are_found_again() -> None:
     """A start that buys nothing, where the plan buys: what was found beside the solve is for another purchase, so
     the main thread finds the plan's own thresholds (taking the others would say buying never pays)."""
     profile = bursty_profile()
-    with patch.object(plan_module, "_start_guess", lambda model: ({}, {})), threads_weighing() as weighed_on:
+    with patch.object(plan_module, "start_guess", lambda model: ({}, {})), threads_weighing() as weighed_on:
         threaded = make_plan(profile, bundled_catalog(), TODAY)
     assert len(weighed_on) == 2 and weighed_on[1] == threading.main_thread().name
     assert inline_plan(profile).model_dump(exclude={"solver"}) == threaded.model_dump(exclude={"solver"})

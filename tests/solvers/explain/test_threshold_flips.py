@@ -21,7 +21,7 @@ from pricing.catalog import Host, bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
-from solvers.explain.weighing import _cheapest, _evaluator, _fewer_units, _single_units
+from solvers.explain.weighing import cheapest_purchases, evaluator_for, fewer_units, single_units
 from solvers.model.arrays import cells_of
 from solvers.model.build import build
 from solvers.model.evaluate import Purchase, Scenario
@@ -106,7 +106,7 @@ def test_at_todays_demand_the_evaluator_prices_the_models_curve() -> None:
     assert (cells.jobs != np.floor(cells.jobs)).sum() > len(cells.jobs) // 2
     model_cloud_only = rent_only(build(core.owned_main, core.options.cloud, core.options.hosts, core.blocks,
                                        core.limits), core.limits).objective
-    evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+    evaluator = evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
     assert evaluator.cost(Purchase(), Scenario(core.limits.usd_per_kwh)) == pytest.approx(model_cloud_only,
                                                                                             rel=1e-12)
 
@@ -149,7 +149,7 @@ def test_the_plans_purchase_at_fewer_units_halves_the_step_each_time(count: int,
     in hosts that hold it (the bursty series' RTX 4090 cards)."""
     core = solve_core(Profile.model_validate(bursty_series()), bundled_catalog(), TODAY)
     (key,) = core.main.units
-    below = _fewer_units(Purchase({key: count}), core.owned, core.options.hosts, 0.15, 1000.0, [Purchase()]).below()
+    below = fewer_units(Purchase({key: count}), core.owned, core.options.hosts, 0.15, 1000.0, [Purchase()]).below()
     assert [p.units[key] for p in below] == fewer
     hosts = {h.host.name: h.host for h in core.options.hosts}
     for p in below:
@@ -171,7 +171,7 @@ def test_fewer_cards_of_wide_jobs_sit_in_hosts_that_hold_a_whole_job() -> None:
     core = solve_core(Profile.model_validate(data), catalog, TODAY)
     (option,) = [o for o in core.owned if not o.includes_host]
     assert option.width == 2
-    fewer = _fewer_units(Purchase({option.key: 4}), core.owned, core.options.hosts, 0.15, 1000.0, [Purchase()])
+    fewer = fewer_units(Purchase({option.key: 4}), core.owned, core.options.hosts, 0.15, 1000.0, [Purchase()])
     for scale in (0.5, 0.3):  # 2 cards; 1.2 cards rounded up to a whole job of 2 (one fewer: the same job)
         (smaller,) = fewer.at(scale)
         assert smaller.units == {option.key: 2} and smaller.hosts == {workstation.name: 1}
@@ -186,12 +186,12 @@ def test_the_cheapest_single_units_are_those_a_full_sort_gives(demand: float) ->
     """`plan._cheapest` runs single units in the order of what they cost to hold and stops once that bound passes
     the count-th cost: the same units, in the same order, as sorting every one by its cost."""
     core = solve_core(Profile.model_validate(bursty_series()), bundled_catalog(), TODAY)
-    singles = _single_units(core.owned, core.options.hosts, core.limits)
+    singles = single_units(core.owned, core.options.hosts, core.limits)
     assert len(singles) > 8
     scenario = Scenario(core.limits.usd_per_kwh, demand=demand)
     for count in (1, 2, 4, 6):
-        evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+        evaluator = evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
         want = sorted(singles, key=lambda p: evaluator.cost(p, scenario))[:count]
-        got = _cheapest(singles, count, _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits),
+        got = cheapest_purchases(singles, count, evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits),
                         scenario)
         assert [p.units for p in got] == [p.units for p in want]

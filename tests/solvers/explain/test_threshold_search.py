@@ -22,7 +22,7 @@ from service.plans.examples import FINANCE_EXAMPLE, WORKED_EXAMPLE
 from solvers.base.profile import Profile
 from solvers.explain import thresholds
 from solvers.explain.thresholds import CloudSide, _first_true, _margin
-from solvers.explain.weighing import _evaluator, _single_units
+from solvers.explain.weighing import evaluator_for, single_units
 from solvers.model.evaluate import Evaluator, Purchase, Scenario
 from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY
@@ -235,10 +235,10 @@ def test_the_margin_is_what_the_cheapest_candidate_saves(data: dict[str, Any], c
     cloud price, some where the quotas cannot cover the work (cloud only infinite)."""
     catalog = bundled_catalog()
     core = solve_core(Profile.model_validate(data), catalog, TODAY)
-    evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+    evaluator = evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
     commitments = [o.key for o in core.owned if o.is_commitment]
     units = [Purchase(core.main.units, core.main.hosts),
-             *_single_units([o for o in core.owned if not o.is_commitment], core.options.hosts, core.limits)[:8]]
+             *single_units([o for o in core.owned if not o.is_commitment], core.options.hosts, core.limits)[:8]]
     mixes = [Purchase({key: n}) for key in commitments[:3] for n in (1, 3)]
     candidates = [p for p in units if not p.empty] + [Purchase({**p.units, **m.units}, p.hosts)
                                                       for p in units[:3] for m in mixes]

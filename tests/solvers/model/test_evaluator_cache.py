@@ -17,7 +17,7 @@ from pricing.catalog import bundled_catalog
 from service.plans.examples import FINANCE_EXAMPLE
 from solvers.base.options import unit_cost_of
 from solvers.base.profile import Profile
-from solvers.explain.weighing import _evaluator, _single_units, commitment_mixes, solved_units
+from solvers.explain.weighing import commitment_mixes, evaluator_for, single_units, solved_units
 from solvers.model.evaluate import Evaluator, Purchase, Scenario, _slots
 from solvers.model.layers import screening, slot_grid
 from solvers.plan import solve_core
@@ -133,11 +133,11 @@ def _at_column(ev: Evaluator, units: tuple[tuple[str, int], ...], slots: dict[st
 def test_the_cached_evaluator_answers_the_uncached_floats(body: dict[str, Any]) -> None:
     core = solve_core(Profile.model_validate(body), bundled_catalog(), TODAY)
     def make() -> Evaluator:
-        return _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+        return evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
 
     cached, reference = make(), make()
     purchases = [Purchase(core.main.units, core.main.hosts), Purchase()]
-    purchases += _single_units(core.owned, core.options.hosts, core.limits)
+    purchases += single_units(core.owned, core.options.hosts, core.limits)
     commits = [Purchase({o.key: n}) for o in core.owned if o.is_commitment for n in (0, 2)][:6]
     purchases += [Purchase({**p.units, **m.units}, p.hosts) for p in purchases[:3]
                   for m in commitment_mixes(core.owned, solved_units(core.main)) + commits]
@@ -161,8 +161,8 @@ def test_a_purchase_equal_to_another_is_priced_as_its_own() -> None:
     """Purchases are kept by identity: an equal purchase built anew, or one whose id is reused after the first is
     gone, must not answer another purchase's figures."""
     core = solve_core(Profile.model_validate(SERIES), bundled_catalog(), TODAY)
-    ev = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
-    singles = _single_units(core.owned, core.options.hosts, core.limits)
+    ev = evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
+    singles = single_units(core.owned, core.options.hosts, core.limits)
     assert len(singles) >= 2
     base = Scenario(core.limits.usd_per_kwh)
     for single in singles:

@@ -13,7 +13,7 @@ from hypothesis import given
 
 from solvers.base.errors import InfeasibleProfile
 from solvers.base.options import JobWidths
-from solvers.explain.weighing import _evaluator
+from solvers.explain.weighing import evaluator_for
 from solvers.model.evaluate import Purchase, Scenario
 from solvers.plan import Core
 from tests.solvers.model.test_main_reformulations import (
@@ -31,7 +31,7 @@ CLOUD = listing_and_vm(0.40)  # the listing is the cheapest per packed job-hour 
 
 def evaluated(core: Core) -> float:
     solution = main_model(core)
-    evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+    evaluator = evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
     return evaluator.cost(Purchase(solution.units, solution.hosts), Scenario(core.limits.usd_per_kwh, 1.0, 1.0))
 
 

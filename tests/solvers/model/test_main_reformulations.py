@@ -1,7 +1,7 @@
 """Exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time goes"): (a)
 `model.undominated` on a model with cloud offers under `displacement_never_pays` (with a one-card host of its own for
 a card that fits fewer per host), (b) the rows d_gb <= w_gb / r_g left out under the same guard, (c) the host-spend
-inequality `_host_spend` when every owned option is a bare one-GPU-per-slot purchase, (d) availability rows and
+inequality `host_spend_rows` when every owned option is a bare one-GPU-per-slot purchase, (d) availability rows and
 displaced columns left out where maintenance fits in idle hours (`maintenance_in_idle_hours`), (e) packed hours only
 on the offers that can be worth it (`packing_offers`), (f) active-hours rows left out where availability and
 displaced rows imply them (`active_rows_needed`), and (g) the MIP start (`solvers.model.start`), which must not change
@@ -101,12 +101,12 @@ def without_dominance() -> Iterator[None]:
 
 @contextmanager
 def with_busy_rows() -> Iterator[None]:
-    original = model_slots._availability
+    original = model_slots.availability_rows
 
     def every_row(m: Model, blocks: Any, limits: Limits, busy_rows: bool = True, implied: Any = None) -> None:
         original(m, blocks, limits, busy_rows=True, implied=implied)
 
-    with patch.object(model_build, "_availability", every_row):
+    with patch.object(model_build, "availability_rows", every_row):
         yield
 
 
@@ -142,7 +142,7 @@ def without_start() -> Iterator[None]:
 
 @contextmanager
 def without_host_spend() -> Iterator[None]:
-    with patch.object(model_build, "_host_spend", lambda m: None):
+    with patch.object(model_build, "host_spend_rows", lambda m: None):
         yield
 
 

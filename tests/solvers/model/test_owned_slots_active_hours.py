@@ -1,4 +1,4 @@
-"""A job slot runs one job at a time, and only in hours that have jobs (solvers/model/build.py `_active_hours`).
+"""A job slot runs one job at a time, and only in hours that have jobs (solvers/model/build.py `active_hours_rows`).
 
 Hand case: 2 jobs at once for half of 2027's 8,760 hours (reference RTX 3090), no patience, own prices only, $0.10
 per kWh, no idle power, no resale, a $5/h cloud that never pays. Work: 2 x 4,380 = 8,760 reference job-hours.
@@ -19,7 +19,7 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from solvers.base.profile import Profile
-from solvers.explain.weighing import _evaluator
+from solvers.explain.weighing import evaluator_for
 from solvers.model.evaluate import Purchase, Scenario
 from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
@@ -42,7 +42,7 @@ def test_a_fast_card_does_not_do_the_work_of_a_slow_card_bought_beside_it() -> N
 
 def test_the_buy_only_alternative_keeps_each_card_to_its_jobs_hours() -> None:
     # without displaced maintenance (availability 1, and always in buy only) a card's availability and
-    # active-hours bounds are one row (solvers/model/build.py `_availability`): its tighter side must hold there too
+    # active-hours bounds are one row (solvers/model/build.py `availability_rows`): its tighter side must hold there too
     buy_only = _plan().alternatives.buy_only  # type: ignore[attr-defined]
     assert {(b.gpu, b.count) for b in buy_only.buy} == {("RTX 3090", 2)}
     assert buy_only.total_cost_usd == pytest.approx(2_150.40, abs=0.01)
@@ -65,7 +65,7 @@ def test_the_thresholds_evaluator_prices_a_mix_as_the_model_does() -> None:
     body["demand"]["gpus"] = 2
     body["throughput_overrides"] = {"RTX 3090": 1.0, "RTX 4090": 2.0}
     core = solve_core(Profile.model_validate(body), bundled_catalog(), TODAY)
-    evaluator = _evaluator(core.profile, core.owned, core.options, core.blocks, core.limits)
+    evaluator = evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
     keys = {o.gpu: o.key for o in core.owned}
     scenario = Scenario(usd_per_kwh=0.1)
     mix = evaluator.cost(Purchase(units={keys["RTX 3090"]: 1, keys["RTX 4090"]: 1}), scenario)
