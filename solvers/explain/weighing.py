@@ -290,7 +290,8 @@ def best_singles(singles: list[Purchase], evaluator: Evaluator, base: Scenario) 
     return best + cheapest_purchases(rest, 2, evaluator, Scenario(base.usd_per_kwh, demand=base.demand * LOW_DEMAND))
 
 
-def cheapest_purchases(purchases: list[Purchase], count: int, evaluator: Evaluator, scenario: Scenario) -> list[Purchase]:
+def cheapest_purchases(purchases: list[Purchase], count: int, evaluator: Evaluator,
+                       scenario: Scenario) -> list[Purchase]:
     """The `count` purchases cheapest in the scenario, in the order `sorted` by cost gives them (ties in the given
     order). Why not sort every one: each is run on the curve, while what it costs to hold (`fixed_cost`) bounds its
     cost from below; taken in that order, the ones left once the bound passes the count-th cost cannot be among

@@ -327,7 +327,7 @@ class Evaluator:
         bw = self._block_weight
         work = layers.owned_hours[:, column]
         taken = []
-        held = []  # what each option's slots can still hold in the block's active hours (`model.slots.active_hours_rows`)
+        held = []  # what each option's slots can still hold in the block's active hours (slots.active_hours_rows)
         for (key, _), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
             reach = active * slots[key] * self._credit(self.owned[key])
             take = np.minimum(work, np.minimum(available, reach))  # option's available hours

@@ -192,6 +192,6 @@ def test_the_cheapest_single_units_are_those_a_full_sort_gives(demand: float) ->
     for count in (1, 2, 4, 6):
         evaluator = evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
         want = sorted(singles, key=lambda p: evaluator.cost(p, scenario))[:count]
-        got = cheapest_purchases(singles, count, evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits),
-                        scenario)
+        fresh = evaluator_for(core.profile, core.owned, core.options, core.blocks, core.limits)
+        got = cheapest_purchases(singles, count, fresh, scenario)
         assert [p.units for p in got] == [p.units for p in want]
