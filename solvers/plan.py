@@ -55,7 +55,8 @@ from solvers.model.solve import load, solved
 from solvers.money.accounting import Accounts, Ledger, allocation_of
 from solvers.money.currency import usd_to
 from solvers.money.readout import finish
-from solvers.offers.options import build_options, offered_catalog
+from solvers.offers.options import build_options
+from solvers.offers.owned_rows import offered_catalog
 from solvers.offers.place_inputs import carbon_adder_usd_per_kwh, prepare
 from solvers.offers.pruning import prune_cloud_frame, prune_dominated, prune_unprofitable
 from solvers.replay.hourly import Replay, replay_purchase

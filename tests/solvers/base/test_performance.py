@@ -173,7 +173,7 @@ def test_options_throughput_is_the_relative_throughput_to_the_bit(workload: str,
     still
     be `relative_throughput` exactly (a plan's options, model and output rest on it)."""
     from solvers.base.profile import Profile
-    from solvers.offers.options import ThroughputModel
+    from solvers.offers.throughput import ThroughputModel
 
     gpus = bundled_gpus()
     profile = Profile.model_validate({"workload": workload, "horizon_months": 12,

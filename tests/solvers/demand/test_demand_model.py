@@ -232,7 +232,8 @@ def test_unverified_hosts_off_keeps_verified_marketplace_hosts() -> None:
 def test_the_bundled_vast_rows_are_verified_hosts() -> None:
     """The bundled Vast aggregates were fetched with Vast's verified-only default query (defaults.VERIFIED_HOST_FEEDS):
     excluding unverified hosts keeps them; excluding the marketplace drops them."""
-    from solvers.offers.options import ThroughputModel, cloud_candidates
+    from solvers.offers.cloud import cloud_candidates
+    from solvers.offers.throughput import ThroughputModel
 
     catalog = bundled_catalog()
 

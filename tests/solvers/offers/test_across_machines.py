@@ -13,7 +13,7 @@ from solvers.base import defaults
 from solvers.base.errors import InfeasibleProfile
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
-from solvers.offers.options import cross_machine_efficiency
+from solvers.offers.throughput import cross_machine_efficiency
 from solvers.plan import make_plan
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 

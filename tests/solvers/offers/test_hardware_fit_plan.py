@@ -178,7 +178,7 @@ def test_a_card_is_bought_at_its_newest_price_not_its_launch_price() -> None:
     # the bundled RTX 5090 (new): NVIDIA's launch MSRP USD 1,999 (2025-01-30), the February 2026 street price
     # USD 3,400 and new on Amazon in September 2026 USD 5,258 (issue 30); a plan bought now pays the newest. Whole
     # systems of several vendors all stay.
-    from solvers.offers.options import current_card_prices
+    from solvers.offers.owned_rows import current_card_prices
 
     hardware = bundled_catalog().hardware
     kept = current_card_prices(hardware)

@@ -14,8 +14,8 @@ import pytest
 from pricing.catalog import bundled_catalog, normalise_cloud
 from solvers.base.errors import ProfileError
 from solvers.base.profile import Profile
+from solvers.offers.cloud import request_cloud_table
 from solvers.offers.cloud_table import CloudTable
-from solvers.offers.options import _request_cloud_table
 from solvers.offers.place_inputs import prepare
 from tests.conftest import cloud_item
 
@@ -51,7 +51,7 @@ def _frame_path(profile: Profile) -> CloudTable:
 
 def test_the_columns_are_those_the_frame_path_made() -> None:
     profile = _profile()
-    arrays, frame = _request_cloud_table(profile, bundled_catalog().gpus, TODAY), _frame_path(profile)
+    arrays, frame = request_cloud_table(profile, bundled_catalog().gpus, TODAY), _frame_path(profile)
     for column in fields(CloudTable):
         ours, theirs = getattr(arrays, column.name), getattr(frame, column.name)
         assert ours.dtype.kind == theirs.dtype.kind, column.name
@@ -63,7 +63,7 @@ def test_an_unknown_gpu_names_its_row() -> None:
     profile = _profile(10)
     profile.prices.cloud[7] = profile.prices.cloud[7].model_copy(update={"gpu": "RTX 9999"})
     with pytest.raises(ProfileError) as refused:
-        _request_cloud_table(profile, bundled_catalog().gpus, TODAY)
+        request_cloud_table(profile, bundled_catalog().gpus, TODAY)
     assert refused.value.field == "prices.cloud[7].gpu"
 
 
