@@ -34,7 +34,8 @@ from service.alerts.plan_watch import plan_summary
 from service.alerts.tables import Subscription
 from service.core.db import make_engine, migrate
 from service.profiles.tables import SavedProfile
-from solvers.base.profile import WORKLOADS, Profile
+from solvers.base.fields import WORKLOADS
+from solvers.base.profile import Profile
 from solvers.plan import make_plan
 
 NOW = dt.datetime(2026, 11, 21, 12, 0, tzinfo=dt.UTC)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from solvers.base.profile import PlanCurrency
+from solvers.base.fields import PlanCurrency
 from solvers.base.result import CarbonReport, CashFlowLine, Costs, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
 
 

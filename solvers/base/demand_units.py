@@ -13,8 +13,9 @@ import math
 import numpy as np
 
 from solvers.base import defaults
+from solvers.base.demand_forms import ConcurrencyDemand, SeriesDemand, UtilisationDemand
 from solvers.base.errors import ProfileError
-from solvers.base.profile import ConcurrencyDemand, Profile, SeriesDemand, UtilisationDemand
+from solvers.base.profile import Profile
 
 
 def add_months(day: dt.date, months: int) -> dt.date:

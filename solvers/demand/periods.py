@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solvers.base import defaults
+from solvers.base.demand_forms import SeriesDemand, UtilisationDemand
 from solvers.base.demand_units import (
     add_months,
     always_on,
@@ -36,7 +37,7 @@ from solvers.base.demand_units import (
     spare_units,
 )
 from solvers.base.errors import ProfileError
-from solvers.base.profile import Profile, SeriesDemand, UtilisationDemand
+from solvers.base.profile import Profile
 from solvers.demand.waits import day_pattern, window_ids
 
 

@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
+from solvers.base.demand_forms import UtilisationDemand
 from solvers.base.options import CloudOption, HostOption, Options, OwnedOption
-from solvers.base.profile import Profile, UtilisationDemand
+from solvers.base.profile import Profile
 from solvers.base.result import (
     BreakEven,
     Crossings,

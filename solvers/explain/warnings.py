@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pricing.gpus import GpuTable
 from solvers.base import defaults
+from solvers.base.demand_forms import UtilisationDemand
 from solvers.base.demand_units import always_on, job_efficiency
 from solvers.base.notices import Notice, classified, notice
 from solvers.base.options import Options
-from solvers.base.profile import Profile, UtilisationDemand
+from solvers.base.profile import Profile
 from solvers.base.result import (
     CloudLine,
 )

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solvers.base.defaults import MAX_DEMAND_SCALE
+from solvers.base.demand_forms import UtilisationDemand
 from solvers.base.demand_units import always_on
 from solvers.base.options import HostOption, Options, OwnedOption
-from solvers.base.profile import Profile, UtilisationDemand
+from solvers.base.profile import Profile
 from solvers.demand.blocks import Block
 from solvers.explain.thresholds import CloudSide, Thresholds, find_thresholds
 from solvers.model.arrays import Limits, MipSolution, Model

@@ -14,7 +14,8 @@ from pricing.catalog import Host
 from pricing.gpus import GpuSpec
 from solvers.base import defaults
 from solvers.base.options import OwnedOption
-from solvers.base.profile import OwnedOpex, Profile
+from solvers.base.plan_options import OwnedOpex
+from solvers.base.profile import Profile
 from solvers.offers.owned_rows import OwnedRow
 from solvers.offers.resale import Bought, resale_usd
 from solvers.offers.throughput import cross_machine_efficiency, serving_slots

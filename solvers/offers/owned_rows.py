@@ -17,7 +17,8 @@ from pricing.catalog import Catalog
 from pricing.gpus import GpuTable
 from pricing.sold_new import SoldNew, offered_new_card
 from solvers.base import defaults
-from solvers.base.profile import OwnedPriceItem, Profile
+from solvers.base.price_inputs import OwnedPriceItem
+from solvers.base.profile import Profile
 from solvers.offers.throughput import canonical_gpu
 
 

@@ -49,7 +49,9 @@ from pricing.place import (
 )
 from solvers.base import defaults
 from solvers.base.errors import ProfileError
-from solvers.base.profile import CloudData, CloudPriceItem, CommitmentPriceItem, OwnedOpex, OwnedPriceItem, Profile
+from solvers.base.plan_options import CloudData, OwnedOpex
+from solvers.base.price_inputs import CloudPriceItem, CommitmentPriceItem, OwnedPriceItem
+from solvers.base.profile import Profile
 
 
 @dataclass(frozen=True)

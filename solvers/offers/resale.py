@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pricing.gpus import GpuSpec
 from pricing.resale_curves import curve_for
 from solvers.base import defaults
-from solvers.base.profile import PlanOptions
+from solvers.base.plan_options import PlanOptions
 
 
 @dataclass(frozen=True)

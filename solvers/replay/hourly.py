@@ -41,9 +41,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solvers.base import defaults
+from solvers.base.demand_forms import ConcurrencyDemand, SeriesDemand, UtilisationDemand
 from solvers.base.demand_units import load_unit
 from solvers.base.options import CloudOption, HostOption, OwnedOption
-from solvers.base.profile import ConcurrencyDemand, Profile, SeriesDemand, UtilisationDemand
+from solvers.base.profile import Profile
 
 Segments = tuple[np.ndarray, np.ndarray]  # (hours, segments): jobs at once, share of the hour
 TABLE = 2048  # whole-instance covers are searched exactly up to this many jobs at once (`_Cover`)

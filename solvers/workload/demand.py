@@ -47,9 +47,10 @@ from pricing.catalog import Catalog
 from pricing.hardware_fit import MODULE_FORM_FACTORS, host_accepts, module_unit_sizes
 from solvers.base.bounds import MAX_GPUS, MIN_FRACTION
 from solvers.base.defaults import MAX_DEMAND_SCALE
+from solvers.base.demand_forms import JobShape, UtilisationDemand
 from solvers.base.errors import ProfileError
 from solvers.base.notices import Notice
-from solvers.base.profile import JobShape, Profile, UtilisationDemand
+from solvers.base.profile import Profile
 from solvers.base.workload import (
     Estimate,
     GpuEstimate,

@@ -31,7 +31,7 @@ from service.web.charts import (
 )
 from service.web.i18n import LOCALE_NAMES, catalogue
 from service.web.sensitivity_chart import sensitivity_chart_svg
-from solvers.base.profile import PlanCurrency
+from solvers.base.fields import PlanCurrency
 from solvers.base.result import PlanResult
 from solvers.replan.sensitivity import RANGES, Sensitivity, SensitivityRow
 from solvers.usage.result import UsageSeries, summarise

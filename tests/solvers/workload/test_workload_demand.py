@@ -9,7 +9,8 @@ import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
 from solvers.base import defaults
-from solvers.base.profile import Profile, UtilisationDemand
+from solvers.base.demand_forms import UtilisationDemand
+from solvers.base.profile import Profile
 from solvers.plan import make_plan, solve_core
 from solvers.workload.compiler import HOURS_PER_MONTH
 from solvers.workload.demand import compile_job, gpu_hours_at
