@@ -52,7 +52,8 @@ from solvers.model.arrays import Limits, MipSolution, Model, SolveStatus
 from solvers.model.build import build
 from solvers.model.evaluate import Evaluator, Purchase
 from solvers.model.solve import load, solved
-from solvers.money.accounting import Accounts, Ledger, allocation_of
+from solvers.money.accounting import Accounts, Ledger
+from solvers.money.allocation import allocation_of
 from solvers.money.currency import usd_to
 from solvers.money.readout import finish
 from solvers.offers.options import build_options

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import TypeAdapter
 
-from solvers.base.finance import Calendar, Terms, calendar, capex_schedule, discount
+from solvers.base.finance import Calendar, Terms, calendar
 from solvers.base.options import CloudOption, HostOption, OwnedOption
 from solvers.base.result import (
     Alternative,
@@ -26,22 +26,11 @@ from solvers.base.result import (
 )
 from solvers.demand.blocks import Block
 from solvers.demand.periods import Period
-from solvers.demand.waits import Waits, fcfs_waits, on_hours, rented_in_batches, window_ids
-from solvers.model.arrays import MipSolution, cells_of
-from solvers.model.evaluate import Purchase
+from solvers.demand.waits import Waits
+from solvers.model.arrays import cells_of
 from solvers.model.layers import Cells
-
-
-@dataclass
-class Allocation:
-    """A solution in model terms: per owned option jobs at once per cell, per cloud offer instances per cell,
-    and the maintenance hours displaced to packed cloud hours per block (solvers.model.build)."""
-
-    purchase: Purchase
-    owned_jobs: dict[str, np.ndarray] = field(default_factory=dict)
-    instances: dict[str, np.ndarray] = field(default_factory=dict)
-    displaced: dict[str, np.ndarray] = field(default_factory=dict)
-    packed_hours: dict[str, np.ndarray] = field(default_factory=dict)
+from solvers.money.allocation import Allocation, allocation_waits, capacities
+from solvers.money.cash_flows import flows_of
 
 
 @dataclass
@@ -256,7 +245,8 @@ class Ledger:
         capex = sum(line.count * line.unit_price_usd for line in buy) + sum(h.count * h.unit_price_usd for h in hosts)
         resale = sum(n * self.owned[k].resale_usd for k, n in purchases.items())
         uses_cloud = bool(committed) or any(float(np.max(v, initial=0.0)) > 1e-9 for v in alloc.instances.values())
-        flows = self._flows(capex, resale, purchases, committed, uses_cloud)
+        flows = flows_of(self.owned, self.terms, self.fixed.hours, self.fixed.calendar, capex, resale, purchases,
+                         committed, uses_cloud)
         commitments = [
             CommitmentLine(provider=o.provider, name=o.name, gpu=o.gpu, gpu_count=o.gpus_per_unit, region=o.region,
                            count=n, term_months=o.term_months,
@@ -286,7 +276,8 @@ class Ledger:
             cloud_data_usd=round(flows.cloud_data_total, 2),
         )
         running = [e + c for e, c in zip(electricity, cloud_cost, strict=True)]
-        table, start_basis, running_basis, resale_basis, present_value = flows.table(self, electricity, cloud_cost,
+        table, start_basis, running_basis, resale_basis, present_value = flows.table(
+            self.terms, self.periods, electricity, cloud_cost,
                                                                                      running, detail)
         costs.present_value_usd = round(present_value, 2)
         listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})
@@ -308,7 +299,8 @@ class Ledger:
         delivered_r = rounded(delivered, 3)
         electricity_r = rounded(electricity, 2)
         cloud_r = rounded(cloud_cost, 2)
-        waits = self._waits(alloc)
+        waits = allocation_waits(alloc, self.periods, self.blocks, self.owned, self.cloud, self.width,
+                                 self.hours_on, self.patience, self.fixed.cells.hours)
         peak_owned_r = rounded(self._peak_owned([peak[0] for peak in peaks], alloc, waits), 3)
         peak_rented_r = rounded([peak[1] for peak in peaks], 3)
         unused_r = rounded(unused, 3)
@@ -341,107 +333,10 @@ class Ledger:
         if waits.owned_peak is None:
             return peaks
         gpus = sum(n * self.owned[k].gpus_per_unit for k, n in alloc.purchase.units.items())
-        capacity = sum(self._capacities(alloc).values())
+        capacity = sum(capacities(alloc, self.owned, self.width).values())
         if capacity <= 0:
             return peaks
         return [max(peak, busy * gpus / capacity) for peak, busy in zip(peaks, waits.owned_peak, strict=True)]
-
-    def _capacities(self, alloc: Allocation) -> dict[str, float]:
-        """Each owned option's work an hour, in the arrivals' busy reference GPUs (slots x speed x job width)."""
-        return {k: n * self.owned[k].slots_per_unit * self.owned[k].throughput * self.width
-                for k, n in alloc.purchase.units.items()}
-
-    def _waits(self, alloc: Allocation) -> Waits:
-        """Waits of work that may wait, first come first served in time order (solvers.demand.waits): arrivals as given;
-        capacity the plan's owned GPUs (while on, when they are on h hours a day) and what it rents: the rented
-        GPU-hours of each patience window (its average load above the owned GPUs, hour by hour) taken in whole
-        instance-hours of the plan's main rented offer, within its quota, when the work queued beyond the owned GPUs
-        fills one (`rented_in_batches`, `_batch`), and the packed cloud hours that do the work of machines while
-        they are off, spread over the hours they are off."""
-        hours = [24 * p.days for p in self.periods]
-        ends = np.cumsum(hours).tolist()
-        bounds = list(zip([0, *ends[:-1]], ends, strict=True))
-        if all(p.arrivals is None for p in self.periods):
-            return Waits([0.0] * len(hours), [0.0] * len(hours))
-        arrivals = np.concatenate([np.zeros(h) if p.arrivals is None else p.arrivals
-                                   for p, h in zip(self.periods, hours, strict=True)])
-        moved = np.concatenate([np.zeros(h) if p.moved is None else p.moved
-                                for p, h in zip(self.periods, hours, strict=True)])
-        capacity = self._capacities(alloc)
-        owned = sum(capacity.values())
-        own = np.full(len(arrivals), float(owned))
-        packed = np.zeros(len(arrivals))
-        if self.hours_on is not None and self.hours_on < 24:
-            on = on_hours(arrivals, self.hours_on)
-            bought = sum(v for k, v in capacity.items() if not self.owned[k].is_commitment)
-            own = bought * on + (owned - bought)  # commitments (cloud instances) serve every hour
-            off = 1.0 - on
-            for b, block in enumerate(self.blocks):
-                work = sum(float(hours_b[b]) * self.cloud[key].packed_capacity * self.width
-                           for key, hours_b in alloc.packed_hours.items())
-                spans = [bounds[p] for p in block.periods]
-                off_hours = sum(float(off[a:z].sum()) for a, z in spans)
-                if work > 0 and off_hours > 0:
-                    for a, z in spans:
-                        packed[a:z] += work * off[a:z] / off_hours
-        windows = window_ids(self.patience, self.periods[0].start, bounds, len(arrivals))
-        batch, most = self._batch(alloc)
-        rented = rented_in_batches(arrivals, own, np.maximum(moved - owned, 0.0), windows, batch, most)
-        return fcfs_waits(arrivals, own + rented + packed, bounds, own)
-
-    def _batch(self, alloc: Allocation) -> tuple[float, float]:
-        """The reference work one instance-hour of the plan's main rented offer does (its job slots x speed x the
-        demand's job width, in the arrivals' busy reference GPUs): the batches its queued work is run in
-        (`waits.rented_in_batches`); and the most the plan's rented offers do in one hour, each within its quota of
-        instances at once (a marketplace listing is one machine), unlimited when one has none. Why every offer: a
-        plan renting two listings of 4 GPUs can run 8 at once, and capped at the main one's 4 its replay queued
-        work for months that the plan runs within the week (waits of 732 h reported for none over a day)."""
-        hours: dict[str, float] = {}
-        for key, inst in alloc.instances.items():  # instances per cell, over the cells' hours
-            hours[key] = hours.get(key, 0.0) + float(np.dot(inst, self.fixed.cells.hours))
-        for key, packed in alloc.packed_hours.items():
-            hours[key] = hours.get(key, 0.0) + float(np.sum(packed))
-        if not hours:
-            return 0.0, math.inf
-        c = self.cloud[max(hours, key=lambda k: (hours[k], k))]
-        batch = float(c.slots) * c.speed * self.width
-        rented = [self.cloud[k] for k, h in hours.items() if h > 1e-9]
-        if any(r.max_instances is None for r in rented):
-            return batch, math.inf
-        return batch, sum(float(r.slots) * r.speed * self.width * float(r.max_instances or 0) for r in rented)
-
-    def _flows(self, capex: float, resale: float, purchases: dict[str, int], committed: dict[str, int],
-               uses_cloud: bool) -> _Flows:
-        hours = self.fixed.hours
-        cal = self.fixed.calendar
-        n = len(self.periods)
-        commitments = np.zeros(n)
-        total_hours = float(hours.sum())
-        commitments_total = 0.0
-        fee_months: list[float] = []
-        fees: list[float] = []
-        for k, count in committed.items():
-            o = self.owned[k]
-            commitments += count * o.hourly_usd * hours
-            tail = max(o.paid_hours - total_hours, 0.0)  # the last term's hours past the horizon, paid at its end
-            if n:
-                commitments[-1] += count * o.hourly_usd * tail
-            commitments_total += count * o.hourly_usd * o.paid_hours
-            if o.upfront_usd:  # each term's fee at the term's start, t = j x term months
-                fee_months += [float(j * o.term_months) for j in range(o.terms)]
-                fees += [count * o.upfront_usd] * o.terms
-                commitments_total += count * o.upfront_usd * o.terms
-        per_unit_hour = sum(count * self.owned[k].opex_usd_per_unit_hour for k, count in purchases.items())
-        opex = per_unit_hour * hours
-        if any(count > 0 for count in purchases.values()):
-            opex = opex + self.terms.fixed_owned_usd_per_month * cal.months
-        schedule = capex_schedule(self.terms.financing, cal.horizon_months)
-        interest = capex * (schedule.nominal - 1.0) if self.terms.financing is not None and capex else 0.0
-        cloud_data = (self.terms.fixed_cloud_usd_per_month * cal.months if uses_cloud
-                      else np.zeros(len(self.periods)))
-        return _Flows(cal, commitments, commitments_total, opex, float(opex.sum()), capex, resale,
-                      schedule.months, schedule.flows, interest, cloud_data, float(cloud_data.sum()),
-                      np.array(fee_months), np.array(fees))
 
 
 @dataclass(frozen=True)
@@ -464,92 +359,6 @@ class _PlanFixed:
             rounded([period.demand for period in periods], 3))
 
 
-@dataclass
-class _Flows:
-    """An allocation's cash flows by period (commitments, opex) and the purchase's dated payments."""
-
-    cal: Calendar
-    commitments: np.ndarray
-    commitments_total: float
-    opex: np.ndarray
-    opex_total: float
-    capex: float
-    resale: float
-    capex_months: np.ndarray
-    capex_flows: np.ndarray  # per dollar of capex
-    interest: float
-    cloud_data: np.ndarray  # cloud storage and egress per period (options.cloud_data)
-    cloud_data_total: float
-    fee_months: np.ndarray = field(default_factory=lambda: np.zeros(0))  # commitments' upfront fees: when
-    fees: np.ndarray = field(default_factory=lambda: np.zeros(0))  # and how much (all instances of a line)
-
-    def table(self, ledger: Ledger, electricity: list[float], cloud: list[float], running: list[float],
-              rows_wanted: bool = True) -> tuple[list[CashFlowLine], float, list[float], float, float]:
-        """The monthly cash-flow table (its rows only when wanted), the curve's start, per-period and resale figures
-        on the basis, and the cumulative present value (its last row's, rounded to the cent)."""
-        t_end = self.cal.t_end
-        rate = ledger.terms.discount_rate
-        n = len(t_end)
-        at_start = float(self.capex * self.capex_flows[self.capex_months <= 0].sum())
-        capex_by_period = _by_period(t_end, self.capex_months, self.capex * self.capex_flows)
-        fees_at_start = float(self.fees[self.fee_months <= 0].sum())
-        commitments = self.commitments + _by_period(t_end, self.fee_months, self.fees)
-        resale = np.zeros(n)
-        if n:
-            resale[-1] = -self.resale
-        elec, cl = np.array(electricity), np.array(cloud) + self.cloud_data
-        net = capex_by_period + elec + self.opex + cl + commitments + resale
-        df = discount(rate, t_end)
-        net_pv = net * df
-        start_net = at_start + fees_at_start
-        rows: list[CashFlowLine] = []
-        if rows_wanted:
-            rows.append(CashFlowLine(month="start", date=ledger.periods[0].start.isoformat() if n else "",
-                                     capex_usd=round(at_start, 2), electricity_usd=0.0, opex_usd=0.0, cloud_usd=0.0,
-                                     commitments_usd=round(fees_at_start, 2), resale_usd=0.0,
-                                     net_usd=round(start_net, 2), cumulative_usd=round(start_net, 2),
-                                     discount_factor=1.0, net_present_value_usd=round(start_net, 2),
-                                     cumulative_present_value_usd=round(start_net, 2)))
-        cumulative, cumulative_pv = start_net, start_net
-        totals, totals_pv = [], []
-        for p in range(len(ledger.periods)):
-            cumulative += float(net[p])
-            cumulative_pv += float(net_pv[p])
-            totals.append(cumulative)
-            totals_pv.append(cumulative_pv)
-        if rows_wanted and n:
-            # each figure rounded as `round(float(x), 2)` was, from columns of Python floats
-            two = [[round(v, 2) for v in (column.tolist() if isinstance(column, np.ndarray) else column)]
-                   for column in (capex_by_period, elec, self.opex, cl, commitments, resale, net, net_pv, totals,
-                                  totals_pv)]
-            factors = [round(v, 8) for v in df.tolist()]
-            rows += _CASH_FLOW_LINES.validate_python([dict(
-                month=period.label, date=period.end.isoformat(), capex_usd=two[0][p], electricity_usd=two[1][p],
-                opex_usd=two[2][p], cloud_usd=two[3][p], commitments_usd=two[4][p], resale_usd=two[5][p],
-                net_usd=two[6][p], cumulative_usd=two[8][p], discount_factor=factors[p],
-                net_present_value_usd=two[7][p], cumulative_present_value_usd=two[9][p])
-                for p, period in enumerate(ledger.periods)])
-        if ledger.terms.plain and not commitments.any() and not self.opex.any() and not self.cloud_data.any() \
-                and not fees_at_start:
-            return rows, self.capex, running, self.resale, round(cumulative_pv, 2)  # today's curves, to the bit
-        basis = df if rate > 0 else np.ones(n)
-        per_period = (net - resale) * basis
-        resale_basis = self.resale * (float(df[-1]) if rate > 0 and n else 1.0)
-        return rows, start_net, [float(v) for v in per_period], resale_basis, round(cumulative_pv, 2)
-
-
-def _by_period(t_end: np.ndarray, months: np.ndarray, amounts: np.ndarray) -> np.ndarray:
-    """Dated payments after the start (months from it) summed into the first period that ends at or after each:
-    the row whose discount factor is the payment's when periods are calendar months from the start."""
-    n = len(t_end)
-    later = months > 0
-    if not later.any() or not n:
-        return np.zeros(n)
-    index = np.minimum(np.searchsorted(t_end, months[later] - 1e-9), n - 1)
-    out: np.ndarray = np.bincount(index, weights=amounts[later], minlength=n)
-    return out
-
-
 def _machines(c: CloudOption) -> int:
     """Host machines a marketplace row stands for: its quota (a Vast aggregate's listing count), else one."""
     return 1 if c.max_instances is None or not math.isfinite(c.max_instances) else max(int(c.max_instances), 1)
@@ -567,7 +376,6 @@ def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarra
 # Why adapters: a list of plan lines validated in one pydantic-core call costs about half of one model call per line
 # (the same validation, the same models and fields set); a plan has some 36 period lines and 37 cash-flow rows.
 _PERIOD_LINES = TypeAdapter(list[PeriodLine])
-_CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])
 
 
 def rounded(values: list[float], digits: int) -> list[float]:
@@ -599,5 +407,3 @@ def _unflatten(shape: list[dict[str, float]], values: list[float]) -> list[dict[
     return [{k: next(it) for k in d} for d in shape]
 
 
-def allocation_of(sol: MipSolution) -> Allocation:
-    return Allocation(Purchase(sol.units, sol.hosts), sol.owned_jobs, sol.instances, sol.displaced, sol.packed_hours)
