@@ -18,17 +18,14 @@ from functools import partial
 import numpy as np
 
 from pricing.catalog import Catalog
+from solvers.base.break_even_result import Alternatives
 from solvers.base.demand_units import always_on, scaling_efficiency
 from solvers.base.errors import ProfileError
 from solvers.base.finance import Financing, Terms, Weights, calendar, weights_for
 from solvers.base.notices import texts
 from solvers.base.options import JobWidths, Options, OwnedOption
 from solvers.base.profile import Profile
-from solvers.base.result import (
-    Alternatives,
-    PlanResult,
-    SolverInfo,
-)
+from solvers.base.result import PlanResult, SolverInfo
 from solvers.base.workload import WorkloadPlan
 from solvers.demand.blocks import Block, merge_periods
 from solvers.demand.periods import Period, build_periods

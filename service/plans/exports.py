@@ -50,7 +50,8 @@ from typing import Any, Literal
 
 from service.core.spreadsheet import neutralise_row
 from solvers.base.finance import declining_balance, straight_line
-from solvers.base.result import Costs, PlanResult
+from solvers.base.plan_lines import Costs
+from solvers.base.result import PlanResult
 from solvers.money.currency import format_money
 
 CSV_COLUMNS = ["line", "item", "type", "gpu", "condition", "quantity", "unit", "unit_price", "currency",

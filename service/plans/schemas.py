@@ -7,7 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from solvers.base.fields import PlanCurrency
-from solvers.base.result import CarbonReport, CashFlowLine, Costs, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
+from solvers.base.inputs_used import CarbonReport, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
+from solvers.base.plan_lines import CashFlowLine, Costs
 
 
 class PlanListItem(BaseModel):

@@ -11,14 +11,10 @@ import math
 
 import numpy as np
 
+from solvers.base.break_even_result import BreakEven, Crossings, SimpleBreakEven
 from solvers.base.demand_forms import UtilisationDemand
 from solvers.base.options import CloudOption, HostOption, Options, OwnedOption
 from solvers.base.profile import Profile
-from solvers.base.result import (
-    BreakEven,
-    Crossings,
-    SimpleBreakEven,
-)
 from solvers.demand.blocks import Block
 from solvers.demand.periods import Period
 from solvers.explain.simple import Budget, JobDemand, cheapest_cloud, simple_break_even

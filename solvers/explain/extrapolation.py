@@ -21,7 +21,7 @@ from collections import defaultdict
 from pricing.gpus import GpuTable
 from solvers.base.notices import Notice, notice
 from solvers.base.performance import is_extrapolated
-from solvers.base.result import BuyLine, CloudLine
+from solvers.base.plan_lines import BuyLine, CloudLine
 
 
 def _canonical(gpus: GpuTable, spelling: str) -> str:

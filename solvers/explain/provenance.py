@@ -12,7 +12,7 @@ from __future__ import annotations
 from pricing.audit.keys import cloud_key, hardware_key
 from pricing.catalog import Catalog
 from solvers.base.notices import Notice, notice
-from solvers.base.result import BuyLine, CloudLine
+from solvers.base.plan_lines import BuyLine, CloudLine
 
 
 def _aggregator_only(catalog: Catalog, key: str) -> str | None:

@@ -8,10 +8,8 @@ from __future__ import annotations
 import math
 import re
 
+from solvers.base.break_even_result import BreakEven
 from solvers.base.profile import Profile
-from solvers.base.result import (
-    BreakEven,
-)
 from solvers.money.accounting import Accounts
 from solvers.money.currency import format_money
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from solvers.base.break_even_result import SimpleBreakEven
 from solvers.base.options import CloudOption, HostOption, OwnedOption
-from solvers.base.result import SimpleBreakEven
 from solvers.offers.hosting import card_capacity
 
 Limit = Literal["max_capex_usd", "max_owned_gpus"]

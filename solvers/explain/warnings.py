@@ -12,10 +12,8 @@ from solvers.base.demand_forms import UtilisationDemand
 from solvers.base.demand_units import always_on, job_efficiency
 from solvers.base.notices import Notice, classified, notice
 from solvers.base.options import Options
+from solvers.base.plan_lines import CloudLine
 from solvers.base.profile import Profile
-from solvers.base.result import (
-    CloudLine,
-)
 from solvers.explain.recommendation import offer_name
 from solvers.model.arrays import MipSolution, SolveStatus
 from solvers.money.accounting import Accounts, cloud_label

@@ -12,18 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import TypeAdapter
 
+from solvers.base.break_even_result import Alternative
 from solvers.base.finance import Calendar, Terms, calendar
 from solvers.base.options import CloudOption, HostOption, OwnedOption
-from solvers.base.result import (
-    Alternative,
-    BuyLine,
-    CashFlowLine,
-    CloudLine,
-    CommitmentLine,
-    Costs,
-    HostLine,
-    PeriodLine,
-)
+from solvers.base.plan_lines import BuyLine, CashFlowLine, CloudLine, CommitmentLine, Costs, HostLine, PeriodLine
 from solvers.demand.blocks import Block
 from solvers.demand.periods import Period
 from solvers.demand.waits import Waits

@@ -14,7 +14,7 @@ from pydantic import TypeAdapter
 
 from solvers.base.finance import Calendar, Terms, capex_schedule, discount
 from solvers.base.options import OwnedOption
-from solvers.base.result import CashFlowLine
+from solvers.base.plan_lines import CashFlowLine
 from solvers.demand.periods import Period
 
 CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])

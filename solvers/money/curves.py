@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pydantic import TypeAdapter
 
-from solvers.base.result import CumulativePoint
+from solvers.base.break_even_result import CumulativePoint
 from solvers.demand.periods import Period
 from solvers.money.accounting import rounded
 

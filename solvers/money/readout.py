@@ -16,19 +16,18 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from pricing.place import region_location
-from solvers.base.notices import Notice, classified, notice, texts
-from solvers.base.result import (
+from solvers.base.inputs_used import (
     CarbonReport,
-    CloudLine,
-    CommitmentLine,
     CoolingUsed,
     ElectricityUsed,
     ExchangeRatesUsed,
-    PlanResult,
     PurchaseTax,
     RateUsed,
     RegionCarbon,
 )
+from solvers.base.notices import Notice, classified, notice, texts
+from solvers.base.plan_lines import CloudLine, CommitmentLine
+from solvers.base.result import PlanResult
 from solvers.money.currency import convert_model, usd_to
 from solvers.offers.place_inputs import Prepared, carbon_adder_usd_per_kwh, carbon_usd_per_hour, cloud_intensity, gpu_kw
 from solvers.offers.pue import pue_by_kind

@@ -24,8 +24,8 @@ from service.plans.examples import (
 )
 from service.web.i18n import LOCALE_NAMES, catalogue
 from solvers.base.notices import EXTRA_PARAMS, TEMPLATES
+from solvers.base.plan_lines import BuyLine, CloudLine
 from solvers.base.profile import Profile
-from solvers.base.result import BuyLine, CloudLine
 from solvers.explain.break_even import THRESHOLDS_NOTE
 from solvers.plan import make_plan
 from solvers.replan import sensitivity

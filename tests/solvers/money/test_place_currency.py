@@ -12,7 +12,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-import solvers.base.result as result_module
+import solvers.base.break_even_result
+import solvers.base.inputs_used
+import solvers.base.plan_lines
+import solvers.base.result
 from pricing.catalog import bundled_catalog
 from solvers.base.errors import ProfileError
 from solvers.base.profile import Profile
@@ -232,11 +235,14 @@ def test_vat_and_duty_on_purchases_only() -> None:
 def test_every_usd_field_of_the_plan_is_listed_as_money() -> None:
     """A money field added to the plan but not to MONEY_FIELDS would stay in USD in a EUR plan."""
     missing = []
-    for name, model in vars(result_module).items():
-        if isinstance(model, type) and issubclass(model, BaseModel) and model.__module__ == result_module.__name__:
-            for field in model.model_fields:
-                if "usd" in field and field not in MONEY_FIELDS.get(name, {}) and f"{name}.{field}" not in STAYS_USD:
-                    missing.append(f"{name}.{field}")
+    modules = (solvers.base.result, solvers.base.plan_lines, solvers.base.break_even_result, solvers.base.inputs_used)
+    models = {name: model for module in modules for name, model in vars(module).items()
+              if isinstance(model, type) and issubclass(model, BaseModel) and model.__module__ == module.__name__}
+    assert {"PlanResult", "BuyLine", "BreakEven", "CarbonReport"} <= set(models)
+    for name, model in models.items():
+        for field in model.model_fields:
+            if "usd" in field and field not in MONEY_FIELDS.get(name, {}) and f"{name}.{field}" not in STAYS_USD:
+                missing.append(f"{name}.{field}")
     assert missing == []
 
 
