@@ -11,7 +11,8 @@ import pytest
 
 from solvers.base.options import CloudOption, OwnedOption
 from solvers.base.profile import Profile
-from solvers.replay.hourly import Fleet, replay
+from solvers.replay.hourly import replay
+from solvers.replay.serving import Fleet
 from tests.conftest import TODAY
 
 RATE = 0.10

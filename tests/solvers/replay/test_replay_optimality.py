@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from pricing.catalog import bundled_catalog
 from solvers.base.profile import Profile
 from solvers.plan import solve_core
-from solvers.replay.hourly import Fleet, replay
+from solvers.replay.hourly import replay
+from solvers.replay.serving import Fleet
 from tests.conftest import TODAY
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
