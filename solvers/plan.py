@@ -47,7 +47,8 @@ from solvers.explain.weighing import (
 )
 from solvers.model.arrays import Limits, MipSolution, Model, SolveStatus
 from solvers.model.build import build
-from solvers.model.evaluate import Evaluator, Purchase
+from solvers.model.evaluate import Evaluator
+from solvers.model.purchases import Purchase
 from solvers.model.solve import load, solved
 from solvers.money.accounting import Accounts, Ledger
 from solvers.money.allocation import allocation_of

@@ -29,7 +29,8 @@ from solvers.explain.weighing import (
     weigh,
 )
 from solvers.model.arrays import Limits, MipSolution, Model
-from solvers.model.evaluate import Evaluator, Purchase, Scenario
+from solvers.model.evaluate import Evaluator
+from solvers.model.purchases import Purchase, Scenario
 from solvers.model.solve import rent_only, solve
 from solvers.money.accounting import Accounts, Ledger
 from solvers.money.allocation import allocation_of

@@ -23,7 +23,7 @@ from solvers.explain.weighing import (
     as_bought,
 )
 from solvers.model.arrays import Limits, MipSolution
-from solvers.model.evaluate import Purchase
+from solvers.model.purchases import Purchase
 from solvers.money.accounting import Accounts
 from solvers.money.curves import crossing, cumulative_points, curve, day_grid
 

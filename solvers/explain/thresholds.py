@@ -21,7 +21,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from solvers.model.evaluate import Evaluator, Purchase, Scenario
+from solvers.model.evaluate import Evaluator
+from solvers.model.purchases import Purchase, Scenario
 
 MAX_USD_PER_KWH = 100.0
 MAX_CLOUD_FACTOR = 100.0

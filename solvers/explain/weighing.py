@@ -19,7 +19,8 @@ from solvers.base.profile import Profile
 from solvers.demand.blocks import Block
 from solvers.explain.thresholds import CloudSide, Thresholds, find_thresholds
 from solvers.model.arrays import Limits, MipSolution, Model
-from solvers.model.evaluate import Evaluator, Purchase, Scenario
+from solvers.model.evaluate import Evaluator
+from solvers.model.purchases import Purchase, Scenario
 from solvers.offers.hosting import card_capacity, cheapest_host_mix
 
 

@@ -20,7 +20,7 @@ no energy, the provider's availability, their price scaled with the cloud's (`Sc
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,37 +28,11 @@ from solvers.base import defaults
 from solvers.base.finance import Weights
 from solvers.base.options import CloudOption, HostOption, OwnedOption, unit_cost_of
 from solvers.demand.blocks import Block
-from solvers.demand.periods import independent_levels
 from solvers.model.arrays import cells_of
-from solvers.model.layers import Cells, Layers, Renting, first_columns, screening, slot_grid, whole_levels
-
-
-@dataclass(frozen=True)
-class Purchase:
-    units: dict[str, int] = field(default_factory=dict)   # owned option key -> units
-    hosts: dict[str, int] = field(default_factory=dict)   # host name -> count (two hosts may share a size)
-
-    @property
-    def empty(self) -> bool:
-        return not any(self.units.values())
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """The what-if values the decision thresholds vary: demand and cloud prices as multipliers."""
-
-    usd_per_kwh: float
-    demand: float = 1.0
-    cloud_price: float = 1.0
-
-
-@dataclass
-class Evaluation:
-    cost: float
-
-    @property
-    def feasible(self) -> bool:
-        return math.isfinite(self.cost)
+from solvers.model.layers import Cells, Layers, Renting, first_columns, screening, slot_grid
+from solvers.model.packing import Packing
+from solvers.model.purchases import Evaluation, Purchase, Scenario
+from solvers.model.scaling import scaled_cells
 
 
 @dataclass(frozen=True)
@@ -137,17 +111,11 @@ class Evaluator:
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
         self._prepared: dict[int, tuple[Purchase, _Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
         self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
-        # `_free_instance_hours`, per curve, slot count and quota group
-        self._free: dict[tuple[float, int, int, str], np.ndarray] = {}
-        # each quota group's whole instances for a job count (`_free_instance_hours`): every listing asks of the
-        # same few counts, and a curve at each demand scale rents many of the counts the others rent
-        self._group_instances: dict[float, dict[str, float]] = {}
         self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
-        # maintenance cover: offers by price per job-hour of a fully used instance, cheapest first
-        self._packing = sorted(range(len(cloud)), key=lambda k: (cloud[k].usd_per_hour / cloud[k].packed_capacity, k))
         self.weights = weights
         self._block_weight = (None if weights is None or (weights.nominal and (weights.block == 1.0).all())
                               else weights.block)  # as the model's screening takes it
+        self._packer = Packing(cloud, self._block_hours, self._block_weight)
 
     def _availability(self, option: OwnedOption) -> float:
         return option.available(self.availability)
@@ -195,47 +163,17 @@ class Evaluator:
                       varies=any(kind == _COMMITTED for kind, *_ in units),
                       alone=tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
 
-    def _scaled_cells(self, scale: float) -> Cells:
-        """The curve at a demand multiple in whole jobs at once (`whole_levels`); at today's demand the model's own
-        curve, so that every threshold searched there (electricity, cloud price) prices what the model priced."""
-        c = self._cells
-        if scale == 1.0:
-            return c
-        if not self.integer_instances:  # fluid windows: a multiple of each window's average, not whole jobs
-            return Cells(c.block, c.jobs * scale, c.hours)
-        if self.independent is not None:
-            return self._independent_cells(scale)
-        if not self.scale_hours:
-            return whole_levels(Cells(c.block, c.jobs * scale, c.hours))
-        hours = c.hours * scale
-        busy = np.bincount(c.block, weights=hours, minlength=len(self.blocks))
-        over = np.maximum(busy / self._block_hours, 1.0)[c.block]  # more than every hour: more jobs at once
-        return whole_levels(Cells(c.block, c.jobs * over, hours / over))
-
-    def _independent_cells(self, scale: float) -> Cells:
-        """Independent jobs at a multiple of their utilisation: the binomial curve at u x scale in every block (the
-        demand's curve is the same every hour), all jobs busy and more of them beyond u x scale = 1."""
-        jobs, utilisation = self.independent or (0.0, 0.0)
-        busy = utilisation * scale
-        if busy <= 1.0:
-            levels, shares = independent_levels(jobs, busy)
-        else:
-            levels, shares = np.array([jobs * busy]), np.array([1.0])
-        block = np.repeat(np.arange(len(self.blocks)), len(levels))
-        hours = (self._block_hours[:, None] * shares[None, :]).reshape(-1)
-        return whole_levels(Cells(block, np.tile(levels, len(self.blocks)), hours))
-
     def _renting_for(self, peak: int) -> Renting:
         if self._renting is None or (self._renting.table is not None
                                      and self._renting.table.size < min(peak, defaults.MAX_COVER_TABLE)):
             self._renting = Renting(self.cloud, max(peak, 1), self.integer_instances)
-            self._group_instances = {}  # read off the renting they were counted with
         return self._renting
 
     def _cells_at(self, scale: float) -> tuple[Cells, int]:
         found = self._scaled.get(scale)
         if found is None:
-            cells = self._scaled_cells(scale)
+            cells = scaled_cells(self._cells, self._block_hours, scale, self.integer_instances, self.independent,
+                                 self.scale_hours)
             found = (cells, math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
             self._scaled[scale] = found
         return found
@@ -348,62 +286,8 @@ class Evaluator:
 
     def packing_usd(self, work: np.ndarray, cells: Cells, layers: Layers,
                     screen: tuple[float, int] | None = None, column: int = -1) -> float:
-        """Packed cloud hours for `work` (reference job-hours per block) at the listed prices, with the whole
-        instances the screening curve rents at the K of `column` (its largest by default): cheapest per job-hour first,
-        each quota group (a listing and its copies at other widths) within the instance-hours its whole rentals
-        leave in the block, as the model's `_listing_hours` rows hold it. Infinite where the quotas leave too few
-        and no offer is unlimited. Why not the cheapest offer's price: that is often one marketplace machine, which
-        cannot cover a fleet's maintenance, and is sometimes the very listing rented whole in those hours. `screen`:
-        the key `layers` is kept under, so that its free instance-hours are computed once (an hourly log's cells
-        are tens of thousands, and the thresholds ask hundreds of purchases on a few curves)."""
-        left = work.astype(float)
-        usd = np.zeros(len(self.blocks))
-        free: dict[str, np.ndarray] = {}
-        for k in self._packing:
-            c = self.cloud[k]
-            per_instance = c.packed_capacity
-            if c.max_instances is None:
-                take = left
-            else:
-                if c.quota_group not in free:
-                    free[c.quota_group] = self._free_instance_hours(c.quota_group, cells, layers, screen, column)
-                take = np.minimum(left, free[c.quota_group] * per_instance)
-                free[c.quota_group] = free[c.quota_group] - take / per_instance
-            usd = usd + take / per_instance * c.usd_per_hour
-            left = left - take
-            if left.max(initial=0.0) <= 1e-9:
-                break
-        if left.max(initial=0.0) > 1e-6:
-            return math.inf
-        return float(usd.sum() if self._block_weight is None else (usd * self._block_weight).sum())
-
-    def _free_instance_hours(self, group: str, cells: Cells, layers: Layers, screen: tuple[float, int] | None,
-                             column: int) -> np.ndarray:
-        """Per block, the instance-hours of a quota group (its quota x hours) that its whole rentals leave."""
-        key = None if screen is None else (*screen, column % len(layers.ks), group)
-        found = None if key is None else self._free.get(key)
-        if found is not None:
-            return found
-        members = [k for k, c in enumerate(self.cloud) if c.quota_group == group]
-        quota = float(self.cloud[members[0]].max_instances or 0)
-        renting = self._renting_for(math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
-        left = cells.jobs - layers.owned_jobs[:, column]
-        values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
-        instances = np.zeros(len(values))
-        kept = self._group_instances
-        for i, jobs in enumerate(values.tolist()):
-            by_group = kept.get(jobs)
-            if by_group is None:
-                by_group = kept[jobs] = {}
-                for k, n in renting.instances(jobs).items():
-                    quota_group = self.cloud[k].quota_group
-                    by_group[quota_group] = by_group.get(quota_group, 0.0) + n
-            instances[i] = by_group.get(group, 0.0)
-        rented = np.bincount(cells.block, instances[where.reshape(-1)] * cells.hours, minlength=len(self.blocks))
-        found = np.maximum(quota * self._block_hours - rented, 0.0)
-        if key is not None:
-            self._free[key] = found
-        return found
+        """Packed cloud hours for `work` at the listed prices within the quotas (`Packing.usd`)."""
+        return self._packer.usd(work, cells, layers, self._renting_for, screen, column)
 
     def _active_at(self, demand: float, cells: Cells) -> np.ndarray:
         """Hours of each block that have jobs at this demand scale: a slot runs one job at a time, only then (the

@@ -16,7 +16,7 @@ from solvers.demand.blocks import Block
 from solvers.demand.periods import Period
 from solvers.demand.waits import Waits, fcfs_waits, on_hours, rented_in_batches, window_ids
 from solvers.model.arrays import MipSolution
-from solvers.model.evaluate import Purchase
+from solvers.model.purchases import Purchase
 
 
 @dataclass

@@ -24,8 +24,8 @@ from solvers.base.result import PlanResult
 from solvers.explain.weighing import cheapest_purchases, evaluator_for, fewer_units, single_units
 from solvers.model.arrays import cells_of
 from solvers.model.build import build
-from solvers.model.evaluate import Purchase, Scenario
 from solvers.model.layers import Cells, whole_levels
+from solvers.model.purchases import Purchase, Scenario
 from solvers.model.solve import rent_only
 from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY, cloud_item, owned_item

@@ -23,7 +23,8 @@ from solvers.base.profile import Profile
 from solvers.explain import thresholds
 from solvers.explain.thresholds import CloudSide, _first_true, _margin
 from solvers.explain.weighing import evaluator_for, single_units
-from solvers.model.evaluate import Evaluator, Purchase, Scenario
+from solvers.model.evaluate import Evaluator
+from solvers.model.purchases import Purchase, Scenario
 from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY
 from tests.solvers.explain.test_threshold_flips import bursty_series

@@ -18,8 +18,9 @@ from service.plans.examples import FINANCE_EXAMPLE
 from solvers.base.options import unit_cost_of
 from solvers.base.profile import Profile
 from solvers.explain.weighing import commitment_mixes, evaluator_for, single_units, solved_units
-from solvers.model.evaluate import Evaluator, Purchase, Scenario, _slots
+from solvers.model.evaluate import Evaluator, _slots
 from solvers.model.layers import screening, slot_grid
+from solvers.model.purchases import Purchase, Scenario
 from solvers.plan import solve_core
 from tests.conftest import TODAY
 

@@ -14,7 +14,7 @@ from hypothesis import given
 from solvers.base.errors import InfeasibleProfile
 from solvers.base.options import JobWidths
 from solvers.explain.weighing import evaluator_for
-from solvers.model.evaluate import Purchase, Scenario
+from solvers.model.purchases import Purchase, Scenario
 from solvers.plan import Core
 from tests.solvers.model.test_main_reformulations import (
     COPIES,

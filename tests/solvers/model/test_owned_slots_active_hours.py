@@ -20,7 +20,7 @@ import pytest
 from pricing.catalog import bundled_catalog
 from solvers.base.profile import Profile
 from solvers.explain.weighing import evaluator_for
-from solvers.model.evaluate import Purchase, Scenario
+from solvers.model.purchases import Purchase, Scenario
 from solvers.plan import make_plan, solve_core
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
