@@ -11,7 +11,7 @@ spare slot when that saves its energy), so one curve per demand scale and slot c
 rate and cloud price the thresholds try; the difference is at most the owned energy of such hours.
 
 Costs are on the plan's basis (issue 16, `solvers.base.finance.Weights`): with a discount rate, a unit costs what it
-costs the model (`model.unit_cost_of`: price at present value, resale from the horizon's end, idle power and opex
+costs the model (`base.options.unit_cost_of`: price at present value, resale from the horizon's end, idle power and opex
 over discounted hours), rent and owned energy take each block's discount factor, and fixed monthly costs apply
 as in the model; without weights every figure is the nominal one, computed as before. Commitments are units too:
 no energy, the provider's availability, their price scaled with the cloud's (`Scenario.cloud_price`).
@@ -188,7 +188,7 @@ class Evaluator:
             return found  # type: ignore[return-value]
         slots = {k: _slots(self.owned[k], n, self.owned[k].width) for k, n in units}
         cells, peak = self._cells_at(demand)
-        if not self.integer_instances:  # work that may wait: fluid, each slot carries its speed (`model.credit`)
+        if not self.integer_instances:  # work that may wait: fluid, each slot carries its speed (`model.arrays.credit`)
             return self._fluid_operation(units, slots, demand, cells)
         max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
         screen_key = (demand, max_slots)
@@ -307,7 +307,7 @@ class Evaluator:
             available = self._availability(o)
             maintained = (1 - available) * self._block_hours * slots * o.throughput
             if self.integer_instances and o.throughput < 1.0:  # a slower card's overrun beyond its idle hours
-                maintained = maintained + (1 - o.throughput) * self._block_hours * slots  # (`model.overrun_share`)
+                maintained = maintained + (1 - o.throughput) * self._block_hours * slots  # (slots.overrun_share)
             found = self._capacities[(key, units)] = (available * self._block_hours * slots * o.throughput,
                                                       maintained)
         return found
@@ -316,7 +316,7 @@ class Evaluator:
         return _committed_fluid_costs(self, o, cells, scenario)
 
     def _credit(self, option: OwnedOption) -> float:
-        """Reference jobs at once one of the option's job slots carries (`model.credit`)."""
+        """Reference jobs at once one of the option's job slots carries (`model.arrays.credit`)."""
         return option.throughput if not self.integer_instances else 1.0
 
     def evaluate(self, purchase: Purchase, scenario: Scenario) -> Evaluation:

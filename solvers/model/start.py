@@ -4,7 +4,7 @@ Why: HiGHS proves the optimum either way, but how long it takes on these models 
 rivals (docs/ARCHITECTURE.md, "Where a plan's time goes"). Without an incumbent it spends its root node separating
 cuts on the LP's split between two near-equal cards; given a good plan at the start, reduced-cost fixing removes
 most integer columns at once and it restarts on a small model. The start only steers the search: the answer is
-the model's optimum whatever the start, and `solvers.model.build.run` checks that what HiGHS reports is its own
+the model's optimum whatever the start, and `solvers.model.solve.run` checks that what HiGHS reports is its own
 solution's cost.
 
 The candidates are K owned job slots (each step of the screening curve) on units of one option g, in the cheapest

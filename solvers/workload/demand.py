@@ -3,7 +3,7 @@
 Why this shape: the compiler gives each GPU type its own job (an 80 GB card holds a 13B LoRA fine-tune on 1 GPU,
 a 24 GB card needs 2), and an expert who buys and rents runs each type at its own width within one plan: one
 80 GB card bought for jobs of 1 GPU, 2-GPU instances of a 24 GB type rented for the peaks. So the job is planned
-as one class-form profile in which every option carries its own width (solvers/offers/options.py, `JobWidths`):
+as one class-form profile in which every option carries its own width (solvers/base/options.py, `JobWidths`):
 
 - the GPU types that hold the job (and meet the deadline, have a price and a machine large enough) take part; the
   others are filtered out of the catalog and of the profile's own prices, with the reason in the plan;

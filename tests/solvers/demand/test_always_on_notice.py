@@ -1,5 +1,5 @@
 """The assumed-scaling notice of an always-on divisible service states the guide's efficiency for its replica width,
-not the accounts' figure, which also carries the load unit (solvers/demand/periods.py `load_unit`)."""
+not the accounts' figure, which also carries the load unit (solvers/base/demand_units.py `load_unit`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Work sized on a reference GPU and planned on cards with less memory says so when the profile set no memory
-floor (solvers/plan.py `memory_notices`, notice `memory_below_reference`).
+floor (solvers/explain/warnings.py `memory_notices`, notice `memory_below_reference`).
 
 Case: one RTX 3090 (24 GB) busy 30% of 36 months, bundled prices: the buy-only alternative buys a used RTX 3080
 (10 GB; USD 240 in January 2026, where it bought an RTX 2080 Ti, 11 GB, at its 2023 eBay price before issue 30 brought

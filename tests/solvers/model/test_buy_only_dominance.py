@@ -1,4 +1,4 @@
-"""`model.undominated` leaves purchase options out of a model without cloud offers (the buy-only alternative);
+"""`model.build.undominated` leaves purchase options out of a model without cloud offers (the buy-only alternative);
 the optimum must be what the model with every option gives."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Exact reformulations of the main model (docs/ARCHITECTURE.md, "Where a plan's time goes"): (a)
-`model.undominated` on a model with cloud offers under `displacement_never_pays` (with a one-card host of its own for
+`model.build.undominated` on a model with cloud offers under `displacement_never_pays` (with a one-card host of its own
+for
 a card that fits fewer per host), (b) the rows d_gb <= w_gb / r_g left out under the same guard, (c) the host-spend
 inequality `host_spend_rows` when every owned option is a bare one-GPU-per-slot purchase, (d) availability rows and
 displaced columns left out where maintenance fits in idle hours (`maintenance_in_idle_hours`), (e) packed hours only

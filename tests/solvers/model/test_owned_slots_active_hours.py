@@ -1,4 +1,4 @@
-"""A job slot runs one job at a time, and only in hours that have jobs (solvers/model/build.py `active_hours_rows`).
+"""A job slot runs one job at a time, and only in hours that have jobs (solvers/model/slots.py `active_hours_rows`).
 
 Hand case: 2 jobs at once for half of 2027's 8,760 hours (reference RTX 3090), no patience, own prices only, $0.10
 per kWh, no idle power, no resale, a $5/h cloud that never pays. Work: 2 x 4,380 = 8,760 reference job-hours.
@@ -42,7 +42,7 @@ def test_a_fast_card_does_not_do_the_work_of_a_slow_card_bought_beside_it() -> N
 
 def test_the_buy_only_alternative_keeps_each_card_to_its_jobs_hours() -> None:
     # without displaced maintenance (availability 1, and always in buy only) a card's availability and
-    # active-hours bounds are one row (solvers/model/build.py `availability_rows`): its tighter side must hold there too
+    # active-hours bounds are one row (solvers/model/slots.py `availability_rows`): its tighter side must hold there too
     buy_only = _plan().alternatives.buy_only  # type: ignore[attr-defined]
     assert {(b.gpu, b.count) for b in buy_only.buy} == {("RTX 3090", 2)}
     assert buy_only.total_cost_usd == pytest.approx(2_150.40, abs=0.01)

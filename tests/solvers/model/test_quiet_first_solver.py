@@ -1,6 +1,6 @@
 """The first HiGHS solver of a process is made with stdout on the null device (its banner would corrupt
 `gpuplan plan --json`); a process without a standard output, a daemon with fd 1 closed, can still import the
-planner (solvers/model/build.py `first_highs_quietly`)."""
+planner (solvers/model/arrays.py `first_highs_quietly`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HiGHS's model statuses mapped to the planner's four (solvers/model/build.py `map_status`): a limit with a solution
+"""HiGHS's model statuses mapped to the planner's four (solvers/model/solve.py `map_status`): a limit with a solution
 is a
 `time_limited` plan (the API says so with its gap), a limit without one is an error, never a silent optimum."""
 

@@ -1,4 +1,4 @@
-"""Bare cards pooled for jobs wider than one GPU are bought in whole jobs (solvers/model/build.py `unit_bound`).
+"""Bare cards pooled for jobs wider than one GPU are bought in whole jobs (solvers/model/arrays.py `unit_bound`).
 
 Hand case: an always-on service of one 2-GPU replica (2 GPUs busy every hour, `jobs.gpus_per_job` 2, `runs`
 continuously) for 2027, no cloud, availability 0.95, own price only: bare RTX 6000 Ada cards at $7,000, 300 W, no

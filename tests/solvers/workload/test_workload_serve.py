@@ -1,4 +1,5 @@
-"""A small always-on service in the workload form (solvers/workload/demand.py, solvers/demand/periods.py `load_unit`):
+"""A small always-on service in the workload form (solvers/workload/demand.py, solvers/base/demand_units.py
+`load_unit`):
 its load is rounded to whole replicas of the type that serves it, not to whole replicas of the fastest type.
 
 The review's case: an 8B model in bf16 generating 3e8 tokens a month is about 35 GB200-hours of work a month
