@@ -148,7 +148,8 @@ def main() -> None:
                                   check=True).stdout.strip()
     archive = subprocess.run(["git", "archive", args.ref], cwd=ROOT, capture_output=True, check=True).stdout
     with tempfile.TemporaryDirectory() as tmp:
-        tarfile.open(fileobj=BytesIO(archive)).extractall(tmp, filter="data")
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
         before = measure(Path(tmp))
     report(f"before ({args.ref[:12]})", before)
     report("after (this tree)", measure(ROOT))
