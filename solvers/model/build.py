@@ -1,5 +1,6 @@
 """The mixed-integer planning model (docs/ARCHITECTURE.md, "The planning model"), built straight into HiGHS
-from arrays: build, solve and read out as separate steps.
+from arrays: build (here, with the rows of solvers.model.slots and solvers.model.rows), solve and read out
+(solvers.model.solve) as separate steps.
 
 Demand comes as load-duration curves (solvers.demand.periods): in each block b, level l has n jobs at once for H hours.
 The screening curve (solvers.model.layers) has already priced, for every number K of owned job slots, the rent of

@@ -3,8 +3,9 @@
 Each option carries everything the model needs, already in the profile's terms: its job width and the speed of
 one job slot (reference GPU-hours per GPU-hour when every option runs jobs.gpus_per_job), energy cost at the
 profile's electricity rate and PUE, resale at the horizon. Filters (memory, used, spot, providers, regions) are
-applied here, vectorised over the catalog. The workload form (`JobWidths`) gives each GPU type its own widths:
-one option per offer and width.
+applied vectorised over the catalog. The workload form (`JobWidths`) gives each GPU type its own widths: one
+option per offer and width. This module assembles them: cloud offers (solvers.offers.cloud), owned rows and their
+options (owned_rows, owned), commitments (commitments), each at the speed solvers.offers.throughput gives.
 """
 
 from __future__ import annotations
