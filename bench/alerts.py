@@ -34,8 +34,9 @@ from service.alerts.plan_watch import plan_summary
 from service.alerts.tables import Subscription
 from service.core.db import make_engine, migrate
 from service.profiles.tables import SavedProfile
+from solvers.base.fields import WORKLOADS
+from solvers.base.profile import Profile
 from solvers.plan import make_plan
-from solvers.profile import WORKLOADS, Profile
 
 NOW = dt.datetime(2026, 11, 21, 12, 0, tzinfo=dt.UTC)
 SOURCE = "quotes:bench"

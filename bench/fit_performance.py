@@ -1,13 +1,14 @@
 """Fit the throughput model on the bundled measurements and print its values and errors.
 
-Run: `python bench/fit_performance.py` (the values to paste into `solvers/performance.py`, the in-sample errors, the
+Run: `python bench/fit_performance.py` (the values to paste into `solvers/base/performance.py`, the in-sample errors,
+the
 guide's ratios and the ratio calibration); `--held-out`: the held-out errors (5-fold cross-validation over the
 measured rows, which the tests hold to the issue-30 targets, and leave one GPU out). The fitting itself is
 `bench/performance_fit.py`.
 
 The ratio calibration (second stage): with the fitted roofline and family values held fixed (the inference classes:
 the bundled ones, which this script does not refit), the GPUs measured only as ratios to another GPU
-(`pricing/data/measured_ratios.csv`, the rows `solvers.performance.ratio_row_used` accepts) get one efficiency per
+(`pricing/data/measured_ratios.csv`, the rows `solvers.base.performance.ratio_row_used` accepts) get one efficiency per
 class, by least squares of the log per-GPU ratios; every GPU a single-GPU table holds for the class is held at its
 family's value (8-bit inference, which no table measures: the H100 SXM). A second fit of the `llm` transformer rows
 with only the H100 SXM and A100 80GB held gives `LLM_EFFICIENCY`, what the inference classes take for GPUs without
@@ -34,8 +35,8 @@ from performance_fit import (
 from pricing.gpus import bundled_gpus
 from pricing.measured_ratios import RatioMeasurement
 from pricing.measurements import bundled_measurements
-from solvers.calibration import ratio_errors, used_ratio_rows
-from solvers.performance import FITTED_EFFICIENCY, PARAMETERS, family, ratio_row_used, unit_time
+from solvers.base.performance import FITTED_EFFICIENCY, PARAMETERS, family, ratio_row_used, unit_time
+from solvers.explain.calibration import ratio_errors, used_ratio_rows
 
 RATIO_CLASSES = ("transformer_training", "cnn_training", "inference_8bit")
 INFERENCE_ROOTS = ("H100 SXM",)  # the GPU every inference comparison hangs from
@@ -47,7 +48,7 @@ def _worst(errors: dict[str, float], n: int = 6) -> str:
 
 
 def _bundled(workload: str) -> Fit:
-    """A class the fit does not redo (inference: solvers/performance.py keeps its roofline and family values)."""
+    """A class the fit does not redo (inference: solvers/base/performance.py keeps its roofline and family values)."""
     return Fit(workload, PARAMETERS[workload], dict(FITTED_EFFICIENCY[workload]))
 
 

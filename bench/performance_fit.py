@@ -1,14 +1,14 @@
 """Fit the throughput model's class parameters on the single-GPU tables, and score GPUs held out of the fit.
 
 Why here and not in solvers/: fitting needs scipy (the `bench` extra) and runs offline; the planner reads the
-values `bench/fit_performance.py` prints, pasted into `solvers/performance.py`. The held-out test
-(`tests/solvers/test_performance_holdout.py`) imports this module, so the test and the bench run one procedure.
+values `bench/fit_performance.py` prints, pasted into `solvers/base/performance.py`. The held-out test
+(`tests/solvers/base/test_performance_holdout.py`) imports this module, so the test and the bench run one procedure.
 
 What is fitted, per training class, on `pricing/data/measured_throughput.csv`: the six numbers of
-`solvers.performance.ClassParameters` (roofline intensity and sharpness, the GeForce accumulate exponent, the
+`solvers.base.performance.ClassParameters` (roofline intensity and sharpness, the GeForce accumulate exponent, the
 memory knee and floor, the share of their spec rate Hopper and Blackwell realize) and one efficiency per measured
 architecture family (Turing is the 1.0 reference). The
-prediction for a row is the planner's own figure (`solvers.performance.roofline_time`, `memory_slowdown`,
+prediction for a row is the planner's own figure (`solvers.base.performance.roofline_time`, `memory_slowdown`,
 `accumulate_tflops`, the family efficiency) times one scale per results table and benchmark (values are
 comparable only within a table and benchmark: their units and software stacks differ). A GPU's error is
 exp(mean over its rows of log(predicted / measured)) - 1, so a GPU measured in two tables counts once.
@@ -25,7 +25,7 @@ penalty outside +-7% in the outer one; the recurrent-net floor (issue 14) is a s
 Held-out errors (`held_out_errors`): leave one GPU out. Each measured GPU is predicted by a fit without any of
 its rows (its tables' scales then come from the other GPUs), for every GPU whose architecture family keeps
 another measured member; holding out a family's only member would test the rule for a family nobody measured
-(its lineage's value, `solvers.performance.INHERITS`), which `lineage_errors` reports apart.
+(its lineage's value, `solvers.base.performance.INHERITS`), which `lineage_errors` reports apart.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from scipy.optimize import least_squares
 from pricing.compute import bundled_compute
 from pricing.gpus import bundled_gpus
 from pricing.measurements import Measurement, bundled_measurements
-from solvers.performance import (
+from solvers.base.performance import (
     INHERITS,
     RECENT_FAMILIES,
     TRAINING,
@@ -64,7 +64,7 @@ PUBLISHED = [
     ("RTX 3090", "RTX 2080 Ti", "cnn_training", 1.57),
 ]
 # (gpu, reference, class, lowest ratio): issue 14's rule that recurrent nets get a tensor-core benefit, i.e. A100
-# over V100 beyond 1.2x their bandwidth ratio (1555 / 900 GB/s); tests/solvers/test_performance.py
+# over V100 beyond 1.2x their bandwidth ratio (1555 / 900 GB/s); tests/solvers/base/test_performance.py
 FLOORS = [("A100 40GB", "V100", "rnn_training", 1.2 * 1555 / 900)]
 STARTING_INTENSITIES = (10.0, 40.0, 150.0, 600.0)
 # outer bounds: log intensity, log(sharpness - 1), accumulate exponent, log memory knee (GB), memory floor (GB;

@@ -26,9 +26,13 @@ import numpy as np
 import pandas as pd
 
 from pricing.catalog import Catalog, bundled_catalog
-from solvers import model
-from solvers.plan import commitments_only, make_plan, purchases_only, solve_core
-from solvers.profile import Profile
+from solvers.base.profile import Profile
+from solvers.explain.weighing import commitments_only, purchases_only
+from solvers.model import arrays as model_arrays
+from solvers.model import build as model_build
+from solvers.model import builder as model_builder
+from solvers.model import solve as model_solve
+from solvers.plan import make_plan, solve_core
 
 TODAY = dt.date(2026, 11, 21)
 SERIES = {
@@ -95,15 +99,16 @@ def median_ms(run: object, repeat: int, clock: object = time.perf_counter) -> fl
     return 1000 * statistics.median(samples)
 
 
-def bare_solve(models: list[tuple[model.Arrays, model.Model]]) -> None:
-    """HiGHS alone on built models, one after the other, as `model.run` calls it: a fresh `Highs` without the
+def bare_solve(models: list[tuple[model_builder.Arrays, model_arrays.Model]]) -> None:
+    """HiGHS alone on built models, one after the other, as `solvers.model.solve.run` calls it: a fresh `Highs` without
+    the
     Python callback, the planner's options, the arrays passed in one call, the model's MIP start, `run`."""
     import highspy
 
     for arrays, built in models:
         highs = highspy.Highs()  # type: ignore[no-untyped-call]
         highs.disableCallbacks()  # type: ignore[no-untyped-call]
-        for name, value in model._HIGHS_OPTIONS.items():
+        for name, value in model_solve._HIGHS_OPTIONS.items():
             highs.setOptionValue(name, value)
         arrays.pass_to(highs, built.offset)
         if built.start is not None:
@@ -132,12 +137,12 @@ def plan_and_bare(profile_data: dict[str, object], catalog: Catalog, repeat: int
     profile = Profile.model_validate(profile_data)
     core = solve_core(profile, catalog, TODAY)
     options, blocks, limits = core.options, core.blocks, core.limits
-    built = model.build(core.owned_main, options.cloud, options.hosts, blocks, limits)
+    built = model_build.build(core.owned_main, options.cloud, options.hosts, blocks, limits)
     every = [built]
     if purchases_only(core.owned):
-        every.append(model.build(purchases_only(core.owned), [], options.hosts, blocks, limits))
+        every.append(model_build.build(purchases_only(core.owned), [], options.hosts, blocks, limits))
     if commitments_only(core.owned):
-        every.append(model.build(commitments_only(core.owned), options.cloud, options.hosts, blocks, limits))
+        every.append(model_build.build(commitments_only(core.owned), options.cloud, options.hosts, blocks, limits))
     main_lp = [(built.builder.arrays(), built)]
     every_lp = [(m.builder.arrays(), m) for m in every]
     runs = {"plan": lambda: make_plan(profile, catalog, TODAY), "bare": lambda: bare_solve(main_lp),
@@ -175,7 +180,7 @@ def measure(catalog: Catalog, repeat: int) -> tuple[float, float]:
     of the plans' wall time: above 100% when the alternatives' MIP runs beside the main one."""
     profile = Profile.model_validate(SERIES)
     solver_time = 0.0
-    original = model.run
+    original = model_solve.run
     lock = threading.Lock()
 
     def timed_run(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -187,7 +192,7 @@ def measure(catalog: Catalog, repeat: int) -> tuple[float, float]:
             with lock:
                 solver_time += time.perf_counter() - started
 
-    model.run = timed_run  # type: ignore[assignment]
+    model_solve.run = timed_run  # type: ignore[assignment]
     try:
         make_plan(profile, catalog, TODAY)  # warm-up
         solver_time = 0.0
@@ -197,7 +202,7 @@ def measure(catalog: Catalog, repeat: int) -> tuple[float, float]:
             make_plan(profile, catalog, TODAY)
             samples.append(time.perf_counter() - started)
     finally:
-        model.run = original  # type: ignore[assignment]
+        model_solve.run = original  # type: ignore[assignment]
     return statistics.median(samples), solver_time / sum(samples)
 
 

@@ -69,8 +69,8 @@ def over_http(url: str, bodies: dict[str, bytes], repeat: int) -> dict[str, list
 
 def breakdown(count: int, repeat: int) -> None:
     """The parts of the server path that handle the rows, timed in this process (medians, ms)."""
+    from solvers.base.profile import Profile
     from solvers.plan import make_plan
-    from solvers.profile import Profile
 
     raw = json.dumps(with_rows(count)).encode()
     catalog, today = bundled_catalog(), dt.date(2026, 11, 21)

@@ -33,8 +33,12 @@ import datetime as dt, json, sys
 sys.path.insert(0, sys.argv[1])
 from pricing.catalog import bundled_catalog
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.errors import ProfileError
+try:  # the stage layout (issue 33); before it the profile and errors sat at solvers/ root
+    from solvers.base.errors import ProfileError
+    from solvers.base.profile import Profile
+except ImportError:
+    from solvers.errors import ProfileError
+    from solvers.profile import Profile
 catalog = bundled_catalog()
 out = {}
 for name, data in json.load(sys.stdin).items():

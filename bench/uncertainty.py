@@ -39,8 +39,8 @@ TODAY = dt.date(2026, 11, 1)
 
 def _highs_run_ms(pieces: list[Any], relax: bool) -> float:
     """`Highs.run` alone of the extensive form over `pieces` (its building and reading left out)."""
+    from solvers.base.uncertainty_defaults import SAA_REL_GAP
     from solvers.uncertainty import extensive
-    from solvers.uncertainty.defaults import SAA_REL_GAP
 
     timed: list[float] = []
     original = highspy.Highs.run
@@ -63,9 +63,9 @@ def _highs_run_ms(pieces: list[Any], relax: bool) -> float:
 
 def case(scenarios: int, repeat: int) -> dict[str, Any]:
     from pricing.catalog import bundled_catalog
-    from solvers.place_inputs import prepare
-    from solvers.plan import _solve_prepared, make_plan
-    from solvers.profile import Profile
+    from solvers.base.profile import Profile
+    from solvers.offers.place_inputs import prepare
+    from solvers.plan import _solve_prepared, make_plan, today_of
     from solvers.uncertainty.decide import build_futures
 
     catalog = bundled_catalog()
@@ -82,7 +82,7 @@ def case(scenarios: int, repeat: int) -> dict[str, Any]:
     assert risk is not None
     prep = prepare(profile, catalog)
     core = _solve_prepared(prep.profile, prep.catalog, TODAY, True)
-    futures = build_futures(core, profile.uncertainty)  # type: ignore[arg-type]
+    futures = build_futures(today_of(core), profile.uncertainty)  # type: ignore[arg-type]
     relaxed_ms = statistics.median(_highs_run_ms(futures.pieces, True) for _ in range(repeat))
     full_ms = statistics.median(_highs_run_ms(futures.pieces, False) for _ in range(max(1, repeat // 2)))
     tracemalloc.start()

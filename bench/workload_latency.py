@@ -16,8 +16,8 @@ import time
 from typing import Any
 
 from pricing.catalog import bundled_catalog
+from solvers.base.profile import Profile
 from solvers.plan import make_plan
-from solvers.profile import Profile
 
 TODAY = dt.date(2026, 11, 21)
 PROFILES: dict[str, dict[str, Any]] = {

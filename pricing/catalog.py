@@ -87,7 +87,7 @@ class Catalog:
     `max_instances` is the quota of an offer (instances at once; NaN = not known): for a marketplace
     aggregate it is the number of listings the median summarises, since no more machines of that kind are
     for rent. `commitments` holds reserved and committed-use prices with `term_months` and `payment`;
-    the planner reads it as decision variables when a profile allows commitments (solvers.options).
+    the planner reads it as decision variables when a profile allows commitments (solvers.offers.options).
     """
 
     gpus: GpuTable

@@ -71,9 +71,9 @@ def plan(profile_file: Annotated[Path, typer.Argument(exists=True, dir_okay=Fals
     from service.core.settings import Settings
     from service.plans.render import render_plan
     from service.plans.staleness import with_stale_warnings
-    from solvers.errors import InfeasibleProfile, ProfileError
+    from solvers.base.errors import InfeasibleProfile, ProfileError
+    from solvers.base.profile import Profile
     from solvers.plan import make_plan
-    from solvers.profile import Profile
 
     try:
         profile = Profile.model_validate(json.loads(profile_file.read_text()))

@@ -36,7 +36,8 @@ def database_url(tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture(autouse=True)
 def replay_every_plan() -> Iterator[list[str]]:
-    """Every plan a test makes in this process is replayed hour by hour (solvers/replay.py, issue 29): its cost must
+    """Every plan a test makes in this process is replayed hour by hour (solvers/replay/hourly.py, issue 29): its cost
+    must
     equal the replay's within the bound of the model's named approximations the replay reports, else the test fails
     (plans solved in the service's worker processes are replayed by the tests that make them there)."""
     from solvers.plan import PLAN_OBSERVERS, replay_core

@@ -12,7 +12,7 @@ from pydantic.json_schema import models_json_schema
 
 from service.core import schema_doc
 from service.core.schema_doc import PAGES, ReferencePage, render, undocumented
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 ROOT = Path(__file__).resolve().parents[1]
 

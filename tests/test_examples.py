@@ -11,9 +11,10 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import CATALOG_EXAMPLE, WORKED_EXAMPLE, WORKLOAD_EXAMPLE
+from solvers.base.demand_forms import ConcurrencyDemand
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from solvers.plan import make_plan
-from solvers.profile import ConcurrencyDemand, Profile
-from solvers.result import PlanResult
 from solvers.usage import parse_usage, summarise
 from tests.conftest import TODAY
 

@@ -117,7 +117,7 @@ def _lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
 
-# the same range as the API's dates (solvers/bounds.py, which pricing cannot import); checked before any zone
+# the same range as the API's dates (solvers/base/bounds.py, which pricing cannot import); checked before any zone
 # arithmetic, which overflows at the calendar's edges (0001-01-01T00:00+14:00 is before year 1 in UTC)
 AS_OF_YEARS = (2000, 2100)
 

@@ -41,7 +41,7 @@ from service.alerts.plan_watch import (
 )
 from service.alerts.tables import AlertEvent, Evaluation, PriceBaseline, Subscription
 from service.profiles.tables import SavedProfile
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,11 @@ import pandas as pd
 
 from pricing.catalog import Catalog
 from pricing.gpus import GpuTable
-from solvers.accounting import Accounts
-from solvers.errors import InfeasibleProfile, ProfileError
-from solvers.plan import SolverFailure, names_condition, solve_core
-from solvers.profile import Profile
+from solvers.base.errors import InfeasibleProfile, ProfileError, SolverFailure
+from solvers.base.profile import Profile
+from solvers.explain.recommendation import names_condition
+from solvers.money.accounting import Accounts
+from solvers.plan import solve_core
 
 # a watched profile's summary as the scheduler gets it; None when it could not be solved this time
 Replan = Callable[[Profile, Catalog, dt.date], dict[str, Any] | None]

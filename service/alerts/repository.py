@@ -25,7 +25,7 @@ from service.core.settings import Settings
 from service.core.timestamps import iso, iso_or_none
 from service.labs.auth import Caller
 from service.profiles.repository import get_profile
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 # --- subscriptions ----------------------------------------------------------------------------------------
 

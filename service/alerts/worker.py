@@ -18,7 +18,7 @@ from service.core.clock import utcnow
 from service.core.errors import InvalidField, ServiceUnavailable
 from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 log = logging.getLogger(__name__)
 DELIVERY_JOB_ID = "alert-delivery"

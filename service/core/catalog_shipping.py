@@ -3,7 +3,7 @@
 Why: a plan in a worker process needs the catalog in force (about 90 kB pickled: GPU facts, a few hundred cloud
 offers, hardware prices). Pickling it with every plan cost the API process about 0.7 ms and the worker about
 1.1 ms, and the worker got a new `Catalog` object each time, so the planner's per-catalog caches (the cloud
-offers as numpy columns, the hardware rows: solvers.cloud_table, solvers.options) never hit there.
+offers as numpy columns, the hardware rows: solvers.offers.cloud_table, solvers.offers.options) never hit there.
 
 Here the API process pickles a catalog once into a file of its own temporary directory and sends the workers
 only a token and that file's path; a worker reads a token it has not seen once and keeps the last few, so the
@@ -29,7 +29,7 @@ from typing import TypeVar
 
 from pricing.catalog import Catalog
 from service.core.json_body import JsonBody
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 T = TypeVar("T")
 

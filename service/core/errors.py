@@ -13,8 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from solvers.errors import InfeasibleProfile, ProfileError
-from solvers.plan import SolverFailure
+from solvers.base.errors import InfeasibleProfile, ProfileError, SolverFailure
 
 log = logging.getLogger("gpuplan")
 T = TypeVar("T")

@@ -18,7 +18,7 @@ from sqlalchemy import Select, and_, or_
 
 from service.core.errors import InvalidField
 from service.core.timestamps import as_utc
-from solvers.bounds import Timestamp
+from solvers.base.bounds import Timestamp
 
 T = TypeVar("T")
 DEFAULT_LIMIT = 50

@@ -38,7 +38,7 @@ from service.core.catalog_shipping import ProfileJson, ship, solve_body, solve_o
 from service.core.errors import InvalidField, ServiceError, ServiceUnavailable, TooManyRequests
 from service.core.json_body import JsonBody, request_ended
 from service.core.plan_workers import Cancelled, Job, WorkerLost, Workers
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -1,7 +1,8 @@
 """The user guide's field reference (docs/reference/), made from the pydantic models so it cannot drift.
 
-The profile a plan is made for (`solvers.profile.Profile`), the plan it answers (`solvers.result.PlanResult`) and
-the workload estimate (`solvers.workload.schema`) are public contracts whose fields already carry a
+The profile a plan is made for (`solvers.base.profile.Profile`), the plan it answers (`solvers.base.result.PlanResult`)
+and
+the workload estimate (`solvers.base.workload`) are public contracts whose fields already carry a
 `Field(description=...)` for `/docs`; this module renders the same JSON Schema the API publishes as Markdown
 tables, one section per model, so the guide says what the schema says and nothing else. The MkDocs hook
 (docs/hooks/reference.py) writes these pages when the site is built; `python -m service.core.schema_doc DIR`
@@ -21,9 +22,9 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from solvers.profile import Profile
-from solvers.result import PlanResult
-from solvers.workload.schema import Estimate, Workload
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
+from solvers.base.workload import Estimate, Workload
 
 Mode = Literal["validation", "serialization"]
 Schema = dict[str, Any]
@@ -48,19 +49,19 @@ PAGES: tuple[ReferencePage, ...] = (
     ReferencePage(
         "reference/profile.md", "Profile fields (the plan request)",
         "Every field of the profile `POST /v1/plans` takes (also the `profile` of a saved profile), from the "
-        "models in `solvers/profile.py` and `solvers/workload/schema.py`. What the parts mean together: "
+        "models in `solvers/base/profile.py` and `solvers/base/workload.py`. What the parts mean together: "
         "[Profiles and the demand model](../profiles.md).",
         ((Profile, "validation"),)),
     ReferencePage(
         "reference/plan.md", "Plan fields (the plan response)",
         "Every field of a plan as `POST /v1/plans` and `GET /v1/plans/{id}` answer it, from the models in "
-        "`solvers/result.py`. Money is in the plan's `currency` (the `*_usd` field names are kept and mean "
+        "`solvers/base/result.py`. Money is in the plan's `currency` (the `*_usd` field names are kept and mean "
         "\"in `currency`\"); dates are ISO 8601.",
         ((PlanResult, "serialization"),)),
     ReferencePage(
         "reference/estimate.md", "Workload estimate fields",
         "The workload compiler alone: what `POST /v1/estimate` and `gpuplan estimate` take (`Workload`) and "
-        "answer (`Estimate`), from `solvers/workload/schema.py`. In a plan the same job is the workload form "
+        "answer (`Estimate`), from `solvers/base/workload.py`. In a plan the same job is the workload form "
         "([PlanWorkload](profile.md#planworkload)); see [Workloads](../workloads.md).",
         ((Workload, "validation"), (Estimate, "serialization"))),
 )

@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from solvers.result import Costs, PlanResult
+from solvers.base.plan_lines import Costs
+from solvers.base.result import PlanResult
 
 MIN_PLANS = 2
 MAX_PLANS = 6  # one chart stays readable with this many lines; the page says so when more are asked

@@ -40,10 +40,10 @@ from service.web import charts
 from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
 from service.web.replay_chart import replay_chart_svg
 from service.web.sensitivity_chart import sensitivity_chart_svg
-from solvers.profile import Profile
-from solvers.replay_answer import PlanReplay
-from solvers.result import PlanResult
-from solvers.sensitivity import Sensitivity
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
+from solvers.replan.replay_answer import PlanReplay
+from solvers.replan.sensitivity import Sensitivity
 
 router = APIRouter(prefix="/v1/plans", tags=["plans"], route_class=DeferredBodyRoute)
 

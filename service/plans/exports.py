@@ -49,9 +49,10 @@ import math
 from typing import Any, Literal
 
 from service.core.spreadsheet import neutralise_row
-from solvers.currency import format_money
-from solvers.finance import declining_balance, straight_line
-from solvers.result import Costs, PlanResult
+from solvers.base.finance import declining_balance, straight_line
+from solvers.base.plan_lines import Costs
+from solvers.base.result import PlanResult
+from solvers.money.currency import format_money
 
 CSV_COLUMNS = ["line", "item", "type", "gpu", "condition", "quantity", "unit", "unit_price", "currency",
                "vendor_source", "price_as_of", "line_total"]
@@ -215,7 +216,8 @@ def line_items(plan: PlanResult) -> list[dict[str, Any]]:
 
 
 def committed_hours_used(plan: PlanResult) -> list[float]:
-    """Instance-hours each commitment line worked: the periods' `commitments[i]` cloud hours (solvers/accounting.py
+    """Instance-hours each commitment line worked: the periods' `commitments[i]` cloud hours
+    (solvers/money/accounting.py
     names each line by its place), at most the hours the line holds."""
     worked = [0.0] * len(plan.commitments)
     for period in plan.periods:
@@ -326,7 +328,7 @@ DEFAULT_DEPRECIATION_YEARS = 5
 def depreciation(plan: PlanResult, method: DepreciationMethod = "straight_line",
                  years: int = DEFAULT_DEPRECIATION_YEARS, rate: float | None = None,
                  salvage_usd: float = 0.0) -> dict[str, Any] | None:
-    """The purchases' book value year by year (solvers.finance); None when nothing is bought."""
+    """The purchases' book value year by year (solvers.base.finance); None when nothing is bought."""
     cost = plan.costs.capex_usd
     if cost <= 0:
         return None

@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.table import Table
 
 from service.plans.render_risk import render_risk
-from solvers.result import PlanResult
-from solvers.workload.schema import WorkloadPlan
+from solvers.base.result import PlanResult
+from solvers.base.workload import WorkloadPlan
 
 
 def _money(value: float | None, currency: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from solvers.uncertainty.result import Risk
+from solvers.base.risk import Risk
 
 
 def _money(value: float | None, currency: str) -> str:

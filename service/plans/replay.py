@@ -1,5 +1,6 @@
 """A stored plan replayed hour by hour (issue 29): re-planned at the prices it recorded, on its day, like its
-sensitivity, and its purchase run by `solvers.replay`. A stored plan never changes, so neither does its replay: the
+sensitivity, and its purchase run by `solvers.replay.hourly`. A stored plan never changes, so neither does its replay:
+the
 answers are kept (a few, newest kept), with and without the hours, and the JSON and the chart of one plan cost one
 run in the plan pool."""
 
@@ -12,8 +13,8 @@ from service.core.dependencies import Runtime
 from service.core.errors import Conflict
 from service.plans.repository import StoredPlan
 from service.plans.service import prices_recorded
-from solvers.profile import Profile
-from solvers.replay_answer import PlanReplay, replay_plan, replay_totals
+from solvers.base.profile import Profile
+from solvers.replan.replay_answer import PlanReplay, replay_plan, replay_totals
 
 _KEPT = 16
 _cache: OrderedDict[tuple[str, bool], PlanReplay] = OrderedDict()

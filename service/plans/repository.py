@@ -16,8 +16,8 @@ from service.core.timestamps import iso
 from service.labs.auth import Caller
 from service.plans.schemas import PlanListItem
 from service.plans.tables import PlanRecord
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import csv
 import io
 from typing import Any
 
-from solvers.uncertainty.result import Risk
+from solvers.base.risk import Risk
 
 RISK_COLUMNS = ["row", "measure", "plan", "cloud_only", "weight", "unit"]
 _TOTALS = (("expected total", "expected_total_usd"), ("P10 total", "p10_total_usd"), ("P50 total", "p50_total_usd"),

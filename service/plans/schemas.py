@@ -1,4 +1,4 @@
-"""The plans API's bodies besides the plan itself (`solvers.result.PlanResult`, the planner's own contract)."""
+"""The plans API's bodies besides the plan itself (`solvers.base.result.PlanResult`, the planner's own contract)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from solvers.profile import PlanCurrency
-from solvers.result import CarbonReport, CashFlowLine, Costs, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
-from solvers.uncertainty.result import Risk
+from solvers.base.fields import PlanCurrency
+from solvers.base.inputs_used import CarbonReport, ElectricityUsed, ExchangeRatesUsed, PurchaseTax
+from solvers.base.plan_lines import CashFlowLine, Costs
+from solvers.base.risk import Risk
 
 
 class PlanListItem(BaseModel):

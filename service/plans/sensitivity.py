@@ -15,8 +15,8 @@ from service.core.errors import Conflict
 from service.plans.repository import StoredPlan
 from service.plans.service import prices_recorded
 from service.plans.views import derived
-from solvers.profile import Profile
-from solvers.sensitivity import Sensitivity, sensitivity
+from solvers.base.profile import Profile
+from solvers.replan.sensitivity import Sensitivity, sensitivity
 
 VIEW = "sensitivity"
 

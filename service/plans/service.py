@@ -23,10 +23,10 @@ from service.labs.auth import Caller
 from service.plans.repository import PlanOrigin, StoredPlan, save_plan
 from service.plans.staleness import stale_price_warnings
 from service.plans.views import derived
-from solvers.notices import texts
+from solvers.base.notices import texts
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
 
 
 def prices_now(source: Callable[[], Catalog]) -> tuple[Catalog, dict[str, int] | None]:

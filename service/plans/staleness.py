@@ -9,8 +9,8 @@ from sqlalchemy import Engine
 
 from pricing.freshness import SourceState, source_states
 from pricing.sources.base import Source
-from solvers.notices import Notice, notice, texts
-from solvers.result import PlanResult
+from solvers.base.notices import Notice, notice, texts
+from solvers.base.result import PlanResult
 
 
 def with_stale_warnings(result: PlanResult, engine: Engine, sources: Iterable[Source], now: dt.datetime,

@@ -10,10 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from service.core.dependencies import Runtime
 from service.core.errors import InvalidField
 from service.plans.service import prices_now
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
-from solvers.sensitivity import with_cloud_prices_scaled
+from solvers.replan.sensitivity import with_cloud_prices_scaled
 
 MIN_CLOUD_SCALE, MAX_CLOUD_SCALE = 0.05, 20.0
 

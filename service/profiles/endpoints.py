@@ -20,8 +20,8 @@ from service.plans.endpoints import BOUNDED
 from service.plans.service import created, plan_for, request_key
 from service.profiles import repository
 from service.profiles.schemas import ProfileIn, ProfileOut, ProfileVersionOut
-from solvers.profile import Profile
-from solvers.result import PlanResult
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 
 router = APIRouter(prefix="/v1/profiles", tags=["profiles"], route_class=DeferredBodyRoute)
 # the body as its bytes, validated on the route's thread (or first in a plan worker when large), never on the event

@@ -16,8 +16,9 @@ from service.core.timestamps import iso
 from service.labs.auth import Caller
 from service.profiles.schemas import PlanSummary, ProfileIn, ProfileOut, ProfileVersionOut
 from service.profiles.tables import ProfileVersion, SavedProfile
-from solvers.periods import first_of_next_month
-from solvers.profile import Profile, UtilisationDemand
+from solvers.base.demand_forms import UtilisationDemand
+from solvers.base.demand_units import first_of_next_month
+from solvers.base.profile import Profile
 
 
 def pinned(profile: Profile, today: dt.date) -> Profile:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 Tag = Annotated[str, Field(min_length=1, max_length=50, pattern=r"^[^,\s][^,]*$")]
 

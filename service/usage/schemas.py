@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.profiles.schemas import ProfileOut
-from solvers.bounds import Timestamp
-from solvers.profile import ConcurrencyDemand
+from solvers.base.bounds import Timestamp
+from solvers.base.demand_forms import ConcurrencyDemand
 from solvers.usage import BUSY_THRESHOLD_PERCENT, UsageSeries, UsageSummary
 
 # about 1.5 years of nvidia-smi samples every 15 minutes for 8 GPUs; bigger logs are better cut by month first

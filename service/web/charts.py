@@ -38,7 +38,7 @@ from matplotlib.typing import LineStyleType, RcKeyType
 from service.plans.compare import common_currency
 from service.web.chart_fit import renderer_of, wrap
 from service.web.chart_text import ChartText, chart_text
-from solvers.result import PlanResult
+from solvers.base.result import PlanResult
 
 _log = logging.getLogger(__name__)
 

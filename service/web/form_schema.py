@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from solvers.profile import CloudPriceItem, CommitmentPriceItem, OwnedPriceItem, Profile
+from solvers.base.price_inputs import CloudPriceItem, CommitmentPriceItem, OwnedPriceItem
+from solvers.base.profile import Profile
 
 
 def _models_in(annotation: Any) -> list[tuple[type[BaseModel], bool]]:

@@ -21,8 +21,8 @@ from service.web.charts import (
     _svg,
     drawing,
 )
-from solvers.replay_answer import PlanReplay
-from solvers.result import PlanResult
+from solvers.base.result import PlanResult
+from solvers.replan.replay_answer import PlanReplay
 
 HOURLY_UP_TO = 24 * 14  # beyond two weeks, the hours are summed per day
 

@@ -25,8 +25,8 @@ from matplotlib.transforms import blended_transform_factory
 from service.web.chart_fit import extent_pt, renderer_of, wrap
 from service.web.chart_text import ChartText, chart_text
 from service.web.charts import MARK_COLOUR, PLAN_COLOUR, _empty, _svg, drawing
-from solvers.result import PlanResult
-from solvers.sensitivity import Sensitivity, SensitivityRow
+from solvers.base.result import PlanResult
+from solvers.replan.sensitivity import Sensitivity, SensitivityRow
 
 DECISION_CHANGES_COLOUR = "#CC79A7"
 

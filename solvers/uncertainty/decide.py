@@ -1,8 +1,9 @@
 """Decide under uncertainty: the profile's futures -> one model per future -> the extensive form -> the purchase
 every future shares, the plan's accounts at the profile's own figures, and the risk figures.
 
-`decide(core, option)` is the one call `solvers.plan.make_plan` makes for a profile with `uncertainty`; it returns
-the core with the stochastic plan's purchase in place of today's (so the plan's lines, accounts, break-even and
+`decide(today, option)` is the one call `solvers.plan.make_plan` makes for a profile with `uncertainty` (`today`:
+today's plan as values, `solvers.uncertainty.today.Today`); it returns today's plan with the stochastic plan's
+purchase in place of today's (which make_plan puts back into its core, so the plan's lines, accounts, break-even and
 thresholds describe it) and the risk object.
 """
 
@@ -10,28 +11,29 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solvers.accounting import Allocation
-from solvers.errors import InfeasibleProfile
-from solvers.evaluate import Purchase
-from solvers.model import MipSolution, Model, SolveStatus, build, rent_only, solved, unit_bound
-from solvers.options import OwnedOption
-from solvers.pruning import prune_unprofitable
-from solvers.uncertainty import defaults as udefaults
+from solvers.base import uncertainty_defaults as udefaults
+from solvers.base.deferred import Deferred
+from solvers.base.errors import InfeasibleProfile, SolverFailure
+from solvers.base.options import OwnedOption
+from solvers.base.risk import Risk, Waiting
+from solvers.base.uncertainty import Uncertainty
+from solvers.demand.blocks import model_weights
+from solvers.model.arrays import MipSolution, Model, SolveStatus, unit_bound
+from solvers.model.build import build
+from solvers.model.purchases import Purchase
+from solvers.model.solve import rent_only, solved
+from solvers.money.allocation import Allocation
+from solvers.offers.pruning import prune_unprofitable
 from solvers.uncertainty import figures
 from solvers.uncertainty.extensive import Piece, Stacked, solve_extensive
 from solvers.uncertainty.perturb import Inputs, WeightsFor, future_inputs, period_days
 from solvers.uncertainty.recourse import evaluate_fixed
-from solvers.uncertainty.result import Risk, Waiting
 from solvers.uncertainty.sample import Future, futures
-from solvers.uncertainty.schema import Uncertainty
+from solvers.uncertainty.today import Today
 from solvers.uncertainty.waiting import value_of_waiting
-
-if TYPE_CHECKING:
-    from solvers.plan import Core
 
 NOTE = ("Each future moves the demand (a scale, and growth in yearly steps), every on-demand and spot price (by "
         "the average of its yearly trend over the horizon, weighted by the future's work), the electricity rate "
@@ -45,37 +47,35 @@ TIE = 1e-6  # a plan "beats" cloud only when cheaper by more than this share
 class Decision:
     """The stochastic plan's purchase at the profile's figures, and its risk figures (in USD)."""
 
-    core: Core
+    today: Today
     risk: Risk
 
     @property
-    def pair(self) -> tuple[Core, Risk]:
-        return self.core, self.risk
+    def pair(self) -> tuple[Today, Risk]:
+        return self.today, self.risk
 
 
-def weights_of(core: Core) -> WeightsFor:
-    from solvers.plan import model_weights, terms_of  # the plan module calls this one
-
-    terms = terms_of(core.profile)
+def weights_of(today: Today) -> WeightsFor:
+    terms = today.terms
     return lambda periods, blocks: model_weights(terms, periods, blocks)
 
 
-def candidates(core: Core, inputs: list[Inputs]) -> list[OwnedOption]:
+def candidates(today: Today, inputs: list[Inputs]) -> list[OwnedOption]:
     """Owned options some future (or today's figures) could profit from (`prune_unprofitable` per future): an
     option none could is in no future's optimum whatever else is bought, so none of the sample average's."""
-    keep: set[str] = {o.key for o in core.owned_main}
-    width = core.limits.width
+    keep: set[str] = {o.key for o in today.owned_main}
+    width = today.limits.width
     for inp in inputs:
         keep |= {o.key for o in prune_unprofitable(inp.owned, inp.cloud, inp.blocks, inp.limits.usd_per_kwh, width,
                                                    inp.limits.weights)}
-    return [o for o in core.owned if o.key in keep]
+    return [o for o in today.owned if o.key in keep]
 
 
-def shared_bounds(owned: list[OwnedOption], inputs: list[Inputs], core: Core,
+def shared_bounds(owned: list[OwnedOption], inputs: list[Inputs], today: Today,
                   at_least: dict[str, int]) -> dict[str, int]:
     """Units per option no future needs more of (the most any future's `unit_bound` allows), and at least what a
     plan to be priced holds."""
-    bounds = {o.key: unit_bound(o, core.blocks, core.limits) for o in owned}
+    bounds = {o.key: unit_bound(o, today.blocks, today.limits) for o in owned}
     for inp in inputs:
         by_key = {o.key: o for o in inp.owned}
         for o in owned:
@@ -118,28 +118,28 @@ class Futures:
         return np.array([f.weight for f in self.drawn])
 
 
-def build_futures(core: Core, option: Uncertainty, keys: set[str] | None = None) -> Futures:
+def build_futures(today: Today, option: Uncertainty, keys: set[str] | None = None) -> Futures:
     """One model per future, on the options some future could profit from (`candidates`; `keys`: only these)."""
     drawn = futures(option)
-    inputs = [future_inputs(f, core.periods, core.owned, core.options.cloud, core.limits, weights_of(core))
+    inputs = [future_inputs(f, today.periods, today.owned, today.options.cloud, today.limits, weights_of(today))
               for f in drawn]
-    owned = [o for o in candidates(core, inputs) if keys is None or o.key in keys]
+    owned = [o for o in candidates(today, inputs) if keys is None or o.key in keys]
     chosen = {o.key for o in owned}
-    bounds = shared_bounds(owned, inputs, core, dict(core.main.units))
+    bounds = shared_bounds(owned, inputs, today, dict(today.main.units))
     shared = len(inputs) > 1
-    pieces = [Piece(build(_restrict(inp, chosen), inp.cloud, core.options.hosts, inp.blocks, inp.limits,
+    pieces = [Piece(build(_restrict(inp, chosen), inp.cloud, today.options.hosts, inp.blocks, inp.limits,
                           bounds=bounds if shared else None, reduce=not shared), inp.future.weight)
               for inp in inputs]
     return Futures(drawn, inputs, owned, bounds, pieces)
 
 
-def decide(core: Core, option: Uncertainty, *, time_limit_s: float = udefaults.TIME_LIMIT_S) -> Decision:
+def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults.TIME_LIMIT_S) -> Decision:
     started = time.perf_counter()
     deadline = started + time_limit_s
-    built = build_futures(core, option)
+    built = build_futures(today, option)
     drawn, inputs, owned, bounds, pieces, weights = (built.drawn, built.inputs, built.owned, built.bounds,
                                                      built.pieces, built.weights)
-    today_units, today_hosts = dict(core.main.units), dict(core.main.hosts)
+    today_units, today_hosts = dict(today.main.units), dict(today.main.hosts)
     shared = len(inputs) > 1
     best = _own_optima(pieces, deadline) if option.objective == "regret" else None
 
@@ -147,7 +147,7 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = udefaults.T
         return max((deadline - time.perf_counter()) * share, 0.05)
 
     if not shared:  # one future: the deterministic model itself, solved as today's plan is
-        sol = core.main if _is_today(inputs[0]) else None
+        sol = today.main if _is_today(inputs[0]) else None
         stochastic = _single(pieces[0], sol, left(0.6))
     else:
         stochastic = _stochastic(pieces, option, best, weights, deadline)
@@ -156,16 +156,12 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = udefaults.T
                                 "its limits (some future's work is beyond what may be bought and rented): narrow "
                                 "uncertainty.demand or allow more (options.allow_cloud, max_owned_gpus, max_capex_usd)")
     if not stochastic.status.has_solution:
-        from solvers.plan import SolverFailure  # the plan module calls this one
-
         raise SolverFailure("the stochastic program found no plan within the time budget")
     units, chosen_hosts = stochastic.units, stochastic.hosts
     commitments = {o.key for o in owned if o.is_commitment}
     # the figures beside the plan, each within what is left of the budget (a figure not reached is null); today's
     # plan priced in every future on the plan's second thread while this one does the rest (`Deferred`: inline
     # when that thread is busy)
-    from solvers.plan import Deferred  # the plan module calls this one
-
     same = (units, chosen_hosts) == (today_units, today_hosts)
     today_fixed = {**today_units, **today_hosts}
     limit = left(0.4)
@@ -176,12 +172,12 @@ def decide(core: Core, option: Uncertainty, *, time_limit_s: float = udefaults.T
     held = {k: n for k, n in units.items() if k in commitments}
     no_purchase = None if not bought else cloud_only if not held and not commitments else evaluate_fixed(
         pieces, held, left(0.5)) if left(1.0) > 0.5 else None
-    core = _with_purchase(core, owned, bounds, units, chosen_hosts)
-    waiting = value_of_waiting(core, option, drawn, inputs, owned, stochastic.totals, deadline)
+    today = _with_purchase(today, owned, bounds, units, chosen_hosts)
+    waiting = value_of_waiting(today, option, drawn, inputs, owned, stochastic.totals, deadline)
     deterministic = stochastic if same else None if beside is None else beside.result()
-    risk = _risk(core, option, drawn, inputs, weights, stochastic, deterministic, cloud_only, no_purchase, best,
+    risk = _risk(today, option, drawn, inputs, weights, stochastic, deterministic, cloud_only, no_purchase, best,
                  waiting, 1000.0 * (time.perf_counter() - started))
-    return Decision(core, risk)
+    return Decision(today, risk)
 
 
 def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | None, weights: np.ndarray,
@@ -275,13 +271,13 @@ def _own_optima(pieces: list[Piece], deadline: float) -> np.ndarray:
     return np.array(best)
 
 
-def _with_purchase(core: Core, owned: list[OwnedOption], bounds: dict[str, int], units: dict[str, int],
-                   hosts: dict[str, int]) -> Core:
-    """The core with the stochastic purchase at the profile's own figures (today's core when it buys the same)."""
-    if (units, hosts) == (dict(core.main.units), dict(core.main.hosts)):
-        return core
+def _with_purchase(today: Today, owned: list[OwnedOption], bounds: dict[str, int], units: dict[str, int],
+                   hosts: dict[str, int]) -> Today:
+    """Today's plan with the stochastic purchase at the profile's own figures (itself when it buys the same)."""
+    if (units, hosts) == (dict(today.main.units), dict(today.main.hosts)):
+        return today
     started = time.perf_counter()
-    model = build(owned, core.options.cloud, core.options.hosts, core.blocks, core.limits, bounds=bounds,
+    model = build(owned, today.options.cloud, today.options.hosts, today.blocks, today.limits, bounds=bounds,
                   reduce=False)
     fix_purchase(model, units, hosts)
     main = solved(model, started)
@@ -289,7 +285,7 @@ def _with_purchase(core: Core, owned: list[OwnedOption], bounds: dict[str, int],
         raise RuntimeError("the stochastic plan's purchase has no plan at the profile's own figures")
     allocation = Allocation(Purchase(main.units, main.hosts), main.owned_jobs, main.instances, main.displaced,
                             main.packed_hours)
-    return replace(core, main=main, plan=core.ledger.account(allocation), owned_main=owned)
+    return replace(today, main=main, plan=today.ledger.account(allocation), owned_main=owned)
 
 
 def _served(found: Stacked | None) -> np.ndarray | None:
@@ -300,7 +296,7 @@ def _served(found: Stacked | None) -> np.ndarray | None:
     return found.totals
 
 
-def _risk(core: Core, option: Uncertainty, drawn: list[Future], inputs: list[Inputs], weights: np.ndarray,
+def _risk(today: Today, option: Uncertainty, drawn: list[Future], inputs: list[Inputs], weights: np.ndarray,
           stochastic: Stacked, deterministic: Stacked | None, cloud_only: Stacked, no_purchase: Stacked | None,
           best: np.ndarray | None, waiting: list[Waiting], solve_ms: float) -> Risk:
     alpha = option.alpha
@@ -318,7 +314,7 @@ def _risk(core: Core, option: Uncertainty, drawn: list[Future], inputs: list[Inp
     vss = None if today_t is None else (
         figures.score(today_t, weights, objective, alpha, option.risk_weight, best)
         - figures.score(plan_t, weights, objective, alpha, option.risk_weight, best))
-    plan_acc = core.plan
+    plan_acc = today.plan
     running = np.asarray(plan_acc.period_running_usd, dtype=float)
     plan_paths = np.array([figures.cumulative(float(plan_t[s]), plan_acc.start_usd,
                                               plan_acc.resale_basis_usd * f.resale, running * inputs[s].demand)
@@ -344,7 +340,7 @@ def _risk(core: Core, option: Uncertainty, drawn: list[Future], inputs: list[Inp
         totals_usd=[round(float(v), 2) for v in plan_t],
         cloud_only_totals_usd=[] if cloud_t is None else [round(float(v), 2) for v in cloud_t],
         weights=[round(float(w), 9) for w in weights],
-        fan=figures.fan(period_days(core.periods), [p.end for p in core.periods], plan_paths, cloud_paths, weights),
+        fan=figures.fan(period_days(today.periods), [p.end for p in today.periods], plan_paths, cloud_paths, weights),
         status=status, gap=stochastic.gap, solve_ms=round(solve_ms, 2), columns=stochastic.columns,
         rows=stochastic.rows, note=NOTE)
 

@@ -23,8 +23,10 @@ from typing import Literal
 import highspy
 import numpy as np
 
-from solvers import defaults
-from solvers.model import INF, Arrays, Model, SolveStatus, map_status
+from solvers.base import defaults
+from solvers.model.arrays import INF, Model, SolveStatus
+from solvers.model.builder import Arrays
+from solvers.model.solve import map_status
 
 Objective = Literal["expected", "cvar", "regret"]
 REGRET_TIE_BREAK = 1e-7
@@ -32,7 +34,7 @@ REGRET_TIE_BREAK = 1e-7
 # symmetry detection finds none between futures (their data differ) and cost 20% of a 100-future solve
 _OPTIONS: dict[str, bool | int | float | str] = {"output_flag": False, "threads": 1, "mip_detect_symmetry": False}
 # with each future's recourse relaxed (and for one future alone) the planning model's own settings, its primal
-# heuristics off (`solvers.model._HIGHS_OPTIONS`: on these small, tight models they cost more than they find): a
+# heuristics off (`solvers.model.solve._HIGHS_OPTIONS`: on these small, tight models they cost more than they find): a
 # future's recourse with the purchase held 2.3 ms instead of 7 ms, the relaxed form of 100 futures 356 ms instead of
 # 404 (measured 2026-11-28); the full extensive form is slower with them (4.6 s against 3.2 s), so keeps HiGHS's own
 RELAXED_OPTIONS: dict[str, bool | int | float | str] = {

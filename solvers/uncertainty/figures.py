@@ -7,7 +7,7 @@ import datetime as dt
 
 import numpy as np
 
-from solvers.uncertainty.result import FanPoint, RiskTotals
+from solvers.base.risk import FanPoint, RiskTotals
 
 
 def quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:

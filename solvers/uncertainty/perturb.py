@@ -16,12 +16,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from solvers.blocks import Block, merge_periods
-from solvers.finance import Weights
-from solvers.layers import Cells, whole_levels
-from solvers.model import Limits
-from solvers.options import CloudOption, OwnedOption
-from solvers.periods import Period
+from solvers.base.finance import Weights
+from solvers.base.options import CloudOption, OwnedOption
+from solvers.demand.blocks import Block, merge_periods
+from solvers.demand.periods import Period
+from solvers.model.arrays import Limits
+from solvers.model.layers import Cells, whole_levels
 from solvers.uncertainty.sample import Future
 
 WeightsFor = Callable[[list[Period], list[Block]], Weights | None]
@@ -29,7 +29,7 @@ WeightsFor = Callable[[list[Period], list[Block]], Weights | None]
 
 @dataclass(frozen=True)
 class Inputs:
-    """What `solvers.model.build` takes for one future, with the demand multiplier of every period."""
+    """What `solvers.model.build.build` takes for one future, with the demand multiplier of every period."""
 
     future: Future
     periods: list[Period]

@@ -10,8 +10,9 @@ from dataclasses import replace
 import highspy
 import numpy as np
 
-from solvers import defaults
-from solvers.model import SolveStatus, map_status
+from solvers.base import defaults
+from solvers.model.arrays import SolveStatus
+from solvers.model.solve import map_status
 from solvers.uncertainty.extensive import RELAXED_OPTIONS, Piece, Stacked
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm, qmc
 
-from solvers.uncertainty.schema import Uncertainty
+from solvers.base.uncertainty import Uncertainty
 
 DIMENSIONS = 5  # demand scale, demand growth, cloud price trend, electricity, resale
 

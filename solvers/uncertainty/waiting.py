@@ -15,45 +15,43 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solvers.blocks import merge_periods
-from solvers.model import build, rent_only, solved
-from solvers.options import OwnedOption
-from solvers.periods import add_months
+from solvers.base.demand_units import add_months
+from solvers.base.options import OwnedOption
+from solvers.base.risk import Waiting
+from solvers.base.uncertainty import Uncertainty
+from solvers.demand.blocks import merge_periods, model_weights
+from solvers.model.build import build
+from solvers.model.solve import rent_only, solved
 from solvers.uncertainty.perturb import Inputs
-from solvers.uncertainty.result import Waiting
 from solvers.uncertainty.sample import Future
-from solvers.uncertainty.schema import Uncertainty
-
-if TYPE_CHECKING:
-    from solvers.plan import Core
+from solvers.uncertainty.today import Today
 
 FUTURES = 16
 
 
-def value_of_waiting(core: Core, option: Uncertainty, drawn: list[Future], inputs: list[Inputs],
+def value_of_waiting(today: Today, option: Uncertainty, drawn: list[Future], inputs: list[Inputs],
                      owned: list[OwnedOption], decided_today: np.ndarray, deadline: float) -> list[Waiting]:
     """Per later decision month within the horizon, the mean of (decided today - waiting) over the first futures;
     months the time budget does not reach are left out."""
     found: list[Waiting] = []
-    if not core.periods:
+    if not today.periods:
         return found
-    start = core.periods[0].start
+    start = today.periods[0].start
     for month in option.decision_months:
         if month <= 0:
             continue
         cut = add_months(start, month)
-        if cut >= core.periods[-1].end:
+        if cut >= today.periods[-1].end:
             break
         count = min(FUTURES, len(inputs))
         saved, weight = 0.0, 0.0
         for s in range(count):
             if time.perf_counter() > deadline:
                 return found
-            waited = _waiting_total(core, inputs[s], owned, cut, month)
+            waited = _waiting_total(today, inputs[s], owned, cut, month)
             if waited is None:
                 continue
             saved += drawn[s].weight * (float(decided_today[s]) - waited)
@@ -63,23 +61,21 @@ def value_of_waiting(core: Core, option: Uncertainty, drawn: list[Future], input
     return found
 
 
-def _waiting_total(core: Core, inp: Inputs, owned: list[OwnedOption], cut: dt.date, month: int) -> float | None:
+def _waiting_total(today: Today, inp: Inputs, owned: list[OwnedOption], cut: dt.date, month: int) -> float | None:
     """Cloud only before `cut`, the future's best plan from it (discounted by `month` months on a present-value
-    basis, monthly as solvers.finance compounds); None when either part has no plan."""
+    basis, monthly as solvers.base.finance compounds); None when either part has no plan."""
     early = [p for p in inp.periods if p.end <= cut]
     late = [p for p in inp.periods if p.start >= cut]
     if not early or not late or len(early) + len(late) != len(inp.periods):
         return None  # a period across the month (days or weeks not aligned): not measured
-    from solvers.plan import model_weights, terms_of
-
-    terms = terms_of(core.profile)
+    terms = today.terms
     total = 0.0
     for part, bought in ((early, False), (late, True)):
         blocks = merge_periods(part)
-        limits = replace(core.limits, weights=model_weights(terms, part, blocks))
+        limits = replace(today.limits, weights=model_weights(terms, part, blocks))
         options = [o for o in inp.owned if o.key in {k.key for k in owned}] if bought else []
         started = time.perf_counter()
-        model = build(options, inp.cloud, core.options.hosts, blocks, limits)
+        model = build(options, inp.cloud, today.options.hosts, blocks, limits)
         sol = solved(model, started) if bought else rent_only(model, limits)
         if not sol.status.has_solution:
             return None

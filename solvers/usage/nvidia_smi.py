@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from solvers.bounds import MAX_DATE, MIN_DATE
+from solvers.base.bounds import MAX_DATE, MIN_DATE
 from solvers.usage.binning import FloatArray, IntArray, sample_load
 from solvers.usage.busy import BUSY_THRESHOLD_PERCENT, busy_fraction, describe
 from solvers.usage.errors import UsageFormatError

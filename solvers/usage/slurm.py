@@ -25,7 +25,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from solvers.bounds import MAX_GPUS
+from solvers.base.bounds import MAX_GPUS
 from solvers.usage.binning import interval_load
 from solvers.usage.errors import UsageFormatError
 from solvers.usage.result import UsageSeries

@@ -5,7 +5,7 @@ memory. A 157-byte sacct file with a running job counted `until` 9999-12-31 expa
 (33 s and 3.55 GB before its 422), and a DCGM sample at -1e12 s into 280 million hours (3 GB, then a 500); a
 timestamp NaN or infinite could not become an hour at all, and nvidia-smi's year 5000 overflowed the nanosecond
 clock and was read as 2077 (issue 31). A log is refused here, naming the field and where in the file, when a time
-lies outside the dates every request may carry (solvers/bounds.py) or the log spans more hours than the longest
+lies outside the dates every request may carry (solvers/base/bounds.py) or the log spans more hours than the longest
 hourly demand a profile may hold.
 """
 
@@ -15,8 +15,8 @@ import datetime as dt
 
 import numpy as np
 
-from solvers.bounds import MAX_DATE, MIN_DATE
-from solvers.defaults import MAX_HORIZON_DAYS
+from solvers.base.bounds import MAX_DATE, MIN_DATE
+from solvers.base.defaults import MAX_HORIZON_DAYS
 from solvers.usage.binning import SECONDS_PER_HOUR, FloatArray
 from solvers.usage.errors import UsageFormatError
 

@@ -94,11 +94,6 @@ MAX_GPUS_PER_JOB = 4096
 # 0.5 is a conservative gpuplan default.
 OVERLAP = 0.5
 
-# Global batch in tokens per optimizer step when the workload does not say (gradient accumulation up to it): GPT-3's
-# smallest, 0.5M tokens for its 125M model (Brown et al. 2020, table 2.1; 1M-3.2M for the larger ones), the most
-# frequent data-parallel all-reduce among its models, hence a conservative default.
-GLOBAL_BATCH_TOKENS = 524_288
-
 # Tensor-parallel serving (`serving.py`): the fixed time of one NCCL all-reduce of a small message, by the path its
 # GPUs talk over, from published nccl-tests `all_reduce_perf` runs (out-of-place time of the smallest sizes, the
 # default eager launch, one process driving every GPU): (path, GPUs, microseconds, source). `comm.latency_fit` fits

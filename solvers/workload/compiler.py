@@ -24,13 +24,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pricing.gpus import GpuSpec, bundled_gpus
-from solvers.notices import Param
-from solvers.performance import is_extrapolated
+from solvers.base.notices import Param
+from solvers.base.performance import is_extrapolated
+from solvers.base.workload import Estimate, GpuEstimate, RecomputeFit, Workload
 from solvers.workload import coefficients as c
 from solvers.workload import comm, mfu
 from solvers.workload.memory import Shape, shape_of, trainable_params, training_memory
 from solvers.workload.reasons import excluded, training_sharding
-from solvers.workload.schema import Estimate, GpuEstimate, RecomputeFit, Workload
 from solvers.workload.serving import HOURS_PER_MONTH as HOURS_PER_MONTH  # re-exported (demand.py)
 from solvers.workload.serving import estimate_serving
 

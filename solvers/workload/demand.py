@@ -3,7 +3,7 @@
 Why this shape: the compiler gives each GPU type its own job (an 80 GB card holds a 13B LoRA fine-tune on 1 GPU,
 a 24 GB card needs 2), and an expert who buys and rents runs each type at its own width within one plan: one
 80 GB card bought for jobs of 1 GPU, 2-GPU instances of a 24 GB type rented for the peaks. So the job is planned
-as one class-form profile in which every option carries its own width (solvers/options.py, `JobWidths`):
+as one class-form profile in which every option carries its own width (solvers/base/options.py, `JobWidths`):
 
 - the GPU types that hold the job (and meet the deadline, have a price and a machine large enough) take part; the
   others are filtered out of the catalog and of the profile's own prices, with the reason in the plan;
@@ -24,7 +24,7 @@ Single-width plans are not planned apart: the model above contains each of them 
 at width W keeps, for every type, its options at W, which are among its widths whenever W is some type's
 minimum width or fills one of its machines; a W that is neither leaves GPUs of every machine idle), so the
 cheapest mixed plan is never dearer than the cheapest single-width plan except through the screening curve's
-pooling of several owned options (solvers/layers.py), which a test checks on the bundled catalog.
+pooling of several owned options (solvers/model/layers.py), which a test checks on the bundled catalog.
 
 Mixed GPU types within one job are never formed: each job runs on one type (a job over mixed types runs at the
 pace of the slowest, DOMAIN.md section 3, so forming it never beats running it on the faster type alone).
@@ -32,7 +32,7 @@ pace of the slowest, DOMAIN.md section 3, so forming it never beats running it o
 serve: a service is always-on: its load is the average-load form (`always_on_demand`) run continuously
 (`_job_shape`: whole replicas present every hour, the load divisible across them); a type's replica is its
 minimum tensor-parallel width (a wider slot would only hold more replicas of the same GPU-hours). The speeds of
-every taking-part type are the compiled profile's `throughput_overrides`, from which `solvers/periods.py`
+every taking-part type are the compiled profile's `throughput_overrides`, from which `solvers/demand/periods.py`
 (`load_unit`) sizes the load's unit so each type's replicas are whole: a load of 0.05 reference GPUs is one
 replica on any type that holds the model.
 """
@@ -45,14 +45,13 @@ import pandas as pd
 
 from pricing.catalog import Catalog
 from pricing.hardware_fit import MODULE_FORM_FACTORS, host_accepts, module_unit_sizes
-from solvers.bounds import MAX_GPUS, MIN_FRACTION
-from solvers.errors import ProfileError
-from solvers.notices import Notice
-from solvers.profile import JobShape, Profile, UtilisationDemand
-from solvers.thresholds import MAX_DEMAND_SCALE
-from solvers.workload.compiler import HOURS_PER_MONTH, estimate, hours_at, workload_class
-from solvers.workload.reasons import excluded
-from solvers.workload.schema import (
+from solvers.base.bounds import MAX_GPUS, MIN_FRACTION
+from solvers.base.defaults import MAX_DEMAND_SCALE
+from solvers.base.demand_forms import JobShape, UtilisationDemand
+from solvers.base.errors import ProfileError
+from solvers.base.notices import Notice
+from solvers.base.profile import Profile
+from solvers.base.workload import (
     Estimate,
     GpuEstimate,
     PlanWorkload,
@@ -60,6 +59,8 @@ from solvers.workload.schema import (
     WorkloadPlan,
     WorkloadPlanRow,
 )
+from solvers.workload.compiler import HOURS_PER_MONTH, estimate, hours_at, workload_class
+from solvers.workload.reasons import excluded
 
 MAX_PLAN_WIDTH = 64  # the planner's widest job (JobShape.gpus_per_job)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from solvers.base.workload import MemoryBreakdown, ModelShape, Workload
 from solvers.workload import coefficients as c
-from solvers.workload.schema import MemoryBreakdown, ModelShape, Workload
 
 GB = 1e9
 

@@ -1,6 +1,6 @@
 """Achieved fraction of peak tensor throughput in LLM training, per GPU family, from published runs.
 
-Why not the throughput model's transformer ratio (`solvers/performance.py`): that roofline is fitted on BERT and
+Why not the throughput model's transformer ratio (`solvers/base/performance.py`): that roofline is fitted on BERT and
 Transformer-XL at batch sizes one consumer card holds, where memory bandwidth dominates; scaled from one A100
 figure it put an H100 SXM at 25% of its peak and an RTX 3090 at 87%, where published LLM training runs give
 36-46% and (on Ampere) 50-64%. Large-model training is compute-bound: its time is FLOPs / (fraction x peak).
@@ -35,7 +35,7 @@ from functools import lru_cache
 from pricing.gpus import GpuSpec, bundled_gpus
 from pricing.llm_runs import TrainingRun, bundled_runs
 from pricing.measured_ratios import bundled_ratios
-from solvers.performance import NEAREST_MEASURED, REPRESENTATIVE, family, precision_tflops, ratio_row_used
+from solvers.base.performance import NEAREST_MEASURED, REPRESENTATIVE, family, precision_tflops, ratio_row_used
 from solvers.workload import coefficients as c
 
 # Families without a published LLM training run take a measured lineage's fraction (extrapolated): Turing's tensor

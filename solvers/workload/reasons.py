@@ -3,7 +3,7 @@ out of the plan (issue 17: the page says them in the reader's language).
 
 Why codes: the API's `sharding` and `excluded_reason` are English sentences that clients and tests read word for
 word, so they stay; beside them `sharding_notice` and `excluded_notice` carry `{code, params, text}` (the same
-shape as `solvers/notices.py`), `text` being exactly the English sentence. Codes are never renamed or reused.
+shape as `solvers/base/notices.py`), `text` being exactly the English sentence. Codes are never renamed or reused.
 
 Parameters are plain JSON numbers and names: `*_gb` are gigabytes per GPU, `hours` wall-clock hours, `gpus`,
 `servers`, `batch`, `tokens`, `largest` and `max_gpus` counts, `gpu` a GPU type's name, `*_ms` milliseconds,
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from solvers.notices import Notice, Param
+from solvers.base.notices import Notice, Param
 
 # how a training job is laid out on its GPUs (ZeRO stages as in the ZeRO paper), and a serving replica
 SHARDING: dict[str, str] = {

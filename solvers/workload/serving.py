@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from pricing.gpus import GpuSpec
+from solvers.base.workload import GpuEstimate, Workload
 from solvers.workload import coefficients as c
 from solvers.workload import comm
 from solvers.workload.memory import Shape, kv_cache_bytes_per_sequence, serving_memory
 from solvers.workload.reasons import excluded, serving_sharding
-from solvers.workload.schema import GpuEstimate, Workload
 
 HOURS_PER_MONTH = 730.0  # 8,760 / 12
 

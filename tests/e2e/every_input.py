@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from solvers.profile import CommitmentPriceItem
+from solvers.base.price_inputs import CommitmentPriceItem
 
 EVERY_INPUT: dict[str, Any] = {
     "workload": "cnn_training",

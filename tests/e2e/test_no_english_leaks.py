@@ -26,8 +26,9 @@ from tests.e2e.helpers import TIMEOUT_MS, page_expect
 pytestmark = pytest.mark.e2e
 
 LOCALES = ["fr", "zh-Hans"]
-# what the solver writes in English (solvers/workload/reasons.py, solvers/sensitivity.py, solvers/simple.py,
-# solvers/notices.py, pricing/data/hardware_prices.csv's qualifiers, service/plans/compare.py's paths): none of it
+# what the solver writes in English (solvers/workload/reasons.py, solvers/replan/sensitivity.py,
+# solvers/explain/simple.py,
+# solvers/base/notices.py, pricing/data/hardware_prices.csv's qualifiers, service/plans/compare.py's paths): none of it
 # may reach a French or Chinese page
 ENGLISH = [r"data parallel", r"replicated", r"sharded", r"tensor parallel", r"GPU\(s\)", r"recomputation",
            r"does not fit", r"no price", r"too slow", r"largest machine", r"on offer", r"usable",

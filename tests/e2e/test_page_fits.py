@@ -72,7 +72,7 @@ def test_no_result_column_is_cut_off_at_1280_px(browser: Browser, service_url: s
         else:
             expect(page.locator("#finance-cash-flows")).to_be_visible()
         # the widest month table a plan can have: work that waited (all of it, a month long) adds two columns
-        # (always-on load adds one, but it cannot wait: solvers/profile.py)
+        # (always-on load adds one, but it cannot wait: solvers/base/profile.py)
         page.evaluate("""async (id) => {
           const plan = await (await fetch(`/v1/plans/${id}`)).json();
           for (const p of plan.periods) Object.assign(p, { waited_gpu_hours: p.demand_reference_gpu_hours,

@@ -142,7 +142,7 @@ def test_no_bundled_data_or_sources_file_names_a_local_path() -> None:
     """The developers' guide: a source names the public document, never a path on this machine."""
     data = Path(__file__).resolve().parents[2] / "pricing" / "data"
     files = sorted(p for p in data.iterdir() if p.suffix in {".csv", ".md", ".json"})
-    files.append(data.parents[1] / "solvers" / "defaults.py")  # the table of defaults and their sources
+    files.append(data.parents[1] / "solvers" / "base" / "defaults.py")  # the table of defaults and their sources
     assert len(files) > 10
     offenders = [f"{path.name}:{n}: {m.group(0)}" for path in files
                  for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)

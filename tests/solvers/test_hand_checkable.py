@@ -7,9 +7,9 @@ import math
 import pytest
 
 from pricing.catalog import bundled_catalog
-from solvers.errors import InfeasibleProfile
+from solvers.base.errors import InfeasibleProfile
+from solvers.base.profile import Profile
 from solvers.plan import make_plan
-from solvers.profile import Profile
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 HOURS_2027 = 365 * 24  # start 2027-01-01, 12 months

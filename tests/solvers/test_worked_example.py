@@ -6,8 +6,8 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.plans.examples import WORKED_EXAMPLE
+from solvers.base.profile import Profile
 from solvers.plan import make_plan
-from solvers.profile import Profile
 from tests.conftest import TODAY
 
 

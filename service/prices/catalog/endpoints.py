@@ -12,8 +12,8 @@ from pricing.catalog import Catalog
 from service.core.dependencies import CatalogDep
 from service.core.errors import InvalidField
 from service.prices.catalog.schemas import GpuOut, PriceOut
-from solvers.performance import is_extrapolated, relative_throughput
-from solvers.profile import WORKLOADS
+from solvers.base.fields import WORKLOADS
+from solvers.base.performance import is_extrapolated, relative_throughput
 
 router = APIRouter(prefix="/v1", tags=["catalog"])
 

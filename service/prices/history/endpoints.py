@@ -20,7 +20,7 @@ from service.prices.history.schemas import HistoryRow
 from service.web import charts
 from service.web.chart_cache import ChartCache
 from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
-from solvers.bounds import Timestamp
+from solvers.base.bounds import Timestamp
 
 router = APIRouter(prefix="/v1", tags=["prices"])
 Gpu = Annotated[str, Query(description="GPU model, any known spelling (e.g. `H100 SXM`)")]

@@ -11,7 +11,7 @@ import pytest
 from pricing.gpus import bundled_gpus
 from service.alerts.plan_watch import affected, plan_changes
 from service.plans.examples import CATALOG_EXAMPLE
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 
 GPUS = bundled_gpus()
 

@@ -11,8 +11,8 @@ from dataclasses import replace
 from pricing.catalog import bundled_catalog
 from service.core.catalog_shipping import receive, ship, solve_on
 from service.plans.examples import SERIES_EXAMPLE
+from solvers.base.profile import Profile
 from solvers.plan import make_plan
-from solvers.profile import Profile
 
 
 def test_one_catalog_is_pickled_and_unpickled_once() -> None:

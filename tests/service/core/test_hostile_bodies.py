@@ -22,7 +22,7 @@ from service.core.json_body import _first_errors
 from service.core.settings import Settings
 from service.plans.examples import WORKED_EXAMPLE
 from service.web import charts
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.service.labs.helpers import make_lab
 
 LIMIT = 4096

@@ -21,7 +21,7 @@ from service.core.dependencies import runtime_of
 from service.core.plan_pool import PlanPool
 from service.core.settings import Settings
 from service.plans.examples import CATALOG_EXAMPLE, WORKED_EXAMPLE
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.service.core.pool_jobs import sleep_then
 from tests.service.usage.helpers import DATA
 

@@ -63,7 +63,8 @@ def test_seven_billion_bf16_does_not_fit_one_80gb_gpu_unsharded(client: TestClie
 
 
 def test_a_serving_replica_over_several_gpus_shows_its_communication(client: TestClient) -> None:
-    # Llama-2-70B in int8 at 5 requests a second (figures derived in tests/solvers/test_workload_serving_comm.py):
+    # Llama-2-70B in int8 at 5 requests a second (figures derived in
+    # tests/solvers/workload/test_workload_serving_comm.py):
     # 4 x RTX 4090 over PCIe 4.0, all-reduces through host memory, spend 48% of a request communicating
     response = client.post("/v1/estimate", params=[("gpu", "RTX 4090"), ("gpu", "H100 SXM")], json=SERVE_70B)
     assert response.status_code == 200, response.text

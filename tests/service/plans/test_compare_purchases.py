@@ -4,7 +4,8 @@ the cards go in, and reserved instances, so two plans that differ only in their 
 from __future__ import annotations
 
 from service.plans.compare import purchases
-from solvers.result import BuyLine, CommitmentLine, HostLine, PlanResult
+from solvers.base.plan_lines import BuyLine, CommitmentLine, HostLine
+from solvers.base.result import PlanResult
 
 
 def test_hosts_and_commitments_are_purchases_beside_the_cards() -> None:

@@ -20,9 +20,9 @@ from pricing.catalog import Catalog, bundled_catalog
 from service.app import create_app
 from service.core.settings import Settings
 from service.plans.exports import line_items, plan_csv, purchase_request
+from solvers.base.profile import Profile
+from solvers.base.result import PlanResult
 from solvers.plan import make_plan
-from solvers.profile import Profile
-from solvers.result import PlanResult
 from tests.conftest import TODAY, cloud_item, owned_item, simple_profile
 
 DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # 2027

@@ -27,8 +27,8 @@ import pytest
 
 from pricing.catalog import Catalog, bundled_catalog
 from service.plans.exports import CSV_COLUMNS, FOCUS_COLUMNS, plan_csv
+from solvers.base.profile import Profile
 from solvers.plan import make_plan
-from solvers.profile import Profile
 from tests.conftest import TODAY
 from tests.service.plans.test_finance_exports import _finance_profile
 from tests.service.plans.test_focus_and_basis import _commitment_profile

@@ -23,9 +23,9 @@ from service.app import create_app
 from service.cli import app as cli_app
 from service.core.settings import Settings
 from service.plans.examples import WORKLOAD_EXAMPLE
-from solvers.profile import Profile
-from solvers.sensitivity import _with_demand
-from tests.solvers.test_job_widths import A100_BOX, A100_CLOUD, JOB, RTX_CLOUD, hours_per_job
+from solvers.base.profile import Profile
+from solvers.replan.sensitivity import _with_demand
+from tests.solvers.workload.test_job_widths import A100_BOX, A100_CLOUD, JOB, RTX_CLOUD, hours_per_job
 
 # LLaMA-7B's shape (Touvron et al. 2023, table 2), rounded to 7e9 parameters
 SEVEN_B = {"params_b": 7, "layers": 32, "hidden": 4096}
@@ -198,7 +198,7 @@ def test_cli_plan_prints_the_gpu_table(tmp_path: Path, database_url: str, monkey
 
 
 def test_a_plan_mixing_widths_says_each_types_width(client: TestClient) -> None:
-    """tests/solvers/test_job_widths.py's hand-checked case through the API: one A100 bought for jobs of 1 GPU,
+    """tests/solvers/workload/test_job_widths.py's hand-checked case through the API: one A100 bought for jobs of 1 GPU,
     2-GPU RTX 3090 instances rented for the peaks at width 2."""
     a100, _ = hours_per_job()
     body = client.post("/v1/plans", json={

@@ -31,9 +31,9 @@ from service.web.charts import (
 )
 from service.web.i18n import LOCALE_NAMES, catalogue
 from service.web.sensitivity_chart import sensitivity_chart_svg
-from solvers.profile import PlanCurrency
-from solvers.result import PlanResult
-from solvers.sensitivity import RANGES, Sensitivity, SensitivityRow
+from solvers.base.fields import PlanCurrency
+from solvers.base.result import PlanResult
+from solvers.replan.sensitivity import RANGES, Sensitivity, SensitivityRow
 from solvers.usage.result import UsageSeries, summarise
 from tests.service.web.node_page import NODE, run_page
 from tests.service.web.test_charts import _history

@@ -9,7 +9,8 @@ import typing
 from service import web
 from service.web import STATIC_DIR
 from service.web.i18n import DEFAULT_LOCALE, LOCALE_NAMES, catalogue
-from solvers.profile import JobShape, PlanOptions, SeriesDemand, UtilisationDemand
+from solvers.base.demand_forms import JobShape, SeriesDemand, UtilisationDemand
+from solvers.base.plan_options import PlanOptions
 
 
 def _page() -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.web.form_schema import profile_defaults
-from solvers.profile import Profile
+from solvers.base.profile import Profile
 from tests.e2e.every_input import EVERY_INPUT, EVERY_WORKLOAD_INPUT
 
 # fields another browser test sends through their own controls (mutually exclusive with the profiles above)

@@ -109,7 +109,7 @@ def test_api_errors_stay_english_whatever_the_page_speaks(client: TestClient) ->
 
 
 def test_every_sensitivity_input_has_a_name_in_every_catalogue() -> None:
-    from solvers.sensitivity import RANGES
+    from solvers.replan.sensitivity import RANGES
 
     for locale in LOCALE_NAMES:
         assert {f"sens.{r.key}" for r in RANGES} <= set(catalogue(locale)), locale

@@ -22,8 +22,8 @@ from service.web.charts import comparison_chart_svg
 from service.web.form_schema import field_value_texts, fill_slots, percent_fields
 from service.web.i18n import catalogue
 from service.web.sensitivity_chart import sensitivity_chart_svg
-from solvers.result import PlanResult
-from solvers.sensitivity import Sensitivity, SensitivityRow
+from solvers.base.result import PlanResult
+from solvers.replan.sensitivity import Sensitivity, SensitivityRow
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 

@@ -23,11 +23,12 @@ from service.plans.examples import (
     WORKLOAD_EXAMPLE,
 )
 from service.web.i18n import LOCALE_NAMES, catalogue
-from solvers import sensitivity
-from solvers.notices import EXTRA_PARAMS, TEMPLATES
-from solvers.plan import THRESHOLDS_NOTE, make_plan
-from solvers.profile import Profile
-from solvers.result import BuyLine, CloudLine
+from solvers.base.notices import EXTRA_PARAMS, TEMPLATES
+from solvers.base.plan_lines import BuyLine, CloudLine
+from solvers.base.profile import Profile
+from solvers.explain.break_even import THRESHOLDS_NOTE
+from solvers.plan import make_plan
+from solvers.replan import sensitivity
 from tests.service.web.node_page import NODE, run_page
 
 TODAY = dt.date(2026, 11, 10)

@@ -10,8 +10,8 @@ import pytest
 
 from pricing.catalog import bundled_catalog
 from service.web.i18n import LOCALE_NAMES
+from solvers.base.profile import Profile
 from solvers.plan import make_plan
-from solvers.profile import Profile
 from tests.service.web.node_page import NODE, run_page
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node is not installed")

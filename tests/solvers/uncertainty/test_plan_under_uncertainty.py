@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from pricing.catalog import Catalog
-from solvers.errors import InfeasibleProfile
-from solvers.model import build, solved
-from solvers.place_inputs import prepare
-from solvers.plan import _solve_prepared, make_plan
-from solvers.profile import Profile
+from solvers.base.errors import InfeasibleProfile
+from solvers.base.profile import Profile
+from solvers.base.uncertainty_defaults import SAA_REL_GAP
+from solvers.model.build import build
+from solvers.model.solve import solved
+from solvers.offers.place_inputs import prepare
+from solvers.plan import _solve_prepared, make_plan, today_of
 from solvers.uncertainty.decide import _rented, _stochastic, build_futures, fix_purchase
-from solvers.uncertainty.defaults import SAA_REL_GAP
 from solvers.uncertainty.extensive import solve_extensive
 from solvers.uncertainty.recourse import evaluate_fixed
 from tests.solvers.uncertainty.conftest import TODAY, lab
@@ -61,7 +62,7 @@ def test_extensive_form_equals_enumeration(catalog: Catalog, objective: str) -> 
     profile, core = _core(lab(option, prices={"owned": quotes}), catalog)
     keys = {o.key for o in core.owned if o.name.startswith("Desk ")}
     assert len(keys) == 2
-    futures = build_futures(core, profile.uncertainty, keys)
+    futures = build_futures(today_of(core), profile.uncertainty, keys)
     assert {o.key for o in futures.owned} <= keys
     per_future: dict[tuple[int, ...], np.ndarray] = {}
     bounds = [min(futures.bounds[o.key], 3) for o in futures.owned]
@@ -104,7 +105,7 @@ def test_cloud_only_read_off_the_curve_is_its_solve(catalog: Catalog) -> None:
     """Cloud only in each future, read off the screening curve at no owned slots, is that future's model solved
     with nothing bought."""
     profile, core = _core(lab({"scenarios": 6, "seed": 5}, gpus=3), catalog)
-    futures = build_futures(core, profile.uncertainty)
+    futures = build_futures(today_of(core), profile.uncertainty)
     read = _rented(futures.pieces, futures.inputs)
     solved_alone = evaluate_fixed(futures.pieces, {})
     assert np.allclose(read.totals, solved_alone.totals, rtol=1e-9)
@@ -150,7 +151,7 @@ def test_a_future_beyond_every_limit_is_a_clear_refusal(catalog: Catalog) -> Non
 
 def test_the_tornado_varies_the_profiles_own_figures(catalog: Catalog) -> None:
     """The sensitivity of a profile with `uncertainty` is that of the same profile without it."""
-    from solvers.sensitivity import sensitivity
+    from solvers.replan.sensitivity import sensitivity
 
     with_futures = sensitivity(Profile.model_validate(lab({"scenarios": 8})), catalog, TODAY)
     without = sensitivity(Profile.model_validate(lab(None)), catalog, TODAY)

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.catalog import Catalog
-from solvers.place_inputs import prepare
-from solvers.plan import _solve_prepared
-from solvers.profile import Profile
+from solvers.base.profile import Profile
+from solvers.offers.place_inputs import prepare
+from solvers.plan import _solve_prepared, today_of
 from solvers.uncertainty.decide import build_futures
 from solvers.uncertainty.extensive import solve_extensive
 from tests.solvers.uncertainty.conftest import TODAY, lab
@@ -33,7 +33,7 @@ def test_more_risk_weight_buys_no_more_gpus(catalog: Catalog, low: float, step: 
                                                    electricity_usd_per_kwh=rate)),
                    catalog)
     core = _solve_prepared(prep.profile, prep.catalog, TODAY, True)
-    futures = build_futures(core, prep.profile.uncertainty)  # type: ignore[arg-type]
+    futures = build_futures(today_of(core), prep.profile.uncertainty)  # type: ignore[arg-type]
     gpus = {o.key: o.gpus_per_unit for o in futures.owned}
     bought = []
     for weight in (low, low + step):

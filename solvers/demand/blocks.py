@@ -1,0 +1,80 @@
+"""Merge periods with the same load-duration curve per hour into blocks: an exact reduction of the model.
+
+Every cost and capacity in a period is proportional to its hours once its load-duration curve is fixed
+(levels of n jobs at once for a share of the hours), so periods whose curves have the same levels and the
+same shares cost (H1 + H2) x f(curve) together: solving one block instead of many changes nothing.
+A constant-utilisation demand collapses to one block whatever the horizon.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from solvers.base.finance import Terms, Weights, calendar, weights_for
+from solvers.demand.periods import Period
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    hours: float
+    demand: float                 # work, reference GPU-hours
+    periods: tuple[int, ...]      # indices into the period list
+    jobs: np.ndarray              # jobs at once per level
+    level_hours: np.ndarray       # hours per level, summed over the block's periods
+
+    @property
+    def rate(self) -> float:
+        """Reference GPU-hours of work per hour, on average in this block."""
+        return self.demand / self.hours
+
+    @property
+    def peak_jobs(self) -> float:
+        return float(self.jobs.max(initial=0.0))
+
+    @cached_property
+    def active_hours(self) -> float:
+        """Hours in which some job runs (the model's active-hours rows and its MIP start read it several times)."""
+        return float(self.level_hours[self.jobs > 1e-9].sum())
+
+
+def merge_periods(periods: list[Period]) -> list[Block]:
+    groups: dict[tuple[tuple[float, ...], tuple[float, ...]], list[int]] = {}
+    hours = [p.hours for p in periods]
+    active = [i for i, h in enumerate(hours) if h > 0]
+    if active:  # every period's curve rounded in one call (the same values as period by period)
+        sizes = [len(periods[i].jobs) for i in active]
+        jobs = np.round(np.concatenate([periods[i].jobs for i in active]), 9).tolist()
+        # each level's hours over its period's hours: the same divisions, in one call
+        per_level = np.repeat(np.array([hours[i] for i in active]), sizes)
+        shares = np.round(np.concatenate([periods[i].level_hours for i in active]) / per_level, 9).tolist()
+        at = 0
+        for i, size in zip(active, sizes, strict=True):
+            # Python floats hash and compare as the numpy scalars did
+            groups.setdefault((tuple(jobs[at:at + size]), tuple(shares[at:at + size])), []).append(i)
+            at += size
+    blocks = []
+    for _, idx in sorted(groups.items(), key=lambda kv: kv[1][0]):
+        first = periods[idx[0]]
+        blocks.append(Block(
+            hours=sum(hours[i] for i in idx),
+            demand=sum(periods[i].demand for i in idx),
+            periods=tuple(idx),
+            jobs=first.jobs,
+            level_hours=sum((periods[i].level_hours for i in idx), np.zeros(len(first.jobs))),
+        ))
+    return blocks
+
+
+def model_weights(terms: Terms, periods: list[Period], blocks: list[Block]) -> Weights | None:
+    """The objective's basis per period and block (solvers.base.finance): None keeps today's nominal model to the
+    bit. Here because today's plan and every future of a plan under uncertainty (its own periods and blocks) need it."""
+    if terms.plain:
+        return None
+    block_of = np.full(len(periods), -1, dtype=np.int64)
+    for b, block in enumerate(blocks):
+        block_of[list(block.periods)] = b
+    cal = calendar([p.start for p in periods], [p.end for p in periods])
+    return weights_for(terms, cal, np.array([p.hours for p in periods]), block_of, len(blocks))

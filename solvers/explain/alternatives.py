@@ -1,0 +1,89 @@
+"""The plan's two alternatives, cloud only and buy only, solved and accounted beside the main solve, with the
+thresholds' single units and, in the background, the thresholds of the main model's start.
+
+In: the options, blocks, limits and ledger of the plan's core. Out: `Others` (the alternatives' accounts and
+notes) and the evaluator the thresholds use; `solvers.base.deferred.Deferred` runs it on a second thread when that
+thread is idle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from solvers.base.notices import Notice, notice
+from solvers.base.options import Options, OwnedOption
+from solvers.demand.blocks import Block
+from solvers.explain.weighing import (
+    Search,
+    Weighed,
+    as_bought,
+    best_singles,
+    commitment_mixes,
+    commitments_only,
+    purchases_only,
+    single_units,
+    solved_units,
+    weigh,
+)
+from solvers.model.arrays import Limits, MipSolution, Model
+from solvers.model.evaluate import Evaluator
+from solvers.model.purchases import Purchase, Scenario
+from solvers.model.solve import rent_only, solve
+from solvers.money.accounting import Accounts, Ledger
+from solvers.money.allocation import allocation_of
+
+
+@dataclass
+class Others:
+    """The cloud-only and buy-only alternatives, accounted, and why one is missing."""
+
+    cloud_only: Accounts | None = None
+    buy_only: Accounts | None = None
+    buy_only_solution: MipSolution | None = None
+    cloud_only_solution: MipSolution | None = None  # its commitments are a mix the thresholds weigh (issue 16)
+    notes: list[Notice] = field(default_factory=list)
+    singles: list[Purchase] = field(default_factory=list)  # one unit of the best owned options (thresholds)
+    weighed: Weighed | None = None  # the thresholds of the MIP start's purchase, found beside the main solve
+
+
+def solve_alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
+                  model: Model | None, evaluator: Evaluator, search: Search,
+                  guess: tuple[dict[str, int], dict[str, int]] | None, background: bool) -> tuple[Others, Evaluator]:
+    """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
+    commitments, nothing bought), accounted. Without commitments cloud only has no decision left (every job is
+    rented as the screening curve prices it), so it is read from the main model when there is one. Also the
+    thresholds' single units, in order of their cost: none of it depends on the main plan.
+
+    In the `background`, beside the main solve, also the thresholds of the main model's MIP start (`guess`): they
+    depend on the plan's purchase and commitments only, so when the optimum buys what the start buys (the usual
+    case) the plan takes them as found, and the main thread, waiting on nothing, skips their searches after its
+    solve (some 3.5 ms on the bursty series, `Weighed.holds_for`). Inline there is no solve to overlap, so no guess."""
+    others = Others()
+    buy_notes: list[Notice] = []
+    purchases = purchases_only(owned)
+    if purchases:
+        others.buy_only_solution = solve(purchases, [], options.hosts, blocks, limits)
+        if others.buy_only_solution.status.has_solution:
+            others.buy_only = ledger.account(allocation_of(others.buy_only_solution), detail=False)
+        else:
+            buy_notes.append(notice("buy_only_infeasible"))
+    else:
+        buy_notes.append(notice("buy_only_none"))
+    commitments = commitments_only(owned)
+    if options.cloud or commitments:
+        cloud = (rent_only(model, limits) if not commitments and model is not None
+                 else solve(commitments, options.cloud, options.hosts, blocks, limits))
+        if cloud.status.has_solution:
+            others.cloud_only = ledger.account(allocation_of(cloud), detail=False)
+            others.cloud_only_solution = cloud
+        else:
+            others.notes.append(notice("cloud_only_quota"))
+    else:
+        others.notes.append(notice("cloud_only_none"))
+    others.notes += buy_notes
+    base = Scenario(limits.usd_per_kwh)
+    others.singles = best_singles(single_units(owned, options.hosts, limits), evaluator, base)
+    if background and guess is not None:
+        mixes = commitment_mixes(owned, guess[0], solved_units(others.cloud_only_solution))
+        others.weighed = weigh(owned, evaluator, limits, search, as_bought(Purchase(*guess), owned),
+                                others.buy_only_solution, others.singles, mixes)
+    return others, evaluator

@@ -1,0 +1,250 @@
+"""The screening curve: what the K-th owned job slot saves, over every level of every block.
+
+With K owned slots, each level of n jobs at once runs k*(K) <= min(K, n) of them on owned GPUs and rents whole
+instances for the rest (ceil(n - k) jobs, priced by the covering-knapsack table; or packed instances at the
+cheapest price per job-hour when work may wait). k*(K) minimises rent + owned energy (at the cheapest owned
+option's energy per job-hour) over k <= K, so owning one more slot never costs more in rent.
+The plan's rent is then R(K) and its owned job-hours per block W_b(K): the MIP sums per-slot steps
+(unary binaries mu_K = [K owned slots or more]); the evaluator reads them at a fixed K.
+
+Exact (equal to enumerating every hour) when at most one owned option is bought or all owned options use the
+same energy per job-hour: jobs are then interchangeable between owned GPUs. With several, which owned GPU runs
+which job is pooled per block (cheapest energy first up to each option's hours), which can under-count energy
+when the cheap option is busy in the peak hours only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers.base import defaults
+from solvers.base.options import CloudOption
+from solvers.offers.cover import cover_table
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The (block, level) pairs of all blocks, flattened."""
+
+    block: np.ndarray   # block index per cell
+    jobs: np.ndarray    # jobs at once
+    hours: np.ndarray   # hours at that level (summed over the block's periods)
+
+
+def whole_levels(cells: Cells) -> Cells:
+    """Each cell of x jobs at once for h hours as floor(x) jobs for (1 - f) h and floor(x) + 1 for f h, f = x -
+    floor(x): the same work in whole jobs, as the periods' levels are (an hour with an average of 2.3 jobs is 2 jobs
+    for 0.7 h and 3 for 0.3 h). Why: a demand multiple of a curve (the thresholds' what-if) gives fractional jobs,
+    and a fraction of a job at once rents a whole instance for all its hours: four jobs at 1% of the demand were one
+    instance rented all the time instead of one job for 4% of the hours, and a threshold read 0. A period of many
+    levels is compressed into fractional ones (`periods.compress`), which the model prices as they are: those are
+    split too at a multiple (re-levelling the hours at each multiple would cost a pass over the timeline), never at
+    today's demand, where the curve is the model's (`Evaluator._scaled_cells`). Where the instances are packed
+    (work may wait) the rent and the owned hours are linear between whole jobs, so nothing changes."""
+    low = np.floor(cells.jobs + 1e-9)
+    if (low == cells.jobs).all():
+        return cells
+    up = np.maximum(cells.jobs - low, 0.0)
+    split = up > 1e-9
+    hours = np.where(split, cells.hours * (1.0 - up), cells.hours)
+    return Cells(np.concatenate([cells.block, cells.block[split]]), np.concatenate([low, low[split] + 1.0]),
+                 np.concatenate([hours, cells.hours[split] * up[split]]))
+
+
+class Renting:
+    """Price per level-hour of renting for `jobs` jobs at once: whole instances, or packed when work may wait."""
+
+    def __init__(self, cloud: list[CloudOption], peak: int, whole: bool) -> None:
+        self.cloud = cloud
+        self.whole = whole
+        self.table = cover_table(cloud, min(peak, defaults.MAX_COVER_TABLE)) if whole else None
+        unlimited = [i for i, c in enumerate(cloud) if c.max_instances is None]
+        # beyond the table: whole instances of the cheapest unlimited offer per job slot, then the table
+        self._bulk = min(unlimited, key=lambda i: cloud[i].usd_per_job_hour / cloud[i].slots, default=None)
+        self.packed = packed_segments(cloud)  # (price per job-hour, jobs at once, instance moves), cheapest first
+
+    def price(self, jobs: np.ndarray) -> np.ndarray:
+        jobs = np.maximum(jobs, 0.0)
+        if self.table is not None:
+            need = np.ceil(jobs - 1e-9).astype(np.int64)
+            if self._bulk is not None:
+                offer = self.cloud[self._bulk]
+                bulk = np.maximum(np.ceil((need - self.table.size) / offer.slots), 0).astype(np.int64)
+                extra: np.ndarray = bulk * offer.usd_per_job_hour
+                rest = np.maximum(need - bulk * offer.slots, 0)
+            else:
+                extra = np.zeros(jobs.shape)
+                rest = np.maximum(need, 0)
+            priced = self.table.price[np.minimum(rest, self.table.size)] + extra
+            return np.where(rest > self.table.size, math.inf, priced)
+        cost = np.zeros_like(jobs)
+        left = jobs.copy()
+        for per_slot, cap, _ in self.packed:
+            take = np.minimum(left, cap)
+            cost += per_slot * take
+            left = left - take
+        return np.where(left > 1e-9, math.inf, cost)
+
+    def instances(self, jobs: float) -> dict[int, float]:
+        """Instances per offer index for `jobs` jobs at once (whole counts, or packed fractions)."""
+        if self.table is not None:
+            need = max(0, math.ceil(jobs - 1e-9))
+            bulk_offer, bulk = self._bulk, 0
+            if bulk_offer is not None and need > self.table.size:
+                bulk = math.ceil((need - self.table.size) / self.cloud[bulk_offer].slots)
+                need -= bulk * self.cloud[bulk_offer].slots
+            counts = {i: float(n) for i, n in self.table.counts(max(need, 0)).items()}
+            if bulk_offer is not None and bulk:
+                counts[bulk_offer] = counts.get(bulk_offer, 0.0) + bulk
+            return counts
+        out: dict[int, float] = {}
+        left = max(jobs, 0.0)
+        for _, cap, moves in self.packed:
+            take = min(left, cap)
+            if take > 1e-12:
+                for i, sign, per in moves:
+                    out[i] = out.get(i, 0.0) + sign * take / per
+            left -= take
+        return {i: n for i, n in out.items() if n > 0}
+
+
+def packed_segments(cloud: list[CloudOption]) -> list[tuple[float, float, list[tuple[int, float, float]]]]:
+    """Packed renting (work may wait) as segments of job capacity, cheapest per job first: (price per job-hour,
+    jobs, [(offer index, sign, jobs per instance)]), so x jobs of a segment add sign x x / jobs-per-instance
+    instances of each offer it names.
+
+    An offer is one segment (its quota x slots x speed, or unlimited). Rows of one quota-limited offer at several
+    job widths (the workload form) share its quota of Q instances: the cheapest way to give them J jobs is Q times
+    the lower convex hull of (0, 0) and each row's (slots x speed, price per instance-hour) at J / Q, so the group
+    is the hull's
+    segments, each trading instances of the narrower vertex for the wider one (convex, so taking segments cheapest
+    first is optimal).
+    """
+    segments: list[tuple[float, int, float, list[tuple[int, float, float]]]] = []
+    groups: dict[str, list[int]] = {}
+    for i, c in enumerate(cloud):
+        if c.max_instances is None:
+            segments.append((c.usd_per_job_hour / c.slots, i, math.inf, [(i, 1.0, float(c.slots))]))
+        else:
+            groups.setdefault(c.quota_group, []).append(i)
+    for members in groups.values():
+        quota = cloud[members[0]].max_instances
+        assert quota is not None
+        if len(members) == 1:
+            c = cloud[members[0]]
+            # Q instances at once do Q x slots x speed reference jobs: a machine runs one hour an hour, however
+            # fast (the cap was Q x slots, which let a slower listing run more than its hours and held a faster
+            # one to less)
+            segments.append((c.usd_per_job_hour / c.slots, members[0], quota * c.slots * c.speed,
+                             [(members[0], 1.0, float(c.slots))]))
+            continue
+        previous: int | None = None
+        for v in _lower_hull(cloud, members):
+            cap_a, price_a = (0.0, 0.0) if previous is None else _capacity_price(cloud[previous])
+            cap_v, price_v = _capacity_price(cloud[v])
+            step = cap_v - cap_a
+            # x jobs on this segment: x / step instances of v more and of the previous vertex fewer, counted as
+            # `instances` counts them (jobs / slots: instance-hours are that over the offer's speed)
+            moves = [(v, 1.0, step / cloud[v].speed)] + (
+                [] if previous is None else [(previous, -1.0, step / cloud[previous].speed)])
+            segments.append(((price_v - price_a) / step, v, quota * step, moves))
+            previous = v
+    segments.sort(key=lambda t: (t[0], t[1]))
+    return [(price, cap, moves) for price, _, cap, moves in segments]
+
+
+def _capacity_price(c: CloudOption) -> tuple[float, float]:
+    """An instance's reference jobs at once (slots x speed) and its price per instance-hour."""
+    return float(c.slots) * c.speed, c.usd_per_hour
+
+
+def _lower_hull(cloud: list[CloudOption], members: list[int]) -> list[int]:
+    """Rows on the lower convex hull of (0, 0) and each row's (reference jobs at once, price per instance-hour), by
+    capacity."""
+    cheapest: dict[float, int] = {}
+    for i in members:  # per capacity, the cheapest row
+        cap, price = _capacity_price(cloud[i])
+        if cap not in cheapest or price < _capacity_price(cloud[cheapest[cap]])[1]:
+            cheapest[cap] = i
+    hull: list[tuple[float, float, int]] = [(0.0, 0.0, -1)]
+    for cap in sorted(cheapest):
+        point = (cap, _capacity_price(cloud[cheapest[cap]])[1], cheapest[cap])
+        while len(hull) >= 2:
+            (x0, y0, _), (x1, y1, _) = hull[-2], hull[-1]
+            if (x1 - x0) * (point[1] - y0) - (y1 - y0) * (point[0] - x0) > 0:
+                break
+            hull.pop()
+        hull.append(point)
+    return [i for _, _, i in hull[1:]]
+
+
+@dataclass(frozen=True)
+class Layers:
+    cells: Cells
+    n_blocks: int
+    ks: np.ndarray           # owned slot counts K, column j of the arrays below
+    rent: np.ndarray         # (len(ks),) rent per K owned slots (inf where quotas cannot cover the rest)
+    owned_hours: np.ndarray  # (blocks, len(ks)) owned job-hours at reference pace per K
+    owned_jobs: np.ndarray   # (cells, len(ks)) owned jobs at once per cell per K
+    required: int            # index of the fewest owned slots with a finite rent (len(ks) if none)
+
+
+def first_columns(layers: Layers, count: int) -> Layers:
+    """The curve at its first `count` slot counts, as `screening` computes it on ks[:count]: a column depends on the
+    counts up to its own only (each cell's running minimum over k <= K), and each sums its cells in the same order."""
+    rent = layers.rent[:count]
+    finite = np.isfinite(rent)
+    return Layers(layers.cells, layers.n_blocks, layers.ks[:count], rent, layers.owned_hours[:, :count],
+                  layers.owned_jobs[:, :count], int(finite.argmax()) if finite.any() else count)
+
+
+def slot_grid(upto: int) -> np.ndarray:
+    """Owned slot counts the curve is evaluated at: every count up to `MAX_SLOT_STEPS`, then an even grid
+    (a lab with thousands of jobs at once plans its owned slots in steps of upto / MAX_SLOT_STEPS)."""
+    if upto <= defaults.MAX_SLOT_STEPS:
+        return np.arange(upto + 1)
+    return np.unique(np.round(np.linspace(0, upto, defaults.MAX_SLOT_STEPS + 1)).astype(np.int64))
+
+
+def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float, ks: np.ndarray,
+              block_weight: np.ndarray | None = None) -> Layers:
+    """R(K), W_b(K) and the owned jobs per cell for the owned slot counts K in `ks` (increasing, from 0).
+
+    `block_weight` (issue 16): each block's discount factor; R(K) is then the rent's present value. A cell's
+    choice k*(K) does not change with it (rent and owned energy of a cell scale together)."""
+    # The thresholds' evaluator calls this some hundred times a plan on a few cells, where each numpy call's fixed
+    # cost is the time: the same operations element by element as ever, in fewer calls (no concatenate, no
+    # take_along_axis, no flatnonzero).
+    n = cells.jobs
+    top = np.ceil(n - 1e-9)
+    index = np.arange(len(ks))
+    level_hours = cells.hours[:, None]
+    k = np.minimum(ks[None, :], top[:, None])                  # (cells, len(ks))
+    served = np.minimum(k, n[:, None])
+    rent = renting.price((n[:, None] - k).reshape(-1)).reshape(k.shape) * level_hours
+    cost = rent + owned_energy * served * level_hours
+    # k*(K): the last strict improvement of the running minimum over k <= K (vectorised prefix argmin)
+    with np.errstate(invalid="ignore"):
+        running = np.minimum.accumulate(cost, axis=1)
+        previous = np.empty_like(running)  # the running minimum before each K: inf, then running[:, :-1]
+        previous[:, 0] = np.inf
+        previous[:, 1:] = running[:, :-1]
+        improves = (cost < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
+            ~np.isfinite(previous) & np.isfinite(cost))
+    chosen = np.maximum.accumulate(np.where(improves, index, 0), axis=1)
+    owned_jobs = np.minimum(np.minimum(ks[chosen], top[:, None]), n[:, None])
+    cell_rent = rent[np.arange(len(n))[:, None], chosen]
+    if block_weight is not None:
+        cell_rent = cell_rent * block_weight[cells.block][:, None]
+    total_rent = cell_rent.sum(axis=0)
+    hours = owned_jobs * level_hours
+    # every column's per-block sums in one bincount: bin (block, K) takes its cells in the same order as a bincount
+    # per column would
+    bins = (cells.block[:, None] * len(ks) + index).ravel()
+    owned_hours = np.bincount(bins, weights=hours.ravel(), minlength=n_blocks * len(ks)).reshape(n_blocks, len(ks))
+    finite = np.isfinite(total_rent)
+    required = int(finite.argmax()) if finite.any() else len(ks)
+    return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs, required)

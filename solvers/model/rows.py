@@ -1,0 +1,186 @@
+"""The rows on hosts, money and the market: hosts holding cards, the host-spend inequality, the purchase and
+GPU limits, shared provider quotas and the hours a listing offers. Called by the build (solvers.model.build)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solvers.demand.blocks import Block
+from solvers.model.arrays import (
+    INF,
+    MAX_CARDS_PRICED,
+    Limits,
+    Model,
+)
+from solvers.model.builder import concat
+from solvers.model.fluid import fluid_listing_hours
+from solvers.offers.hosting import card_capacity, cheapest_hosts, least_rise
+
+
+def host_rows(model: Model, bare: list[int]) -> None:
+    """Every bare card in a host that takes it, each host within its slots and its PSU (`card_capacity`).
+
+    Placement columns a_gk: jobs of option g placed in hosts of kind k (for one-GPU jobs: cards, continuous; for
+    wider jobs whole jobs, integer: a job's GPUs sit in one host). A host of kind k holds c_gk = floor(capacity /
+    width) jobs of g, its capacity the cards its slots take and its PSU powers (`card_capacity`), and only kinds
+    that accept the card (hardware fit) get a column. Rows: the option's cards (or jobs) are all placed, and each
+    kind's hosts hold what is placed in them, sum_g a_gk / c_gk <= m_k. Exact for hosts that each hold one card
+    type and width; a host mixing two is counted by the share each takes of it, which is safe (both its slots
+    and its watts hold) but can miss a mix that would just fit. Why not pooled slots and watts: a 2-GPU desktop
+    bought for its PSU watts would then power a 4-GPU job in another machine.
+    """
+    if not bare:
+        return
+    owned, hosts, bld = model.owned, model.hosts, model.builder
+    share_rows: list[list[tuple[int, float]]] = [[] for _ in hosts]
+    for g in bare:
+        o = owned[g]
+        jobs = {k: card_capacity(hosts[k], o) // o.width
+                for k in o.accepting_hosts if k < len(hosts)}
+        kinds = [k for k, n in jobs.items() if n >= 1]
+        a = bld.add_cols(np.zeros(len(kinds)), INF, o.width > 1)
+        placed, coef = ((model.slots[g][0][0], 1.0) if o.width > 1 else (model.u[g], float(o.gpus_per_unit)))
+        bld.add_rows(np.zeros(len(kinds) + 1), np.concatenate([a, [placed]]),
+                     np.concatenate([np.ones(len(kinds)), [-coef]]), np.array([0.0]), np.array([0.0]))
+        for col, k in zip(a, kinds, strict=True):
+            share_rows[k].append((int(col), 1.0 / jobs[k]))
+    for k, shares in enumerate(share_rows):
+        if not shares:
+            continue
+        cols = np.array([c for c, _ in shares] + [model.m[k]])
+        vals = np.array([v for _, v in shares] + [-1.0])
+        bld.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([0.0]))
+
+
+def host_spend_rows(model: Model) -> None:
+    """A valid inequality when every owned option is a bare purchase of one-GPU job slots (one card per slot):
+    host spend >= H(ks[J]) when the first J slot binaries are on, laid on them as
+    sum_k cost_k m_k >= sum_j (H(ks[j]) - H(ks[j-1])) mu_j (mu is unary, so the right side telescopes).
+
+    ks[J] slots are then ks[J] cards, every card sits in a host, and a host of kind k holds at most best_k cards
+    (its most of any option's, `card_capacity`), so the hosts' spend is at least H(n), the cheapest hosts holding n
+    cards (`cheapest_hosts`). The LP relaxation splits cards between types and buys fractions of hosts
+    (1.5 two-GPU workstations holding 3 cards); this row makes such a split pay for whole hosts at the root, which
+    closes most of the bursty series' root gap. Host costs are the model's own (price, idle energy, basis).
+
+    Cards bought beyond the slots the binaries count pay too, at the least rise of H per added card from any slot
+    count (`least_rise`): with C cards and the first J binaries on, the row reads spend >= H(ks[J]) + rise x
+    (C - ks[J]), at most H(C) for every whole C >= ks[J]. Without it the LP bought 3.05 cards (2.08 RTX 4090 and
+    0.97 used RTX 3090, its 5% maintenance made up by the fraction) at the hosts' price of 3 (bursty series: root
+    bound 16,742.45 -> 16,776.69 of the optimum 16,804.29; its main run 121 -> 103 M instructions)."""
+    owned, mu = model.owned, model.mu
+    if (not owned or not len(mu) or not len(model.m)
+            or any(o.includes_host or o.is_commitment or o.width != 1 or o.gpus_per_unit != o.slots_per_unit
+                   or o.load_per_gpu != 1.0 for o in owned)):
+        return
+    best = [max((card_capacity(h, o) for o in owned if k in o.accepting_hosts), default=0)
+            for k, h in enumerate(model.hosts[: len(model.m)])]
+    host_cost = concat(model.builder.cost)[model.m]
+    ks = model.layers.ks[: len(mu) + 1]
+    cards = np.array([float(o.gpus_per_unit) for o in owned])
+    most = int(concat(model.builder.upper)[model.u] @ cards + 1e-9)  # the most cards any plan can hold
+    priced = most <= MAX_CARDS_PRICED
+    every = cheapest_hosts(host_cost, np.array(best), max(int(ks[-1]), most if priced else 0))
+    spend = every[ks]
+    steps = np.diff(spend)
+    if not np.isfinite(spend).all() or not (steps > 0).any():
+        return
+    rise = least_rise(every, ks) if priced else 0.0
+    widths = np.diff(ks).astype(float)
+    model.builder.add_rows(np.zeros(len(model.m) + len(mu) + len(owned)), np.concatenate([model.m, mu, model.u]),
+                           np.concatenate([host_cost, -(steps - rise * widths), -rise * cards]), np.array([0.0]),
+                           np.array([INF]))
+
+
+def limit_rows(model: Model, limits: Limits) -> None:
+    """The profile's capex budget (units and hosts) and its maximum number of owned GPUs."""
+    if not model.owned:
+        return
+    buys = [g for g, o in enumerate(model.owned) if not o.is_commitment]  # commitments are neither capex nor owned
+    if not buys:
+        return
+    u = model.u[buys]
+    if limits.max_capex_usd is not None:
+        cols = np.concatenate([u, model.m])
+        vals = np.concatenate([[model.owned[g].unit_price_usd for g in buys],
+                               [h.host.base_cost_usd for h in model.hosts][: len(model.m)]])
+        model.builder.add_rows(np.zeros(len(cols)), cols, vals, np.array([-INF]), np.array([limits.max_capex_usd]))
+    if limits.max_owned_gpus is not None:
+        model.builder.add_rows(np.zeros(len(u)), u, np.array([model.owned[g].gpus_per_unit for g in buys]),
+                               np.array([-INF]), np.array([float(limits.max_owned_gpus)]))
+
+
+def shared_quota_rows(model: Model, blocks: list[Block]) -> None:
+    """Copies of one offer at several job widths (the workload form) share its quota: committed units of one
+    commitment, and packed cloud hours of one quota-limited offer (a marketplace listing is one machine)."""
+    bld = model.builder
+    groups: dict[str, list[int]] = {}
+    for g, o in enumerate(model.owned):
+        if o.max_units is not None:
+            groups.setdefault(o.quota_group, []).append(g)
+    for members in groups.values():
+        if len(members) > 1:
+            cap = float(model.owned[members[0]].max_units or 0)
+            bld.add_rows(np.zeros(len(members)), model.u[members], np.ones(len(members)), np.array([-INF]),
+                         np.array([cap]))
+    _listing_hours(model, blocks)
+
+
+def _listing_hours(model: Model, blocks: list[Block]) -> None:
+    """A quota-limited offer's packed hours share its instance-hours with the whole instances the screening curve
+    rents of it (a marketplace listing is one machine: the hours it is rented for jobs it cannot also absorb
+    maintenance). Per block and quota group (copies of one offer at several widths) with a packable copy,
+    sum_copies y_ob + rented_ob(K) <= quota x hours, with rented_ob(K) the instance-hours of o the curve rents in
+    block b at K owned slots, laid on the slot binaries as steps (mu is unary). A sum over the block's hours: the
+    quota holds in instance-hours, not hour by hour."""
+    if not model.y.size:
+        return
+    if model.fluid is not None:
+        fluid_listing_hours(model.fluid, model.builder, model.cloud, model.y, np.array([b.hours for b in blocks]))
+        return
+    packable = np.concatenate(model.builder.upper)[model.y].max(axis=1) > 0
+    groups: dict[str, list[int]] = {}
+    for k, c in enumerate(model.cloud):
+        if c.max_instances is not None:
+            groups.setdefault(c.quota_group, []).append(k)
+    # a group with one packable copy needs its row, and that row must count the whole rentals of every copy (a
+    # listing's unpackable 2-GPU copy rents the same machine its packable 1-GPU copy packs on); y of an unpackable
+    # copy has upper bound 0, so it sits in the row harmlessly
+    offers = {group: members for group, members in groups.items() if packable[members].any()}
+    if not offers:
+        return
+    layers, mu = model.layers, model.mu
+    first = min(layers.required, len(mu))  # slot steps up to here are forced on: their rent is the base
+    listed = sorted(k for members in offers.values() for k in members)
+    rented = dict(zip(listed, _rented_hours(model, first, listed), strict=True))  # (blocks, steps) per offer
+    hours = np.array([b.hours for b in blocks])
+    n_blocks = len(blocks)
+    for members in offers.values():
+        quota = float(model.cloud[members[0]].max_instances or 0)
+        by_step = sum((rented[k] for k in members), np.zeros_like(rented[members[0]]))  # (blocks, steps)
+        steps = np.diff(by_step, axis=1)  # (blocks, len(mu) - first)
+        row = np.arange(n_blocks)
+        rows = [np.tile(row, len(members)), np.repeat(row, steps.shape[1])]
+        cols = [model.y[members].reshape(-1), np.tile(mu[first:], n_blocks)]
+        vals = [np.ones(len(members) * n_blocks), steps.reshape(-1)]
+        model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals),
+                               np.full(n_blocks, -INF), quota * hours - by_step[:, 0])
+
+
+def _rented_hours(model: Model, first: int, offers: list[int]) -> np.ndarray:
+    """(offers, blocks, steps): instance-hours of each of `offers` (cloud indices) the screening curve rents per
+    block, at the owned slot counts ks[first..len(mu)] (`Renting.instances` of the jobs the owned slots leave, per
+    cell)."""
+    layers, cells = model.layers, model.layers.cells
+    left = cells.jobs[:, None] - layers.owned_jobs[:, first: len(model.mu) + 1]  # (cells, steps)
+    values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
+    column = {k: i for i, k in enumerate(offers)}
+    counts = np.zeros((len(values), len(offers)))
+    for i, jobs in enumerate(values.tolist()):
+        for k, count in model.renting.instances(jobs).items():
+            if k in column:
+                counts[i, column[k]] = count
+    per_cell = counts[where.reshape(left.shape)] * cells.hours[:, None, None]  # (cells, steps, offers)
+    out = np.zeros((layers.n_blocks, left.shape[1], len(offers)))
+    np.add.at(out, cells.block, per_cell)
+    return out.transpose(2, 0, 1)

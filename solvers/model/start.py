@@ -1,0 +1,138 @@
+"""A MIP start for the cost model: the cheapest plan made of one owned option, priced with the model's own columns.
+
+Why: HiGHS proves the optimum either way, but how long it takes on these models follows which options are close
+rivals (docs/ARCHITECTURE.md, "Where a plan's time goes"). Without an incumbent it spends its root node separating
+cuts on the LP's split between two near-equal cards; given a good plan at the start, reduced-cost fixing removes
+most integer columns at once and it restarts on a small model. The start only steers the search: the answer is
+the model's optimum whatever the start, and `solvers.model.solve.run` checks that what HiGHS reports is its own
+solution's cost.
+
+The candidates are K owned job slots (each step of the screening curve) on units of one option g, in the cheapest
+whole hosts that hold its cards (`hosting.cheapest_hosts`). Each is priced as the model prices it: units, hosts
+and the rent steps of the first K slots at their column costs; all owned work W_b(K) on g at its energy column
+cost; and where g's busy hours pass its availability, those slot-hours displaced at their column cost and their
+work packed on the cheapest packing offer. Candidates g cannot serve (too slow for a block's work, beyond its
+quota, the hosts' bounds, the capex budget or the GPU limit) are skipped. Options whose slots are whole jobs of
+pooled cards (jobs wider than one GPU on bare cards) and commitments are not candidates; the start gives their
+columns 0. Only integer columns are given; HiGHS completes the rest (work, displaced and packed hours,
+placements, the fixed-cost binaries). All candidates are priced at once in arrays (options x slot steps x
+blocks): a plan with 200 quoted items prices them in well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from solvers.demand.blocks import Block
+from solvers.offers.hosting import card_capacity, cheapest_host_mix, cheapest_hosts
+
+if TYPE_CHECKING:
+    from solvers.model.arrays import Limits, Model
+
+
+def single_option_start(model: Model, blocks: list[Block], limits: Limits) -> tuple[np.ndarray, np.ndarray] | None:
+    """Columns and values of the integer columns of the best single-option plan; None when no option makes one
+    that costs less than owning nothing."""
+    owned, layers = model.owned, model.layers
+    n_mu = len(model.mu)
+    first = max(layers.required, 1)
+    candidates = [g for g, o in enumerate(owned) if not o.is_commitment and model.slots[g][0][0] == model.u[g]]
+    if not candidates or not blocks or first > n_mu:
+        return None
+    cost = np.concatenate(model.builder.cost)
+    upper = np.concatenate(model.builder.upper)
+    opts = [owned[g] for g in candidates]
+    g_idx = np.array(candidates)
+    j_idx = np.arange(first, n_mu + 1)
+    hours = np.array([b.hours for b in blocks])
+    active = np.array([b.active_hours for b in blocks])
+    work = layers.owned_hours[:, j_idx].T  # (steps, blocks)
+    per_unit = np.array([o.slots_per_unit for o in opts])
+    speed = np.array([o.throughput for o in opts])
+    availability = np.array([o.available(limits.availability) for o in opts])
+
+    units = np.ceil(layers.ks[j_idx][None, :] / per_unit[:, None] - 1e-9)  # (options, steps)
+    slots = units * per_unit[:, None]
+    per_slot = np.minimum(active[None, :], (speed * (1.0 if model.d.size else availability))[:, None] * hours)
+    serves = (work[None, :, :] <= slots[:, :, None] * per_slot[:, None, :] * (1 + 1e-9) + 1e-9).all(axis=2)
+    total = units * cost[model.u[g_idx]][:, None] + cost[model.w[g_idx]] @ work.T
+    if model.d.size:
+        over = np.maximum(work[None, :, :] / speed[:, None, None]
+                          - (availability[:, None] * hours[None, :])[:, None, :] * slots[:, :, None], 0.0)
+        per_hour = cost[model.d[g_idx]] + _packing_price(model, cost, upper)[None, :] * speed[:, None]
+        with np.errstate(invalid="ignore"):  # no packing offer: inf where hours are displaced, 0 elsewhere
+            total = total + np.where(over > 0, over * per_hour[:, None, :], 0.0).sum(axis=2)
+    total = total + _host_spend(model, candidates, cost, units)
+    total = total + np.concatenate([[0.0], np.cumsum(cost[model.mu])])[j_idx][None, :]  # rent steps
+    ok = serves & (units <= upper[model.u[g_idx]][:, None] + 1e-9) & np.isfinite(total)
+    if limits.max_owned_gpus is not None:
+        ok &= units * np.array([o.gpus_per_unit for o in opts])[:, None] <= limits.max_owned_gpus
+    for flat in np.argsort(np.where(ok, total, np.inf), axis=None):
+        i, s = np.unravel_index(flat, total.shape)
+        if not ok[i, s] or (layers.required == 0 and total[i, s] >= 0.0):
+            return None
+        chosen = _columns(model, int(g_idx[i]), int(units[i, s]), int(j_idx[s]), cost, upper, limits)
+        if chosen is not None:
+            return chosen
+    return None
+
+
+def _packing_price(model: Model, cost: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """Per block, the least column cost of one reference job-hour packed on a cloud offer (inf: none)."""
+    if not model.y.size:
+        return np.full(model.layers.n_blocks, math.inf)
+    capacity = np.array([c.packed_capacity for c in model.cloud])[:, None]
+    return np.asarray(np.where(upper[model.y] > 0, cost[model.y] / capacity, math.inf).min(axis=0))
+
+
+def _capacities(model: Model, option_index: int) -> np.ndarray:
+    option = model.owned[option_index]
+    return np.array([card_capacity(h, option) if k in option.accepting_hosts else 0
+                     for k, h in enumerate(model.hosts[: len(model.m)])])
+
+
+def _host_spend(model: Model, candidates: list[int], cost: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """(options, steps): the cheapest whole hosts for each candidate's cards (0 for machines with their host); one
+    covering knapsack per distinct capacity vector, which options of one card power share."""
+    spend = np.zeros_like(units)
+    tables: dict[tuple[int, ...], np.ndarray] = {}
+    host_cost = cost[model.m]
+    for i, g in enumerate(candidates):
+        option = model.owned[g]
+        if option.includes_host:
+            continue
+        capacity = _capacities(model, g)
+        cards = (units[i] * option.gpus_per_unit).astype(np.int64)
+        key = tuple(capacity.tolist())
+        table = tables.get(key)
+        if table is None or len(table) <= cards.max():
+            table = tables[key] = cheapest_hosts(host_cost, capacity, int(cards.max()))
+        spend[i] = table[cards]
+    return spend
+
+
+def _columns(model: Model, g: int, units: int, j: int, cost: np.ndarray, upper: np.ndarray,
+             limits: Limits) -> tuple[np.ndarray, np.ndarray] | None:
+    """The start's integer columns for `units` of option g and the first j slot steps: None when its hosts pass
+    their bounds or it breaks the capex budget."""
+    option = model.owned[g]
+    counts = np.zeros(len(model.m), dtype=np.int64)
+    if not option.includes_host:
+        mix = cheapest_host_mix(cost[model.m], _capacities(model, g), units * option.gpus_per_unit)
+        if mix is None or (mix > upper[model.m] + 1e-9).any():
+            return None
+        counts = mix
+    if limits.max_capex_usd is not None:
+        capex = units * option.unit_price_usd + float(np.dot(counts, [h.host.base_cost_usd for h in
+                                                                       model.hosts[: len(model.m)]]))
+        if capex > limits.max_capex_usd + 1e-6:
+            return None
+    values = np.zeros(len(model.u))
+    values[g] = units
+    wide = [int(model.slots[k][0][0]) for k in range(len(model.owned)) if model.slots[k][0][0] != model.u[k]]
+    return (np.concatenate([model.u, model.m, model.mu, wide]).astype(np.int32),
+            np.concatenate([values, counts.astype(float), (np.arange(len(model.mu)) < j).astype(float),
+                            np.zeros(len(wide))]))

@@ -1,0 +1,401 @@
+"""Turn a solution in model terms (units, jobs and instances per level) into plan lines, costs and monthly figures.
+
+Blocks merge periods with the same load-duration curve per hour, so a block's hours are spread over its
+periods in proportion to their hours: an optimal split, since costs are linear in hours.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import TypeAdapter
+
+from solvers.base.break_even_result import Alternative
+from solvers.base.finance import Calendar, Terms, calendar
+from solvers.base.options import CloudOption, HostOption, OwnedOption
+from solvers.base.plan_lines import BuyLine, CashFlowLine, CloudLine, CommitmentLine, Costs, HostLine, PeriodLine
+from solvers.demand.blocks import Block
+from solvers.demand.periods import Period
+from solvers.demand.waits import Waits
+from solvers.model.arrays import cells_of
+from solvers.model.layers import Cells
+from solvers.money.allocation import Allocation, allocation_waits, capacities
+from solvers.money.cash_flows import flows_of
+
+
+@dataclass
+class Accounts:
+    buy: list[BuyLine]
+    hosts: list[HostLine]
+    cloud: list[CloudLine]
+    costs: Costs
+    periods: list[PeriodLine]
+    period_running_usd: list[float]   # every flow after the start per period, on the profile's basis (curves)
+    listings: list[str] = field(default_factory=list)  # marketplace listings the plan rents
+    commitments: list[CommitmentLine] = field(default_factory=list)
+    cash_flows: list[CashFlowLine] = field(default_factory=list)
+    start_usd: float = 0.0   # paid at the start on the profile's basis (cumulative curves)
+    resale_basis_usd: float = 0.0  # resale on the profile's basis
+    # per listing label: host machines its row stands for (a Vast aggregate's listing count, its quota; 1 for one host)
+    listing_machines: dict[str, int] = field(default_factory=dict)
+
+    def alternative(self) -> Alternative:
+        return Alternative(total_cost_usd=self.costs.total_usd, costs=self.costs, buy=self.buy,
+                           hosts=self.hosts, cloud=self.cloud, commitments=self.commitments)
+
+
+def cloud_label(c: CloudOption) -> str:
+    return f"{c.provider}/{c.name}/{c.region}/{c.pricing}"
+
+
+@dataclass
+class _BlockFigures:
+    """What one block's solution adds up to, per block-hour share (spread over its periods by hours)."""
+
+    owned_gpu_hours: dict[str, float] = field(default_factory=dict)   # option key -> GPU-hours worked
+    cloud_hours: dict[str, float] = field(default_factory=dict)       # offer key -> instance-hours
+    delivered: float = 0.0
+    unused_rented: float = 0.0
+    peak_owned: float = 0.0
+    peak_rented: float = 0.0
+    served: bool = True  # every hour's jobs at once had an owned or rented slot
+
+
+@dataclass
+class Ledger:
+    """Everything needed to price an allocation: the options by key, blocks, periods and the rate."""
+
+    owned: dict[str, OwnedOption]
+    cloud: dict[str, CloudOption]
+    hosts: dict[str, HostOption]
+    blocks: list[Block]
+    periods: list[Period]
+    usd_per_kwh: float
+    width: int = 1  # the demand's job width (delivered reference GPU-hours); each option has its own for its GPUs
+    efficiency: float = 1.0
+    always_on: bool = False  # jobs.runs = continuously: report whether every hour was served
+    terms: Terms = field(default_factory=Terms)
+    show_widths: bool = False  # the workload form: each line says the job width it runs at
+    hours_on: float | None = None  # options.machine_on as hours a day; None: machines on whenever there is work
+    patience: str = "none"  # jobs.patience: the windows within which the plan's rented hours may be taken
+
+    def _line_width(self, width: int) -> int | None:
+        return width if self.show_widths else None
+    _fixed: _PlanFixed | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def fixed(self) -> _PlanFixed:
+        """What every account of this plan shares (a plan accounts for itself and its two alternatives)."""
+        if self._fixed is None:
+            self._fixed = _PlanFixed.of(self.blocks, self.periods)
+        return self._fixed
+
+    def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
+        """Each block's figures, computed for all blocks at once per option and read out per block. Why: a loop over
+        blocks with a mask and three maxima each cost some 10 us a block, twelve blocks in a 36-month series, three
+        accounts a plan; the arrays hold the same floats (the same operations element by element, the peaks as
+        `max(initial=0.0)` of the block's active cells by `np.maximum.at`, which takes them in the same order)."""
+        cells = self.fixed.cells
+        w = self.width
+        n_blocks = len(self.blocks)
+        owned_at_once = np.zeros(len(cells.jobs))
+        owned_gpus = np.zeros(len(cells.jobs))
+        job_hours = np.zeros(n_blocks)
+        owned_columns: list[tuple[str, np.ndarray]] = []
+        for key, jobs in alloc.owned_jobs.items():
+            o = self.owned[key]
+            busy = np.bincount(cells.block, weights=jobs * cells.hours, minlength=n_blocks)
+            displaced = alloc.displaced.get(key, np.zeros(n_blocks))
+            job_hours += busy - o.throughput * displaced
+            owned_columns.append((key, o.width * (busy / o.throughput - np.asarray(displaced)) / o.load_per_gpu))
+            owned_at_once += jobs
+            owned_gpus += o.width * jobs / o.load_per_gpu
+        remaining = np.maximum(cells.jobs - owned_at_once, 0.0)
+        rented_at_once = np.zeros(len(cells.jobs))
+        rented_gpus = np.zeros(len(cells.jobs))
+        cloud_columns: list[tuple[str, np.ndarray]] = []  # in the order each block adds them up
+        idle_total = np.zeros(n_blocks)
+        outage_idle = False
+        for key, inst in sorted(alloc.instances.items(), key=lambda kv: self.cloud[kv[0]].usd_per_job_hour):
+            c = self.cloud[key]
+            used = np.minimum(c.slots * inst, remaining)
+            remaining = remaining - used
+            rented_at_once += used
+            rented_gpus += c.width * _busy_jobs(inst, used, c.slots) / c.load_per_gpu
+            run_hours = inst * cells.hours / c.speed
+            unused = (c.gpu_count * inst - c.width * used / c.load_per_gpu) * cells.hours / c.speed
+            cloud_columns.append((key, np.bincount(cells.block, weights=run_hours, minlength=n_blocks)))
+            idle_total += np.bincount(cells.block, weights=unused, minlength=n_blocks)
+        job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=n_blocks)
+        packed_peak = np.zeros(n_blocks)  # GPUs of one packed instance, where a block has packed hours of it
+        for key, packed in alloc.packed_hours.items():
+            c = self.cloud[key]
+            job_hours += packed * c.packed_capacity
+            cloud_columns.append((key, np.asarray(packed)))
+            idle_gpus = 0.0
+            if c.displaced_slots is not None:  # an instance-hour rented for one replica's outage: its other GPUs
+                idle_gpus = max(c.gpu_count - c.width * (c.packed_capacity / c.speed) / c.load_per_gpu, 0.0)
+                idle_total += idle_gpus * np.asarray(packed)
+                outage_idle = True
+            packed_peak = np.maximum(packed_peak, np.where(np.asarray(packed) > 1e-9, c.gpu_count - idle_gpus, 0.0))
+        active = cells.hours > 1e-9
+        where = cells.block[active]
+        peak_owned, peak_rented = np.zeros(n_blocks), np.zeros(n_blocks)
+        np.maximum.at(peak_owned, where, owned_gpus[active])
+        np.maximum.at(peak_rented, where, rented_gpus[active])
+        # hours rented for owned machines' maintenance or off-hours: one instance at least is busy then (which hours
+        # of the period they fall in is not modelled, so not how many at once)
+        peak_rented = np.maximum(peak_rented, packed_peak)
+        unserved = np.bincount(where[~(remaining[active] <= 1e-6)], minlength=n_blocks)
+        delivered = job_hours * w * self.efficiency
+        figures = []
+        for b in range(n_blocks):
+            f = _BlockFigures({key: column[b] for key, column in owned_columns})
+            for key, column in cloud_columns:
+                f.cloud_hours[key] = f.cloud_hours.get(key, 0.0) + column[b]
+            if alloc.instances or outage_idle:  # 0.0 plus each offer's idle hours, summed block by block
+                f.unused_rented = idle_total[b]
+            f.delivered = delivered[b]
+            f.peak_owned = float(peak_owned[b])
+            f.peak_rented = float(peak_rented[b])
+            f.served = bool(unserved[b] == 0)
+            figures.append(f)
+        return figures
+
+    def account(self, alloc: Allocation, detail: bool = True) -> Accounts:
+        """`detail` False (an alternative): the lines, costs and curves, without the per-period table and the
+        cash-flow rows, which only the plan itself shows."""
+        rate = self.usd_per_kwh
+        n_periods = len(self.periods)
+        electricity = [0.0] * n_periods
+        cloud_cost = [0.0] * n_periods
+        # by the line's key here; the periods name a line by its place in `buy`, `cloud` or `commitments`, never by
+        # the quote's own name, which would repeat every input string once per period (issue 31)
+        owned_gpu_hours: list[dict[str, float]] = [{} for _ in range(n_periods)]
+        cloud_hours: list[dict[tuple[str, str], float]] = [{} for _ in range(n_periods)]
+        delivered = [0.0] * n_periods
+        unused = [0.0] * n_periods
+        peaks = [(0.0, 0.0)] * n_periods
+        served = [True] * n_periods
+        idle_kwh_per_hour = sum(n * self.owned[k].idle_kwh_per_unit_hour for k, n in alloc.purchase.units.items())
+        idle_kwh_per_hour += sum(n * self.hosts[s].idle_kwh_per_hour for s, n in alloc.purchase.hosts.items())
+        for p, period in enumerate(self.periods):
+            electricity[p] = rate * idle_kwh_per_hour * period.hours
+        cloud_totals: dict[str, tuple[float, float]] = {}
+        for b, fig in enumerate(self._block_figures(alloc)):
+            for p, share in self.fixed.shares[b]:
+                for key, gpu_hours in fig.owned_gpu_hours.items():
+                    o = self.owned[key]
+                    if o.is_commitment:  # committed instance-hours worked, shown with the cloud's
+                        label = ("commitments", key)
+                        cloud_hours[p][label] = (cloud_hours[p].get(label, 0.0)
+                                                 + gpu_hours * share / o.gpus_per_unit)
+                        continue
+                    electricity[p] += rate * o.marginal_kwh_per_gpu_hour * gpu_hours * share
+                    owned_gpu_hours[p][key] = owned_gpu_hours[p].get(key, 0.0) + gpu_hours * share
+                for key, hours in fig.cloud_hours.items():
+                    c = self.cloud[key]
+                    cloud_cost[p] += c.usd_per_hour * hours * share
+                    label = ("cloud", key)
+                    cloud_hours[p][label] = cloud_hours[p].get(label, 0.0) + hours * share
+                delivered[p] += fig.delivered * share
+                unused[p] += fig.unused_rented * share
+                peaks[p] = (fig.peak_owned, fig.peak_rented)
+                served[p] = fig.served
+            for key, hours in fig.cloud_hours.items():
+                c = self.cloud[key]
+                h, cost = cloud_totals.get(key, (0.0, 0.0))
+                cloud_totals[key] = (h + hours, cost + hours * c.usd_per_hour)
+        cloud_totals = {k: v for k, v in cloud_totals.items() if v[0] > 1e-9}
+
+        purchases = {k: n for k, n in alloc.purchase.units.items() if not self.owned[k].is_commitment}
+        committed = {k: n for k, n in alloc.purchase.units.items() if self.owned[k].is_commitment and n > 0}
+        buy = [
+            BuyLine(name=o.name, gpu=o.gpu, condition=o.condition, count=n, gpus_per_unit=o.gpus_per_unit,  # type: ignore[arg-type]
+                    includes_host=o.includes_host, unit_price_usd=o.unit_price_usd,
+                    resale_usd_per_unit=round(o.resale_usd, 2), source=o.source, price_as_of=o.as_of,
+                    gpus_per_job=self._line_width(o.width),
+                    vendor=o.vendor if o.feed != "request" and isinstance(o.vendor, str) and o.vendor else None)
+            for k, n in sorted(purchases.items()) if n > 0 for o in [self.owned[k]]
+        ]
+        hosts = [
+            HostLine(name=h.host.name, slots=h.host.slots, count=n, unit_price_usd=h.host.base_cost_usd,
+                     psu_watts=h.host.psu_watts, idle_watts=h.host.idle_watts, source=h.host.source,
+                     price_as_of=h.host.as_of)
+            for name, n in sorted(alloc.purchase.hosts.items(), key=lambda kv: (self.hosts[kv[0]].host.slots, kv[0]))
+            if n > 0 for h in [self.hosts[name]]
+        ]
+        cloud = [
+            CloudLine(provider=c.provider, name=c.name, gpu=c.gpu, gpu_count=c.gpu_count, region=c.region,
+                      pricing=c.pricing, usd_per_hour=c.usd_per_hour, hours=round(h, 3),  # type: ignore[arg-type]
+                      cost_usd=round(cost, 2), source=c.source, price_as_of=c.as_of,
+                      gpus_per_job=self._line_width(c.width))
+            for k, (h, cost) in sorted(cloud_totals.items(), key=lambda kv: -kv[1][1]) for c in [self.cloud[k]]
+        ]
+        capex = sum(line.count * line.unit_price_usd for line in buy) + sum(h.count * h.unit_price_usd for h in hosts)
+        resale = sum(n * self.owned[k].resale_usd for k, n in purchases.items())
+        uses_cloud = bool(committed) or any(float(np.max(v, initial=0.0)) > 1e-9 for v in alloc.instances.values())
+        flows = flows_of(self.owned, self.terms, self.fixed.hours, self.fixed.calendar, capex, resale, purchases,
+                         committed, uses_cloud)
+        commitments = [
+            CommitmentLine(provider=o.provider, name=o.name, gpu=o.gpu, gpu_count=o.gpus_per_unit, region=o.region,
+                           count=n, term_months=o.term_months,
+                           terms=o.terms,
+                           usd_per_hour=o.usd_per_hour + o.carbon_usd_per_hour, paid_hours=round(o.paid_hours, 3),
+                           cost_usd=round(n * (o.usd_per_hour + o.carbon_usd_per_hour) * o.paid_hours
+                                          if not o.upfront_usd
+                                          else n * (o.hourly_usd * o.paid_hours + o.upfront_usd * o.terms), 2),
+                           carbon_usd_per_hour=o.carbon_usd_per_hour,
+                           payment=o.payment or "not_stated", upfront_usd=round(o.upfront_usd, 2),
+                           source=o.source, price_as_of=o.as_of, gpus_per_job=self._line_width(o.width))
+            for k, n in sorted(committed.items()) for o in [self.owned[k]]
+        ]
+        extra = flows.commitments_total + flows.opex_total + flows.interest + flows.cloud_data_total
+        total = capex + sum(electricity) + sum(cloud_cost) - resale
+        if extra:
+            total += extra
+        costs = Costs(
+            capex_usd=round(capex, 2),
+            electricity_usd=round(sum(electricity), 2),
+            cloud_usd=round(sum(cloud_cost), 2),
+            resale_credit_usd=round(resale, 2),
+            total_usd=round(total, 2),
+            commitments_usd=round(flows.commitments_total, 2),
+            opex_usd=round(flows.opex_total, 2),
+            financing_interest_usd=round(flows.interest, 2),
+            cloud_data_usd=round(flows.cloud_data_total, 2),
+        )
+        running = [e + c for e, c in zip(electricity, cloud_cost, strict=True)]
+        table, start_basis, running_basis, resale_basis, present_value = flows.table(
+            self.terms, self.periods, electricity, cloud_cost,
+                                                                                     running, detail)
+        costs.present_value_usd = round(present_value, 2)
+        listings = sorted({cloud_label(self.cloud[k]) for k in cloud_totals if self.cloud[k].listing})
+        machines = {cloud_label(c): _machines(c) for k in cloud_totals if (c := self.cloud[k]).listing}
+        if not detail:
+            return Accounts(buy, hosts, cloud, costs, [], running_basis, listings, commitments, table, start_basis,
+                            resale_basis, listing_machines=machines)
+        n = len(self.periods)
+        bought = [k for k, n_units in sorted(purchases.items()) if n_units > 0]  # the order of `buy`
+        place = {k: f"buy[{i}]" for i, k in enumerate(bought)}
+        rented = sorted(cloud_totals.items(), key=lambda kv: -kv[1][1])  # the order of `cloud`
+        places = {("cloud", k): f"cloud[{i}]" for i, (k, _) in enumerate(rented)}
+        places.update({("commitments", k): f"commitments[{i}]" for i, k in enumerate(sorted(committed))})
+        owned_kept = [{place[k]: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
+        cloud_kept = [{places[k]: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
+        owned_rounded = _unflatten(owned_kept, rounded([v for d in owned_kept for v in d.values()], 3))
+        cloud_rounded = _unflatten(cloud_kept, rounded([v for d in cloud_kept for v in d.values()], 3))
+        demand_r = self.fixed.demand_r
+        delivered_r = rounded(delivered, 3)
+        electricity_r = rounded(electricity, 2)
+        cloud_r = rounded(cloud_cost, 2)
+        waits = allocation_waits(alloc, self.periods, self.blocks, self.owned, self.cloud, self.width,
+                                 self.hours_on, self.patience, self.fixed.cells.hours)
+        peak_owned_r = rounded(self._peak_owned([peak[0] for peak in peaks], alloc, waits), 3)
+        peak_rented_r = rounded([peak[1] for peak in peaks], 3)
+        unused_r = rounded(unused, 3)
+        waited_r = rounded(waits.waited_gpu_hours, 3)
+        longest = waits.max_wait_hours
+        commitments_r = rounded([float(v) for v in flows.commitments], 2)
+        opex_r = rounded([float(v) for v in flows.opex], 2)
+        lines = _PERIOD_LINES.validate_python([
+            dict(month=period.label, start=period.start.isoformat(), days=period.days,
+                 demand_reference_gpu_hours=demand_r[p],
+                 delivered_reference_gpu_hours=delivered_r[p],
+                 owned_gpu_hours=owned_rounded[p],
+                 cloud_hours=cloud_rounded[p],
+                 electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
+                 commitments_usd=commitments_r[p], opex_usd=opex_r[p],
+                 peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
+                 unused_rented_gpu_hours=unused_r[p],
+                 waited_gpu_hours=waited_r[p], max_wait_hours=longest[p],
+                 served_every_hour=served[p] if self.always_on else None)
+            for p, period in enumerate(self.periods)
+        ])
+        return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
+                        start_basis, resale_basis, listing_machines=machines)
+
+    def _peak_owned(self, peaks: list[float], alloc: Allocation, waits: Waits) -> list[float]:
+        """Each period's most owned GPUs busy at once: the curve's, or where work waits, the replay's (the curve is
+        then each window's average: a lab's four GPUs busy together twelve hours a day showed two). The replay's
+        owned work in an hour is in the arrivals' reference GPUs; its GPUs are that times the owned GPUs per unit
+        of owned capacity."""
+        if waits.owned_peak is None:
+            return peaks
+        gpus = sum(n * self.owned[k].gpus_per_unit for k, n in alloc.purchase.units.items())
+        capacity = sum(capacities(alloc, self.owned, self.width).values())
+        if capacity <= 0:
+            return peaks
+        return [max(peak, busy * gpus / capacity) for peak, busy in zip(peaks, waits.owned_peak, strict=True)]
+
+
+@dataclass(frozen=True)
+class _PlanFixed:
+    """A plan's figures that do not depend on the allocation: cells, period hours and calendar, each block's periods
+    with their share of its hours, and the rounded demand and waiting of each period."""
+
+    cells: Cells
+    hours: np.ndarray
+    calendar: Calendar
+    shares: list[list[tuple[int, float]]]
+    demand_r: list[float]
+
+    @staticmethod
+    def of(blocks: list[Block], periods: list[Period]) -> _PlanFixed:
+        return _PlanFixed(
+            cells_of(blocks), np.array([p.hours for p in periods]),
+            calendar([p.start for p in periods], [p.end for p in periods]),
+            [[(p, periods[p].hours / block.hours) for p in block.periods] for block in blocks],
+            rounded([period.demand for period in periods], 3))
+
+
+def _machines(c: CloudOption) -> int:
+    """Host machines a marketplace row stands for: its quota (a Vast aggregate's listing count), else one."""
+    return 1 if c.max_instances is None or not math.isfinite(c.max_instances) else max(int(c.max_instances), 1)
+
+
+def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarray:
+    """Jobs running at once on an offer's instances, per cell, for the peak of rented GPUs. Whole instances run the
+    jobs they serve (`used`). Packed instances (work that may wait: a fraction of an instance over the cell's hours)
+    are rented whole, and the work waits until it fills them: ceil(instances) instances run all their slots at
+    once (0.125 of a 4-GPU instance over a month is 4 GPUs at once for an eighth of its hours, not 0.5 GPUs)."""
+    packed = np.abs(instances - np.round(instances)) > 1e-6
+    return np.where(packed, np.ceil(instances - 1e-6) * slots, used)
+
+
+# Why adapters: a list of plan lines validated in one pydantic-core call costs about half of one model call per line
+# (the same validation, the same models and fields set); a plan has some 36 period lines and 37 cash-flow rows.
+_PERIOD_LINES = TypeAdapter(list[PeriodLine])
+
+
+def rounded(values: list[float], digits: int) -> list[float]:
+    """`round(v, digits)` of each value, the numpy scalars among them in one `np.round` call.
+
+    Why: the figures mix Python floats and numpy float64 scalars, and `round` of a numpy scalar costs about ten
+    times a Python one (a plan rounds some thousand of them). `np.round` of an array rounds each element exactly
+    as `round` of that element's numpy scalar does (both scale, round half to even and unscale), while Python's
+    `round` of a float rounds its exact decimal value, which can differ in the last digit: so the numpy scalars
+    go through `np.round` and the rest through `round`, and every figure is the one `round` gave before.
+    """
+    out = list(values)
+    numpy_at = []
+    for i, v in enumerate(values):
+        if type(v) is float or type(v) is int:
+            out[i] = round(v, digits)
+        else:
+            numpy_at.append(i)
+    if numpy_at:
+        scaled = np.round(np.array([values[i] for i in numpy_at], dtype=np.float64), digits).tolist()
+        for i, v in zip(numpy_at, scaled, strict=True):
+            out[i] = v
+    return out
+
+
+def _unflatten(shape: list[dict[str, float]], values: list[float]) -> list[dict[str, float]]:
+    """Dicts with the keys of `shape` and, in order, the flat `values`."""
+    it = iter(values)
+    return [{k: next(it) for k in d} for d in shape]
+
+

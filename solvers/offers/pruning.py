@@ -1,0 +1,158 @@
+"""Remove options that can never be in a cheapest plan, before the model is built.
+
+Three rules, each safe (tests compare optima with and without pruning):
+1. An offer that costs no less per job-hour and runs no more jobs at once than an unlimited offer is never
+   needed (swap each of its instances for one of the other); instances are whole, so the kept offers form a
+   front of price against instance size.
+2. An owned option is dominated by another with the same unit shape (GPUs per unit, host or not)
+   that is no worse in every respect the model sees: throughput, purchase price (budget), net
+   price after resale, idle energy, energy per reference hour and card power (PSU). Swapping
+   units one for one keeps every constraint and never costs more.
+3. One unit of an owned option runs k jobs at once; without it, each level-hour with work needs at most
+   ceil(k / s) more instances of an unlimited offer with s slots. If the unit's net price plus idle energy
+   is at least that saving over the horizon, it is never needed. (Not used for the buy-only alternative,
+   which has no cloud.)
+Rules 1 and 2 do not depend on the electricity rate, demand or a uniform cloud price change, so the
+decision thresholds can vary those and keep the pruned lists.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solvers.base.finance import Weights
+from solvers.base.options import CloudOption, OwnedOption, unit_cost_of
+from solvers.demand.blocks import Block
+from solvers.offers.cloud_table import CloudTable
+
+
+def prune_cloud_frame(frame: CloudTable, peak_jobs: float | None = None) -> CloudTable:
+    """Rule 1, vectorised: the unlimited offers on the front of (price per job-hour, jobs per instance), plus the
+    quota-limited offers that no unlimited offer beats on both.
+
+    Ties (same price and slots) go to the first by provider, name and region; only the few kept rows are sorted
+    by text (sorting thousands of offers by text per plan cost more than the solve). The kept rows come in order
+    of price per job-hour, then provider, name and region.
+    """
+    if frame.empty:
+        return frame
+    price = frame.usd_per_job_hour.astype(float)
+    slots = frame.slots.astype(float)
+    unlimited = np.isnan(frame.max_instances)
+    keep = np.zeros(len(frame), dtype=bool)
+    front_price = np.zeros(0)
+    front_slots = np.zeros(0)
+    if unlimited.any():
+        idx = np.flatnonzero(unlimited)
+        order = idx[np.lexsort((-slots[idx], price[idx]))]
+        best_before = np.concatenate([[0.0], np.maximum.accumulate(slots[order])[:-1]])
+        front = order[slots[order] > best_before]
+        front_price, front_slots = price[front], slots[front]
+        for p, q in zip(front_price, front_slots, strict=True):
+            tied = np.flatnonzero(unlimited & (price == p) & (slots == q))
+            keep[min(tied, key=lambda i: (frame.provider[i], frame.name[i], frame.region[i]))] = True
+    limited = np.flatnonzero(~unlimited)
+    if len(limited):
+        # most slots among unlimited front offers no dearer than each limited offer
+        pos = np.searchsorted(front_price, price[limited], side="right")
+        beaten = np.where(pos > 0, np.concatenate([[0.0], np.maximum.accumulate(front_slots)])[pos], 0.0)
+        limited = limited[slots[limited] > beaten]
+        keep[_enough_quota(limited, price, slots, frame.max_instances.astype(float), peak_jobs, frame.offer)] = True
+    kept = np.flatnonzero(keep)
+    ordered = sorted(kept.tolist(), key=lambda i: (price[i], frame.provider[i], frame.name[i], frame.region[i]))
+    return frame.take(np.array(ordered, dtype=np.int64))
+
+
+def _enough_quota(rows: np.ndarray, price: np.ndarray, slots: np.ndarray, quota: np.ndarray,
+                  peak_jobs: float | None, offer: np.ndarray | None = None) -> np.ndarray:
+    """Quota-limited offers (marketplace listings) worth keeping: an offer is never needed when offers kept before
+    it, no dearer and at least as large, already allow ceil(peak / its slots) instances (any plan using it has
+    that many larger instances and can drop it). Rows of one offer at several job widths (`offer`) share its quota,
+    which counts once."""
+    if peak_jobs is None or not len(rows):
+        return rows
+    order = rows[np.lexsort((-slots[rows], price[rows]))]
+    kept: list[int] = []
+    kept_slots: list[float] = []
+    kept_quota: list[float] = []
+    kept_offer: list[object] = []
+    for i in order:
+        need = math.ceil(peak_jobs / slots[i] - 1e-9)
+        quotas = {o: q for s, q, o in zip(kept_slots, kept_quota, kept_offer, strict=True) if s >= slots[i]}
+        allowed = sum(quotas.values())
+        if allowed >= need:
+            continue
+        kept.append(int(i))
+        kept_slots.append(float(slots[i]))
+        kept_quota.append(float(quota[i]))
+        kept_offer.append(i if offer is None else offer[i])
+    return np.array(kept, dtype=np.int64)
+
+
+def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
+    """True if `a` is at least as good as `b` in everything the model sees."""
+    return (
+        a.gpus_per_unit == b.gpus_per_unit
+        and a.includes_host == b.includes_host
+        and set(b.accepting_hosts) <= set(a.accepting_hosts)  # a bare card only dominates where it fits too
+        and a.kind == b.kind  # a commitment is neither capex nor an owned GPU under the profile's limits
+        and a.opex_usd_per_unit_hour <= b.opex_usd_per_unit_hour
+        and a.paid_hours == b.paid_hours
+        # paid no earlier: a smaller fee at the same term starts and a smaller hourly part (present value, issue 16)
+        and a.upfront_usd <= b.upfront_usd and a.hourly_usd <= b.hourly_usd
+        and (a.term_months == b.term_months or not (a.upfront_usd or b.upfront_usd))
+        and a.throughput >= b.throughput
+        and a.unit_price_usd <= b.unit_price_usd
+        and a.net_price_usd <= b.net_price_usd
+        and a.idle_kwh_per_unit_hour <= b.idle_kwh_per_unit_hour
+        and a.width <= b.width  # a narrower job fits every host a wider one fits
+        and (a.usd_per_job_hour(1.0, 1) <= b.usd_per_job_hour(1.0, 1) if a.width == b.width
+             else a.usd_per_job_hour(1.0) <= b.usd_per_job_hour(1.0))
+        and a.slots_per_unit >= b.slots_per_unit
+        and a.load_per_gpu >= b.load_per_gpu
+        and a.card_watts <= b.card_watts
+    )
+
+
+def prune_dominated(owned: list[OwnedOption]) -> list[OwnedOption]:
+    """Rule 2. Of options that dominate each other (identical terms) the first listed is kept."""
+    ordered = sorted(owned, key=lambda o: (o.net_price_usd, o.unit_price_usd, o.key))
+    # `_dominates` needs equal GPUs per unit, host, kind and paid hours: options that differ in any of them are never
+    # compared (the same options kept, without the comparisons that fail on those fields; 200 quotes are some
+    # 3,000 comparisons otherwise)
+    groups: dict[tuple[int, bool, str, float], list[OwnedOption]] = {}
+    for candidate in ordered:
+        kept = groups.setdefault((candidate.gpus_per_unit, candidate.includes_host, candidate.kind,
+                                  candidate.paid_hours), [])
+        if not any(_dominates(k, candidate) for k in kept):
+            kept[:] = [k for k in kept if not _dominates(candidate, k)]
+            kept.append(candidate)
+    return sorted((o for kept in groups.values() for o in kept), key=lambda o: o.key)
+
+
+def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], blocks: list[Block],
+                       usd_per_kwh: float, width: int = 1, weights: Weights | None = None) -> list[OwnedOption]:
+    """Rule 3; a no-op when no cloud offer is unlimited.
+
+    One unit runs `slots_per_unit` jobs at once; renting instead costs at most ceil(slots / instance slots)
+    more instances of an unlimited offer at every level-hour with work, whatever else is rented.
+    """
+    unlimited = [c for c in cloud if c.max_instances is None]
+    if not unlimited:
+        return owned
+    busy_hours = sum(float(b.level_hours[b.jobs > 0].sum()) for b in blocks)
+    total_hours = sum(b.hours for b in blocks)
+    kept = []
+    for o in owned:
+        if o.slots_per_unit <= 0:
+            continue
+        per_hour = min(np.ceil(o.slots_per_unit / c.slots - 1e-9) * c.usd_per_job_hour for c in unlimited)
+        max_saving = busy_hours * float(per_hour) + (0.0 if weights is None else weights.fixed_cloud_usd)
+        # on a discounted basis the unit's cost is its present value and the nominal saving bounds the discounted
+        # one from above (every discount factor <= 1), so the rule stays sound
+        fixed = unit_cost_of(o, usd_per_kwh, total_hours, weights)
+        if fixed < max_saving:
+            kept.append(o)
+    return kept
