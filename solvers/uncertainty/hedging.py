@@ -16,6 +16,7 @@ import datetime as dt
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,13 @@ def pyomo_model(piece: Piece) -> Any:
     return m
 
 
-def hedge(pieces: list[Piece], iterations: int = 50, rho_share: float = 0.1) -> dict[str, Any]:
-    """PH over the futures on the MPI ranks this process runs with (one rank: all futures here). Returns, on every
-    rank, the first stage PH converged to (rounded consensus), its iterations and whether it converged."""
+def hedge(names: list[str], creator: Callable[[str], Piece], iterations: int = 50,
+          rho_share: float = 0.1) -> dict[str, Any]:
+    """PH over the futures `names` on the MPI ranks this process runs with (one rank: all futures here); `creator`
+    builds a future's model when mpi-sppy asks for it, which it does on the rank that holds that future only.
+    Returns, on every rank, the first stage PH converged to (rounded consensus), its iterations and whether it
+    converged."""
     from mpisppy.opt.ph import PH
-
-    names = [f"future{s}" for s in range(len(pieces))]
-    by_name = dict(zip(names, pieces, strict=True))
 
     def rho_setter(model: Any) -> list[tuple[int, float]]:
         """Rho per first-stage column: a share of its cost over the horizon (cost-proportional rho, Watson and
@@ -71,16 +72,22 @@ def hedge(pieces: list[Piece], iterations: int = 50, rho_share: float = 0.1) -> 
         problems"), at least 1."""
         return [(id(model.x[j]), max(rho_share * abs(cost), 1.0)) for j, cost in model._gpuplan_first_costs]
 
+    template: list[Piece] = []
+
+    def scenario(name: str) -> Any:
+        made = creator(name)
+        template.append(made)
+        return pyomo_model(made)
+
     options = {"solver_name": "appsi_highs", "PHIterLimit": iterations, "defaultPHrho": 1.0, "convthresh": 1e-4,
                "verbose": False, "display_progress": False, "display_timing": False, "asynchronousPH": False,
                "iter0_solver_options": {"threads": 1}, "iterk_solver_options": {"threads": 1},
                # HiGHS solves no quadratic MIP: the proximal term as its outer linearization (mpi-sppy option)
                "linearize_proximal_terms": True, "proximal_linearization_tolerance": 0.1}
-    ph = PH(options, names, lambda name: pyomo_model(by_name[name]), rho_setter=rho_setter)
+    ph = PH(options, names, scenario, rho_setter=rho_setter)
     converged, _, _ = ph.ph_main()
     xbar = _consensus(ph)
-    template = pieces[0]
-    first = dict(zip(template.names, (round(v) for v in xbar), strict=True))
+    first = dict(zip(template[0].names, (round(v) for v in xbar), strict=True))
     return {"first_stage": {k: n for k, n in first.items() if n}, "iterations": int(ph._PHIter),
             "converged": bool(converged is not None and converged <= options["convthresh"]),
             "convergence": None if converged is None else float(converged)}
@@ -101,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     from solvers.place_inputs import prepare
     from solvers.plan import _solve_prepared
     from solvers.profile import Profile
-    from solvers.uncertainty.decide import build_futures
+    from solvers.uncertainty.decide import build_futures, piece
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("profile", type=Path)
@@ -113,8 +120,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("the profile has no uncertainty")
     prep = prepare(profile, bundled_catalog())
     core = _solve_prepared(prep.profile, prep.catalog, dt.date.fromisoformat(args.today), True)
-    futures = build_futures(core, prep.profile.uncertainty)  # type: ignore[arg-type]
-    answer = hedge(futures.pieces, args.iterations)
+    # every rank draws the same futures and their inputs (a few ms each); a future's model is built only on the
+    # rank that holds it
+    futures = build_futures(core, prep.profile.uncertainty, models=False)  # type: ignore[arg-type]
+    names = [f"future{s}" for s in range(len(futures.inputs))]
+    answer = hedge(names, lambda name: piece(core, futures, int(name.removeprefix("future"))), args.iterations)
     if MPI.COMM_WORLD.Get_rank() == 0:
         print(json.dumps({**answer, "ranks": MPI.COMM_WORLD.Get_size()}))
 
