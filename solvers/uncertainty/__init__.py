@@ -5,7 +5,8 @@ In: a solved deterministic plan's core (`solvers.plan.Core`) and the profile's `
 today's, and the plan's `risk` object (`result.Risk`).
 
 Modules, one job each: `defaults` (sourced figures), `schema` (the option), `sample` (Sobol futures), `perturb` (a
-future's inputs), `extensive` (the sample average problem as one HiGHS MIP), `waiting` (the value of waiting),
-`figures` (percentiles, CVaR, the fan), `decide` (the sequence, called once from `make_plan`), `result` (the risk
-object).
+future's inputs), `extensive` (the sample average problem as one HiGHS MIP), `recourse` (a fixed purchase priced
+in every future), `waiting` (the value of waiting), `figures` (percentiles, CVaR, the fan), `decide` (the sequence,
+called once from `make_plan`), `result` (the risk object), `hedging` (progressive hedging under MPI with mpi-sppy,
+a command beside the service, the extensive form its oracle).
 """
