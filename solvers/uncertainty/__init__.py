@@ -7,7 +7,8 @@ Out: today's plan with the purchase, hosts and commitments every future shares i
 profile and the plan result carry them.
 
 Modules, one job each: `today` (what comes in and goes out), `sample` (Sobol futures), `perturb` (a future's
-inputs), `extensive` (the sample average problem as one HiGHS MIP), `recourse` (a purchase priced in every future),
-`waiting` (the value of waiting), `figures` (percentiles, CVaR, the fan), `decide` (the sequence, called once from
-`make_plan`).
+inputs), `extensive` (the sample average problem as one HiGHS MIP), `recourse` (a fixed purchase priced in every
+future), `waiting` (the value of waiting), `figures` (percentiles, CVaR, the fan), `decide` (the sequence, called
+once from `make_plan`), `hedging` (progressive hedging under MPI with mpi-sppy, a command beside the service, the
+extensive form its oracle).
 """

@@ -118,19 +118,29 @@ class Futures:
         return np.array([f.weight for f in self.drawn])
 
 
-def build_futures(today: Today, option: Uncertainty, keys: set[str] | None = None) -> Futures:
-    """One model per future, on the options some future could profit from (`candidates`; `keys`: only these)."""
+def build_futures(today: Today, option: Uncertainty, keys: set[str] | None = None, *,
+                  models: bool = True) -> Futures:
+    """One model per future, on the options some future could profit from (`candidates`; `keys`: only these);
+    `models` False: the futures' inputs, options and bounds only (`piece` builds a future's model when asked, as
+    each MPI rank of `hedging` does for its own futures)."""
     drawn = futures(option)
     inputs = [future_inputs(f, today.periods, today.owned, today.options.cloud, today.limits, weights_of(today))
               for f in drawn]
     owned = [o for o in candidates(today, inputs) if keys is None or o.key in keys]
-    chosen = {o.key for o in owned}
     bounds = shared_bounds(owned, inputs, today, dict(today.main.units))
-    shared = len(inputs) > 1
-    pieces = [Piece(build(_restrict(inp, chosen), inp.cloud, today.options.hosts, inp.blocks, inp.limits,
-                          bounds=bounds if shared else None, reduce=not shared), inp.future.weight)
-              for inp in inputs]
-    return Futures(drawn, inputs, owned, bounds, pieces)
+    built = Futures(drawn, inputs, owned, bounds, [])
+    if models:
+        built.pieces = [piece(today, built, s) for s in range(len(inputs))]
+    return built
+
+
+def piece(today: Today, built: Futures, s: int) -> Piece:
+    """Future s's model: its options restricted to the candidates, every purchase column bounded alike when the
+    futures are several (one future: the planning model as today's plan builds it)."""
+    inp, shared = built.inputs[s], len(built.inputs) > 1
+    chosen = {o.key for o in built.owned}
+    return Piece(build(_restrict(inp, chosen), inp.cloud, today.options.hosts, inp.blocks, inp.limits,
+                       bounds=built.bounds if shared else None, reduce=not shared), inp.future.weight)
 
 
 def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults.TIME_LIMIT_S) -> Decision:
