@@ -10,7 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const form = $("plan-form");
 
-  /* The readings of "N GPUs, busy u of the time" (solvers/profile.py UtilisationDemand.reading), the default
+  /* The readings of "N GPUs, busy u of the time" (solvers/base/demand_forms.py UtilisationDemand.reading), the default
      first; a new reading is one entry here plus its `ui_form.reading.<value>` text in each locale. */
   const READINGS = ["independent", "at_once", "average"];
 

@@ -1,6 +1,6 @@
 /* What the API says in English, said in the reader's language (issue 17): the recommendation composed from the
  * plan's structured fields (buy, hosts, commitments, cloud, costs, break-even), warnings and notes from their stable
- * codes (`notices`, solvers/notices.py), API values such as "on_demand", and the few fixed sentences the API
+ * codes (`notices`, solvers/base/notices.py), API values such as "on_demand", and the few fixed sentences the API
  * answers. Anything the page does not know (an unknown code, an older plan without `notices`) is shown as the API's
  * English text, never dropped. The API itself stays English (clients key on its codes). */
 "use strict";
@@ -147,7 +147,7 @@ const gpText = (() => {
 
   /* ---------- warnings and notes from their codes ---------- */
 
-  /** A notice parameter written for the reader, by what its name says it holds (solvers/notices.py). */
+  /** A notice parameter written for the reader, by what its name says it holds (solvers/base/notices.py). */
   function param(plan, name, raw) {
     if (raw === null || raw === undefined) return "–";
     if (Array.isArray(raw)) return listFormat.format(raw.map(String));
@@ -188,7 +188,7 @@ const gpText = (() => {
       price: fromUsd(plan, Number(found[4]), true) });
   }
 
-  /** A sensitivity end's decision ("rent only", "buy 1 x RTX 3090", "no feasible plan": solvers/sensitivity.py);
+  /** A sensitivity end's decision ("rent only", "buy 1 x RTX 3090", "no feasible plan": solvers/replan/sensitivity.py);
    *  `items` (the row's `*_purchases`, when the API gave them) write the purchases in the reader's words. */
   function decision(text, items) {
     if (Array.isArray(items) && items.length) {
