@@ -234,20 +234,29 @@ def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[
     """
     if len(owned) < 2:
         return owned
+    availability = [o.available(limits.availability) for o in owned]
+    # only options of one shape can dominate each other (and commitments never): compare within shape groups
+    groups: dict[tuple[int, float, int, float, bool, float], list[int]] = {}
+    for i, o in enumerate(owned):
+        if not o.is_commitment:
+            groups.setdefault((o.gpus_per_unit, o.slots_per_unit, o.width, o.load_per_gpu, o.includes_host,
+                               availability[i]), []).append(i)
+    compared = [i for members in groups.values() if len(members) > 1 for i in members]
+    if not compared:
+        return owned
     rate = limits.usd_per_kwh
     hours = np.array([b.hours for b in blocks])
-    weighted_hours = float(hours.sum() if block_weight is None else np.dot(hours, block_weight))
-    energy = [o.usd_per_job_hour(rate) for o in owned]
-    cost = [unit_cost_of(o, rate, float(hours.sum()), limits.weights) for o in owned]
-    availability = [o.available(limits.availability) for o in owned]
-    capacity = [{k: card_capacity(hosts[k], o) for k in o.accepting_hosts if k < len(hosts)} for o in owned]
-    rehost = [_own_host(o, hosts, capacity[i], limits, float(hours.sum())) for i, o in enumerate(owned)]
+    total_hours = float(hours.sum())
+    weighted_hours = float(total_hours if block_weight is None else np.dot(hours, block_weight))
+    energy = {i: owned[i].usd_per_job_hour(rate) for i in compared}
+    cost = {i: unit_cost_of(owned[i], rate, total_hours, limits.weights) for i in compared}
+    capacity = {i: {k: card_capacity(hosts[k], owned[i]) for k in owned[i].accepting_hosts if k < len(hosts)}
+                for i in compared}
+    rehost = {i: _own_host(owned[i], hosts, capacity[i], limits, total_hours) for i in compared}
 
     def dominates(a: OwnedOption, i: int, b: OwnedOption, j: int) -> bool:
-        if (a.is_commitment or b.is_commitment or a.max_units is not None or cost[i] < 0
-                or (a.gpus_per_unit, a.slots_per_unit, a.width, a.load_per_gpu, a.includes_host, availability[i])
-                != (b.gpus_per_unit, b.slots_per_unit, b.width, b.load_per_gpu, b.includes_host, availability[j])
-                or a.throughput < b.throughput):
+        """A (option i) does everything B (option j, of the same shape) does for less."""
+        if a.max_units is not None or cost[i] < 0 or a.throughput < b.throughput:
             return False
         extra_energy = max(0.0, energy[i] - energy[j]) * b.throughput * b.slots_per_unit * weighted_hours
         if not any(capacity[i].get(k, -1) < n for k, n in capacity[j].items()):
@@ -259,8 +268,9 @@ def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[
                 and (limits.max_capex_usd is None or a.unit_price_usd + own[1] <= b.unit_price_usd)
                 and cost[i] + own[0] + extra_energy < cost[j])
 
-    return [b for j, b in enumerate(owned)
-            if not any(dominates(a, i, b, j) for i, a in enumerate(owned) if i != j)]
+    dominated = {j for members in groups.values() if len(members) > 1 for j in members
+                 if any(dominates(owned[i], i, owned[j], j) for i in members if i != j)}
+    return [b for j, b in enumerate(owned) if j not in dominated]
 
 
 def _own_host(option: OwnedOption, hosts: list[HostOption], capacity: dict[int, int], limits: Limits,

@@ -7,7 +7,6 @@ and, after pruning, `CloudOption`s."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
 
 import numpy as np
 
@@ -15,6 +14,7 @@ from pricing.catalog import Catalog, feed_key
 from pricing.gpus import GpuTable
 from solvers.base import defaults
 from solvers.base.demand_units import load_unit
+from solvers.base.evolve import evolved
 from solvers.base.notices import Notice, notice
 from solvers.base.options import CloudOption, JobWidths
 from solvers.base.profile import Profile
@@ -225,4 +225,4 @@ def displaced_replicas(cloud: list[CloudOption]) -> list[CloudOption]:
     work that may wait is packed, served each hour of them with a quarter of an instance, and bought free slow
     cards for the right to pack their overrun (issue 29: the replay paid whole instances and disagreed). A
     replica's outage on a card that carries more than one load unit takes as many instance-hours (the safe side)."""
-    return [replace(c, displaced_slots=min(float(c.slots), 1.0)) for c in cloud]
+    return [evolved(c, displaced_slots=min(float(c.slots), 1.0)) for c in cloud]

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import replace
 
 from pricing.catalog import Host
 from pricing.gpus import GpuSpec
 from solvers.base import defaults
+from solvers.base.evolve import evolved
 from solvers.base.options import OwnedOption
 from solvers.base.plan_options import OwnedOpex
 from solvers.base.profile import Profile
@@ -139,7 +139,7 @@ def linked_machines(option: OwnedOption, profile: Profile) -> OwnedOption:
     machines = math.ceil(option.width / option.gpus_per_unit)
     network = defaults.NETWORK_USD_PER_MACHINE if jobs.interconnect == "infiniband" else 0.0
     efficiency = 1.0 if jobs.runs == "continuously" else cross_machine_efficiency(profile, machines)
-    return replace(option, slots_per_unit=option.gpus_per_unit / option.width,
+    return evolved(option, slots_per_unit=option.gpus_per_unit / option.width,
                    throughput=option.throughput * efficiency, unit_price_usd=option.unit_price_usd + network)
 
 
@@ -151,7 +151,7 @@ def serving_replicas(option: OwnedOption, width: int, load: str, pooled: bool, u
     one), so a unit carries a fraction of a replica. `unit`: reference replicas per load unit (periods.load_unit);
     `most`: the peak's load units."""
     r = option.throughput / unit if load == "divisible" else option.throughput
-    return replace(option, throughput=1.0, load_per_gpu=r if load == "divisible" else 1.0,
+    return evolved(option, throughput=1.0, load_per_gpu=r if load == "divisible" else 1.0,
                    slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load, pooled=pooled, most=most))
 
 
@@ -178,4 +178,4 @@ def opex_per_gpu_hour(opex: OwnedOpex, kw_per_gpu: float) -> float:
 def with_opex(o: OwnedOption, opex: OwnedOpex) -> OwnedOption:
     """A unit's colocation counts its GPUs' working power (with the host share a bare card adds to its host)."""
     kw = o.card_watts / 1000.0
-    return replace(o, opex_usd_per_unit_hour=o.gpus_per_unit * opex_per_gpu_hour(opex, kw))
+    return evolved(o, opex_usd_per_unit_hour=o.gpus_per_unit * opex_per_gpu_hour(opex, kw))

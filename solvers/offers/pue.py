@@ -12,13 +12,13 @@ kind's. `options.pue`, when given, is every machine's figure, as before issue 30
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pricing.catalog import Host
 from pricing.gpus import GpuSpec
 from pricing.hardware_fit import MODULE_FORM_FACTORS
 from solvers.base import defaults
+from solvers.base.evolve import evolved
 
 if TYPE_CHECKING:
     from solvers.base.options import OwnedOption
@@ -61,10 +61,10 @@ def by_place(option: OwnedOption, hosts: Sequence[Host], explicit: float | None,
         groups.setdefault(pue_of(hosts[k].kind, explicit), []).append(k)
     if len(groups) <= 1:
         return [_at(option, next(iter(groups), pue_of(kind, explicit)))]
-    return [replace(_at(option, pue), key=f"{option.key}@pue{pue:g}", accepting_hosts=tuple(ks))
+    return [evolved(_at(option, pue), key=f"{option.key}@pue{pue:g}", accepting_hosts=tuple(ks))
             for pue, ks in sorted(groups.items())]
 
 
 def _at(option: OwnedOption, pue: float) -> OwnedOption:
-    return replace(option, marginal_kwh_per_gpu_hour=option.marginal_kwh_per_gpu_hour * pue,
+    return evolved(option, marginal_kwh_per_gpu_hour=option.marginal_kwh_per_gpu_hour * pue,
                    idle_kwh_per_unit_hour=option.idle_kwh_per_unit_hour * pue)
