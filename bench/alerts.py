@@ -29,8 +29,9 @@ from pricing.catalog import bundled_catalog
 from pricing.live import LiveCatalog
 from pricing.observation import FetchResult, PriceObservation
 from pricing.refresh import ingest
-from service.alerts.evaluate import evaluate_pending, pending_snapshots, price_changes
+from service.alerts.evaluate import evaluate_pending, pending_snapshots
 from service.alerts.plan_watch import plan_summary
+from service.alerts.price_changes import price_changes
 from service.alerts.tables import Subscription
 from service.core.db import make_engine, migrate
 from service.profiles.tables import SavedProfile

@@ -36,8 +36,8 @@ from service.plans.sensitivity import sensitivity_of
 from service.plans.service import created, plan_for, recompute, request_key
 from service.plans.whatif import WhatIf, what_if
 from service.profiles.repository import get_profile
-from service.web import charts
-from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
+from service.web.chart_http import SVG_MEDIA_TYPE, SVG_RESPONSE, ChartLang, ChartSize
+from service.web.plan_chart import comparison_chart_svg, plan_chart_svg
 from service.web.replay_chart import replay_chart_svg
 from service.web.sensitivity_chart import sensitivity_chart_svg
 from solvers.base.profile import Profile
@@ -139,8 +139,8 @@ def compare_chart(engine: EngineDep, caller: CallerDep, ids: CompareIds, lang: C
     """The cumulative cost of each compared plan on one chart, break-even days marked; lines are named by the
     plans' order in `ids` (Plan 1, Plan 2, ...)."""
     plans = [PlanResult.model_validate(s.result) for s in _stored_plans(engine, caller, ids)]
-    svg = charts.comparison_chart_svg(plans, lang=lang)
-    return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
+    svg = comparison_chart_svg(plans, lang=lang)
+    return Response(svg, media_type=SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
 @router.get("/{plan_id}.csv", operation_id="get_plan_csv", response_class=Response, responses=CSV_RESPONSE)
@@ -199,9 +199,9 @@ def plan_chart(engine: EngineDep, caller: CallerDep, plan_id: str, size: ChartSi
                lang: ChartLang = None) -> Response:
     """Cumulative cost of the plan, cloud only and buy only over the horizon; the break-even day is marked."""
     found = repository.get_plan(engine, caller, plan_id)
-    svg = charts.plan_chart_svg(PlanResult.model_validate(found.result), narrow=size == "narrow", lang=lang)
+    svg = plan_chart_svg(PlanResult.model_validate(found.result), narrow=size == "narrow", lang=lang)
     # a stored plan never changes, so neither does its chart (private: it is one lab's)
-    return Response(svg, media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
+    return Response(svg, media_type=SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
 @router.get("/{plan_id}/sensitivity", operation_id="get_plan_sensitivity",
@@ -225,7 +225,7 @@ def plan_sensitivity_chart(runtime: RuntimeDep, request: Request, caller: Caller
     found = sensitivity_of(runtime, request_key(caller, request), plan_id, stored)
     return Response(sensitivity_chart_svg(found, PlanResult.model_validate(stored.result), lang,
                                           narrow=size == "narrow"),
-                    media_type=charts.SVG_MEDIA_TYPE,
+                    media_type=SVG_MEDIA_TYPE,
                     headers={"Cache-Control": "private, max-age=86400"})
 
 
@@ -252,7 +252,7 @@ def plan_replay_chart(runtime: RuntimeDep, request: Request, caller: CallerDep, 
     found = replay_of(runtime, request_key(caller, request), plan_id, stored)
     return Response(replay_chart_svg(found, PlanResult.model_validate(stored.result), narrow=size == "narrow",
                                      lang=lang),
-                    media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
+                    media_type=SVG_MEDIA_TYPE, headers={"Cache-Control": "private, max-age=86400"})
 
 
 @router.get("/{plan_id}/profile", operation_id="get_plan_profile", response_model=Profile)

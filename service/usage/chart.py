@@ -9,8 +9,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from service.web.chart_draw import drawing, empty, svg
 from service.web.chart_text import chart_text
-from service.web.charts import _empty, _svg, drawing
 from solvers.usage import UsageSummary
 
 # Okabe-Ito blue for the busiest month; the others grey, so a dozen months stay readable
@@ -21,7 +21,7 @@ def usage_chart_svg(summary: UsageSummary, narrow: bool = False, lang: str | Non
     """One load-duration curve per calendar month (x: share of the month's observed hours, y: GPUs busy at once).
 
     The month with the highest peak is drawn in colour and named; every curve carries `gid` usage-YYYY-MM. Text
-    and numbers in `lang` (service/web/charts.py).
+    and numbers in `lang` (service/web/chart_draw.py).
     """
     text = chart_text(lang)
     document = text.t("chart.usage.document")
@@ -29,8 +29,8 @@ def usage_chart_svg(summary: UsageSummary, narrow: bool = False, lang: str | Non
         fig = Figure(figsize=(5.2, 4.4) if narrow else (8, 4.2), layout="constrained")
         ax = fig.add_subplot()
         if not summary.months:
-            _empty(ax, text.t("chart.usage.empty"))
-            return _svg(fig, document)
+            empty(ax, text.t("chart.usage.empty"))
+            return svg(fig, document)
         busiest = max(summary.months, key=lambda m: m.peak)
         named = text.t("chart.usage.busiest", month=text.month_year(dt.date.fromisoformat(f"{busiest.month}-01")))
         for month in summary.months:
@@ -50,4 +50,4 @@ def usage_chart_svg(summary: UsageSummary, narrow: bool = False, lang: str | Non
         ax.grid(axis="y", color="#e3e3e3", linewidth=0.8)
         ax.set_axisbelow(True)
         ax.legend(loc="upper right")
-        return _svg(fig, document)
+        return svg(fig, document)

@@ -19,7 +19,7 @@ from service.profiles.endpoints import WHAT, new_version
 from service.profiles.schemas import ProfileIn
 from service.usage.chart import usage_chart_svg
 from service.usage.schemas import UsageImportIn, UsageImportOut, UsageReadIn, UsageReadOut, UsageSummaryOut
-from service.web.charts import SVG_MEDIA_TYPE, SVG_RESPONSE, ChartLang, ChartSize
+from service.web.chart_http import SVG_MEDIA_TYPE, SVG_RESPONSE, ChartLang, ChartSize
 from solvers.base.demand_forms import ConcurrencyDemand
 from solvers.base.profile import Profile
 from solvers.usage import UsageFormatError, UsageSeries, parse_usage, summarise

@@ -1,6 +1,6 @@
 """Charts drawn once and kept: the same chart asked again, or asked many times at once, is drawn one time.
 
-Why (issue 31): a chart takes matplotlib most of a second, one at a time (`charts.drawing`), in one of the
+Why (issue 31): a chart takes matplotlib most of a second, one at a time (`chart_draw.drawing`), in one of the
 threads every synchronous route shares; sixteen anonymous history charts at once took 12.8 s each, and held 16 of
 those threads meanwhile. A chart is a pure function of its key (what it shows and the data version it shows), so
 the answer is kept (the newest `KEPT`), and a request for a chart being drawn waits for that drawing instead of

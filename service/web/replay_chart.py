@@ -1,6 +1,6 @@
 """The replay of a plan as a chart (issue 29): the demand and what owned and rented GPUs served over the horizon,
 hour by hour up to two weeks and day by day beyond, and the work still queued; the title compares the replay's cost
-with the model's, in the plan's currency. Drawn like the other charts (`service.web.charts`), in the reader's
+with the model's, in the plan's currency. Drawn like the other charts (`service.web.chart_draw`), in the reader's
 language."""
 
 from __future__ import annotations
@@ -10,17 +10,17 @@ import datetime as dt
 import numpy as np
 from matplotlib.figure import Figure
 
-from service.web.chart_text import chart_text
-from service.web.charts import (
+from service.web.chart_draw import (
     BUY_COLOUR,
     CLOUD_COLOUR,
     MARK_COLOUR,
-    _date_axis,
-    _empty,
-    _num,
-    _svg,
+    date_axis,
+    date_num,
     drawing,
+    empty,
+    svg,
 )
+from service.web.chart_text import chart_text
 from solvers.base.result import PlanResult
 from solvers.replan.replay_answer import PlanReplay
 
@@ -37,8 +37,8 @@ def replay_chart_svg(found: PlanReplay, plan: PlanResult, narrow: bool = False, 
         ax = fig.add_subplot()
         hours = found.hours or []
         if not hours:
-            _empty(ax, text.t("chart.replay.empty"))
-            return _svg(fig, text.t("chart.replay.document"))
+            empty(ax, text.t("chart.replay.empty"))
+            return svg(fig, text.t("chart.replay.document"))
         start = dt.datetime.fromisoformat(hours[0].hour.replace("Z", "+00:00"))
         columns = np.array([[h.demand, h.owned, h.rented, h.queued] for h in hours])
         step = 1.0 / 24
@@ -47,7 +47,7 @@ def replay_chart_svg(found: PlanReplay, plan: PlanResult, narrow: bool = False, 
             cut = columns[: days * 24].reshape(days, 24, 4)
             columns = np.concatenate([cut[:, :, :3].sum(axis=1), cut[:, -1:, 3]], axis=1)
             step = 1.0
-        x = _num(start) + step * np.arange(len(columns))
+        x = date_num(start) + step * np.arange(len(columns))
         ax.stackplot(x, columns[:, 1], columns[:, 2], colors=[BUY_COLOUR, CLOUD_COLOUR], alpha=0.75, step="post",
                      labels=[text.t("chart.replay.owned"), text.t("chart.replay.rented")])
         ax.step(x, columns[:, 0], where="post", color=MARK_COLOUR, linewidth=0.9, label=text.t("chart.replay.demand"))
@@ -55,7 +55,7 @@ def replay_chart_svg(found: PlanReplay, plan: PlanResult, narrow: bool = False, 
             ax.plot(x, columns[:, 3], color="#CC79A7", linewidth=1.0, linestyle="--",
                     label=text.t("chart.replay.queued"))
         ax.set_ylabel(text.t("chart.replay.per_day" if step == 1.0 else "chart.replay.per_hour"))
-        _date_axis(ax, text)
+        date_axis(ax, text)
         ax.set_ylim(bottom=0)
         ax.grid(axis="y", color="#e3e3e3", linewidth=0.8)
         ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=2 if narrow else 4, fontsize=8, frameon=False)
@@ -63,4 +63,4 @@ def replay_chart_svg(found: PlanReplay, plan: PlanResult, narrow: bool = False, 
         title = (text.t("chart.replay.title", replay=text.money(found.total_usd * rate, currency), model=model)
                  if found.total_usd is not None else text.t("chart.replay.title_short", model=model))
         fig.suptitle(title, x=0.01, ha="left", fontsize=10, fontweight="bold")
-        return _svg(fig, text.t("chart.replay.document"))
+        return svg(fig, text.t("chart.replay.document"))

@@ -22,9 +22,9 @@ from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
+from service.web.chart_draw import MARK_COLOUR, PLAN_COLOUR, drawing, empty, svg
 from service.web.chart_fit import extent_pt, renderer_of, wrap
 from service.web.chart_text import ChartText, chart_text
-from service.web.charts import MARK_COLOUR, PLAN_COLOUR, _empty, _svg, drawing
 from solvers.base.result import PlanResult
 from solvers.replan.sensitivity import Sensitivity, SensitivityRow
 
@@ -73,8 +73,8 @@ def sensitivity_chart_svg(found: Sensitivity, plan: PlanResult | None = None, la
     with drawing(text):
         if not rows:
             fig = Figure(figsize=(layout.width, 1.6), layout="constrained")
-            _empty(fig.add_subplot(), text.t("chart.sens.empty"))
-            return _svg(fig, document)
+            empty(fig.add_subplot(), text.t("chart.sens.empty"))
+            return svg(fig, document)
         fig = Figure(figsize=(layout.width, 4.0))
         renderer = renderer_of(fig)
         usable_pt = (layout.width - 2 * _SIDE_IN) * 72
@@ -111,7 +111,7 @@ def sensitivity_chart_svg(found: Sensitivity, plan: PlanResult | None = None, la
         ax.spines["left"].set_visible(False)
         ax.grid(axis="x", color="#e3e3e3", linewidth=0.8)
         ax.set_axisbelow(True)
-        return _svg(fig, document)
+        return svg(fig, document)
 
 
 def _texts(ax: Axes, text: ChartText, rows: list[SensitivityRow], plan: PlanResult | None, layout: _Layout,

@@ -17,9 +17,9 @@ from service.core.errors import InvalidField
 from service.core.openapi import CSV_RESPONSE
 from service.core.spreadsheet import neutralise_frame
 from service.prices.history.schemas import HistoryRow
-from service.web import charts
+from service.web import history_chart
 from service.web.chart_cache import ChartCache
-from service.web.charts import SVG_RESPONSE, ChartLang, ChartSize
+from service.web.chart_http import SVG_MEDIA_TYPE, SVG_RESPONSE, ChartLang, ChartSize
 from solvers.base.bounds import Timestamp
 
 router = APIRouter(prefix="/v1", tags=["prices"])
@@ -91,6 +91,6 @@ def price_history_chart(engine: EngineDep, base: BaseCatalogDep, _: PublicReadLi
 
     def draw() -> bytes:
         table = history.price_history(engine, base, name)
-        return charts.price_history_svg(name, table, until=now, narrow=size == "narrow", lang=lang)
+        return history_chart.price_history_svg(name, table, until=now, narrow=size == "narrow", lang=lang)
 
-    return Response(_CHARTS.get(key, draw), media_type=charts.SVG_MEDIA_TYPE, headers={"Cache-Control": "no-cache"})
+    return Response(_CHARTS.get(key, draw), media_type=SVG_MEDIA_TYPE, headers={"Cache-Control": "no-cache"})

@@ -21,7 +21,7 @@ from service.core.errors import MAX_ERRORS
 from service.core.json_body import _first_errors
 from service.core.settings import Settings
 from service.plans.examples import WORKED_EXAMPLE
-from service.web import charts
+from service.web import history_chart
 from solvers.base.profile import Profile
 from tests.service.labs.helpers import make_lab
 
@@ -186,8 +186,8 @@ def test_with_auth_on_the_estimate_needs_a_key(keyed: tuple[FastAPI, dict[str, s
 def test_anonymous_history_charts_are_rate_limited_by_address_and_drawn_once(
         database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     drawn = []
-    draw = charts.price_history_svg
-    monkeypatch.setattr(charts, "price_history_svg", lambda *a, **k: drawn.append(1) or draw(*a, **k))
+    draw = history_chart.price_history_svg
+    monkeypatch.setattr(history_chart, "price_history_svg", lambda *a, **k: drawn.append(1) or draw(*a, **k))
     settings = Settings(database_url=database_url, scheduler=False, auth=True, rate_limit_burst=5,
                         rate_limit_per_minute=1)
     with TestClient(create_app(settings)) as c:

@@ -20,16 +20,13 @@ from service.app import create_app
 from service.core.settings import Settings
 from service.plans.examples import PLACE_EXAMPLE, WORKED_EXAMPLE
 from service.usage import chart as usage_chart
+from service.web import chart_draw, history_chart, plan_chart, replay_chart, sensitivity_chart
 from service.web import chart_text as chart_text_module
-from service.web import charts, replay_chart, sensitivity_chart
+from service.web.chart_draw import CJK_FAMILIES
 from service.web.chart_text import chart_text
-from service.web.charts import (
-    CJK_FAMILIES,
-    HISTORY_SERIES,
-    comparison_chart_svg,
-    price_history_svg,
-)
+from service.web.history_chart import HISTORY_SERIES, price_history_svg
 from service.web.i18n import LOCALE_NAMES, catalogue
+from service.web.plan_chart import comparison_chart_svg
 from service.web.sensitivity_chart import sensitivity_chart_svg
 from solvers.base.fields import PlanCurrency
 from solvers.base.result import PlanResult
@@ -40,7 +37,7 @@ from tests.service.web.test_charts import _history
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 NB, NNB = "\u00a0", "\u202f"  # no-break space, narrow no-break space (French separators, as CLDR writes them)
-CHART_MODULES = (charts, sensitivity_chart, replay_chart, usage_chart, chart_text_module)
+CHART_MODULES = (chart_draw, plan_chart, history_chart, sensitivity_chart, replay_chart, usage_chart, chart_text_module)
 FRENCH_MONTHS = ("janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc.")
 
 
@@ -272,6 +269,6 @@ def test_a_cjk_font_installed_after_matplotlibs_font_cache_is_found(monkeypatch:
     # CI installs fonts-wqy-microhei on a machine whose matplotlib font list may already be cached without it
     if not any("wqy" in path.lower() for path in font_manager.findSystemFonts()):
         pytest.skip("no WenQuanYi font file on this machine (CI installs fonts-wqy-microhei)")
-    stale = [entry for entry in font_manager.fontManager.ttflist if entry.name not in charts.CJK_FAMILIES]
+    stale = [entry for entry in font_manager.fontManager.ttflist if entry.name not in chart_draw.CJK_FAMILIES]
     monkeypatch.setattr(font_manager.fontManager, "ttflist", stale)
-    assert "WenQuanYi Micro Hei" in charts._installed_cjk_families()
+    assert "WenQuanYi Micro Hei" in chart_draw._installed_cjk_families()

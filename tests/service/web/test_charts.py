@@ -18,7 +18,7 @@ from pricing.history import HISTORY_COLUMNS
 from service.app import create_app
 from service.core.settings import Settings
 from service.plans.examples import WORKED_EXAMPLE
-from service.web.charts import cheapest_over_time, price_history_svg
+from service.web.history_chart import cheapest_over_time, price_history_svg
 from tests.conftest import cloud_item, owned_item, simple_profile
 
 SVG_NS = "{http://www.w3.org/2000/svg}"

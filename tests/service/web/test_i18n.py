@@ -45,7 +45,7 @@ def test_every_string_the_page_uses_is_in_the_catalogue() -> None:
         used |= set(re.findall(r'mark: "(wi\.[\w]+)"', text))  # the sliders' mark texts
         used |= set(re.findall(r'"(rec\.\w+)"', text))  # the recommendation's clauses, picked by position
     assert len(used) > 100
-    used |= chart_keys()  # the charts read the catalogues too (service/web/charts.py)
+    used |= chart_keys()  # the charts read the catalogues too (service/web/chart_draw.py)
     dynamic = {f"r.status_{s}" for s in ("off", "stale", "fresh")}  # built as t(`r.status_${...}`)
     dynamic |= {k for k in keys if k.startswith("sens.")}  # t(`sens.${row.input}`)
     dynamic |= {f"wi.{k}" for k in ("utilisation", "electricity", "horizon", "cloud")}  # t(`wi.${slider.key}`)

@@ -18,9 +18,9 @@ from service.core.settings import Settings
 from service.plans.examples import WORKED_EXAMPLE
 from service.web.chart_fit import _tokens
 from service.web.chart_text import chart_text
-from service.web.charts import comparison_chart_svg
 from service.web.form_schema import field_value_texts, fill_slots, percent_fields
 from service.web.i18n import catalogue
+from service.web.plan_chart import comparison_chart_svg
 from service.web.sensitivity_chart import sensitivity_chart_svg
 from solvers.base.result import PlanResult
 from solvers.replan.sensitivity import Sensitivity, SensitivityRow
