@@ -123,7 +123,7 @@ class CloudOption:
     width: int = 1  # GPUs one job takes on this offer (jobs.gpus_per_job, or its GPU type's own in the workload form)
     offer: str = ""  # copies of one offer at several widths share it (and its quota); "" = this option's own key
     # jobs (load units) of owned work displaced by maintenance that one instance-hour takes: its slots, or one
-    # replica for always-on load (`displaced_replicas`)
+    # replica for always-on load (`solvers.offers.cloud.cloud_options`)
     displaced_slots: float | None = None
 
     @property

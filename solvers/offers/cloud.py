@@ -14,7 +14,6 @@ from pricing.catalog import Catalog, feed_key
 from pricing.gpus import GpuTable
 from solvers.base import defaults
 from solvers.base.demand_units import load_unit
-from solvers.base.evolve import evolved
 from solvers.base.notices import Notice, notice
 from solvers.base.options import CloudOption, JobWidths
 from solvers.base.profile import Profile
@@ -188,7 +187,16 @@ def linked_instances(cloud: CloudTable, profile: Profile, width: np.ndarray | in
     return np.where(wide, np.ceil(width / np.maximum(counts, 1)), 1).astype(np.int64)
 
 
-def cloud_options(table: CloudTable) -> list[CloudOption]:
+def cloud_options(table: CloudTable, displaced_replicas: bool = False) -> list[CloudOption]:
+    """The table's offers as options. `displaced_replicas` (work that may not wait, and always-on load): an
+    instance rented for the hours an owned slot cannot work carries one job or replica (`displaced_slots`, below).
+
+    Why one job or replica: outages of owned machines (maintenance, a slower card's overrun, hours off) come one
+    at a time (5% of the hours of each, seldom together), and a job that may not wait cannot wait for others to
+    fill an instance: packing four jobs' outage hours into one 8-GPU instance-hour, as work that may wait is
+    packed, served each hour of them with a quarter of an instance, and bought free slow cards for the right to
+    pack their overrun (issue 29: the replay paid whole instances and disagreed). A replica's outage on a card
+    that carries more than one load unit takes as many instance-hours (the safe side)."""
     columns = zip(table.label.tolist(), table.provider.tolist(), table.name.tolist(), table.gpu.tolist(),
                   table.gpu_count.tolist(), table.usd_per_hour.tolist(), table.region.tolist(),
                   table.pricing.tolist(), table.ref_hours_per_hour.tolist(), table.max_instances.tolist(),
@@ -200,7 +208,8 @@ def cloud_options(table: CloudTable) -> list[CloudOption]:
                     usd_per_hour=float(usd), region=region, pricing=pricing, ref_hours_per_hour=float(ref),
                     max_instances=None if quota != quota else float(quota),  # NaN: no quota
                     source=source, as_of=as_of, feed=feed, slots=int(slots), speed=float(speed),
-                    listing=bool(listing), load_per_gpu=float(load), width=int(width), offer=f"cloud:{offer}")
+                    listing=bool(listing), load_per_gpu=float(load), width=int(width), offer=f"cloud:{offer}",
+                    displaced_slots=min(float(slots), 1.0) if displaced_replicas else None)
         for (label, provider, name, gpu, gpu_count, usd, region, pricing, ref, quota, source, as_of, feed, slots,
              speed, listing, load, width, offer) in columns
     ]
@@ -215,14 +224,3 @@ def oldest_per_feed(cloud: CloudTable) -> dict[str, str]:
         if feed not in oldest or as_of < oldest[feed]:
             oldest[feed] = as_of
     return oldest
-
-
-def displaced_replicas(cloud: list[CloudOption]) -> list[CloudOption]:
-    """Work that may not wait (and always-on load): an instance rented for the hours an owned slot cannot work
-    (maintenance, a slower card's overrun, hours off) carries that one job or replica, whatever else it could hold.
-    Outages of owned machines come one at a time (5% of the hours of each, seldom together), and a job that may not
-    wait cannot wait for others to fill an instance: packing four jobs' outage hours into one 8-GPU instance-hour, as
-    work that may wait is packed, served each hour of them with a quarter of an instance, and bought free slow
-    cards for the right to pack their overrun (issue 29: the replay paid whole instances and disagreed). A
-    replica's outage on a card that carries more than one load unit takes as many instance-hours (the safe side)."""
-    return [evolved(c, displaced_slots=min(float(c.slots), 1.0)) for c in cloud]

@@ -22,7 +22,7 @@ from solvers.base.demand_units import load_unit, peak_load, spare_units
 from solvers.base.notices import Notice
 from solvers.base.options import HostOption, JobWidths, Options, OwnedOption
 from solvers.base.profile import Profile
-from solvers.offers.cloud import cloud_candidates, cloud_options, displaced_replicas, oldest_per_feed
+from solvers.offers.cloud import cloud_candidates, cloud_options, oldest_per_feed
 from solvers.offers.cloud_table import CloudTable
 from solvers.offers.commitments import commitment_options
 from solvers.offers.ignored import owned_item
@@ -171,10 +171,10 @@ def build_options(
     candidates = len(owned) + len(cloud_frame)
     if cloud_filter is not None:
         cloud_frame = cloud_filter(cloud_frame)
-    cloud = cloud_options(cloud_frame)
+    cloud = cloud_options(cloud_frame, displaced_replicas=jobs.runs == "continuously" or jobs.patience == "none")
     return Options(
         owned,
-        displaced_replicas(cloud) if jobs.runs == "continuously" or jobs.patience == "none" else cloud,
+        cloud,
         hosts,
         rate,
         opts.availability,
