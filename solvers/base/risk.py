@@ -43,6 +43,27 @@ class Waiting(BaseModel):
     futures: int = Field(description="futures it was measured on (the first of the plan's futures)")
 
 
+class LaterPurchase(BaseModel):
+    """One option (or host machine) the futures buy at a later decision month."""
+
+    kind: Literal["purchase", "host"] = Field(description="purchase: an owned option's units; host: host machines "
+                                              "for bare cards")
+    option: str = Field(description="the owned option's key (kind purchase) or the host machine's name (kind host)")
+    name: str = Field(description="what is bought, as the plan's lines name it")
+    probability: float = Field(description="share of futures that buy it at this month (each future's weight)")
+    mean_units: float = Field(description="units bought at this month, the mean over every future (0 where a "
+                              "future does not buy it)")
+    max_units: int = Field(description="the most units a future buys at this month")
+
+
+class DeferredMonth(BaseModel):
+    """What the futures buy at one later decision month (each decides at that month knowing its own future)."""
+
+    month: int = Field(description="the decision month (from uncertainty.decision_months)")
+    probability_buys: float = Field(description="share of futures that buy anything at this month")
+    purchases: list[LaterPurchase] = Field(description="per option or host bought at this month by some future")
+
+
 class Risk(BaseModel):
     """The plan's outcome over the futures of the profile's `uncertainty`, against cloud only in the same futures."""
 
@@ -73,9 +94,18 @@ class Risk(BaseModel):
     max_regret_usd: float | None = Field(
         None, description="the plan's largest regret against a future's own best plan (objective regret)")
     value_of_waiting_usd: float | None = Field(
-        description="waiting[0].value_usd: the expected saving from deciding at the first later decision month "
-        "instead of today (negative: deciding today is worth more); null when no later month is within the horizon")
+        description="the expected saving from letting purchases wait: with later decision months modelled "
+        "(deferred not empty or deferral_months given), the expected total of the best plan decided only at month "
+        "0 minus that of this plan (month 0's purchase, then each future's own purchases at the later months, "
+        "decided knowing that future: an upper bound of the flexibility); else waiting[0].value_usd (negative: "
+        "deciding today is worth more); null when no later month is within the horizon or the time budget did "
+        "not reach it")
     waiting: list[Waiting] = Field(description="per later decision month, what waiting is worth")
+    deferral_months: list[int] = Field(
+        [], description="the later decision months the stochastic program models (purchases may be made then); "
+        "empty when uncertainty.decision_months has no later month within the horizon at a period's boundary")
+    deferred: list[DeferredMonth] = Field(
+        [], description="per modelled later decision month, what the futures buy then (empty without deferral)")
     totals_usd: list[float] = Field(description="the plan's total in each future (for a histogram)")
     cloud_only_totals_usd: list[float] = Field(description="cloud only's total in each future (empty without "
                                                "cloud only)")

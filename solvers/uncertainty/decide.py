@@ -28,7 +28,8 @@ from solvers.model.solve import rent_only, solved
 from solvers.money.allocation import Allocation
 from solvers.offers.pruning import prune_unprofitable
 from solvers.uncertainty import figures
-from solvers.uncertainty.extensive import Piece, Stacked, solve_extensive
+from solvers.uncertainty.deferral import decision_cuts, later_purchases, split_future
+from solvers.uncertainty.extensive import Piece, Stacked, Stage, solve_extensive
 from solvers.uncertainty.perturb import Inputs, WeightsFor, future_inputs, period_days
 from solvers.uncertainty.recourse import evaluate_fixed
 from solvers.uncertainty.sample import Future, futures
@@ -111,7 +112,8 @@ class Futures:
     inputs: list[Inputs]
     owned: list[OwnedOption]
     bounds: dict[str, int]
-    pieces: list[Piece]
+    pieces: list[Stage]
+    cuts: list[int]  # later decision months the pieces are split at (`deferral`): empty, each a `Piece`
 
     @property
     def weights(self) -> np.ndarray:
@@ -119,19 +121,27 @@ class Futures:
 
 
 def build_futures(today: Today, option: Uncertainty, keys: set[str] | None = None, *,
-                  models: bool = True) -> Futures:
+                  models: bool = True, cuts: list[int] | None = None) -> Futures:
     """One model per future, on the options some future could profit from (`candidates`; `keys`: only these);
     `models` False: the futures' inputs, options and bounds only (`piece` builds a future's model when asked, as
-    each MPI rank of `hedging` does for its own futures)."""
+    each MPI rank of `hedging` does for its own futures); `cuts`: later decision months (`deferral.decision_cuts`)
+    at which each future's model is split, purchases possible then (`deferral.split_future`)."""
     drawn = futures(option)
     inputs = [future_inputs(f, today.periods, today.owned, today.options.cloud, today.limits, weights_of(today))
               for f in drawn]
     owned = [o for o in candidates(today, inputs) if keys is None or o.key in keys]
     bounds = shared_bounds(owned, inputs, today, dict(today.main.units))
-    built = Futures(drawn, inputs, owned, bounds, [])
+    built = Futures(drawn, inputs, owned, bounds, [], list(cuts or []))
     if models:
-        built.pieces = [piece(today, built, s) for s in range(len(inputs))]
+        built.pieces = [split(today, built, s) if built.cuts else piece(today, built, s) for s in range(len(inputs))]
     return built
+
+
+def split(today: Today, built: Futures, s: int) -> Stage:
+    """Future s's model split at the later decision months, with its purchase columns (`deferral.split_future`)."""
+    inp = built.inputs[s]
+    return split_future(_restrict(inp, {o.key for o in built.owned}), inp.cloud, today.options.hosts, inp.periods,
+                        inp.limits, today.terms, built.bounds, built.cuts, inp.future.weight)
 
 
 def piece(today: Today, built: Futures, s: int) -> Piece:
@@ -146,7 +156,8 @@ def piece(today: Today, built: Futures, s: int) -> Piece:
 def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults.TIME_LIMIT_S) -> Decision:
     started = time.perf_counter()
     deadline = started + time_limit_s
-    built = build_futures(today, option)
+    cuts, skipped = decision_cuts(today.periods, option.decision_months)
+    built = build_futures(today, option, cuts=cuts)
     drawn, inputs, owned, bounds, pieces, weights = (built.drawn, built.inputs, built.owned, built.bounds,
                                                      built.pieces, built.weights)
     today_units, today_hosts = dict(today.main.units), dict(today.main.hosts)
@@ -158,7 +169,9 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
 
     if not shared:  # one future: the deterministic model itself, solved as today's plan is
         sol = today.main if _is_today(inputs[0]) else None
-        stochastic = _single(pieces[0], sol, left(0.6))
+        stochastic = at_zero = _single(pieces[0], sol, left(0.6))
+        if cuts and stochastic.status.has_solution:
+            stochastic = _deferred_single(pieces[0], stochastic, left(0.6))
     else:
         stochastic = _stochastic(pieces, option, best, weights, deadline)
     if stochastic.status == SolveStatus.INFEASIBLE:
@@ -172,26 +185,38 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
     # the figures beside the plan, each within what is left of the budget (a figure not reached is null); today's
     # plan priced in every future on the plan's second thread while this one does the rest (`Deferred`: inline
     # when that thread is busy)
-    same = (units, chosen_hosts) == (today_units, today_hosts)
+    waits = bool(stochastic.later.size and stochastic.later.any())  # some future buys at a later month
+    same = (units, chosen_hosts) == (today_units, today_hosts) and not waits
     today_fixed = {**today_units, **today_hosts}
     limit = left(0.4)
-    beside = None if same or left(1.0) <= 0.5 else Deferred(lambda _: evaluate_fixed(pieces, today_fixed, limit))
-    cloud_only = (solve_extensive(pieces, "expected", fixed={}, free=commitments, time_limit_s=left(0.3))
-                  if commitments else _rented(pieces, inputs))
+    beside = None if same or left(1.0) <= 0.5 else Deferred(
+        lambda _: evaluate_fixed(pieces, today_fixed, limit, hold_deferred=True))
+    cloud_only = (solve_extensive(pieces, "expected", fixed={}, free=commitments, time_limit_s=left(0.3),
+                                  hold_deferred=True) if commitments else _rented(pieces, inputs))
     bought = {k: n for k, n in units.items() if k not in commitments}
     held = {k: n for k, n in units.items() if k in commitments}
-    no_purchase = None if not bought else cloud_only if not held and not commitments else evaluate_fixed(
-        pieces, held, left(0.5)) if left(1.0) > 0.5 else None
+    no_purchase = None if not (bought or waits) else cloud_only if not held and not commitments else evaluate_fixed(
+        pieces, held, left(0.5), hold_deferred=True) if left(1.0) > 0.5 else None
+    deferral_value = None
+    if cuts and not waits:
+        deferral_value = 0.0  # the best plan with purchases allowed later decides everything at month 0
+    elif cuts and shared and left(1.0) > 0.5:
+        decided_now = _stochastic(pieces, option, best, weights, deadline, hold_deferred=True)
+        if decided_now.status.has_solution:
+            deferral_value = float(np.dot(weights, decided_now.totals - stochastic.totals) / weights.sum())
+    elif cuts and not shared:
+        deferral_value = float(at_zero.totals[0] - stochastic.totals[0])
     today = _with_purchase(today, owned, bounds, units, chosen_hosts)
     waiting = value_of_waiting(today, option, drawn, inputs, owned, stochastic.totals, deadline)
     deterministic = stochastic if same else None if beside is None else beside.result()
     risk = _risk(today, option, drawn, inputs, weights, stochastic, deterministic, cloud_only, no_purchase, best,
                  waiting, 1000.0 * (time.perf_counter() - started))
-    return Decision(today, risk)
+    return Decision(today, later_purchases(risk, pieces[0], stochastic.later, weights, owned, today.options.hosts,
+                                           cuts, skipped, deferral_value))
 
 
-def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | None, weights: np.ndarray,
-                deadline: float) -> Stacked:
+def _stochastic(pieces: list[Stage], option: Uncertainty, best: np.ndarray | None, weights: np.ndarray,
+                deadline: float, hold_deferred: bool = False) -> Stacked:
     """The extensive form with each future's recourse relaxed (a lower bound, its purchase in a tenth of the
     time), that purchase priced exactly in every future; when the two are further apart than SAA_REL_GAP, the
     extensive form itself within what is left of the time budget, the better of the two kept. The gap reported is
@@ -202,7 +227,7 @@ def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | Non
     def value(found: Stacked) -> float:
         return figures.score(found.totals, weights, option.objective, option.alpha, option.risk_weight, best)
 
-    shape = {"alpha": option.alpha, "risk_weight": option.risk_weight, "best": best}
+    shape = {"alpha": option.alpha, "risk_weight": option.risk_weight, "best": best, "hold_deferred": hold_deferred}
     relaxed = solve_extensive(pieces, option.objective, relax_recourse=True, rel_gap=udefaults.SAA_REL_GAP / 10,
                               time_limit_s=left(0.6), **shape)  # type: ignore[arg-type]
     found: Stacked | None = None
@@ -210,7 +235,7 @@ def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | Non
     lower = -np.inf
     if relaxed.status.has_solution:
         lower = relaxed.bound
-        found = _priced(pieces, relaxed, left(0.6))
+        found = _priced(pieces, relaxed, left(0.6), hold_deferred)
     if found is None or (_gap(value(found), lower) > udefaults.SAA_REL_GAP and left(1.0) > 1.0):
         full = solve_extensive(pieces, option.objective, rel_gap=udefaults.SAA_REL_GAP, time_limit_s=left(0.9),
                                **shape)  # type: ignore[arg-type]
@@ -218,7 +243,7 @@ def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | Non
         if full.status.has_solution:
             lower = max(lower, full.bound)
             if found is None or (full.units, full.hosts) != (found.units, found.hosts):
-                other = _priced(pieces, full, left(0.9))
+                other = _priced(pieces, full, left(0.9), hold_deferred)
                 if other is not None and (found is None or value(other) < value(found)):
                     found = other
     if found is None:  # the relaxation infeasible: so is every purchase (it only widens each future's choices)
@@ -229,25 +254,44 @@ def _stochastic(pieces: list[Piece], option: Uncertainty, best: np.ndarray | Non
     return found
 
 
-def _priced(pieces: list[Piece], solved_form: Stacked, time_limit_s: float) -> Stacked | None:
+def _priced(pieces: list[Stage], solved_form: Stacked, time_limit_s: float,
+            hold_deferred: bool = False) -> Stacked | None:
     """A solution's purchase priced exactly in every future (`evaluate_fixed`). Why not the solution's own totals:
     within its gap a future's recourse need not be that future's best (under regret only the worst futures count
     at all), so its totals would overstate what the purchase costs."""
-    priced = evaluate_fixed(pieces, {**solved_form.units, **solved_form.hosts}, time_limit_s)
+    priced = evaluate_fixed(pieces, {**solved_form.units, **solved_form.hosts}, time_limit_s, hold_deferred)
     if not priced.status.has_solution:
         return None
     priced.units, priced.hosts = dict(solved_form.units), dict(solved_form.hosts)
     return priced
 
 
-def _rented(pieces: list[Piece], inputs: list[Inputs]) -> Stacked:
+def _rented(pieces: list[Stage], inputs: list[Inputs]) -> Stacked:
     """Cloud only in every future without commitments to choose: each future's screening curve at no owned slots
-    (`rent_only`), no solve."""
-    answers = [rent_only(piece.model, inp.limits) for piece, inp in zip(pieces, inputs, strict=True)]
-    totals = np.array([a.objective if a.status.has_solution else np.inf for a in answers])
+    (`rent_only`; a split future's, part by part), no solve."""
+    totals = np.array([_rent_only(piece, inp) for piece, inp in zip(pieces, inputs, strict=True)])
     status = SolveStatus.OPTIMAL if np.isfinite(totals).all() else SolveStatus.INFEASIBLE
     return Stacked(status, totals=totals,
                    objective=float(np.dot([p.weight for p in pieces], totals)), gap=0.0)
+
+
+def _rent_only(piece: Stage, inp: Inputs) -> float:
+    if isinstance(piece, Piece):
+        answer = rent_only(piece.model, inp.limits)
+        return answer.objective if answer.status.has_solution else np.inf
+    return piece.rented()  # type: ignore[attr-defined,no-any-return]
+
+
+def _deferred_single(piece: Stage, decided: Stacked, time_limit_s: float) -> Stacked:
+    """One future with later decision months: its split model alone (purchases at every decision month, knowing
+    the future), kept only when some purchase waits and it is cheaper than `decided` (all at month 0) by more than
+    the solver's gap; else `decided` itself, so a profile without spread plans as today's plan to the bit."""
+    alone = solve_extensive([piece], "expected", time_limit_s=time_limit_s)
+    if not alone.status.has_solution or not alone.later.any():
+        return decided
+    if float(alone.totals[0]) >= float(decided.totals[0]) - 1e-6 * abs(float(decided.totals[0])):
+        return decided
+    return alone
 
 
 def _gap(value: float, lower: float) -> float:
@@ -260,17 +304,19 @@ def _is_today(inp: Inputs) -> bool:
         f.electricity == 1.0 and f.resale == 1.0)
 
 
-def _single(piece: Piece, today: MipSolution | None, time_limit_s: float) -> Stacked:
+def _single(piece: Stage, today: MipSolution | None, time_limit_s: float) -> Stacked:
     """One future: today's solve when it is today's figures (the same model, the same answer), else its model's."""
     if today is not None and today.status.has_solution:
         return Stacked(today.status, dict(today.units), dict(today.hosts), np.array([today.objective]),
-                       today.objective, today.gap, today.solve_ms)
+                       today.objective, today.gap, today.solve_ms, later=np.zeros((1, len(piece.deferred))))
+    if not isinstance(piece, Piece):  # split: its purchase all at month 0, as the deterministic model decides
+        return solve_extensive([piece], "expected", time_limit_s=time_limit_s, hold_deferred=True)
     sol = solved(piece.model, time.perf_counter(), time_limit_s)
     return Stacked(sol.status, dict(sol.units), dict(sol.hosts), np.array([sol.objective]), sol.objective, sol.gap,
                    sol.solve_ms)
 
 
-def _own_optima(pieces: list[Piece], deadline: float) -> np.ndarray:
+def _own_optima(pieces: list[Stage], deadline: float) -> np.ndarray:
     """Each future's own best total (for regret): its model alone."""
     best = []
     for piece in pieces:
