@@ -28,7 +28,6 @@ lab knows more than today, not everything.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -42,7 +41,6 @@ from solvers.demand.periods import Period
 from solvers.model.arrays import Limits, Model
 from solvers.model.build import build
 from solvers.model.builder import Arrays
-from solvers.model.solve import rent_only
 
 
 def decision_cuts(periods: list[Period], months: list[int]) -> tuple[list[int], list[int]]:
@@ -111,17 +109,6 @@ class Split:
     deferred: np.ndarray
     later: list[tuple[int, str]]
     parts: list[Part] = field(repr=False)
-
-    def rented(self) -> float:
-        """Cloud only in this future (nothing bought, no commitment): each part's screening curve at no owned
-        slots (`rent_only`), summed; inf when some part's quotas cannot serve it."""
-        total = 0.0
-        for part in self.parts:
-            answer = rent_only(part.model, part.limits)
-            if not answer.status.has_solution:
-                return math.inf
-            total += answer.objective
-        return total
 
 
 @dataclass
@@ -232,8 +219,9 @@ def _arrays(arrays: list[Arrays], col_at: np.ndarray, extra: _Columns, cost: np.
         np.concatenate([np.concatenate([a.integer for a in arrays]), np.ones(n_extra, dtype=bool)]))
 
 
-def later_purchases(risk: Risk, piece: object, later: np.ndarray, weights: np.ndarray, owned: list[OwnedOption],
-                    hosts: list[HostOption], cuts: list[int], skipped: list[int], value: float | None) -> Risk:
+def later_purchases(risk: Risk, columns: list[tuple[int, str]], later: np.ndarray, weights: np.ndarray,
+                    owned: list[OwnedOption], hosts: list[HostOption], cuts: list[int], skipped: list[int],
+                    value: float | None) -> Risk:
     """The risk object with the later decision months: what the futures buy at each (`later`: per future, its
     purchases at the split's `later` columns), and the value of waiting from the model (`value`: the best plan
     decided at month 0 minus this plan, in expectation; left as waiting.py measured it without later months)."""
@@ -244,7 +232,6 @@ def later_purchases(risk: Risk, piece: object, later: np.ndarray, weights: np.nd
     if not cuts:
         return risk.model_copy(update=update)
     update["value_of_waiting_usd"] = None if value is None else round(value, 2)
-    columns: list[tuple[int, str]] = getattr(piece, "later", [])
     names = {o.key: o.name for o in owned}
     host_names = {h.host.name for h in hosts}
     share = float(weights.sum())
