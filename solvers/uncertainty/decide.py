@@ -28,7 +28,7 @@ from solvers.model.solve import rent_only, solved
 from solvers.money.allocation import Allocation
 from solvers.offers.pruning import prune_unprofitable
 from solvers.uncertainty import figures
-from solvers.uncertainty.deferral import decision_cuts, later_purchases, split_future
+from solvers.uncertainty.deferral import MODELLED_MONTHS, decision_cuts, later_purchases, split_future
 from solvers.uncertainty.extensive import Piece, Stacked, Stage, solve_extensive
 from solvers.uncertainty.perturb import Inputs, WeightsFor, future_inputs, period_days
 from solvers.uncertainty.program import own_optima, single, stochastic, with_deferral
@@ -178,7 +178,8 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
                                 "uncertainty.demand or allow more (options.allow_cloud, max_owned_gpus, max_capex_usd)")
     if not decided.status.has_solution:
         raise SolverFailure("the stochastic program found no plan within the time budget")
-    cuts, skipped = decision_cuts(today.periods, option.decision_months)
+    aligned, skipped = decision_cuts(today.periods, option.decision_months)
+    cuts = aligned[:MODELLED_MONTHS]
     split_pieces = _deferrable(today, built, decided, cuts) if cuts and left(1.0) > 1.0 else []
     plan = with_deferral(split_pieces, option, best, weights, decided, deadline) if split_pieces else decided
     units, chosen_hosts = plan.units, plan.hosts
@@ -207,7 +208,8 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
                  waiting, 1000.0 * (time.perf_counter() - started))
     later = split_pieces[0].later if split_pieces else []  # type: ignore[attr-defined]
     return Decision(today, later_purchases(risk, later, plan.later if waits else np.zeros((len(weights), 0)),
-                                           weights, owned, today.options.hosts, cuts, skipped, deferral_value))
+                                           weights, owned, today.options.hosts, cuts, skipped, aligned[len(cuts):],
+                                           deferral_value))
 
 
 def _deferrable(today: Today, built: Futures, decided: Stacked, cuts: list[int]) -> list[Stage]:

@@ -42,6 +42,11 @@ from solvers.model.arrays import Limits, Model
 from solvers.model.build import build
 from solvers.model.builder import Arrays
 
+# later decision months the program models (the first ones within the horizon): each adds a part to every future's
+# model; with one, a 36-month lab's 100 futures plan in ~2 s, with two (0, 6, 12) the deferral program alone took
+# 1.2 s more (measured 2026-11-28, docs/notes/deferred.md)
+MODELLED_MONTHS = 1
+
 
 def decision_cuts(periods: list[Period], months: list[int]) -> tuple[list[int], list[int]]:
     """The later decision months a plan can split at (within the horizon, no period across the month), and the
@@ -221,14 +226,20 @@ def _arrays(arrays: list[Arrays], col_at: np.ndarray, extra: _Columns, cost: np.
 
 def later_purchases(risk: Risk, columns: list[tuple[int, str]], later: np.ndarray, weights: np.ndarray,
                     owned: list[OwnedOption], hosts: list[HostOption], cuts: list[int], skipped: list[int],
-                    value: float | None) -> Risk:
+                    beyond: list[int], value: float | None) -> Risk:
     """The risk object with the later decision months: what the futures buy at each (`later`: per future, its
     purchases at the split's `later` columns), and the value of waiting from the model (`value`: the best plan
     decided at month 0 minus this plan, in expectation; left as waiting.py measured it without later months)."""
     update: dict[str, object] = {"deferral_months": list(cuts)}
+    note = risk.note
     if skipped:
-        update["note"] = (f"{risk.note} Decision month(s) {', '.join(str(m) for m in skipped)} fall within a "
-                          "period (the plan's periods do not start there): not modelled.")
+        note += (f" Decision month(s) {', '.join(str(m) for m in skipped)}: within one of the plan's periods (they "
+                 "do not start there), so no purchase is modelled then.")
+    if beyond:
+        note += (f" Decision month(s) {', '.join(str(m) for m in beyond)}: a purchase waits at most until month "
+                 f"{cuts[0]} in the program (one later month, for speed); waiting longer is measured beside it "
+                 "(risk.waiting).")
+    update["note"] = note
     if not cuts:
         return risk.model_copy(update=update)
     update["value_of_waiting_usd"] = None if value is None else round(value, 2)
@@ -257,4 +268,4 @@ def later_purchases(risk: Risk, columns: list[tuple[int, str]], later: np.ndarra
     return risk.model_copy(update=update)
 
 
-__all__ = ["Part", "Split", "capex_at", "decision_cuts", "later_purchases", "split_future"]
+__all__ = ["MODELLED_MONTHS", "Part", "Split", "capex_at", "decision_cuts", "later_purchases", "split_future"]
