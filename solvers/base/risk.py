@@ -37,9 +37,10 @@ class Waiting(BaseModel):
 
     month: int = Field(description="the decision month (from uncertainty.decision_months)")
     value_usd: float = Field(
-        description="expected total of the plan decided today minus that of waiting: cloud only until this month, "
-        "then each future's own best purchase for the months left (decided knowing that future: an upper bound of "
-        "what waiting can save; the card's purchase price and resale are today's, which understates it)")
+        description="expected total of this plan (with its purchases at later months when deferral_months has "
+        "them) minus that of waiting wholly: cloud only until this month, then each future's own best purchase for "
+        "the months left (decided knowing that future: an upper bound of what waiting can save; the card's "
+        "purchase price and resale are today's, which understates it)")
     futures: int = Field(description="futures it was measured on (the first of the plan's futures)")
 
 
@@ -94,16 +95,16 @@ class Risk(BaseModel):
     max_regret_usd: float | None = Field(
         None, description="the plan's largest regret against a future's own best plan (objective regret)")
     value_of_waiting_usd: float | None = Field(
-        description="the expected saving from letting purchases wait: with later decision months modelled "
-        "(deferred not empty or deferral_months given), the expected total of the best plan decided only at month "
-        "0 minus that of this plan (month 0's purchase, then each future's own purchases at the later months, "
-        "decided knowing that future: an upper bound of the flexibility); else waiting[0].value_usd (negative: "
-        "deciding today is worth more); null when no later month is within the horizon or the time budget did "
-        "not reach it")
+        description="the expected saving from letting purchases wait. With deferral_months: the expected total of "
+        "the best plan decided wholly at month 0 minus this plan's (month 0's purchase, then each future's own "
+        "purchases at the later month, decided knowing that future: an upper bound of what waiting is worth), "
+        "0 when no future waits. Without: waiting[0].value_usd (negative: deciding today is worth more). Null "
+        "when no later month is within the horizon or the time budget did not reach it")
     waiting: list[Waiting] = Field(description="per later decision month, what waiting is worth")
     deferral_months: list[int] = Field(
-        [], description="the later decision months the stochastic program models (purchases may be made then); "
-        "empty when uncertainty.decision_months has no later month within the horizon at a period's boundary")
+        [], description="the later decision months the stochastic program models, at which each future may buy "
+        "more knowing itself: the first month after 0 of uncertainty.decision_months within the horizon where the "
+        "plan's periods start; empty when there is none")
     deferred: list[DeferredMonth] = Field(
         [], description="per modelled later decision month, what the futures buy then (empty without deferral)")
     totals_usd: list[float] = Field(description="the plan's total in each future (for a histogram)")

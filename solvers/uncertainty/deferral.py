@@ -239,9 +239,12 @@ def later_purchases(risk: Risk, columns: list[tuple[int, str]], later: np.ndarra
         note += (f" Decision month(s) {', '.join(str(m) for m in beyond)}: a purchase waits at most until month "
                  f"{cuts[0]} in the program (one later month, for speed); waiting longer is measured beside it "
                  "(risk.waiting).")
-    update["note"] = note
     if not cuts:
+        update["note"] = note
         return risk.model_copy(update=update)
+    note += (f" A purchase may also wait for month {cuts[0]}: each future then buys what it needs, knowing its "
+             "own demand and prices from then (an upper bound of what a lab knows then); the price is today's.")
+    update["note"] = note
     update["value_of_waiting_usd"] = None if value is None else round(value, 2)
     names = {o.key: o.name for o in owned}
     host_names = {h.host.name for h in hosts}
