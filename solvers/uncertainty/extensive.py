@@ -3,7 +3,9 @@ its first-stage columns tied by non-anticipativity rows, and the objective of th
 
 First stage (decided today, the same in every future): units bought of each owned option, including commitments
 (their terms start at month 0), and host machines. Everything else is recourse: owned work, rented instances,
-packed hours, the slot steps of the screening curve, per future.
+packed hours, the slot steps of the screening curve, per future. A future given as a `deferral.Split` (its model
+split at a later decision month) adds recourse of its own: what it buys at that month (`Stage.deferred`; held at 0
+with `hold_deferred`).
 
 Objectives, over futures s with probabilities p_s and totals c_s (each future's model cost with its offset):
 - expected: min sum_s p_s c_s;

@@ -57,6 +57,7 @@ def test_split_extensive_form_equals_enumeration(catalog: Catalog) -> None:
     keys = {o.key for o in core.owned if o.name.startswith("Desk ")}
     cuts, skipped = decision_cuts(today.periods, [0, 6])
     assert cuts == [6] and skipped == []
+    assert profile.uncertainty is not None
     futures = build_futures(today, profile.uncertainty, keys, models=False, cuts=cuts)
     (desk,) = futures.owned
     most = min(futures.bounds[desk.key], 4)
@@ -116,6 +117,7 @@ def test_demand_from_month_6_buys_at_month_6(catalog: Catalog) -> None:
     cards = [p for p in month.purchases if p.kind == "purchase"]
     assert cards and all(p.probability == 1.0 for p in cards)
     assert risk.value_of_waiting_usd is not None and risk.value_of_waiting_usd > 0
+    assert risk.deterministic_expected_total_usd is not None
     assert risk.expected_total_usd == pytest.approx(risk.deterministic_expected_total_usd - risk.value_of_waiting_usd,
                                                     abs=0.05)
     # what waiting saves is the price paid six months later, discounted (hosts and cards alike)
@@ -145,6 +147,7 @@ def test_uncertain_demand_buys_less_now_and_the_busy_futures_top_up(catalog: Cat
     assert risk is not None and risk.deferral_months == [6]
     assert risk.value_of_waiting_usd is not None and risk.value_of_waiting_usd >= 0
     assert "waits at most until month 6" in risk.note and [w.month for w in risk.waiting] == [6, 12]
+    assert risk.deterministic_expected_total_usd is not None
     assert risk.expected_total_usd <= risk.deterministic_expected_total_usd + 1e-6 * risk.expected_total_usd
     for month in risk.deferred:
         assert 0 <= month.probability_buys <= 1
