@@ -98,7 +98,8 @@ class Risk(BaseModel):
         description="the expected saving from letting purchases wait. With deferral_months: the expected total of "
         "the best plan decided wholly at month 0 minus this plan's (month 0's purchase, then each future's own "
         "purchases at the later month, decided knowing that future: an upper bound of what waiting is worth), "
-        "0 when no future waits. Without: waiting[0].value_usd (negative: deciding today is worth more). Null "
+        "0 when no future waits (negative only under objective cvar or regret, which may pay expected cost for "
+        "less risk). Without: waiting[0].value_usd (negative: deciding today is worth more). Null "
         "when no later month is within the horizon or the time budget did not reach it")
     waiting: list[Waiting] = Field(description="per later decision month, what waiting is worth")
     deferral_months: list[int] = Field(

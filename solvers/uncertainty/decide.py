@@ -180,18 +180,20 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
         raise SolverFailure("the stochastic program found no plan within the time budget")
     aligned, skipped = decision_cuts(today.periods, option.decision_months)
     cuts = aligned[:MODELLED_MONTHS]
+    # the figures beside the plan, each within what is left of the budget (a figure not reached is null); today's
+    # plan priced in every future on the plan's second thread while this one does the rest, from purchases that
+    # wait on (`Deferred`: inline when that thread is busy; not asked for when the plan turns out to be today's)
+    today_fixed = {**today_units, **today_hosts}
+    limit = left(0.4)
+    maybe_same = (decided.units, decided.hosts) == (today_units, today_hosts) and not cuts
+    beside = None if maybe_same or left(1.0) <= 0.5 else Deferred(
+        lambda _: evaluate_fixed(pieces, today_fixed, limit))
     split_pieces = _deferrable(today, built, decided, cuts) if cuts and left(1.0) > 1.0 else []
     plan = with_deferral(split_pieces, option, best, weights, decided, deadline) if split_pieces else decided
     units, chosen_hosts = plan.units, plan.hosts
     commitments = {o.key for o in owned if o.is_commitment}
-    # the figures beside the plan, each within what is left of the budget (a figure not reached is null); today's
-    # plan priced in every future on the plan's second thread while this one does the rest (`Deferred`: inline
-    # when that thread is busy)
     waits = plan is not decided  # some future buys at a later month
     same = (units, chosen_hosts) == (today_units, today_hosts) and not waits
-    today_fixed = {**today_units, **today_hosts}
-    limit = left(0.4)
-    beside = None if same or left(1.0) <= 0.5 else Deferred(lambda _: evaluate_fixed(pieces, today_fixed, limit))
     cloud_only = (solve_extensive(pieces, "expected", fixed={}, free=commitments, time_limit_s=left(0.3))
                   if commitments else _rented(pieces, inputs))
     bought = {k: n for k, n in units.items() if k not in commitments}
@@ -207,9 +209,10 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
     risk = _risk(today, option, drawn, inputs, weights, plan, deterministic, cloud_only, no_purchase, best,
                  waiting, 1000.0 * (time.perf_counter() - started))
     later = split_pieces[0].later if split_pieces else []  # type: ignore[attr-defined]
+    modelled = cuts if split_pieces else []  # the time budget left none, or nothing could be bought
     return Decision(today, later_purchases(risk, later, plan.later if waits else np.zeros((len(weights), 0)),
-                                           weights, owned, today.options.hosts, cuts, skipped, aligned[len(cuts):],
-                                           deferral_value))
+                                           weights, owned, today.options.hosts, modelled, skipped,
+                                           aligned[len(modelled):], deferral_value))
 
 
 def _deferrable(today: Today, built: Futures, decided: Stacked, cuts: list[int]) -> list[Stage]:

@@ -236,10 +236,13 @@ def later_purchases(risk: Risk, columns: list[tuple[int, str]], later: np.ndarra
     if skipped:
         note += (f" Decision month(s) {', '.join(str(m) for m in skipped)}: within one of the plan's periods (they "
                  "do not start there), so no purchase is modelled then.")
-    if beyond:
+    if beyond and cuts:
         note += (f" Decision month(s) {', '.join(str(m) for m in beyond)}: a purchase waits at most until month "
                  f"{cuts[0]} in the program (one later month, for speed); waiting longer is measured beside it "
                  "(risk.waiting).")
+    elif beyond:
+        note += (f" Decision month(s) {', '.join(str(m) for m in beyond)}: no purchase is modelled then (the time "
+                 "budget left none, or nothing can be bought); waiting is measured beside (risk.waiting).")
     if not cuts:
         update["note"] = note
         return risk.model_copy(update=update)
