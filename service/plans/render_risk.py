@@ -38,6 +38,14 @@ def render_risk(risk: Risk, currency: str, console: Console) -> None:
     t.add_row("value of the stochastic solution", _money(risk.value_of_stochastic_solution_usd, currency))
     if risk.max_regret_usd is not None:
         t.add_row("largest regret", _money(risk.max_regret_usd, currency))
+    if risk.deferral_months:
+        t.add_row("value of letting purchases wait (modelled)", _money(risk.value_of_waiting_usd, currency))
+    for m in risk.deferred:
+        t.add_row(f"futures that buy at month {m.month}", _share(m.probability_buys))
+        for p in m.purchases:
+            t.add_row(f"  {p.name} at month {m.month}",
+                      f"{_share(p.probability)} of futures, {p.mean_units:,.2f} units on average (at most "
+                      f"{p.max_units})")
     for w in risk.waiting:
         t.add_row(f"value of waiting to month {w.month}", _money(w.value_usd, currency))
     gap = "" if risk.gap is None else f", gap {100 * risk.gap:.2f}%"

@@ -32,6 +32,13 @@ def risk_rows(risk: Risk, currency: str) -> list[dict[str, Any]]:
     add("value of the stochastic solution", risk.value_of_stochastic_solution_usd)
     if risk.max_regret_usd is not None:
         add("largest regret", risk.max_regret_usd)
+    if risk.deferral_months:
+        add("value of letting purchases wait (modelled)", risk.value_of_waiting_usd)
+    for m in risk.deferred:
+        add(f"probability of buying at month {m.month}", m.probability_buys, unit="share")
+        for p in m.purchases:
+            add(f"probability of buying {p.name} at month {m.month}", p.probability, unit="share")
+            add(f"units of {p.name} bought at month {m.month} (mean over futures)", p.mean_units, unit="units")
     for w in risk.waiting:
         add(f"value of waiting to month {w.month}", w.value_usd)
     add("alpha (share of worst futures in CVaR)", risk.alpha, unit="share")

@@ -37,10 +37,32 @@ class Waiting(BaseModel):
 
     month: int = Field(description="the decision month (from uncertainty.decision_months)")
     value_usd: float = Field(
-        description="expected total of the plan decided today minus that of waiting: cloud only until this month, "
-        "then each future's own best purchase for the months left (decided knowing that future: an upper bound of "
-        "what waiting can save; the card's purchase price and resale are today's, which understates it)")
+        description="expected total of this plan (with its purchases at later months when deferral_months has "
+        "them) minus that of waiting wholly: cloud only until this month, then each future's own best purchase for "
+        "the months left (decided knowing that future: an upper bound of what waiting can save; the card's "
+        "purchase price and resale are today's, which understates it)")
     futures: int = Field(description="futures it was measured on (the first of the plan's futures)")
+
+
+class LaterPurchase(BaseModel):
+    """One option (or host machine) the futures buy at a later decision month."""
+
+    kind: Literal["purchase", "host"] = Field(description="purchase: an owned option's units; host: host machines "
+                                              "for bare cards")
+    option: str = Field(description="the owned option's key (kind purchase) or the host machine's name (kind host)")
+    name: str = Field(description="what is bought, as the plan's lines name it")
+    probability: float = Field(description="share of futures that buy it at this month (each future's weight)")
+    mean_units: float = Field(description="units bought at this month, the mean over every future (0 where a "
+                              "future does not buy it)")
+    max_units: int = Field(description="the most units a future buys at this month")
+
+
+class DeferredMonth(BaseModel):
+    """What the futures buy at one later decision month (each decides at that month knowing its own future)."""
+
+    month: int = Field(description="the decision month (from uncertainty.decision_months)")
+    probability_buys: float = Field(description="share of futures that buy anything at this month")
+    purchases: list[LaterPurchase] = Field(description="per option or host bought at this month by some future")
 
 
 class Risk(BaseModel):
@@ -73,9 +95,19 @@ class Risk(BaseModel):
     max_regret_usd: float | None = Field(
         None, description="the plan's largest regret against a future's own best plan (objective regret)")
     value_of_waiting_usd: float | None = Field(
-        description="waiting[0].value_usd: the expected saving from deciding at the first later decision month "
-        "instead of today (negative: deciding today is worth more); null when no later month is within the horizon")
+        description="the expected saving from letting purchases wait. With deferral_months: the expected total of "
+        "the best plan decided wholly at month 0 minus this plan's (month 0's purchase, then each future's own "
+        "purchases at the later month, decided knowing that future: an upper bound of what waiting is worth), "
+        "0 when no future waits (negative only under objective cvar or regret, which may pay expected cost for "
+        "less risk). Without: waiting[0].value_usd (negative: deciding today is worth more). Null "
+        "when no later month is within the horizon or the time budget did not reach it")
     waiting: list[Waiting] = Field(description="per later decision month, what waiting is worth")
+    deferral_months: list[int] = Field(
+        [], description="the later decision months the stochastic program models, at which each future may buy "
+        "more knowing itself: the first month after 0 of uncertainty.decision_months within the horizon where the "
+        "plan's periods start; empty when there is none")
+    deferred: list[DeferredMonth] = Field(
+        [], description="per modelled later decision month, what the futures buy then (empty without deferral)")
     totals_usd: list[float] = Field(description="the plan's total in each future (for a histogram)")
     cloud_only_totals_usd: list[float] = Field(description="cloud only's total in each future (empty without "
                                                "cloud only)")

@@ -105,8 +105,10 @@ class Uncertainty(_Strict):
                          description="share of worst futures the conditional value at risk averages; default 0.1")
     decision_months: list[Annotated[int, Field(ge=0, le=120)]] = Field(
         default_factory=lambda: [0, 6, 12], max_length=6,
-        description="months at which a purchase could be decided; the plan decides at month 0 and reports for "
-        "each later month the value of waiting until then (risk.waiting)")
+        description="months at which a purchase may be decided: month 0's purchase is the same in every future; "
+        "at the first later month within the horizon (where the plan's periods start) each future may buy more, "
+        "knowing itself (risk.deferred, risk.value_of_waiting_usd); for every later month risk.waiting measures "
+        "waiting until then with cloud only before it. [0]: every purchase at month 0")
 
     @field_validator("decision_months")
     @classmethod

@@ -3,7 +3,9 @@ its first-stage columns tied by non-anticipativity rows, and the objective of th
 
 First stage (decided today, the same in every future): units bought of each owned option, including commitments
 (their terms start at month 0), and host machines. Everything else is recourse: owned work, rented instances,
-packed hours, the slot steps of the screening curve, per future.
+packed hours, the slot steps of the screening curve, per future. A future given as a `deferral.Split` (its model
+split at a later decision month) adds recourse of its own: what it buys at that month (`Stage.deferred`; held at 0
+with `hold_deferred`).
 
 Objectives, over futures s with probabilities p_s and totals c_s (each future's model cost with its offset):
 - expected: min sum_s p_s c_s;
@@ -18,7 +20,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Literal, Protocol
 
 import highspy
 import numpy as np
@@ -42,6 +44,26 @@ RELAXED_OPTIONS: dict[str, bool | int | float | str] = {
     "mip_heuristic_run_zi_round": False, "mip_heuristic_run_shifting": False}
 
 
+class Stage(Protocol):
+    """What the extensive form reads of one future: a `Piece` (its planning model), or a
+    `solvers.uncertainty.deferral.Split` (its model split at the later decision months, with later purchases)."""
+
+    @property
+    def weight(self) -> float: ...
+    @property
+    def arrays(self) -> Arrays: ...
+    @property
+    def first_stage(self) -> np.ndarray: ...
+    @property
+    def names(self) -> list[str]: ...
+    @property
+    def n_units(self) -> int: ...
+    @property
+    def offset(self) -> float: ...
+    @property
+    def deferred(self) -> np.ndarray: ...
+
+
 @dataclass(frozen=True)
 class Piece:
     """One future's built model and its probability."""
@@ -63,6 +85,20 @@ class Piece:
     def names(self) -> list[str]:
         return [o.key for o in self.model.owned] + [h.host.name for h in self.model.hosts[: len(self.model.m)]]
 
+    @property
+    def n_units(self) -> int:
+        """First-stage names before this index are owned options, from it host machines."""
+        return len(self.model.u)
+
+    @property
+    def offset(self) -> float:
+        return self.model.offset
+
+    @property
+    def deferred(self) -> np.ndarray:
+        """No later purchases: everything is bought at month 0."""
+        return np.zeros(0, dtype=np.int64)
+
 
 @dataclass
 class Stacked:
@@ -79,18 +115,29 @@ class Stacked:
     rows: int = 0
     x: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the solution's columns (a start for the next)
     bound: float = -math.inf  # HiGHS's dual bound on the objective
+    later: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # per future, its later purchases (`Split`)
 
 
-def solve_extensive(pieces: list[Piece], objective: Objective = "expected", *, alpha: float = 0.1,
+def read_first_stage(piece: Stage, values: np.ndarray) -> tuple[dict[str, int], dict[str, int]]:
+    """Units and hosts (names with a positive count) from the first-stage columns' values, in `piece.names` order."""
+    counts = [round(float(v)) for v in values]
+    names, n = piece.names, piece.n_units
+    return ({k: c for k, c in zip(names[:n], counts[:n], strict=True) if c > 0},
+            {k: c for k, c in zip(names[n:], counts[n:], strict=True) if c > 0})
+
+
+def solve_extensive(pieces: list[Stage], objective: Objective = "expected", *, alpha: float = 0.1,
                     risk_weight: float = 1.0, best: np.ndarray | None = None,
                     fixed: dict[str, int] | None = None, free: set[str] | None = None,
                     time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S, start: np.ndarray | None = None,
-                    relax_recourse: bool = False, rel_gap: float = defaults.SOLVER_REL_GAP) -> Stacked:
+                    relax_recourse: bool = False, rel_gap: float = defaults.SOLVER_REL_GAP,
+                    hold_deferred: bool = False) -> Stacked:
     """Build and solve the extensive form. `fixed`: first-stage columns held at these values (names absent are
     held at 0) except those named in `free`, which stay decisions; `best`: each future's own optimum (regret);
     `start`: a feasible solution of the same futures' columns (another solve's `x`), a MIP start;
     `relax_recourse`: every integer column but the first stage continuous (a bound: each future's recourse at
-    its linear relaxation, a tenth of the time; `solvers.uncertainty.decide` prices the decision exactly after)."""
+    its linear relaxation, a tenth of the time; `solvers.uncertainty.decide` prices the decision exactly after);
+    `hold_deferred`: later purchases (`Split.deferred`) held at 0, every purchase decided at month 0."""
     names = pieces[0].names
     for piece in pieces[1:]:
         if piece.names != names:
@@ -101,11 +148,14 @@ def solve_extensive(pieces: list[Piece], objective: Objective = "expected", *, a
     nnz_at = np.cumsum([0] + [len(a.value) for a in arrays])
     n_cols, n_rows = int(col_at[-1]), int(row_at[-1])
     weights = np.array([p.weight for p in pieces])
-    offsets = np.array([p.model.offset for p in pieces])
+    offsets = np.array([p.offset for p in pieces])
     cost = np.concatenate([a.cost for a in arrays])
     lower = np.concatenate([a.lower for a in arrays])
     upper = np.concatenate([a.upper for a in arrays])
     integer = np.concatenate([a.integer for a in arrays])
+    if hold_deferred:
+        for s, p in enumerate(pieces):
+            upper[col_at[s] + p.deferred] = 0.0
     if relax_recourse:
         tied = integer[np.concatenate([col_at[s] + p.first_stage for s, p in enumerate(pieces)])]
         integer = np.zeros_like(integer)
@@ -219,9 +269,7 @@ def solve_extensive(pieces: list[Piece], objective: Objective = "expected", *, a
     answer.gap = gap if math.isfinite(gap) else 0.0
     answer.totals = np.array([float(np.dot(per_piece[s], x[col_at[s]: col_at[s + 1]])) + offsets[s]
                               for s in range(len(pieces))])
-    model = pieces[0].model
-    answer.units = {o.key: round(x[model.u[g]]) for g, o in enumerate(model.owned) if round(x[model.u[g]]) > 0}
-    answer.hosts = {h.host.name: round(x[model.m[k]]) for k, h in enumerate(model.hosts[: len(model.m)])
-                    if round(x[model.m[k]]) > 0}
+    answer.units, answer.hosts = read_first_stage(pieces[0], x[first])
+    answer.later = np.array([np.round(x[col_at[s] + p.deferred]) for s, p in enumerate(pieces)])
     return answer
 

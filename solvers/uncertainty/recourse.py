@@ -13,42 +13,53 @@ import numpy as np
 from solvers.base import defaults
 from solvers.model.arrays import SolveStatus
 from solvers.model.solve import map_status
-from solvers.uncertainty.extensive import RELAXED_OPTIONS, Piece, Stacked
+from solvers.uncertainty.extensive import RELAXED_OPTIONS, Stacked, Stage, read_first_stage
 
 
-def future_total(piece: Piece, fixed: dict[str, int], time_limit_s: float) -> tuple[SolveStatus, float]:
-    """One future's best total with its first-stage columns at `fixed` (absent names at 0); inf without a plan."""
+def future_total(piece: Stage, fixed: dict[str, int], time_limit_s: float,
+                 hold_deferred: bool = False) -> tuple[SolveStatus, float, np.ndarray]:
+    """One future's best total with its first-stage columns at `fixed` (absent names at 0), and its later
+    purchases (`Split.deferred`: what it buys at the later decision months; held at 0 with `hold_deferred`);
+    inf without a plan."""
     arrays = piece.arrays
     lower, upper = arrays.lower.copy(), arrays.upper.copy()
     for name, k in zip(piece.names, piece.first_stage, strict=True):
         lower[k] = upper[k] = float(fixed.get(name, 0))
+    if hold_deferred:
+        upper[piece.deferred] = 0.0
     highs = highspy.Highs()  # type: ignore[no-untyped-call]
     highs.disableCallbacks()  # type: ignore[no-untyped-call]
     for name, option in RELAXED_OPTIONS.items():
         highs.setOptionValue(name, option)
     highs.setOptionValue("mip_rel_gap", defaults.SOLVER_REL_GAP)
     highs.setOptionValue("time_limit", float(max(time_limit_s, 0.05)))
-    replace(arrays, lower=lower, upper=upper).pass_to(highs, piece.model.offset)
+    replace(arrays, lower=lower, upper=upper).pass_to(highs, piece.offset)
     highs.run()
     info = highs.getInfo()
     status = map_status(highs.getModelStatus(), info.primal_solution_status == 2)
-    return status, float(info.objective_function_value) if status.has_solution else np.inf
+    if not status.has_solution:
+        return status, np.inf, np.zeros(len(piece.deferred))
+    later = np.round(np.asarray(highs.getSolution().col_value)[piece.deferred]) if len(piece.deferred) else (
+        np.zeros(0))
+    return status, float(info.objective_function_value), later
 
 
-def evaluate_fixed(pieces: list[Piece], fixed: dict[str, int],
-                   time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Stacked:
-    """Every future's total with the first stage at `fixed`; the worst status of them."""
+def evaluate_fixed(pieces: list[Stage], fixed: dict[str, int],
+                   time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S, hold_deferred: bool = False) -> Stacked:
+    """Every future's total with the first stage at `fixed` (later purchases each future's best, or held at 0
+    with `hold_deferred`); the worst status of them."""
     started = time.perf_counter()
     deadline = started + time_limit_s
-    totals, statuses = [], []
+    totals, statuses, later = [], [], []
     for piece in pieces:
-        status, total = future_total(piece, fixed, deadline - time.perf_counter())
+        status, total, bought = future_total(piece, fixed, deadline - time.perf_counter(), hold_deferred)
         statuses.append(status)
         totals.append(total)
+        later.append(bought)
     worst = max(statuses, key=lambda s: (not s.has_solution, s != SolveStatus.OPTIMAL))
     values = np.array(totals)
     weights = np.array([p.weight for p in pieces])
-    units = {k: n for k, n in fixed.items() if k in set(pieces[0].names[: len(pieces[0].model.u)]) and n}
-    hosts = {k: n for k, n in fixed.items() if k in set(pieces[0].names[len(pieces[0].model.u):]) and n}
+    first = pieces[0]
+    units, hosts = read_first_stage(first, np.array([float(fixed.get(name, 0)) for name in first.names]))
     return Stacked(worst, units, hosts, values, float(np.dot(weights, values)), 0.0,
-                   1000.0 * (time.perf_counter() - started))
+                   1000.0 * (time.perf_counter() - started), later=np.array(later))

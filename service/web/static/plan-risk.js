@@ -42,6 +42,14 @@
     if (risk.max_regret_usd !== null && risk.max_regret_usd !== undefined) {
       rows.push([t("risk.regret"), usd(risk.max_regret_usd)]);
     }
+    if ((risk.deferral_months || []).length) rows.push([t("risk.deferral"), usd(risk.value_of_waiting_usd)]);
+    for (const m of risk.deferred || []) {
+      rows.push([t("risk.deferred", { month: m.month }), pct(m.probability_buys)]);
+      for (const p of m.purchases) {
+        rows.push([t("risk.deferred_item", { month: m.month, name: p.name, units: p.mean_units.toFixed(2) }),
+          pct(p.probability)]);
+      }
+    }
     for (const w of risk.waiting || []) rows.push([t("risk.waiting", { month: w.month }), usd(w.value_usd)]);
     return table(t("risk.measures"), [{ label: t("risk.measures"), wrap: true }, { label: t("risk.value"), num: true }],
       rows);
