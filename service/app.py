@@ -57,17 +57,21 @@ def create_app(settings: Settings | None = None, catalog_source: Callable[[], Ca
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await anyio.to_thread.run_sync(plan_pool.start)
-        if settings.scheduler:
-            refresher.start(settings.scheduler_tick_s, settings.scheduler_first_tick_s,
-                            jobs=[(DELIVERY_JOB_ID, alerts.deliver, settings.alerts_tick_s)],
-                            leader=leader_lock(engine), leader_check_s=settings.leader_check_s)
+        # the shutdown runs after a failed start too (workers that did not come up, a scheduler that did not start):
+        # each step is safe on what never started, and the engine's pooled connections must go in every case
         try:
+            await anyio.to_thread.run_sync(plan_pool.start)
+            if settings.scheduler:
+                refresher.start(settings.scheduler_tick_s, settings.scheduler_first_tick_s,
+                                jobs=[(DELIVERY_JOB_ID, alerts.deliver, settings.alerts_tick_s)],
+                                leader=leader_lock(engine), leader_check_s=settings.leader_check_s)
             yield
         finally:
             refresher.shutdown()
             await anyio.to_thread.run_sync(plan_pool.shutdown)
-            engine.dispose()  # the pooled connections go now, not when the engine is collected (a shared server)
+            # the pooled connections close now, not when the engine is collected: on a shared PostgreSQL server
+            # the pools of stopped apps held connections up to its max_connections (test_engine_lifecycle.py)
+            engine.dispose()
 
     # /docs and /redoc from Swagger UI and ReDoc files shipped in the fastapi-offline package (served under
     # /static-offline-docs), not from a CDN: the API's documentation works where the service does, offline too

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 
 TODAY = dt.date(2026, 11, 21)
 # every table the migrations create, children before parents (PostgreSQL runs reuse one database)
@@ -31,15 +30,34 @@ def database_url(tmp_path: Path) -> Iterator[str]:
     with engine.begin() as conn:  # a clean schema for every test
         for table in DATABASE_TABLES:
             conn.execute(text(f"DROP TABLE IF EXISTS {table}"))
-    yield url
-    # the engines of apps a test made and dropped keep their pooled connections until they are collected; when many
-    # are open, collect them now, so that they do not pile up across tests to the server's max_connections (seen:
-    # "sorry, too many clients already" in CI's PostgreSQL run); a collection after every test doubled the run
-    with engine.connect() as conn:
-        open_connections = int(conn.execute(text("SELECT count(*) FROM pg_stat_activity")).scalar_one())
     engine.dispose()
-    if open_connections > 40:
-        gc.collect()
+    yield url
+
+
+@pytest.fixture(autouse=True)
+def dispose_server_engines() -> Iterator[None]:
+    """After each test, dispose every engine on a database server (not SQLite) that the test connected through.
+
+    Why: many tests build an app with `TestClient(create_app(...))` without `with`, so its lifespan, which disposes
+    the app's engine, never runs; and they build engines of their own. Such a pool keeps its connections open until
+    the garbage collector finds the app's reference cycles, and across the PostgreSQL run they piled up to the
+    server's max_connections ("sorry, too many clients already" in CI). Disposing here closes them at the end of the
+    test that opened them, whatever the test did. An app's own shutdown is tested in
+    tests/service/core/test_engine_lifecycle.py. Engines a test reaches that outlive it (a module's fixture) only
+    reconnect on their next use."""
+    touched: dict[int, Engine] = {}
+
+    def remember(conn: Connection) -> None:
+        if conn.engine.dialect.name != "sqlite":
+            touched.setdefault(id(conn.engine), conn.engine)
+
+    event.listen(Engine, "engine_connect", remember)
+    try:
+        yield
+    finally:
+        event.remove(Engine, "engine_connect", remember)
+        for engine in touched.values():
+            engine.dispose()
 
 
 @pytest.fixture(autouse=True)

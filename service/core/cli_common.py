@@ -25,14 +25,16 @@ console = Console(width=None if sys.stdout.isatty() else 160)
 
 
 def open_engine(settings: Settings | None = None) -> Engine:
-    """The configured database, migrated to the newest schema (as the service does on start)."""
+    """The configured database, migrated to the newest schema (as the service does on start). Not pooled: a command
+    is one short run, and a pool would keep its connections open after it, in a process that goes on (a test's
+    CliRunner, on a shared PostgreSQL server), until the engine is collected."""
     from service.core.db import make_engine
     from service.core.db import migrate as run
     from service.core.settings import Settings
 
     settings = settings or Settings()
     run(settings.database_url)
-    return make_engine(settings.database_url)
+    return make_engine(settings.database_url, pooled=False)
 
 
 def catalog_in_force(engine: Engine, sources: list[Source]) -> Catalog:

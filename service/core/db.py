@@ -17,6 +17,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.pool import NullPool
 
 
 class Base(DeclarativeBase):
@@ -33,12 +34,18 @@ def _to_json(value: Any) -> str:
     return str(value) if isinstance(value, JsonText) else json.dumps(value)
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, pooled: bool = True) -> Engine:
+    """`pooled=False` (NullPool: a connection is closed when it is given back) is for one-shot work such as a CLI
+    command: a pool there would only keep its connections open after the work, until the engine is collected, in a
+    process that goes on (a test run's CliRunner calls against a shared PostgreSQL server)."""
     # hide_parameters: a failed statement's values (webhook secrets, profile bodies) never reach a log.
     # pre-ping (a round trip before each checkout) finds server connections dropped while pooled; a SQLite file
-    # has no server to drop them, so there it is only a query more per checkout (several per plan request)
-    engine = create_engine(url, future=True, pool_pre_ping=make_url(url).get_backend_name() != "sqlite",
-                           hide_parameters=True, json_serializer=_to_json)
+    # has no server to drop them, so there it is only a query more per checkout (several per plan request); a
+    # connection that is not pooled is fresh at every checkout
+    pre_ping = pooled and make_url(url).get_backend_name() != "sqlite"
+    pool: dict[str, Any] = {} if pooled else {"poolclass": NullPool}
+    engine = create_engine(url, future=True, pool_pre_ping=pre_ping, hide_parameters=True, json_serializer=_to_json,
+                           **pool)
     if engine.dialect.name == "sqlite":
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(conn: Any, _record: Any) -> None:  # WAL lets readers and a writer overlap
