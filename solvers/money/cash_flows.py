@@ -10,11 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from solvers.base.finance import Calendar, Terms, capex_schedule, discount
 from solvers.base.options import OwnedOption
 from solvers.base.plan_lines import CashFlowLine
 from solvers.demand.periods import Period
+
+CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])
 
 
 @dataclass
@@ -77,13 +80,12 @@ class Flows:
                    for column in (capex_by_period, elec, self.opex, cl, commitments, resale, net, net_pv, totals,
                                   totals_pv)]
             factors = [round(v, 8) for v in df.tolist()]
-            rows += [CashFlowLine.model_construct(  # floats made above: no validation (some 25 us a row)
-                month=period.label, date=period.end.isoformat(), capex_usd=float(two[0][p]),
-                electricity_usd=float(two[1][p]), opex_usd=float(two[2][p]), cloud_usd=float(two[3][p]),
-                commitments_usd=float(two[4][p]), resale_usd=float(two[5][p]), net_usd=float(two[6][p]),
-                cumulative_usd=float(two[8][p]), discount_factor=float(factors[p]),
-                net_present_value_usd=float(two[7][p]), cumulative_present_value_usd=float(two[9][p]))
-                for p, period in enumerate(periods)]
+            rows += CASH_FLOW_LINES.validate_python([dict(
+                month=period.label, date=period.end.isoformat(), capex_usd=two[0][p], electricity_usd=two[1][p],
+                opex_usd=two[2][p], cloud_usd=two[3][p], commitments_usd=two[4][p], resale_usd=two[5][p],
+                net_usd=two[6][p], cumulative_usd=two[8][p], discount_factor=factors[p],
+                net_present_value_usd=two[7][p], cumulative_present_value_usd=two[9][p])
+                for p, period in enumerate(periods)])
         if terms.plain and not commitments.any() and not self.opex.any() and not self.cloud_data.any() \
                 and not fees_at_start:
             return rows, self.capex, running, self.resale, round(cumulative_pv, 2)  # today's curves, to the bit
