@@ -221,7 +221,7 @@ def _deferrable(today: Today, built: Futures, decided: Stacked, cuts: list[int])
     else the candidate of the least cost per job slot over the horizon. Why not every candidate: each split future
     holds a model per part, and with the 22 candidates of a 36-month lab the program took 10 s for 100 futures, 7x
     the plan's budget; on that lab the restricted program found the same month-0 purchase and an expected total
-    0.02% above (measured 2026-11-28, docs/notes/deferred.md)."""
+    0.02% above (measured 2026-11-28: 0.64 s and 0.49 s against 10.1 s and 3.5 s, relaxed form and pricing)."""
     keys = {*decided.units, *today.main.units}
     chosen = [o for o in built.owned if o.key in keys and not o.is_commitment]
     if not chosen:

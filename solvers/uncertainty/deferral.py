@@ -43,9 +43,9 @@ from solvers.model.build import build
 from solvers.model.builder import Arrays
 
 # later decision months the program models (the first ones within the horizon): each adds a part to every future's
-# model. bench/uncertainty.py's 36-month lab with one (month 6): 1.7 s and 3.3 s a plan for 100 and 200 futures;
-# with two (6 and 12): 2.2 s and 5.8 s, beyond issue 32's 2 s and 5 s, for the same value of waiting (no future
-# of that lab buys at 12); measured 2026-11-28, docs/notes/deferred.md
+# model. bench/uncertainty.py's 36-month lab on a quiet machine, futures priced two at a time (recourse.py), with one
+# (month 6): 1.3 s and 2.6 s a plan for 100 and 200 futures; with two (6 and 12): 1.9 s and 4.9 s, at the edge of
+# issue 32's 2 s and 5 s, for the same value of waiting (no future of that lab buys at 12); measured 2026-11-28
 MODELLED_MONTHS = 1
 
 

@@ -7,7 +7,8 @@ bought at W (a model of those months, its present value discounted by W months).
 the same futures, the mean difference is the value of waiting. It is an upper bound of what waiting to W can save
 in that it decides knowing the future (perfect information at W), and it understates it in that the card costs
 today's price at W and resells at the value the card bought today would have. It is measured on the first
-`FUTURES` futures (the start of the Sobol sequence is itself balanced), within the plan's time budget.
+`FUTURES` futures (the start of the Sobol sequence is itself balanced), two at a time, within the plan's time
+budget.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from solvers.demand.blocks import merge_periods, model_weights
 from solvers.model.build import build
 from solvers.model.solve import rent_only, solved
 from solvers.uncertainty.perturb import Inputs
+from solvers.uncertainty.recourse import futures_pool
 from solvers.uncertainty.sample import Future
 from solvers.uncertainty.today import Today
 
@@ -47,14 +49,22 @@ def value_of_waiting(today: Today, option: Uncertainty, drawn: list[Future], inp
         if cut >= today.periods[-1].end:
             break
         count = min(FUTURES, len(inputs))
-        saved, weight = 0.0, 0.0
-        for s in range(count):
+
+        def measured(s: int, cut: dt.date = cut, month: int = month) -> float | bool | None:
+            """Future s waiting until the month; False past the deadline (the month is then left out)."""
             if time.perf_counter() > deadline:
-                return found
-            waited = _waiting_total(today, inputs[s], owned, cut, month)
-            if waited is None:
+                return False
+            return _waiting_total(today, inputs[s], owned, cut, month)
+
+        # two futures at a time (`recourse.futures_pool`): their HiGHS runs release the GIL
+        totals = list(futures_pool().map(measured, range(count)))
+        if any(t is False for t in totals):
+            return found
+        saved, weight = 0.0, 0.0
+        for s, waited in enumerate(totals):
+            if waited is None or waited is False:
                 continue
-            saved += drawn[s].weight * (float(decided_today[s]) - waited)
+            saved += drawn[s].weight * (float(decided_today[s]) - float(waited))
             weight += drawn[s].weight
         if weight > 0:
             found.append(Waiting(month=month, value_usd=round(saved / weight, 2), futures=count))
