@@ -36,7 +36,14 @@ from solvers.explain.diagnose import explain, no_options
 from solvers.explain.extrapolation import extrapolation_warnings
 from solvers.explain.provenance import aggregator_notices
 from solvers.explain.recommendation import names_condition, recommend
-from solvers.explain.warnings import memory_notices, option_notices, plan_warnings, status_warnings
+from solvers.explain.warnings import (
+    later_purchase,
+    memory_notices,
+    option_notices,
+    plan_warnings,
+    status_warnings,
+    waiting_notices,
+)
 from solvers.explain.weighing import (
     as_bought,
     commitment_mixes,
@@ -237,7 +244,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
                 + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
                                          list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
                                          plan_acc.cloud, plan_acc.costs.total_usd)
-                + aggregator_notices(catalog, plan_acc.buy, plan_acc.cloud))
+                + aggregator_notices(catalog, plan_acc.buy, plan_acc.cloud) + waiting_notices(risk))
     plan_purchase = as_bought(Purchase(main.units, main.hosts), owned)
     mixes = commitment_mixes(owned, solved_units(main), solved_units(others.cloud_only_solution))
     weighed = (others.weighed if others.weighed is not None and others.weighed.holds_for(plan_purchase, mixes)
@@ -249,7 +256,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         status=main.status.value,  # type: ignore[arg-type]
         recommendation=recommend(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
                                        prep.currency, usd_to(prep.rates, prep.currency),
-                                       jobs=core.workload is not None),
+                                       jobs=core.workload is not None, later=later_purchase(risk)),
         total_cost_usd=plan_acc.costs.total_usd,
         buy=plan_acc.buy,
         hosts=plan_acc.hosts,

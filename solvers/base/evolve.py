@@ -24,7 +24,7 @@ def evolved(instance: T, **changes: Any) -> T:
     cls = type(instance)
     names = _FIELDS.get(cls)
     if names is None:
-        cached = any(isinstance(v, functools.cached_property) for v in vars(cls).values())
+        cached = any(isinstance(v, functools.cached_property) for base in cls.__mro__ for v in vars(base).values())
         if cached or hasattr(cls, "__post_init__") or hasattr(cls, "__slots__") or not dataclasses.is_dataclass(cls):
             raise TypeError(f"{cls.__name__}: evolved() copies plain frozen dataclasses only")
         names = _FIELDS.setdefault(cls, frozenset(f.name for f in dataclasses.fields(cls)))

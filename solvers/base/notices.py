@@ -58,6 +58,10 @@ TEMPLATES: dict[str, str] = {
                             "later in it; a longer patience or patience = none (more GPUs at the peaks) keeps work "
                             "within its window"),
     "time_limited": "the solver hit its time limit; the plan is within {gap:.3%} of the optimum",
+    "purchases_wait": ("under the profile's uncertainty {share:.0%} of the futures buy at month {month} ({names}): "
+                       "this plan's lines, total and thresholds are month 0's decision at the profile's own figures, "
+                       "renting for the whole horizon what those futures buy later, so its total is above the "
+                       "futures' expected total; risk.deferred holds the later purchases"),
     "single_machine_service": "every replica of this always-on service runs on one machine ({machine}): a failure "
                               "or its maintenance stops the service (spare replicas held: {spares}); a second "
                               "machine, or jobs.spare_replicas with more machines, keeps it up",

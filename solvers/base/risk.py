@@ -61,7 +61,8 @@ class DeferredMonth(BaseModel):
     """What the futures buy at one later decision month (each decides at that month knowing its own future)."""
 
     month: int = Field(description="the decision month (from uncertainty.decision_months)")
-    probability_buys: float = Field(description="share of futures that buy anything at this month")
+    probability_buys: float = Field(description="share of futures that buy GPUs (cards or whole machines) at this "
+                                    "month; a host machine bought alone for cards already owned is not counted")
     purchases: list[LaterPurchase] = Field(description="per option or host bought at this month by some future")
 
 
@@ -90,10 +91,12 @@ class Risk(BaseModel):
         description="the expected total of today's plan (made for the profile's figures alone) in the same futures; "
         "null when its purchase cannot serve every future (cloud not allowed and more work than it holds)")
     value_of_stochastic_solution_usd: float | None = Field(
-        description="today's plan minus this plan on the profile's objective over the same futures (expected "
-        "total, expected + weight x cvar, or the maximum regret): what planning for one future loses")
+        description="today's plan minus the plan decided wholly at month 0 for every future, on the profile's "
+        "objective over the same futures (expected total, expected + weight x cvar, or the maximum regret): what "
+        "planning for one future loses; what letting purchases wait adds beyond it is value_of_waiting_usd")
     max_regret_usd: float | None = Field(
-        None, description="the plan's largest regret against a future's own best plan (objective regret)")
+        None, description="the plan's largest regret against a future's own best plan (objective regret; with "
+        "deferral_months, a future's own best may buy at the later month too)")
     value_of_waiting_usd: float | None = Field(
         description="the expected saving from letting purchases wait. With deferral_months: the expected total of "
         "the best plan decided wholly at month 0 minus this plan's (month 0's purchase, then each future's own "

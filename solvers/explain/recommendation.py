@@ -46,7 +46,10 @@ def names_condition(name: str, condition: str) -> bool:
 
 
 def recommend(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizon_days: int,
-                    profile: Profile, currency: str = "USD", factor: float = 1.0, *, jobs: bool = False) -> str:
+                    profile: Profile, currency: str = "USD", factor: float = 1.0, *, jobs: bool = False,
+                    later: tuple[int, float, list[str]] | None = None) -> str:
+    """The plan in one sentence. `later` (a plan under uncertainty whose futures buy at a later month: the month,
+    the share of the futures and what they buy): said after month 0's decision, which the lines describe."""
     parts = []
     if plan.buy:
         parts.append("Buy " + ", ".join(f"{b.count} x {b.name}{_jobs_of(b.gpus_per_job)}"
@@ -80,9 +83,13 @@ def recommend(plan: Accounts, cloud_only: Accounts | None, be: BreakEven, horizo
         if be.days is not None:
             sentence += f"; buying pays off after {math.ceil(be.days)} days"
     elif not plan.buy:
-        sentence += f"; buying does not pay over {horizon}"
+        sentence += f"; buying {'now ' if later else ''}does not pay over {horizon}"
         if jobs and be.demand_scale_threshold is not None:
             sentence += f" (it would from {be.demand_scale_threshold:.2f} times this work a month)"
         elif be.utilisation_threshold is not None and not jobs:
             sentence += f" (it would from {100 * be.utilisation_threshold:.1f}% utilisation)"
+    if later is not None:
+        month, share, names = later
+        sentence += (f"; {100 * share:.0f}% of the profile's futures also buy at month {month} ({', '.join(names)}), "
+                     "renting until then")
     return sentence + "."

@@ -14,6 +14,7 @@ from solvers.base.notices import Notice, classified, notice
 from solvers.base.options import Options
 from solvers.base.plan_lines import CloudLine
 from solvers.base.profile import Profile
+from solvers.base.risk import Risk
 from solvers.explain.recommendation import offer_name
 from solvers.model.arrays import MipSolution, SolveStatus
 from solvers.money.accounting import Accounts, cloud_label
@@ -129,3 +130,25 @@ def status_warnings(sol: MipSolution) -> list[Notice]:
     if sol.status == SolveStatus.TIME_LIMITED:
         return [notice("time_limited", gap=sol.gap or 0.0)]
     return []
+
+
+def waiting_notices(risk: Risk | None) -> list[Notice]:
+    """Purchases some futures make at a later decision month (issue 32): the plan's lines show month 0's decision
+    and rent the rest, so a reader must be told that its total is not what the futures expect to pay."""
+    found = later_purchase(risk)
+    if found is None:
+        return []
+    month, share, names = found
+    return [notice("purchases_wait", share=share, month=month, names=names)]
+
+
+def later_purchase(risk: Risk | None) -> tuple[int, float, list[str]] | None:
+    """The first later month at which some futures buy GPUs: (month, share of the futures, what they buy, most
+    often first); None without one."""
+    if risk is None:
+        return None
+    for month in risk.deferred:
+        cards = sorted((p for p in month.purchases if p.kind == "purchase"), key=lambda p: (-p.probability, p.name))
+        if cards and month.probability_buys > 0:
+            return month.month, month.probability_buys, [p.name for p in cards[:2]]
+    return None

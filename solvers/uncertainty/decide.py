@@ -189,7 +189,10 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
     beside = None if maybe_same or left(1.0) <= 0.5 else Deferred(
         lambda _: evaluate_fixed(pieces, today_fixed, limit))
     split_pieces = _deferrable(today, built, decided, cuts) if cuts and left(1.0) > 1.0 else []
-    plan = with_deferral(split_pieces, option, best, weights, decided, deadline) if split_pieces else decided
+    # regret against each future's own best plan with the same choices: split futures may also buy at the later
+    # month, so their own best is their split model's (the unsplit one's can be beaten, a negative regret)
+    best_split = own_optima(split_pieces, deadline) if split_pieces and best is not None else best
+    plan = with_deferral(split_pieces, option, best_split, weights, decided, deadline) if split_pieces else decided
     units, chosen_hosts = plan.units, plan.hosts
     commitments = {o.key for o in owned if o.is_commitment}
     waits = plan is not decided  # some future buys at a later month
@@ -206,8 +209,8 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
     today = _with_purchase(today, owned, bounds, units, chosen_hosts)
     waiting = value_of_waiting(today, option, drawn, inputs, owned, plan.totals, deadline)
     deterministic = plan if same else None if beside is None else beside.result()
-    risk = _risk(today, option, drawn, inputs, weights, plan, deterministic, cloud_only, no_purchase, best,
-                 waiting, 1000.0 * (time.perf_counter() - started))
+    risk = _risk(today, option, drawn, inputs, weights, plan, decided, deterministic, cloud_only, no_purchase, best,
+                 best_split if waits else best, waiting, 1000.0 * (time.perf_counter() - started))
     later = split_pieces[0].later if split_pieces else []  # type: ignore[attr-defined]
     modelled = cuts if split_pieces else []  # the time budget left none, or nothing could be bought
     return Decision(today, later_purchases(risk, later, plan.later if waits else np.zeros((len(weights), 0)),
@@ -280,8 +283,13 @@ def _served(found: Stacked | None) -> np.ndarray | None:
 
 
 def _risk(today: Today, option: Uncertainty, drawn: list[Future], inputs: list[Inputs], weights: np.ndarray,
-          stochastic: Stacked, deterministic: Stacked | None, cloud_only: Stacked, no_purchase: Stacked | None,
-          best: np.ndarray | None, waiting: list[Waiting], solve_ms: float) -> Risk:
+          stochastic: Stacked, month_zero: Stacked, deterministic: Stacked | None, cloud_only: Stacked,
+          no_purchase: Stacked | None, best: np.ndarray | None, plan_best: np.ndarray | None, waiting: list[Waiting],
+          solve_ms: float) -> Risk:
+    """`stochastic`: the plan (with purchases that wait, when some do); `month_zero`: the program decided wholly at
+    month 0, which the value of the stochastic solution weighs today's plan against (both without waiting: what
+    waiting adds is value_of_waiting_usd); `best`: each future's own best plan decided at month 0, `plan_best` the
+    one the plan's regret is measured against (with the later month when the plan has one)."""
     alpha = option.alpha
     plan_t = stochastic.totals
     cloud_t, today_t = _served(cloud_only), _served(deterministic)
@@ -296,7 +304,7 @@ def _risk(today: Today, option: Uncertainty, drawn: list[Future], inputs: list[I
     objective = option.objective
     vss = None if today_t is None else (
         figures.score(today_t, weights, objective, alpha, option.risk_weight, best)
-        - figures.score(plan_t, weights, objective, alpha, option.risk_weight, best))
+        - figures.score(month_zero.totals, weights, objective, alpha, option.risk_weight, best))
     plan_acc = today.plan
     running = np.asarray(plan_acc.period_running_usd, dtype=float)
     plan_paths = np.array([figures.cumulative(float(plan_t[s]), plan_acc.start_usd,
@@ -318,7 +326,7 @@ def _risk(today: Today, option: Uncertainty, drawn: list[Future], inputs: list[I
         deterministic_expected_total_usd=None if today_t is None else round(float(np.dot(today_t, weights) / share),
                                                                            2),
         value_of_stochastic_solution_usd=None if vss is None else round(vss, 2),
-        max_regret_usd=None if best is None else round(float((plan_t - best).max()), 2),
+        max_regret_usd=None if plan_best is None else round(float((plan_t - plan_best).max()), 2),
         value_of_waiting_usd=later[0].value_usd if later else None, waiting=later,
         totals_usd=[round(float(v), 2) for v in plan_t],
         cloud_only_totals_usd=[] if cloud_t is None else [round(float(v), 2) for v in cloud_t],

@@ -1,14 +1,17 @@
 """Each future's total with the first stage held: the futures then share nothing, so each is solved alone (its
 model with the purchase, host and commitment columns fixed: 2.3 ms a future of a 36-month lab, where their
 extensive form with the same columns fixed took HiGHS 2.9 s for 100, measured 2026-11-28), two at a time on a
-pool of two long-lived threads (HiGHS's `run` releases the GIL, so the second core works while one is free)."""
+pool of two long-lived threads when it is idle (HiGHS's `run` releases the GIL, so the second core works too)."""
 
 from __future__ import annotations
 
 import os
+import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import TypeVar
 
 import highspy
 import numpy as np
@@ -48,15 +51,33 @@ def future_total(piece: Stage, fixed: dict[str, int], time_limit_s: float,
 
 
 _POOL: tuple[int, ThreadPoolExecutor] | None = None
+_POOL_MADE = threading.Lock()
+_POOL_IDLE = threading.Lock()
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
-def futures_pool() -> ThreadPoolExecutor:
+def two_at_a_time(work: Callable[[T], R], items: list[T]) -> list[R]:
+    """`work` over `items` in order, two at a time on the futures' pool when it is idle, else here one by one. Why
+    the fallback: the pool is the process's, and plans solved side by side (the inline plan executor's threads) would
+    queue on it past their deadlines, as `solvers.base.deferred` avoids for the alternatives."""
+    if len(items) < 2 or not _POOL_IDLE.acquire(blocking=False):
+        return [work(item) for item in items]
+    try:
+        return list(_pool().map(work, items))
+    finally:
+        _POOL_IDLE.release()
+
+
+def _pool() -> ThreadPoolExecutor:
     """Two threads per process, made again in a forked child (whose copy of the parent's threads does not run); long-
     lived because HiGHS keeps a task scheduler per calling thread."""
     global _POOL
-    if _POOL is None or _POOL[0] != os.getpid():
-        _POOL = (os.getpid(), ThreadPoolExecutor(2, thread_name_prefix="gpuplan-futures"))
-    return _POOL[1]
+    with _POOL_MADE:
+        if _POOL is None or _POOL[0] != os.getpid():
+            _POOL = (os.getpid(), ThreadPoolExecutor(2, thread_name_prefix="gpuplan-futures"))
+        return _POOL[1]
 
 
 def evaluate_fixed(pieces: list[Stage], fixed: dict[str, int],
@@ -69,7 +90,7 @@ def evaluate_fixed(pieces: list[Stage], fixed: dict[str, int],
     def one(piece: Stage) -> tuple[SolveStatus, float, np.ndarray]:
         return future_total(piece, fixed, deadline - time.perf_counter(), hold_deferred)
 
-    found = list(futures_pool().map(one, pieces)) if len(pieces) > 1 else [one(p) for p in pieces]
+    found = two_at_a_time(one, pieces)
     statuses = [f[0] for f in found]
     totals = [f[1] for f in found]
     later = [f[2] for f in found]

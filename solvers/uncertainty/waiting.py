@@ -27,7 +27,7 @@ from solvers.demand.blocks import merge_periods, model_weights
 from solvers.model.build import build
 from solvers.model.solve import rent_only, solved
 from solvers.uncertainty.perturb import Inputs
-from solvers.uncertainty.recourse import futures_pool
+from solvers.uncertainty.recourse import two_at_a_time
 from solvers.uncertainty.sample import Future
 from solvers.uncertainty.today import Today
 
@@ -56,8 +56,8 @@ def value_of_waiting(today: Today, option: Uncertainty, drawn: list[Future], inp
                 return False
             return _waiting_total(today, inputs[s], owned, cut, month)
 
-        # two futures at a time (`recourse.futures_pool`): their HiGHS runs release the GIL
-        totals = list(futures_pool().map(measured, range(count)))
+        # two futures at a time (`recourse.two_at_a_time`): their HiGHS runs release the GIL
+        totals = two_at_a_time(measured, list(range(count)))
         if any(t is False for t in totals):
             return found
         saved, weight = 0.0, 0.0

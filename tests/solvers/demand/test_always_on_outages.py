@@ -1,5 +1,5 @@
 """An always-on service's owned replicas down for maintenance are covered hour by hour by instances that each carry
-one replica (solvers/offers/cloud.py `displaced_replicas`, `CloudOption.packed_capacity`).
+one replica (solvers/offers/cloud.py `cloud_options(displaced_replicas=True)`, `CloudOption.packed_capacity`).
 
 Hand case: one 1-GPU replica every hour of 2027 (8,760 h), owned RTX 4090 machines at 95% availability: 5% of the
 hours, 438 h, the replica is down and must run in the cloud. Offers: a 1x RTX 4090 at $1.50/h and a 4x RTX 4090 at

@@ -124,6 +124,24 @@ def test_demand_from_month_6_buys_at_month_6(catalog: Catalog) -> None:
     today = make_plan(Profile.model_validate({**body, "uncertainty": None}), catalog, TODAY)
     price = sum(b.count * b.unit_price_usd for b in today.buy) + sum(h.count * h.unit_price_usd for h in today.hosts)
     assert risk.value_of_waiting_usd == pytest.approx(price * (1 - (1 + 0.08 / 12) ** -6), rel=1e-3)
+    # one future: planning for it alone loses nothing; all the saving is waiting's, not counted twice
+    assert risk.value_of_stochastic_solution_usd == pytest.approx(0.0, abs=0.01)
+    # the plan says that it rents what the futures buy at month 6, in its words and as a notice
+    assert "100% of the profile's futures also buy at month 6" in plan.recommendation
+    assert "buying now does not pay" in plan.recommendation
+    (waits,) = [n for n in plan.notices if n.code == "purchases_wait"]
+    assert waits.params["month"] == 6 and waits.params["share"] == 1.0
+    assert today.notices == [n for n in today.notices if n.code != "purchases_wait"]
+
+
+def test_regret_with_a_later_month_is_never_negative(catalog: Catalog) -> None:
+    """Objective regret with purchases that may wait: each future's own best may wait too, so no future's regret is
+    below zero (against own bests decided at month 0 only, a future that waits beat its "best")."""
+    still = {**STILL, "objective": "regret", "demand": {"scale": [0.8, 1.25]}, "scenarios": 4}
+    body = _profile(still, _series(0.0, 4 * 730.0, 24), 24, options={"discount_rate": 0.08})
+    risk = make_plan(Profile.model_validate(body), catalog, TODAY).risk
+    assert risk is not None and risk.deferral_months == [6] and any(m.purchases for m in risk.deferred)
+    assert risk.max_regret_usd is not None and risk.max_regret_usd >= -0.01
 
 
 def test_flat_demand_buys_at_month_0(catalog: Catalog) -> None:
@@ -183,3 +201,19 @@ def test_a_price_paid_later_is_discounted_from_the_plans_start(financing: Financ
     else:
         assert capex_at(terms, start, end, 6) < capex_at(terms, start, end, 0)
     assert capex_at(Terms(), start, end, 6) == 1.0
+
+
+def test_futures_run_here_when_the_pool_is_busy() -> None:
+    """`two_at_a_time` uses the futures' pool only when it is idle: a second caller (another plan in the inline
+    executor, or the plan's second thread) runs its futures on its own thread instead of queueing behind the first."""
+    import threading
+
+    from solvers.uncertainty import recourse
+
+    def where(_: int) -> str:
+        return threading.current_thread().name
+
+    assert set(recourse.two_at_a_time(where, [1, 2, 3, 4])) <= {"gpuplan-futures_0", "gpuplan-futures_1"}
+    with recourse._POOL_IDLE:  # the pool busy with another caller
+        assert recourse.two_at_a_time(where, [1, 2]) == [threading.current_thread().name] * 2
+    assert recourse.two_at_a_time(where, [1]) == [threading.current_thread().name]  # one item: no handover
