@@ -143,12 +143,13 @@ def waiting_notices(risk: Risk | None) -> list[Notice]:
 
 
 def later_purchase(risk: Risk | None) -> tuple[int, float, list[str]] | None:
-    """The first later month at which some futures buy GPUs: (month, share of the futures, what they buy, most
-    often first); None without one."""
+    """The first later month at which some futures buy GPUs: (month, share of the futures, what they buy: the one
+    most often bought and, at most one more, bought at least half as often); None without one."""
     if risk is None:
         return None
     for month in risk.deferred:
         cards = sorted((p for p in month.purchases if p.kind == "purchase"), key=lambda p: (-p.probability, p.name))
         if cards and month.probability_buys > 0:
-            return month.month, month.probability_buys, [p.name for p in cards[:2]]
+            return month.month, month.probability_buys, [p.name for p in cards[:2]
+                                                         if p.probability >= 0.5 * cards[0].probability]
     return None
