@@ -16,6 +16,7 @@ import numpy as np
 
 from solvers.base import uncertainty_defaults as udefaults
 from solvers.base.deferred import Deferred
+from solvers.base.demand_units import add_months
 from solvers.base.errors import InfeasibleProfile, SolverFailure
 from solvers.base.options import OwnedOption, unit_cost_of
 from solvers.base.risk import Risk, Waiting
@@ -210,7 +211,8 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
     waiting = value_of_waiting(today, option, drawn, inputs, owned, plan.totals, deadline)
     deterministic = plan if same else None if beside is None else beside.result()
     risk = _risk(today, option, drawn, inputs, weights, plan, decided, deterministic, cloud_only, no_purchase, best,
-                 best_split if waits else best, waiting, 1000.0 * (time.perf_counter() - started))
+                 best_split if waits else best, waiting, 1000.0 * (time.perf_counter() - started),
+                 _later_costs(split_pieces, plan, today, cuts) if waits else None)
     later = split_pieces[0].later if split_pieces else []  # type: ignore[attr-defined]
     modelled = cuts if split_pieces else []  # the time budget left none, or nothing could be bought
     return Decision(today, later_purchases(risk, later, plan.later if waits else np.zeros((len(weights), 0)),
@@ -282,10 +284,23 @@ def _served(found: Stacked | None) -> np.ndarray | None:
     return found.totals
 
 
+def _later_costs(pieces: list[Stage], plan: Stacked, today: Today, cuts: list[int]) -> tuple[np.ndarray, np.ndarray,
+                                                                                             int]:
+    """Per future, what its later purchases pay at their month and their resale at the end (the plan's basis), and
+    the first period from that month (one modelled later month): the fan's step."""
+    outlay = np.array([float(np.dot(plan.later[s], p.later_outlay))
+                       for s, p in enumerate(pieces)])
+    credit = np.array([float(np.dot(plan.later[s], p.later_resale))
+                       for s, p in enumerate(pieces)])
+    cut = add_months(today.periods[0].start, cuts[0])
+    at = next((i for i, period in enumerate(today.periods) if period.start >= cut), len(today.periods))
+    return outlay, credit, at
+
+
 def _risk(today: Today, option: Uncertainty, drawn: list[Future], inputs: list[Inputs], weights: np.ndarray,
           stochastic: Stacked, month_zero: Stacked, deterministic: Stacked | None, cloud_only: Stacked,
           no_purchase: Stacked | None, best: np.ndarray | None, plan_best: np.ndarray | None, waiting: list[Waiting],
-          solve_ms: float) -> Risk:
+          solve_ms: float, later: tuple[np.ndarray, np.ndarray, int] | None = None) -> Risk:
     """`stochastic`: the plan (with purchases that wait, when some do); `month_zero`: the program decided wholly at
     month 0, which the value of the stochastic solution weighs today's plan against (both without waiting: what
     waiting adds is value_of_waiting_usd); `best`: each future's own best plan decided at month 0, `plan_best` the
@@ -307,14 +322,16 @@ def _risk(today: Today, option: Uncertainty, drawn: list[Future], inputs: list[I
         - figures.score(month_zero.totals, weights, objective, alpha, option.risk_weight, best))
     plan_acc = today.plan
     running = np.asarray(plan_acc.period_running_usd, dtype=float)
+    paid, sold, at = later if later is not None else (np.zeros(len(drawn)), np.zeros(len(drawn)), 0)
     plan_paths = np.array([figures.cumulative(float(plan_t[s]), plan_acc.start_usd,
-                                              plan_acc.resale_basis_usd * f.resale, running * inputs[s].demand)
+                                              plan_acc.resale_basis_usd * f.resale + float(sold[s]),
+                                              running * inputs[s].demand, float(paid[s]), at)
                            for s, f in enumerate(drawn)])
     cloud_paths = None if cloud_t is None else np.array([
         figures.cumulative(float(cloud_t[s]), 0.0, 0.0, np.array([p.demand for p in inputs[s].periods]))
         for s in range(len(drawn))])
     status = "optimal" if stochastic.status == SolveStatus.OPTIMAL else "time_limited"
-    later = [w for w in waiting if w.month > 0]
+    waits_later = [w for w in waiting if w.month > 0]
     return Risk(
         scenarios=option.scenarios, distinct_scenarios=len(drawn), objective=objective, alpha=alpha,
         expected_total_usd=plan_fig.expected_total_usd, p10_total_usd=plan_fig.p10_total_usd,
@@ -327,7 +344,7 @@ def _risk(today: Today, option: Uncertainty, drawn: list[Future], inputs: list[I
                                                                            2),
         value_of_stochastic_solution_usd=None if vss is None else round(vss, 2),
         max_regret_usd=None if plan_best is None else round(float((plan_t - plan_best).max()), 2),
-        value_of_waiting_usd=later[0].value_usd if later else None, waiting=later,
+        value_of_waiting_usd=waits_later[0].value_usd if waits_later else None, waiting=waits_later,
         totals_usd=[round(float(v), 2) for v in plan_t],
         cloud_only_totals_usd=[] if cloud_t is None else [round(float(v), 2) for v in cloud_t],
         weights=[round(float(w), 9) for w in weights],

@@ -115,6 +115,10 @@ class Split:
     deferred: np.ndarray
     later: list[tuple[int, str]]
     parts: list[Part] = field(repr=False)
+    # per later purchase column, on the plan's basis: what a unit pays at its month, and its resale at the end
+    # (the column's cost is the first minus the second; the fan shows them when they fall)
+    later_outlay: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    later_resale: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
 
 @dataclass
@@ -170,6 +174,8 @@ def _stack(parts: list[Part], limits: Limits, terms: Terms, start: dt.date, end:
     extra = _Columns()
     bought: list[list[int]] = []  # per decision month, the composite's extra index per unit column (-1: none)
     later: list[tuple[int, str]] = []
+    outlay: list[float] = []  # per later column (in `later`'s order): price at its month, resale at the end
+    credit: list[float] = []
     unit_upper, host_upper = arrays[0].upper[first.u], arrays[0].upper[first.m]
     for j, month in enumerate(months):
         capex = capex_at(terms, start, end, month)
@@ -186,6 +192,10 @@ def _stack(parts: list[Part], limits: Limits, terms: Terms, start: dt.date, end:
         if j > 0:
             names = [o.key for o in owned] + [h.host.name for h in hosts]
             later += [(month, names[i]) for i, at in enumerate(row) if at >= 0]
+            paid = [o.unit_price_usd * capex for o in owned] + [h.host.base_cost_usd * capex for h in hosts]
+            sold = [o.resale_usd * resale_at_end for o in owned] + [0.0] * len(hosts)
+            outlay += [paid[i] for i, at in enumerate(row) if at >= 0]
+            credit += [sold[i] for i, at in enumerate(row) if at >= 0]
     n_cols = int(col_at[-1])
     for part, at in zip(parts, col_at[:-1], strict=True):
         own = np.concatenate([part.model.u, part.model.m])
@@ -197,7 +207,7 @@ def _stack(parts: list[Part], limits: Limits, terms: Terms, start: dt.date, end:
     deferred = np.array([n_cols + at for row in bought[1:] for at in row if at >= 0], dtype=np.int64)
     names = [o.key for o in owned] + [h.host.name for h in hosts]
     return Split(weight, arrays_of, first_stage, names, len(owned), float(sum(p.model.offset for p in parts)),
-                 deferred, later, parts)
+                 deferred, later, parts, np.array(outlay), np.array(credit))
 
 
 def _arrays(arrays: list[Arrays], col_at: np.ndarray, extra: _Columns, cost: np.ndarray) -> Arrays:

@@ -62,6 +62,10 @@ class Stage(Protocol):
     def offset(self) -> float: ...
     @property
     def deferred(self) -> np.ndarray: ...
+    @property
+    def later_outlay(self) -> np.ndarray: ...
+    @property
+    def later_resale(self) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,14 @@ class Piece:
     def deferred(self) -> np.ndarray:
         """No later purchases: everything is bought at month 0."""
         return np.zeros(0, dtype=np.int64)
+
+    @property
+    def later_outlay(self) -> np.ndarray:
+        return np.zeros(0)
+
+    @property
+    def later_resale(self) -> np.ndarray:
+        return np.zeros(0)
 
 
 @dataclass

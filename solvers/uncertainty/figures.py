@@ -46,12 +46,16 @@ def score(values: np.ndarray, weights: np.ndarray, objective: str, alpha: float,
     return expected
 
 
-def cumulative(total: float, start: float, resale: float, shares: np.ndarray) -> np.ndarray:
-    """A future's cumulative cost at each period's end: the start outlay, the running rest spread over the periods
-    by `shares`, the resale credited at the end (so the last point is the future's total)."""
-    running = total - start + resale
+def cumulative(total: float, start: float, resale: float, shares: np.ndarray, later: float = 0.0,
+               later_at: int = 0) -> np.ndarray:
+    """A future's cumulative cost at each period's end: the start outlay, a later purchase's outlay `later` from
+    period `later_at` on (purchases that wait), the running rest spread over the periods by `shares`, the resale
+    (of every card, bought at the start or later) credited at the end, so the last point is the future's total."""
+    running = total - start - later + resale
     weight = shares / shares.sum() if shares.sum() > 0 else np.full(len(shares), 1.0 / max(len(shares), 1))
     path = start + np.cumsum(running * weight)
+    if later and len(path):
+        path[later_at:] += later
     if len(path):
         path[-1] -= resale
     return np.asarray(path)

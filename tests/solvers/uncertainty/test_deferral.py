@@ -134,6 +134,21 @@ def test_demand_from_month_6_buys_at_month_6(catalog: Catalog) -> None:
     assert today.notices == [n for n in today.notices if n.code != "purchases_wait"]
 
 
+def test_the_fan_steps_when_the_purchase_is_paid(catalog: Catalog) -> None:
+    """Demand from month 6, every purchase waits for it: the fan shows no outlay before month 6 and the purchase's
+    price, paid at month 6 (discounted six months at 8%), as a step there; its last point is the plan's total."""
+    body = _profile(STILL, _series(0.0, 4 * 730.0, 36), 36, options={"discount_rate": 0.08})
+    risk = make_plan(Profile.model_validate(body), catalog, TODAY).risk
+    assert risk is not None and risk.deferral_months == [6]
+    today = make_plan(Profile.model_validate({**body, "uncertainty": None}), catalog, TODAY)
+    price = sum(b.count * b.unit_price_usd for b in today.buy) + sum(h.count * h.unit_price_usd for h in today.hosts)
+    paid = price * (1 + 0.08 / 12) ** -6
+    fan = risk.fan
+    assert fan[5].plan_p50_usd < 0.05 * paid  # six months without work: (nearly) nothing spent
+    assert fan[6].plan_p50_usd - fan[5].plan_p50_usd >= paid  # the purchase, and month 6's running cost
+    assert fan[-1].plan_p50_usd == pytest.approx(risk.p50_total_usd, abs=0.02)
+
+
 def test_regret_with_a_later_month_is_never_negative(catalog: Catalog) -> None:
     """Objective regret with purchases that may wait: each future's own best may wait too, so no future's regret is
     below zero (against own bests decided at month 0 only, a future that waits beat its "best")."""
