@@ -56,6 +56,11 @@ CSV_RESPONSE: dict[int | str, dict[str, Any]] = {
     200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "a CSV table"}}
 
 
+def problem_response(description: str) -> dict[str, Any]:
+    """A problem answer an operation documents itself (a status `document_problems` does not add for it)."""
+    return {"description": description, "content": {PROBLEM_JSON: {"schema": _REF}}}
+
+
 def _problem_response(status: str) -> dict[str, Any]:
     return {"description": _DESCRIPTIONS[status], "content": {PROBLEM_JSON: {"schema": _REF}}}
 

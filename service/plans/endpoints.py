@@ -8,9 +8,9 @@ from fastapi import APIRouter, Body, Query, Request, Response
 
 from service.core.clock import utcnow
 from service.core.dependencies import CallerDep, EngineDep, RuntimeDep
-from service.core.errors import PROBLEM_JSON, InvalidField, NotFound
+from service.core.errors import PROBLEM_JSON, Conflict, InvalidField
 from service.core.json_body import DeferredBodyRoute, JsonBody, checked, deferred
-from service.core.openapi import CSV_RESPONSE
+from service.core.openapi import CSV_RESPONSE, problem_response
 from service.core.pagination import DEFAULT_LIMIT, Cursor, Limit, Page
 from service.plans import repository
 from service.plans.compare import MAX_PLANS, MIN_PLANS, PlanComparison, compare
@@ -153,13 +153,16 @@ def plan_as_csv(engine: EngineDep, caller: CallerDep, plan_id: str) -> Response:
 
 
 @router.get("/{plan_id}/risk.csv", operation_id="get_plan_risk_csv", response_class=Response,
-            responses=CSV_RESPONSE)
+            responses={**CSV_RESPONSE, 409: problem_response("The plan was made without `uncertainty`: it has no risk "
+                                                             "figures")})
 def plan_risk_as_csv(engine: EngineDep, caller: CallerDep, plan_id: str) -> Response:
     """The plan's risk figures (a plan made with `uncertainty`): the summary measures of the plan and of cloud only,
-    then each future's totals with its weight; 404 for a plan made without `uncertainty`."""
+    then each future's totals with its weight. 409 for a plan made without `uncertainty` (the plan exists; its state
+    has no such figures: 404 would say the plan is not there)."""
     plan = PlanResult.model_validate(repository.get_plan(engine, caller, plan_id).result)
     if plan.risk is None:
-        raise NotFound("risk figures (the plan was made without uncertainty) for plan", plan_id)
+        raise Conflict(f"plan {plan_id!r} was made without uncertainty, so it has no risk figures: plan the profile "
+                       "with `uncertainty` to have them")
     return Response(risk_csv(plan.risk, plan.currency), media_type="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="gpuplan-{plan_id}-risk.csv"'})
 

@@ -51,7 +51,8 @@ def test_plan_carries_risk_and_its_exports(client: TestClient) -> None:
     other = client.post("/v1/plans", json=plain).json()
     assert other["risk"] is None
     missing = client.get(f"/v1/plans/{other['id']}/risk.csv")
-    assert missing.status_code == 404 and missing.headers["content-type"].startswith("application/problem+json")
+    assert missing.status_code == 409 and missing.headers["content-type"].startswith("application/problem+json")
+    assert "without uncertainty" in missing.json()["detail"]
 
 
 @pytest.mark.parametrize(("uncertainty", "field"), [
