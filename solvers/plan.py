@@ -240,11 +240,12 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
 
     memory = ([] if core.workload is not None
               else memory_notices(profile, catalog.gpus, [plan_acc, cloud_only_acc, buy_only_acc]))
+    later = later_purchase(risk)  # what some futures buy at a later month, when a plan under uncertainty waits
     warnings = (option_notices(options) + plan_warnings(profile, options, plan_acc) + memory + status_warnings(main)
                 + extrapolation_warnings(profile.workload_class, profile.planned_demand.reference_gpu,
                                          list(profile.throughput_overrides), catalog.gpus, plan_acc.buy,
                                          plan_acc.cloud, plan_acc.costs.total_usd)
-                + aggregator_notices(catalog, plan_acc.buy, plan_acc.cloud) + waiting_notices(risk))
+                + aggregator_notices(catalog, plan_acc.buy, plan_acc.cloud) + waiting_notices(later))
     plan_purchase = as_bought(Purchase(main.units, main.hosts), owned)
     mixes = commitment_mixes(owned, solved_units(main), solved_units(others.cloud_only_solution))
     weighed = (others.weighed if others.weighed is not None and others.weighed.holds_for(plan_purchase, mixes)
@@ -256,7 +257,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
         status=main.status.value,  # type: ignore[arg-type]
         recommendation=recommend(plan_acc, cloud_only_acc, break_even, horizon_days, profile,
                                        prep.currency, usd_to(prep.rates, prep.currency),
-                                       jobs=core.workload is not None, later=later_purchase(risk)),
+                                       jobs=core.workload is not None, later=later),
         total_cost_usd=plan_acc.costs.total_usd,
         buy=plan_acc.buy,
         hosts=plan_acc.hosts,

@@ -40,8 +40,9 @@ def dispose_server_engines() -> Iterator[None]:
 
     Why: many tests build an app with `TestClient(create_app(...))` without `with`, so its lifespan, which disposes
     the app's engine, never runs; and they build engines of their own. Such a pool keeps its connections open until
-    the garbage collector finds the app's reference cycles, and across the PostgreSQL run they piled up to the
-    server's max_connections ("sorry, too many clients already" in CI). Disposing here closes them at the end of the
+    the engine is collected, which FastAPI's module-level caches of endpoint callables (they hold recent apps) put
+    off indefinitely, and across the PostgreSQL run they piled up to the server's max_connections ("sorry, too many
+    clients already" in CI). Disposing here closes them at the end of the
     test that opened them, whatever the test did. An app's own shutdown is tested in
     tests/service/core/test_engine_lifecycle.py. Engines a test reaches that outlive it (a module's fixture) only
     reconnect on their next use."""

@@ -256,8 +256,10 @@ class Calendar:
         return out
 
 
-def calendar(starts: Sequence[dt.date], ends: Sequence[dt.date]) -> Calendar:
-    start = starts[0]
+def calendar(starts: Sequence[dt.date], ends: Sequence[dt.date], origin: dt.date | None = None) -> Calendar:
+    """Periods' starts and ends in months from `origin` (the first start unless given: a later part of a plan's
+    horizon is counted from the plan's start)."""
+    start = starts[0] if origin is None else origin
     return Calendar(start, months_to(start, starts), months_to(start, ends))
 
 

@@ -8,6 +8,7 @@ A constant-utilisation demand collapses to one block whatever the horizon.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -68,13 +69,16 @@ def merge_periods(periods: list[Period]) -> list[Block]:
     return blocks
 
 
-def model_weights(terms: Terms, periods: list[Period], blocks: list[Block]) -> Weights | None:
+def model_weights(terms: Terms, periods: list[Period], blocks: list[Block],
+                  origin: dt.date | None = None) -> Weights | None:
     """The objective's basis per period and block (solvers.base.finance): None keeps today's nominal model to the
-    bit. Here because today's plan and every future of a plan under uncertainty (its own periods and blocks) need it."""
+    bit. Here because today's plan and every future of a plan under uncertainty (its own periods and blocks) need it.
+    `origin`: where discounting counts from, when the periods are a later part of the plan's horizon (a future split
+    at a decision month, `solvers.uncertainty.deferral`); the first period's start unless given."""
     if terms.plain:
         return None
     block_of = np.full(len(periods), -1, dtype=np.int64)
     for b, block in enumerate(blocks):
         block_of[list(block.periods)] = b
-    cal = calendar([p.start for p in periods], [p.end for p in periods])
+    cal = calendar([p.start for p in periods], [p.end for p in periods], origin)
     return weights_for(terms, cal, np.array([p.hours for p in periods]), block_of, len(blocks))

@@ -132,13 +132,13 @@ def status_warnings(sol: MipSolution) -> list[Notice]:
     return []
 
 
-def waiting_notices(risk: Risk | None) -> list[Notice]:
-    """Purchases some futures make at a later decision month (issue 32): the plan's lines show month 0's decision
-    and rent the rest, so a reader must be told that its total is not what the futures expect to pay."""
-    found = later_purchase(risk)
-    if found is None:
+def waiting_notices(later: tuple[int, float, list[str]] | None) -> list[Notice]:
+    """Purchases some futures make at a later decision month (issue 32; `later_purchase`): the plan's lines show
+    month 0's decision and rent the rest, so a reader must be told that its total is not what the futures expect to
+    pay."""
+    if later is None:
         return []
-    month, share, names = found
+    month, share, names = later
     return [notice("purchases_wait", share=share, month=month, names=names)]
 
 

@@ -29,7 +29,7 @@ from solvers.model.solve import rent_only, solved
 from solvers.money.allocation import Allocation
 from solvers.offers.pruning import prune_unprofitable
 from solvers.uncertainty import figures
-from solvers.uncertainty.deferral import MODELLED_MONTHS, decision_cuts, later_purchases, split_future
+from solvers.uncertainty.deferral import MODELLED_MONTHS, Split, decision_cuts, later_purchases, split_future
 from solvers.uncertainty.extensive import Piece, Stacked, Stage, solve_extensive
 from solvers.uncertainty.perturb import Inputs, WeightsFor, future_inputs, period_days
 from solvers.uncertainty.program import own_optima, single, stochastic, with_deferral
@@ -139,7 +139,7 @@ def build_futures(today: Today, option: Uncertainty, keys: set[str] | None = Non
     return built
 
 
-def split(today: Today, built: Futures, s: int) -> Stage:
+def split(today: Today, built: Futures, s: int) -> Split:
     """Future s's model split at the later decision months, with its purchase columns (`deferral.split_future`)."""
     inp = built.inputs[s]
     return split_future(_restrict(inp, {o.key for o in built.owned}), inp.cloud, today.options.hosts, inp.periods,
@@ -213,14 +213,14 @@ def decide(today: Today, option: Uncertainty, *, time_limit_s: float = udefaults
     risk = _risk(today, option, drawn, inputs, weights, plan, decided, deterministic, cloud_only, no_purchase, best,
                  best_split if waits else best, waiting, 1000.0 * (time.perf_counter() - started),
                  _later_costs(split_pieces, plan, today, cuts) if waits else None)
-    later = split_pieces[0].later if split_pieces else []  # type: ignore[attr-defined]
+    later = split_pieces[0].later if split_pieces else []
     modelled = cuts if split_pieces else []  # the time budget left none, or nothing could be bought
     return Decision(today, later_purchases(risk, later, plan.later if waits else np.zeros((len(weights), 0)),
                                            weights, owned, today.options.hosts, modelled, skipped,
                                            aligned[len(modelled):], deferral_value))
 
 
-def _deferrable(today: Today, built: Futures, decided: Stacked, cuts: list[int]) -> list[Stage]:
+def _deferrable(today: Today, built: Futures, decided: Stacked, cuts: list[int]) -> list[Split]:
     """Each future split at the later decision months (`deferral.split_future`), on the options that may wait: those
     the plan decided at month 0 buys and those today's plan buys (commitments aside: their terms start at month 0),
     else the candidate of the least cost per job slot over the horizon. Why not every candidate: each split future
@@ -245,12 +245,18 @@ def _deferrable(today: Today, built: Futures, decided: Stacked, cuts: list[int])
 def _rented(pieces: list[Stage], inputs: list[Inputs]) -> Stacked:
     """Cloud only in every future without commitments to choose: each future's screening curve at no owned slots
     (`rent_only`), no solve."""
-    answers = [rent_only(piece.model, inp.limits) for piece, inp in zip(pieces, inputs, strict=True)
-               if isinstance(piece, Piece)]
+    answers = [rent_only(_unsplit(piece).model, inp.limits) for piece, inp in zip(pieces, inputs, strict=True)]
     totals = np.array([a.objective if a.status.has_solution else np.inf for a in answers])
     status = SolveStatus.OPTIMAL if np.isfinite(totals).all() else SolveStatus.INFEASIBLE
     return Stacked(status, totals=totals,
                    objective=float(np.dot([p.weight for p in pieces], totals)), gap=0.0)
+
+
+def _unsplit(piece: Stage) -> Piece:
+    """A future's planning model: cloud only is read off it, never off a split future."""
+    if not isinstance(piece, Piece):
+        raise TypeError("cloud only is read off each future's planning model, not a split one")
+    return piece
 
 
 def _is_today(inp: Inputs) -> bool:
@@ -284,14 +290,12 @@ def _served(found: Stacked | None) -> np.ndarray | None:
     return found.totals
 
 
-def _later_costs(pieces: list[Stage], plan: Stacked, today: Today, cuts: list[int]) -> tuple[np.ndarray, np.ndarray,
-                                                                                             int]:
+def _later_costs(pieces: list[Split], plan: Stacked, today: Today,
+                 cuts: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
     """Per future, what its later purchases pay at their month and their resale at the end (the plan's basis), and
     the first period from that month (one modelled later month): the fan's step."""
-    outlay = np.array([float(np.dot(plan.later[s], p.later_outlay))
-                       for s, p in enumerate(pieces)])
-    credit = np.array([float(np.dot(plan.later[s], p.later_resale))
-                       for s, p in enumerate(pieces)])
+    outlay = np.array([float(np.dot(plan.later[s], p.later_outlay)) for s, p in enumerate(pieces)])
+    credit = np.array([float(np.dot(plan.later[s], p.later_resale)) for s, p in enumerate(pieces)])
     cut = add_months(today.periods[0].start, cuts[0])
     at = next((i for i, period in enumerate(today.periods) if period.start >= cut), len(today.periods))
     return outlay, credit, at
@@ -352,7 +356,5 @@ def _risk(today: Today, option: Uncertainty, drawn: list[Future], inputs: list[I
         status=status, gap=stochastic.gap, solve_ms=round(solve_ms, 2), columns=stochastic.columns,
         rows=stochastic.rows, note=NOTE)
 
-
-_stochastic = stochastic  # the program, under the name the tests know
 
 __all__ = ["Decision", "decide", "fix_purchase"]

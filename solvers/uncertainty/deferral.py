@@ -33,10 +33,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from solvers.base.demand_units import add_months
-from solvers.base.finance import Calendar, Terms, capex_schedule, discount, months_to, weights_for
+from solvers.base.finance import Terms, capex_schedule, discount, months_to
 from solvers.base.options import CloudOption, HostOption, OwnedOption, unit_cost_of
 from solvers.base.risk import DeferredMonth, LaterPurchase, Risk
-from solvers.demand.blocks import merge_periods
+from solvers.demand.blocks import merge_periods, model_weights
 from solvers.demand.periods import Period
 from solvers.model.arrays import Limits, Model
 from solvers.model.build import build
@@ -79,15 +79,6 @@ def capex_at(terms: Terms, start: dt.date, end: dt.date, month: int) -> float:
     horizon = float(months_to(start, [end])[0])
     schedule = capex_schedule(terms.financing, horizon - month)
     return schedule.present_value(terms.discount_rate) * float(discount(terms.discount_rate, float(month)))
-
-
-def _part_limits(terms: Terms, start: dt.date, periods: list[Period], limits: Limits, blocks: int,
-                 block_of: np.ndarray) -> Limits:
-    """A part's limits with its weights counted from the plan's start (its months discounted as the plan's)."""
-    if terms.plain:
-        return replace(limits, weights=None)
-    cal = Calendar(start, months_to(start, [p.start for p in periods]), months_to(start, [p.end for p in periods]))
-    return replace(limits, weights=weights_for(terms, cal, np.array([p.hours for p in periods]), block_of, blocks))
 
 
 @dataclass(frozen=True)
@@ -145,10 +136,8 @@ def split_future(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list
     for p in range(len(days) - 1):
         chunk = [q for q in periods if days[p] <= q.start < days[p + 1]]
         blocks = merge_periods(chunk)
-        block_of = np.full(len(chunk), -1, dtype=np.int64)
-        for b, block in enumerate(blocks):
-            block_of[list(block.periods)] = b
-        part_limits = _part_limits(terms, start, chunk, limits, len(blocks), block_of)
+        # the part's months discounted as the plan's own: counted from the plan's start
+        part_limits = replace(limits, weights=model_weights(terms, chunk, blocks, origin=start))
         parts.append(Part(build(owned, cloud, hosts, blocks, part_limits, bounds=bounds, reduce=False), part_limits,
                           p + 1, sum(q.hours for q in chunk)))
     return _stack(parts, limits, terms, start, end, [0, *cuts], sum(p.hours for p in periods), weight)

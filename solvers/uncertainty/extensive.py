@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Protocol
@@ -138,7 +139,7 @@ def read_first_stage(piece: Stage, values: np.ndarray) -> tuple[dict[str, int], 
             {k: c for k, c in zip(names[n:], counts[n:], strict=True) if c > 0})
 
 
-def solve_extensive(pieces: list[Stage], objective: Objective = "expected", *, alpha: float = 0.1,
+def solve_extensive(pieces: Sequence[Stage], objective: Objective = "expected", *, alpha: float = 0.1,
                     risk_weight: float = 1.0, best: np.ndarray | None = None,
                     fixed: dict[str, int] | None = None, free: set[str] | None = None,
                     time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S, start: np.ndarray | None = None,

@@ -5,6 +5,7 @@ alone; each future's own optimum (regret)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -22,7 +23,12 @@ from solvers.uncertainty.recourse import evaluate_fixed
 FULL_SPLIT_S = 3.0
 
 
-def stochastic(pieces: list[Stage], option: Uncertainty, best: np.ndarray | None, weights: np.ndarray,
+def _score(found: Stacked, option: Uncertainty, weights: np.ndarray, best: np.ndarray | None) -> float:
+    """A solution's value on the profile's objective (what the program minimises)."""
+    return figures.score(found.totals, weights, option.objective, option.alpha, option.risk_weight, best)
+
+
+def stochastic(pieces: Sequence[Stage], option: Uncertainty, best: np.ndarray | None, weights: np.ndarray,
                 deadline: float, hold_deferred: bool = False,
                 relaxed_gaps: tuple[float, ...] = (udefaults.SAA_REL_GAP / 10,),
                 full_form_s: float | None = None) -> Stacked:
@@ -35,37 +41,37 @@ def stochastic(pieces: list[Stage], option: Uncertainty, best: np.ndarray | None
         return max((deadline - time.perf_counter()) * share, 0.05)
 
     def value(found: Stacked) -> float:
-        return figures.score(found.totals, weights, option.objective, option.alpha, option.risk_weight, best)
+        return _score(found, option, weights, best)
 
     shape = {"alpha": option.alpha, "risk_weight": option.risk_weight, "best": best, "hold_deferred": hold_deferred}
     found: Stacked | None = None
     statuses: list[SolveStatus] = []
     lower = -np.inf
     shown = None
+
+    def consider(solved_form: Stacked, share: float) -> None:
+        """A solved form's bound, and its purchase priced exactly when it is new and better than the one kept."""
+        nonlocal found, lower
+        statuses.append(solved_form.status)
+        if not solved_form.status.has_solution:
+            return
+        lower = max(lower, solved_form.bound)
+        if found is None or (solved_form.units, solved_form.hosts) != (found.units, found.hosts):
+            other = priced(pieces, solved_form, left(share), hold_deferred)
+            if other is not None and (found is None or value(other) < value(found)):
+                found = other
+
     for tried, relaxed_gap in enumerate(relaxed_gaps):
         if tried and (found is None or gap(value(found), lower) <= udefaults.SAA_REL_GAP or left(1.0) <= 1.0):
             break
         relaxed = solve_extensive(pieces, option.objective, relax_recourse=True, rel_gap=relaxed_gap,
                                   time_limit_s=left(0.6), **shape)  # type: ignore[arg-type]
         shown = shown or relaxed
-        statuses.append(relaxed.status)
-        if relaxed.status.has_solution:
-            lower = max(lower, relaxed.bound)
-            if found is None or (relaxed.units, relaxed.hosts) != (found.units, found.hosts):
-                other = priced(pieces, relaxed, left(0.6), hold_deferred)
-                if other is not None and (found is None or value(other) < value(found)):
-                    found = other
+        consider(relaxed, 0.6)
     if found is None or (gap(value(found), lower) > udefaults.SAA_REL_GAP and left(1.0) > 1.0):
         limit = left(0.9) if full_form_s is None else min(left(0.9), full_form_s)
-        full = solve_extensive(pieces, option.objective, rel_gap=udefaults.SAA_REL_GAP, time_limit_s=limit,
-                               **shape)  # type: ignore[arg-type]
-        statuses.append(full.status)
-        if full.status.has_solution:
-            lower = max(lower, full.bound)
-            if found is None or (full.units, full.hosts) != (found.units, found.hosts):
-                other = priced(pieces, full, left(0.9), hold_deferred)
-                if other is not None and (found is None or value(other) < value(found)):
-                    found = other
+        consider(solve_extensive(pieces, option.objective, rel_gap=udefaults.SAA_REL_GAP, time_limit_s=limit,
+                                 **shape), 0.9)  # type: ignore[arg-type]
     if found is None:  # the relaxation infeasible: so is every purchase (it only widens each future's choices)
         return Stacked(SolveStatus.INFEASIBLE if SolveStatus.INFEASIBLE in statuses else SolveStatus.ERROR)
     found.gap = max(gap(value(found), lower), 0.0)
@@ -75,7 +81,7 @@ def stochastic(pieces: list[Stage], option: Uncertainty, best: np.ndarray | None
     return found
 
 
-def priced(pieces: list[Stage], solved_form: Stacked, time_limit_s: float,
+def priced(pieces: Sequence[Stage], solved_form: Stacked, time_limit_s: float,
             hold_deferred: bool = False) -> Stacked | None:
     """A solution's purchase priced exactly in every future (`evaluate_fixed`). Why not the solution's own totals:
     within its gap a future's recourse need not be that future's best (under regret only the worst futures count
@@ -103,7 +109,7 @@ def single(piece: Stage, today: MipSolution | None, time_limit_s: float) -> Stac
                    sol.solve_ms)
 
 
-def own_optima(pieces: list[Stage], deadline: float) -> np.ndarray:
+def own_optima(pieces: Sequence[Stage], deadline: float) -> np.ndarray:
     """Each future's own best total (for regret): its model alone."""
     best = []
     for piece in pieces:
@@ -114,16 +120,14 @@ def own_optima(pieces: list[Stage], deadline: float) -> np.ndarray:
     return np.array(best)
 
 
-
-
-def with_deferral(pieces: list[Stage], option: Uncertainty, best: np.ndarray | None, weights: np.ndarray,
+def with_deferral(pieces: Sequence[Stage], option: Uncertainty, best: np.ndarray | None, weights: np.ndarray,
                   decided: Stacked, deadline: float) -> Stacked:
     """The program over split futures (`deferral.Split`: purchases also at the later decision months), kept only
     when it beats `decided` (every purchase at month 0, on the profile's objective) by more than the solver's
     tolerance and some future waits; else `decided`. One future: its split model solved alone (no first stage to
     share), so a profile without spread keeps today's plan unless waiting is cheaper."""
     def value(found: Stacked) -> float:
-        return figures.score(found.totals, weights, option.objective, option.alpha, option.risk_weight, best)
+        return _score(found, option, weights, best)
 
     if len(pieces) == 1:
         found = solve_extensive(pieces, "expected", time_limit_s=max(deadline - time.perf_counter(), 0.05))

@@ -19,6 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from solvers.base.deferred import two_at_a_time
 from solvers.base.demand_units import add_months
 from solvers.base.options import OwnedOption
 from solvers.base.risk import Waiting
@@ -27,7 +28,6 @@ from solvers.demand.blocks import merge_periods, model_weights
 from solvers.model.build import build
 from solvers.model.solve import rent_only, solved
 from solvers.uncertainty.perturb import Inputs
-from solvers.uncertainty.recourse import two_at_a_time
 from solvers.uncertainty.sample import Future
 from solvers.uncertainty.today import Today
 
@@ -56,13 +56,13 @@ def value_of_waiting(today: Today, option: Uncertainty, drawn: list[Future], inp
                 return False
             return _waiting_total(today, inputs[s], owned, cut, month)
 
-        # two futures at a time (`recourse.two_at_a_time`): their HiGHS runs release the GIL
-        totals = two_at_a_time(measured, list(range(count)))
+        # two futures at a time: their HiGHS runs release the GIL
+        totals = two_at_a_time(measured, range(count))
         if any(t is False for t in totals):
             return found
         saved, weight = 0.0, 0.0
         for s, waited in enumerate(totals):
-            if waited is None or waited is False:
+            if waited is None:
                 continue
             saved += drawn[s].weight * (float(decided_today[s]) - float(waited))
             weight += drawn[s].weight

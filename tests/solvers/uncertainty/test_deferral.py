@@ -217,18 +217,3 @@ def test_a_price_paid_later_is_discounted_from_the_plans_start(financing: Financ
         assert capex_at(terms, start, end, 6) < capex_at(terms, start, end, 0)
     assert capex_at(Terms(), start, end, 6) == 1.0
 
-
-def test_futures_run_here_when_the_pool_is_busy() -> None:
-    """`two_at_a_time` uses the futures' pool only when it is idle: a second caller (another plan in the inline
-    executor, or the plan's second thread) runs its futures on its own thread instead of queueing behind the first."""
-    import threading
-
-    from solvers.uncertainty import recourse
-
-    def where(_: int) -> str:
-        return threading.current_thread().name
-
-    assert set(recourse.two_at_a_time(where, [1, 2, 3, 4])) <= {"gpuplan-futures_0", "gpuplan-futures_1"}
-    with recourse._POOL_IDLE:  # the pool busy with another caller
-        assert recourse.two_at_a_time(where, [1, 2]) == [threading.current_thread().name] * 2
-    assert recourse.two_at_a_time(where, [1]) == [threading.current_thread().name]  # one item: no handover

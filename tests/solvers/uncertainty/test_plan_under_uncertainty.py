@@ -16,8 +16,9 @@ from solvers.model.build import build
 from solvers.model.solve import solved
 from solvers.offers.place_inputs import prepare
 from solvers.plan import _solve_prepared, make_plan, today_of
-from solvers.uncertainty.decide import _rented, _stochastic, build_futures, fix_purchase
+from solvers.uncertainty.decide import _rented, build_futures, fix_purchase
 from solvers.uncertainty.extensive import solve_extensive
+from solvers.uncertainty.program import stochastic
 from solvers.uncertainty.recourse import evaluate_fixed
 from tests.solvers.uncertainty.conftest import TODAY, lab
 
@@ -93,7 +94,7 @@ def test_extensive_form_equals_enumeration(catalog: Catalog, objective: str) -> 
     counts = tuple(stacked.units.get(o.key, 0) for o in futures.owned)
     assert value(per_future[counts]) == pytest.approx(enumerated, rel=1e-6, abs=1e-4)
     # the plan's own path (relaxed recourse, priced exactly, the extensive form when apart): within its gap
-    fast = _stochastic(futures.pieces, profile.uncertainty, best_alone if objective == "regret" else None,
+    fast = stochastic(futures.pieces, profile.uncertainty, best_alone if objective == "regret" else None,
                        futures.weights, time.perf_counter() + 30)
     fast_counts = tuple(fast.units.get(o.key, 0) for o in futures.owned)
     assert np.allclose(fast.totals, per_future[fast_counts], rtol=1e-6)
