@@ -9,6 +9,9 @@ instances of the cloud-only alternative or of the plan, or n instances of one co
 following the scenario. Costs are on the plan's basis (solvers/model/evaluate.py). For a fixed P and a
 fixed commitment count, g is monotone in each parameter (more demand or dearer cloud never makes
 owning worse; dearer power never makes it better), so a bracketing search finds the flip point (`_first_true`).
+At today's demand the costs are lines in the electricity rate and in the cloud price, so those two thresholds are
+read off the candidates' cost lines (`cost_lines`; each answer checked on the evaluator, the search when the check
+fails); the demand threshold, a screening curve per multiple, is searched.
 The minimum over candidates need not be monotone in demand (whole jobs, cards slower than the reference that
 carry a level's hours at one demand and not at the next: the finance example buys at 0.62-0.66 of its demand,
 nothing at 0.67-0.69, and from 0.70); the search then reports one flip, not always the nearest. Other
@@ -21,6 +24,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from solvers.explain.cost_lines import TIE, first_flip, lines_through
 from solvers.model.evaluate import Evaluator
 from solvers.model.purchases import Purchase, Scenario
 
@@ -41,10 +45,12 @@ class CloudSide:
     scaled: list[str] = field(default_factory=list)
 
     def cost(self, evaluator: Evaluator, scenario: Scenario) -> float:
-        best = min(evaluator.cost(p, scenario) for p in self.fixed)
-        for key in self.scaled:
-            best = min(best, evaluator.committed_cloud(key, scenario))
-        return best
+        return min(self.costs(evaluator, scenario))
+
+    def costs(self, evaluator: Evaluator, scenario: Scenario) -> list[float]:
+        """Each way of doing the work without buying, in order: the fixed mixes, then the scaled commitments."""
+        return ([evaluator.cost(p, scenario) for p in self.fixed]
+                + [evaluator.committed_cloud(key, scenario) for key in self.scaled])
 
 
 @dataclass(frozen=True)
@@ -115,11 +121,64 @@ def _margin(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario
                   else cloud_side.cost(evaluator, scenario))
     if not math.isfinite(cloud_only):
         return math.inf if any(math.isfinite(evaluator.cost(p, scenario)) for p in candidates) else -math.inf
-    bar = cloud_only - 1e-6 * max(1.0, abs(cloud_only))
+    bar = cloud_only - TIE * max(1.0, abs(cloud_only))
     least = math.inf
     for p in candidates:
         least = min(least, evaluator.cost_or_bound(p, scenario, min(bar, least)))
     return bar - least
+
+
+Test = Callable[[float], tuple[bool, float]]
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """What drawing the margin's lines in one parameter takes: the evaluator, the candidates, cloud only, the
+    scenario at a value of the parameter, two values to draw the lines through, and the test's side (`cost_lines`)."""
+
+    evaluator: Evaluator
+    among: list[Purchase]
+    cloud_side: CloudSide | None
+    scenario: Callable[[float], Scenario]
+    probes: tuple[float, float]
+    closed: bool  # the test holds at a margin at most 0 (buying stops paying), else above 0
+
+    def flip(self, lo: float, hi: float) -> float | None:
+        """The first x in [lo, hi] where the test holds on the lines, or None; raises `_Bent` when the costs are
+        no lines (a candidate that can do the work at one probe only)."""
+        (x0, x1), evaluator = self.probes, self.evaluator
+        drawn = []
+        for x in (x0, x1):
+            scenario = self.scenario(x)
+            cloud = ([evaluator.cost(_NOTHING, scenario)] if self.cloud_side is None
+                     else self.cloud_side.costs(evaluator, scenario))
+            drawn.append(([evaluator.cost(p, scenario) for p in self.among], cloud))
+        bought = lines_through(x0, drawn[0][0], x1, drawn[1][0])
+        cloud_only = lines_through(x0, drawn[0][1], x1, drawn[1][1])
+        if bought is None or cloud_only is None:
+            raise _Bent
+        return first_flip(cloud_only, bought, lo, hi, self.closed, _TOLERANCE)
+
+
+class _Bent(Exception):
+    """The costs are not lines in the parameter: search instead."""
+
+
+def _flip_on_lines(test: Test, lo: float, hi: float, lines: _Lines) -> float | None:
+    """`_first_true(test, lo, hi)` read off the candidates' cost lines (`cost_lines`), the answer checked on the
+    test itself (true there, false one tolerance below it, what the search's last bracket guarantees); the search
+    when the check fails. The ends are asked first, as the search asks them."""
+    if not test(hi)[0]:
+        return None
+    if test(lo)[0]:
+        return lo
+    try:
+        x = lines.flip(lo, hi)
+    except _Bent:
+        x = None
+    if x is not None and x > lo and test(x)[0] and not test(max(lo, x - _TOLERANCE * max(1.0, x)))[0]:
+        return x
+    return _first_true(test, lo, hi)
 
 
 def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kwh: float,
@@ -158,14 +217,20 @@ def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kw
         demand = _first_true(pays_at, 1e-9, max_demand_scale)
         if plan_buys and demand is not None and demand > 1.0:
             demand = _first_true(pays_at, 1e-9, 1.0)
+    # the electricity and cloud-price thresholds from the candidates' cost lines at today's demand
+    rate = usd_per_kwh if usd_per_kwh > 0 else 1.0  # any positive rates draw the lines (not 0: `cost_lines`)
+    by_rate = _Lines(evaluator, at_prices, cloud_side, Scenario, (rate, 2.0 * rate), True)
+    among = at_prices if plan_buys else candidates
+    by_price = _Lines(evaluator, among, cloud_side, lambda f: Scenario(usd_per_kwh, cloud_price=f), (1.0, 0.5), False)
     if plan_buys:
         # above this rate buying stops paying
-        electricity = _first_true(lambda r: stops(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH + least_usd_per_kwh)
+        electricity = _flip_on_lines(lambda r: stops(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH + least_usd_per_kwh,
+                                     by_rate)
         # below this cloud-price multiple renting wins
-        cloud = _first_true(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f), at_prices), 0.0, 1.0)
+        cloud = _flip_on_lines(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f), at_prices), 0.0, 1.0, by_price)
     else:
         electricity = None
         if pays(Scenario(least_usd_per_kwh))[0]:
-            electricity = _first_true(lambda r: stops(Scenario(r)), least_usd_per_kwh, usd_per_kwh)
-        cloud = _first_true(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f)), 1.0, MAX_CLOUD_FACTOR)
+            electricity = _flip_on_lines(lambda r: stops(Scenario(r)), least_usd_per_kwh, usd_per_kwh, by_rate)
+        cloud = _flip_on_lines(lambda f: pays(Scenario(usd_per_kwh, cloud_price=f)), 1.0, MAX_CLOUD_FACTOR, by_price)
     return Thresholds(demand, electricity, cloud)

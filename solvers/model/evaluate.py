@@ -186,8 +186,12 @@ class Evaluator:
         found = self._operations.get((units, demand), _MISSING)
         if found is not _MISSING:
             return found  # type: ignore[return-value]
-        slots = {k: _slots(self.owned[k], n, self.owned[k].width) for k, n in units}
         cells, peak = self._cells_at(demand)
+        if not units:  # cloud only: the curve at no owned slot is its rent alone
+            rented = self._rent_only(cells, peak)
+            self._operations[(units, demand)] = rented
+            return rented
+        slots = {k: _slots(self.owned[k], n, self.owned[k].width) for k, n in units}
         if not self.integer_instances:  # work that may wait: fluid, each slot carries its speed (`model.arrays.credit`)
             return self._fluid_operation(units, slots, demand, cells)
         max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
@@ -211,6 +215,16 @@ class Evaluator:
                     break
         self._operations[(units, demand)] = operation
         return operation
+
+    def _rent_only(self, cells: Cells, peak: int) -> _Operation | None:
+        """Cloud only's operation: every cell rented, the screening curve's column at no owned slot (the same
+        products and sum), without the curve. Why: the demand threshold's search asks cloud only at every multiple
+        it tries, and a one-column curve costs several times this."""
+        rent = self._renting_for(peak if self.integer_instances else 1).price(cells.jobs) * cells.hours
+        if self._block_weight is not None:
+            rent = rent * self._block_weight[cells.block]
+        total = float(rent.sum())
+        return _Operation(total, [], [], 0.0, False) if math.isfinite(total) else None
 
     def _fluid_operation(self, units: tuple[tuple[str, int], ...], slots: dict[str, float], demand: float,
                          cells: Cells) -> _Operation | None:

@@ -143,6 +143,24 @@ def test_the_plan_flips_at_the_electricity_threshold(data: dict[str, Any]) -> No
         assert buys(plan(moved)) is bought
 
 
+def test_the_plan_flips_at_the_cloud_price_threshold() -> None:
+    """Re-planned with every cloud price (on-demand and spot) at the reported multiple x0.98, the bursty series buys
+    nothing; at x1.02 it buys. The multiple is the reported price over its reference offer's."""
+    data = bursty_series()
+    result = plan(data)
+    be = result.break_even
+    assert buys(result) and be.cloud_price_threshold_usd_per_hour is not None
+    assert be.cloud_price_threshold_offer is not None
+    today = float(be.cloud_price_threshold_offer.rsplit(" at ", 1)[1].split()[0])
+    factor = be.cloud_price_threshold_usd_per_hour / today
+    assert 0.1 < factor < 1.0
+    catalog = bundled_catalog()
+    for moved, bought in ((0.98, False), (1.02, True)):
+        cheaper = replace(catalog, cloud=catalog.cloud.assign(usd_per_hour=catalog.cloud["usd_per_hour"] * factor
+                                                                * moved))
+        assert buys(make_plan(Profile.model_validate(data), cheaper, TODAY)) is bought
+
+
 @pytest.mark.parametrize(("count", "fewer"), [(1, []), (2, [1]), (3, [2, 1]), (8, [7, 6, 4, 1]), (9, [8, 7, 5, 1])])
 def test_the_plans_purchase_at_fewer_units_halves_the_step_each_time(count: int, fewer: list[int]) -> None:
     """1, 2, 4, ... units fewer than the plan's, and one unit: a few runs on today's curve, not one per count; each
