@@ -34,6 +34,7 @@ _TOLERANCE = 1e-6  # the searches' last bracket, relative above 1
 # the ITP method's truncation (its paper's 0.2 / the first bracket) and the steps it may take beyond bisection's
 _ITP_KAPPA, _ITP_SLACK = 0.2, 3
 _NOTHING = Purchase()  # cloud only
+Test = Callable[[float], tuple[bool, float]]  # at a parameter: whether the test holds, and its margin in USD
 
 
 @dataclass(frozen=True)
@@ -126,9 +127,6 @@ def _margin(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario
     for p in candidates:
         least = min(least, evaluator.cost_or_bound(p, scenario, min(bar, least)))
     return bar - least
-
-
-Test = Callable[[float], tuple[bool, float]]
 
 
 @dataclass(frozen=True)
