@@ -61,7 +61,7 @@ class Thresholds:
     cloud_price_factor: float | None
 
 
-def _first_true(test: Callable[[float], tuple[bool, float]], lo: float, hi: float) -> float | None:
+def _first_true(test: Test, lo: float, hi: float) -> float | None:
     """Smallest x in [lo, hi] with test(x)[0] true, to within 1e-6 x max(1, x), for a test monotone false->true;
     None if it is false at hi. (Where the test is not monotone, a point with the test false just below it and true
     at it, as bisection's answer is.) test(x)[1] says how far x is from the flip: a margin in USD, at most 0 where
