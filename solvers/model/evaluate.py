@@ -29,8 +29,10 @@ from solvers.base.finance import Weights
 from solvers.base.options import CloudOption, HostOption, OwnedOption, unit_cost_of
 from solvers.demand.blocks import Block
 from solvers.model.arrays import cells_of
+from solvers.model.committed import fluid_cost, whole_jobs_cost
 from solvers.model.layers import Cells, Layers, Renting, first_columns, screening, slot_grid
 from solvers.model.packing import Packing
+from solvers.model.purchase_shape import Shape, fixed_cost, shape_of
 from solvers.model.purchases import Evaluation, Purchase, Scenario
 from solvers.model.scaling import scaled_cells
 
@@ -46,25 +48,6 @@ class _Operation:
     moved: list[float]
     packed: float
     short: bool
-
-
-_PLAIN, _PRICED, _COMMITTED = 0, 1, 2  # how a unit's fixed cost is computed (`Evaluator._fixed`)
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """A purchase as the evaluator prices it, read off its options once: per unit line (kind, count, net price, idle
-    kWh per unit-hour, option), per host line (count, base cost, idle kWh per hour), the energy inputs of the units
-    it has (key, count, kWh per GPU-hour, width, throughput, load per GPU), and whether it owns anything, holds a
-    commitment, or names one at all (its fixed cost then moves with the cloud price)."""
-
-    units: tuple[tuple[int, int, float, float, OwnedOption], ...]
-    hosts: tuple[tuple[int, float, float], ...]
-    energy: tuple[tuple[str, int, float, int, float, float], ...]
-    owns: bool
-    commits: bool
-    varies: bool
-    alone: tuple[tuple[str, int], ...]  # the units' (key, count) when there is at most one: their order at any rate
 
 
 @dataclass
@@ -109,7 +92,7 @@ class Evaluator:
         self._scaled: dict[float, tuple[Cells, int]] = {}
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
-        self._prepared: dict[int, tuple[Purchase, _Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
+        self._prepared: dict[int, tuple[Purchase, Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
         self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
         self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
         self.weights = weights
@@ -125,43 +108,8 @@ class Evaluator:
         scenario's cloud price) and hosts, and the fixed monthly cost of owning anything."""
         return self._fixed(self._prepared_for(purchase)[0], scenario.usd_per_kwh, scenario.cloud_price)
 
-    def _fixed(self, shape: _Shape, rate: float, cloud_price: float) -> float:
-        cost = 0.0
-        w = self.weights
-        total_hours = self.total_hours
-        for kind, n, net, idle, o in shape.units:
-            if kind == _PLAIN:
-                cost += n * (net + idle * rate * total_hours)
-            elif kind == _COMMITTED:
-                cost += n * unit_cost_of(o, rate, total_hours, w) * cloud_price
-            else:
-                cost += n * unit_cost_of(o, rate, total_hours, w)
-        for n, base, idle in shape.hosts:
-            if w is None:
-                cost += n * (base + idle * rate * total_hours)
-            else:
-                cost += n * (base * w.capex + rate * idle * w.hours)
-        if w is not None and w.fixed_owned_usd and shape.owns:
-            cost += w.fixed_owned_usd
-        return cost
-
-    def _shape(self, purchase: Purchase) -> _Shape:
-        w = self.weights
-        units = []
-        for key, n in purchase.units.items():
-            o = self.owned[key]
-            kind = (_COMMITTED if o.is_commitment else _PLAIN if w is None and not o.opex_usd_per_unit_hour
-                    else _PRICED)
-            units.append((kind, n, o.net_price_usd, o.idle_kwh_per_unit_hour, o))
-        hosts = [(n, self.hosts[name].host.base_cost_usd, self.hosts[name].idle_kwh_per_hour)
-                 for name, n in purchase.hosts.items()]
-        energy = [(key, n, o.marginal_kwh_per_gpu_hour, o.width, o.throughput, o.load_per_gpu)
-                  for key, n in purchase.units.items() if n > 0 for o in [self.owned[key]]]
-        return _Shape(tuple(units), tuple(hosts), tuple(energy),
-                      owns=any(n > 0 and kind != _COMMITTED for kind, n, *_ in units),
-                      commits=any(n > 0 and kind == _COMMITTED for kind, n, *_ in units),
-                      varies=any(kind == _COMMITTED for kind, *_ in units),
-                      alone=tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
+    def _fixed(self, shape: Shape, rate: float, cloud_price: float) -> float:
+        return fixed_cost(shape, rate, cloud_price, self.total_hours, self.weights)
 
     def _renting_for(self, peak: int) -> Renting:
         if self._renting is None or (self._renting.table is not None
@@ -326,9 +274,6 @@ class Evaluator:
                                                       maintained)
         return found
 
-    def _committed_fluid(self, o: OwnedOption, cells: Cells, scenario: Scenario) -> float:
-        return _committed_fluid_costs(self, o, cells, scenario)
-
     def _credit(self, option: OwnedOption) -> float:
         """Reference jobs at once one of the option's job slots carries (`model.arrays.credit`)."""
         return option.throughput if not self.integer_instances else 1.0
@@ -359,7 +304,7 @@ class Evaluator:
         fixed = self._fixed_at(shape, at_rate, scenario)
         return fixed if fixed >= bar else self._run_cost(shape, at_rate, scenario, fixed)
 
-    def _fixed_at(self, shape: _Shape, at_rate: _AtRate, scenario: Scenario) -> float:
+    def _fixed_at(self, shape: Shape, at_rate: _AtRate, scenario: Scenario) -> float:
         """The fixed cost kept at the purchase's rate, or computed when it moves with the cloud price."""
         return (at_rate.fixed if at_rate.fixed is not None
                 else self._fixed(shape, scenario.usd_per_kwh, scenario.cloud_price))
@@ -368,7 +313,7 @@ class Evaluator:
         shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
         return self._run_cost(shape, at_rate, scenario, self._fixed_at(shape, at_rate, scenario))
 
-    def _run_cost(self, shape: _Shape, at_rate: _AtRate, scenario: Scenario, fixed: float) -> float:
+    def _run_cost(self, shape: Shape, at_rate: _AtRate, scenario: Scenario, fixed: float) -> float:
         """`fixed` plus the operation's rent, owned energy and packed hours at the scenario's demand: apart from `_cost`
         so that `cost_or_bound`, which has read the purchase at its rate for the bound, does not read it again."""
         cost = fixed
@@ -391,15 +336,16 @@ class Evaluator:
             cost += w.fixed_cloud_usd
         return cost
 
-    def _prepared_for(self, purchase: Purchase) -> tuple[_Shape, dict[float, _AtRate]]:
+    def _prepared_for(self, purchase: Purchase) -> tuple[Shape, dict[float, _AtRate]]:
         """A purchase's shape and its figures per electricity rate, kept by identity (the thresholds' candidates
         live as long as the evaluator's searches; the entry keeps the purchase, so its id is not reused)."""
         entry = self._prepared.get(id(purchase))
         if entry is None or entry[0] is not purchase:
-            entry = self._prepared[id(purchase)] = (purchase, self._shape(purchase), {})
+            shape = shape_of(purchase, self.owned, self.hosts, self.weights)
+            entry = self._prepared[id(purchase)] = (purchase, shape, {})
         return entry[1], entry[2]
 
-    def _at_rate(self, purchase: Purchase, rate: float) -> tuple[_Shape, _AtRate]:
+    def _at_rate(self, purchase: Purchase, rate: float) -> tuple[Shape, _AtRate]:
         """What `_cost` needs of a purchase at one electricity rate. Why: the demand and cloud-price searches ask
         for the same purchases at the same rate some hundred times a plan, and each asked again for the fixed
         cost, the energy order and its operation's key; the figures are the same floats, computed once (the
@@ -427,45 +373,18 @@ class Evaluator:
     def committed_cloud(self, key: str, scenario: Scenario) -> float:
         """Cheapest cost of doing the work with n instances of one commitment (n = 0, 1, ...) and renting the
         rest, without buying: what the work costs on the cloud side when that commitment's count may follow the
-        scenario (more demand, more instances). Reads one screening curve at the peak: n instances give
-        K = n x slots job slots, and the rent at K is the curve's (exactly when the peak is at most
-        MAX_SLOT_STEPS slots; above, at the grid's K just below, a rent never lower than the exact one)."""
+        scenario (more demand, more instances). Reads one screening curve at the peak (`solvers.model.committed`)."""
         o = self.owned[key]
         if o.slots_per_unit <= 0 or (self.integer_instances and o.throughput < 1.0 - 1e-9):
             return math.inf  # slower than the reference: not a slot a job that may not wait fills
         cells, peak = self._cells_at(scenario.demand)
-        if not self.integer_instances:  # fluid: n instances carry n x slots x speed jobs of each window's average
-            return self._committed_fluid(o, cells, scenario)
-        layers = self._screen(scenario.demand, cells, peak, peak)
-        most = math.ceil(peak / o.slots_per_unit - 1e-9)
-        if o.max_units is not None:
-            most = min(most, o.max_units)
-        n = np.arange(most + 1)
-        k = np.searchsorted(layers.ks, np.minimum(np.floor(n * o.slots_per_unit + 1e-9), peak), side="right") - 1
         price = unit_cost_of(o, scenario.usd_per_kwh, self.total_hours, self.weights) * scenario.cloud_price
-        costs = n * price + layers.rent[k] * scenario.cloud_price
-        w = self.weights
-        if w is not None and w.fixed_cloud_usd:
-            costs = costs + np.where((n > 0) | (layers.rent[k] > 0), w.fixed_cloud_usd, 0.0)
-        return float(costs.min(initial=math.inf))
-
-
-def _committed_fluid_costs(evaluator: Evaluator, o: OwnedOption, cells: Cells, scenario: Scenario) -> float:
-    """`Evaluator.committed_cloud` on work that may wait: n instances give n x slots x speed of capacity."""
-    peak = float(cells.jobs.max(initial=0.0))
-    per = o.slots_per_unit * o.throughput
-    most = math.ceil(peak / per - 1e-9)
-    if o.max_units is not None:
-        most = min(most, o.max_units)
-    n = np.arange(most + 1)
-    layers = screening(cells, len(evaluator.blocks), evaluator._renting_for(1), 0.0, n * per,
-                       evaluator._block_weight)
-    price = unit_cost_of(o, scenario.usd_per_kwh, evaluator.total_hours, evaluator.weights) * scenario.cloud_price
-    costs = n * price + layers.rent * scenario.cloud_price
-    w = evaluator.weights
-    if w is not None and w.fixed_cloud_usd:
-        costs = costs + np.where((n > 0) | (layers.rent > 0), w.fixed_cloud_usd, 0.0)
-    return float(costs.min(initial=math.inf))
+        fixed = self.weights.fixed_cloud_usd if self.weights is not None else 0.0
+        if not self.integer_instances:  # fluid: n instances carry n x slots x speed jobs of each window's average
+            return fluid_cost(o, cells, len(self.blocks), self._renting_for(1), self._block_weight, price,
+                              scenario.cloud_price, fixed)
+        return whole_jobs_cost(o, self._screen(scenario.demand, cells, peak, peak), peak, price,
+                               scenario.cloud_price, fixed)
 
 
 def _slots(option: OwnedOption, units: int, width: int) -> float:
