@@ -171,6 +171,8 @@ class Model:
     start: tuple[np.ndarray, np.ndarray] | None = None  # integer columns and values of a MIP start (model.start)
     credits: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per owned option: `credit`
     fluid: Fluid | None = None  # work that may wait: the per-cell columns of `solvers.model.fluid` (then mu is empty)
+    # (owned, hosts): cards of each option a host of each kind holds, -1 where it does not take them (`host_capacity`)
+    capacity: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
 
     @property
     def n_blocks(self) -> int:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from solvers.demand.blocks import Block
-from solvers.offers.hosting import card_capacity, cheapest_host_mix, cheapest_hosts
+from solvers.offers.hosting import cheapest_host_mix, cheapest_hosts
 
 if TYPE_CHECKING:
     from solvers.model.arrays import Limits, Model
@@ -89,9 +89,8 @@ def _packing_price(model: Model, cost: np.ndarray, upper: np.ndarray) -> np.ndar
 
 
 def _capacities(model: Model, option_index: int) -> np.ndarray:
-    option = model.owned[option_index]
-    return np.array([card_capacity(h, option) if k in option.accepting_hosts else 0
-                     for k, h in enumerate(model.hosts[: len(model.m)])])
+    """Cards of the option one host of each kind holds, 0 where the kind does not take them (`Model.capacity`)."""
+    return np.maximum(model.capacity[option_index, : len(model.m)], 0)
 
 
 def _host_spend(model: Model, candidates: list[int], cost: np.ndarray, units: np.ndarray) -> np.ndarray:
