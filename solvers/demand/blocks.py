@@ -31,9 +31,16 @@ class Block:
         """Reference GPU-hours of work per hour, on average in this block."""
         return self.demand / self.hours
 
-    @property
+    @cached_property
     def peak_jobs(self) -> float:
+        """The busiest level's jobs at once (cached: every model built on the block reads it)."""
         return float(self.jobs.max(initial=0.0))
+
+    @cached_property
+    def job_hours(self) -> float:
+        """Job-hours at reference pace over the block (each level's jobs times its hours). Cached: the main model and
+        the buy-only alternative bound every option by it (`solvers.model.arrays.block_load`)."""
+        return float(np.dot(self.jobs, self.level_hours))
 
     @cached_property
     def active_hours(self) -> float:

@@ -39,11 +39,10 @@ from solvers.model.arrays import (
     INF,
     Limits,
     Model,
-    block_load,
     cells_of,
     credit,
     first_highs_quietly,
-    unit_bound,
+    unit_bounds,
 )
 from solvers.model.builder import Builder
 from solvers.model.fluid import fluid_columns, fluid_uses_cloud
@@ -80,9 +79,8 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     (`solvers.uncertainty`), whose purchase columns every future shares, so no future may bound them by its own
     demand or leave out an option its own prices dominate."""
     fluid = not limits.integer_instances
-    load = block_load(blocks)
     if bounds is None:
-        bounds = {o.key: unit_bound(o, blocks, limits, load) for o in owned}
+        bounds = unit_bounds(owned, blocks, limits)
     owned = [o for o in owned if bounds[o.key] > 0]
     cells = cells_of(blocks)
     total_hours = sum(b.hours for b in blocks)
@@ -167,8 +165,8 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         d = bld.add_cols(np.outer(d_cost if d_cost is not None else np.zeros(len(owned)), per_block).reshape(-1),
                          np.where(idle_enough, 0.0, INF).reshape(-1), False).reshape(len(owned), n_blocks)
         y_cost = np.array([c.usd_per_hour for c in cloud]) if cost_on else np.zeros(len(cloud))
-        y_upper = np.array([[INF if c.max_instances is None else c.max_instances * b.hours for b in blocks]
-                            for c in cloud])
+        quota = np.array([math.nan if c.max_instances is None else c.max_instances for c in cloud], dtype=float)
+        y_upper = np.where(np.isnan(quota)[:, None], INF, quota[:, None] * np.array([b.hours for b in blocks])[None, :])
         if cost_on:
             y_upper[~packing_offers(cloud)] = 0.0
         y_upper = y_upper.reshape(-1)
