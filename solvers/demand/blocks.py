@@ -66,12 +66,17 @@ def merge_periods(periods: list[Period]) -> list[Block]:
     blocks = []
     for _, idx in sorted(groups.items(), key=lambda kv: kv[1][0]):
         first = periods[idx[0]]
+        # the periods' level hours summed in order, as sum(..., zeros) did: 0 + a is a (and a + 0.0 the same
+        # number), then each next one added in place; one temporary fewer per block
+        level_hours = first.level_hours + 0.0
+        for i in idx[1:]:
+            level_hours += periods[i].level_hours
         blocks.append(Block(
             hours=sum(hours[i] for i in idx),
             demand=sum(periods[i].demand for i in idx),
             periods=tuple(idx),
             jobs=first.jobs,
-            level_hours=sum((periods[i].level_hours for i in idx), np.zeros(len(first.jobs))),
+            level_hours=level_hours,
         ))
     return blocks
 

@@ -268,16 +268,15 @@ def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[
     shape = {key: n for n, key in enumerate(groups)}
     group = np.array([shape[key] for key, members in groups.items() if len(members) > 1 for _ in members])
     table = (host_capacity(owned, hosts) if capacity is None else capacity)[compared]
-    rehost = [_own_host(o, hosts, {k: int(table[n, k]) for k in o.accepting_hosts if k < len(hosts)}, limits,
-                        total_hours) for n, o in enumerate(opts)]
+    rehost = _own_hosts(opts, hosts, table, limits, total_hours)
     own_cost = np.array([0.0 if own is None else own[0] for own in rehost])
     own_price = np.array([0.0 if own is None else own[1] for own in rehost])
     may = (np.array([o.max_units is None for o in opts]) & ~(cost < 0))[:, None] & ~(speed[:, None] < speed[None, :])
     may &= (group[:, None] == group[None, :]) & ~np.eye(len(opts), dtype=bool)
     extra_energy = (np.maximum(0.0, energy[:, None] - energy[None, :]) * speed[None, :]
                     * np.array([o.slots_per_unit for o in opts])[None, :] * weighted_hours)
-    # every host that takes B's cards takes as many of A's (-1: a kind that does not take them)
-    holds = ((table[:, None, :] >= table[None, :, :]) | (table[None, :, :] < 0)).all(axis=2)
+    # every host that takes B's cards takes as many of A's (a kind that does not take B's is -1, below any of A's)
+    holds = (table[:, None, :] >= table[None, :, :]).all(axis=2)
     budget = limits.max_capex_usd is None
     same_hosts = ((budget | (price[:, None] <= price[None, :])) & (cost[:, None] + extra_energy < cost[None, :]))
     # B's cards sit in hosts that take fewer of A's: each unit of A then gets a one-card host of its own
@@ -289,20 +288,22 @@ def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[
     return [b for j, b in enumerate(owned) if j not in dominated]
 
 
-def _own_host(option: OwnedOption, hosts: list[HostOption], capacity: dict[int, int], limits: Limits,
-              total_hours: float) -> tuple[float, float] | None:
-    """The cheapest one-card host that takes a unit of `option` (a bare one-GPU card): its cost on the model's
-    basis (price, idle energy over the horizon) and its price. None for a machine with its host, or when no
-    one-card host takes it. One-card hosts only: the model bounds each host kind by the GPUs it could hold at its
-    fewest per host, which is then one, so as many such hosts as cards stay within every host bound."""
-    if option.includes_host or option.gpus_per_unit != 1:
-        return None
+def _own_hosts(options: list[OwnedOption], hosts: list[HostOption], capacity: np.ndarray, limits: Limits,
+               total_hours: float) -> list[tuple[float, float] | None]:
+    """Per option, the cheapest one-card host that takes a unit of it (a bare one-GPU card): its cost on the model's
+    basis (price, idle energy over the horizon) and its price; `capacity` the options' rows of `host_capacity`.
+    None for a machine with its host, or when no one-card host takes it. One-card hosts only: the model bounds
+    each host kind by the GPUs it could hold at its fewest per host, which is then one, so as many such hosts as
+    cards stay within every host bound."""
     weights = limits.weights
     hours = total_hours if weights is None else weights.hours
     capex = 1.0 if weights is None else weights.capex
-    costs = [(hosts[k].host.base_cost_usd * capex + limits.usd_per_kwh * hosts[k].idle_kwh_per_hour * hours,
-              hosts[k].host.base_cost_usd) for k, n in capacity.items() if n >= 1 and hosts[k].host.slots == 1]
-    return min(costs, default=None)
+    single = [(k, (h.host.base_cost_usd * capex + limits.usd_per_kwh * h.idle_kwh_per_hour * hours,
+                   h.host.base_cost_usd)) for k, h in enumerate(hosts) if h.host.slots == 1]
+    holds = capacity.tolist()
+    return [None if o.includes_host or o.gpus_per_unit != 1
+            else min((cost for k, cost in single if holds[n][k] >= 1), default=None)
+            for n, o in enumerate(options)]
 
 
 def _uses_cloud(model: Model, bounds: dict[str, int], fixed_usd: float) -> None:

@@ -70,7 +70,7 @@ def _filled(value: np.ndarray | float | bool, n: int, dtype: type) -> np.ndarray
     it costs some 2 us a call more, and a build makes about twenty of these calls (measured 2026-11-28)."""
     if not isinstance(value, np.ndarray):
         return np.full(n, value, dtype=dtype)
-    array = np.array(value, dtype=dtype).ravel()
+    array: np.ndarray = np.array(value, dtype=dtype).ravel()
     return array if len(array) == n else np.broadcast_to(array, (n,)).copy()
 
 

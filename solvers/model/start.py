@@ -92,23 +92,27 @@ def _packing_price(model: Model, cost: np.ndarray, upper: np.ndarray) -> np.ndar
 
 def _capacities(model: Model, option_index: int) -> np.ndarray:
     """Cards of the option one host of each kind holds, 0 where the kind does not take them (`Model.capacity`)."""
-    return np.maximum(model.capacity[option_index, : len(model.m)], 0)
+    capacity: np.ndarray = np.maximum(model.capacity[option_index, : len(model.m)], 0)
+    return capacity
 
 
 def _host_spend(model: Model, candidates: list[int], cost: np.ndarray, units: np.ndarray) -> np.ndarray:
     """(options, steps): the cheapest whole hosts for each candidate's cards (0 for machines with their host); one
-    covering knapsack per distinct capacity vector, which options of one card power share (a table for n cards is
-    the start of the table for more, so each is made once, for the most cards of its options)."""
+    covering knapsack per distinct capacity vector, which options of one card power share."""
     spend = np.zeros_like(units)
+    tables: dict[tuple[int, ...], np.ndarray] = {}
     host_cost = cost[model.m]
-    shared: dict[tuple[int, ...], list[int]] = {}
     for i, g in enumerate(candidates):
-        if not model.owned[g].includes_host:
-            shared.setdefault(tuple(_capacities(model, g).tolist()), []).append(i)
-    for capacity, rows in shared.items():
-        cards = (units[rows] * np.array([model.owned[candidates[i]].gpus_per_unit for i in rows])[:, None]
-                 ).astype(np.int64)
-        spend[rows] = cheapest_hosts(host_cost, np.array(capacity, dtype=np.int64), int(cards.max()))[cards]
+        option = model.owned[g]
+        if option.includes_host:
+            continue
+        capacity = _capacities(model, g)
+        cards = (units[i] * option.gpus_per_unit).astype(np.int64)
+        key = tuple(capacity.tolist())
+        table = tables.get(key)
+        if table is None or len(table) <= cards.max():
+            table = tables[key] = cheapest_hosts(host_cost, capacity, int(cards.max()))
+        spend[i] = table[cards]
     return spend
 
 
