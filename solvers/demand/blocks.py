@@ -31,9 +31,16 @@ class Block:
         """Reference GPU-hours of work per hour, on average in this block."""
         return self.demand / self.hours
 
-    @property
+    @cached_property
     def peak_jobs(self) -> float:
+        """The busiest level's jobs at once (cached: every model built on the block reads it)."""
         return float(self.jobs.max(initial=0.0))
+
+    @cached_property
+    def job_hours(self) -> float:
+        """Job-hours at reference pace over the block (each level's jobs times its hours). Cached: the main model and
+        the buy-only alternative bound every option by it (`solvers.model.arrays.block_load`)."""
+        return float(np.dot(self.jobs, self.level_hours))
 
     @cached_property
     def active_hours(self) -> float:
@@ -59,12 +66,17 @@ def merge_periods(periods: list[Period]) -> list[Block]:
     blocks = []
     for _, idx in sorted(groups.items(), key=lambda kv: kv[1][0]):
         first = periods[idx[0]]
+        # the periods' level hours summed in order, as sum(..., zeros) did: 0 + a is a (and a + 0.0 the same
+        # number), then each next one added in place; one temporary fewer per block
+        level_hours = first.level_hours + 0.0
+        for i in idx[1:]:
+            level_hours += periods[i].level_hours
         blocks.append(Block(
             hours=sum(hours[i] for i in idx),
             demand=sum(periods[i].demand for i in idx),
             periods=tuple(idx),
             jobs=first.jobs,
-            level_hours=sum((periods[i].level_hours for i in idx), np.zeros(len(first.jobs))),
+            level_hours=level_hours,
         ))
     return blocks
 

@@ -64,10 +64,12 @@ class Period:
 
 
 def _calendar_slices(start: dt.date, end: dt.date) -> list[tuple[str, dt.date, dt.date]]:
+    """Calendar months clipped to [start, end). The next month's first day is made directly, not by `add_months`
+    (which clips a day to its month's length: 2 us a month, most of this function's time)."""
     slices = []
     cursor = start
     while cursor < end:
-        nxt = min(add_months(cursor.replace(day=1), 1), end)
+        nxt = min(dt.date(cursor.year + (cursor.month == 12), cursor.month % 12 + 1, 1), end)
         slices.append((f"{cursor.year:04d}-{cursor.month:02d}", cursor, nxt))
         cursor = nxt
     return slices
