@@ -6,18 +6,16 @@ In: an `OwnedRow` (solvers.offers.owned_rows), its GPU spec and the profile. Out
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 
 from pricing.catalog import Host
 from pricing.gpus import GpuSpec
 from solvers.base import defaults
-from solvers.base.evolve import evolved
+from solvers.base.evolve import evolved, made
 from solvers.base.options import OwnedOption
 from solvers.base.plan_options import OwnedOpex
 from solvers.base.profile import Profile
 from solvers.offers.owned_rows import OwnedRow
-from solvers.offers.resale import Bought, resale_usd
 from solvers.offers.throughput import cross_machine_efficiency, serving_slots
 
 
@@ -84,7 +82,7 @@ def on_hours_share(machine_on: str | float) -> float:
 
 
 def owned_option(
-    index: int,
+    key: str,
     row: OwnedRow,
     spec: GpuSpec,
     throughput: float,
@@ -94,7 +92,16 @@ def owned_option(
     idle_share: float = 1.0,
     width: int = 1,
     accepting_hosts: tuple[int, ...] = (),
+    *,
+    pue: float = 1.0,
+    offer: str = "",
+    opex: OwnedOpex | None = None,
+    availability: float | None = None,
 ) -> OwnedOption:
+    """One row as an option at the `pue` of where it stands (`solvers.offers.pue.places`), with its running costs
+    (`opex`: colocation counts its GPUs' working power, with the host share a bare card adds to its host) and its
+    `availability` (a machine on only some hours a day). Made without `__init__` (`solvers.base.evolve.made`):
+    the offers stage makes one per quote, width and place."""
     n = row.gpus_per_unit
     if row.watts is not None:
         working_per_gpu = row.watts / n
@@ -104,28 +111,31 @@ def owned_option(
     host_share = 0.0 if row.includes_host else host_watts
     baseline = idle_unit / n if idle_share > 0 else 0.0  # idle draw a working GPU does not add (machine on anyway)
     marginal_w = max(working_per_gpu - baseline, 0.0) + host_share
-    return OwnedOption(
-        key=f"own:{index}",
-        name=row.name,
-        gpu=row.gpu,
-        condition=row.condition,
-        gpus_per_unit=n,
-        unit_price_usd=row.unit_price_usd,
-        includes_host=row.includes_host,
-        throughput=throughput,
-        marginal_kwh_per_gpu_hour=kwh_per_watt_hour * marginal_w,
-        idle_kwh_per_unit_hour=kwh_per_watt_hour * idle_unit * idle_share,
-        card_watts=working_per_gpu,
-        resale_usd=resale,
-        memory_gb=spec.memory_gb,
-        slots_per_unit=(n // width) if row.includes_host else n / width,
-        width=width,
-        accepting_hosts=accepting_hosts,
-        vendor=row.vendor,
-        source=row.source,
-        as_of=row.as_of,
-        feed=row.feed,
-    )
+    return made(OwnedOption, {
+        "key": key,
+        "name": row.name,
+        "gpu": row.gpu,
+        "condition": row.condition,
+        "gpus_per_unit": n,
+        "unit_price_usd": row.unit_price_usd,
+        "includes_host": row.includes_host,
+        "throughput": throughput,
+        "marginal_kwh_per_gpu_hour": kwh_per_watt_hour * marginal_w * pue,
+        "idle_kwh_per_unit_hour": kwh_per_watt_hour * idle_unit * idle_share * pue,
+        "card_watts": working_per_gpu,
+        "resale_usd": resale,
+        "memory_gb": spec.memory_gb,
+        "slots_per_unit": (n // width) if row.includes_host else n / width,
+        "width": width,
+        "accepting_hosts": accepting_hosts,
+        "vendor": row.vendor,
+        "source": row.source,
+        "as_of": row.as_of,
+        "feed": row.feed,
+        "offer": offer,
+        "opex_usd_per_unit_hour": 0.0 if opex is None else n * opex_per_gpu_hour(opex, working_per_gpu / 1000.0),
+        "availability": availability,
+    })
 
 
 def linked_machines(option: OwnedOption, profile: Profile) -> OwnedOption:
@@ -155,13 +165,6 @@ def serving_replicas(option: OwnedOption, width: int, load: str, pooled: bool, u
                    slots_per_unit=serving_slots(option.gpus_per_unit, r, width, load, pooled=pooled, most=most))
 
 
-def resale_of(row: OwnedRow, spec: GpuSpec, used_value: dict[str, float], years: float, start: dt.date,
-            profile: Profile) -> float:
-    """Sale proceeds at the horizon's end: the fitted resale curve at the card's age then (`solvers.offers.resale`)."""
-    return resale_usd(Bought(row.gpu, row.condition, row.gpus_per_unit, row.includes_host, row.unit_price_usd), spec,
-                      used_value, years, start, profile.options)
-
-
 HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5: an average calendar month
 
 
@@ -173,9 +176,3 @@ def opex_per_gpu_hour(opex: OwnedOpex, kw_per_gpu: float) -> float:
     return (opex.colocation_usd_per_kw_month * kw_per_gpu / HOURS_PER_MONTH
             + opex.maintenance_usd_per_gpu_year / HOURS_PER_YEAR
             + opex.staff_usd_per_gpu_month / HOURS_PER_MONTH)
-
-
-def with_opex(o: OwnedOption, opex: OwnedOpex) -> OwnedOption:
-    """A unit's colocation counts its GPUs' working power (with the host share a bare card adds to its host)."""
-    kw = o.card_watts / 1000.0
-    return evolved(o, opex_usd_per_unit_hour=o.gpus_per_unit * opex_per_gpu_hour(opex, kw))

@@ -178,9 +178,7 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
         carbon_usd_per_kg = _usd(rates, opts.carbon_price_per_tonne, opts.carbon_price_currency,
                                  "options.carbon_price_currency") / 1000.0
     # 1-3: money inputs in USD, purchases with their taxes
-    owned = [item.model_copy(update={
-        "unit_price_usd": _usd(rates, item.unit_price_usd, item.currency, f"prices.owned[{i}].currency") * tax_factor,
-        "currency": "USD"}) for i, item in enumerate(profile.prices.owned)]
+    owned = _owned_in_usd(profile.prices.owned, rates, tax_factor)
     cloud = _cloud_in_usd(profile.prices.cloud, rates, carbon_usd_per_kg, catalog, opts.cloud_pue)
     commitments = [quote.model_copy(update={
         "usd_per_hour": _usd(rates, quote.usd_per_hour, quote.currency, f"prices.commitments[{i}].currency"),
@@ -219,6 +217,14 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
                                                             opts.carbon_price_currency.upper()})
     return Prepared(used_profile, used_catalog, rates, profile.currency, inputs, rate, location, row, owned_intensity,
                     carbon_usd_per_kg, opts.cloud_pue, tax_factor, notes, vat)
+
+
+def _owned_in_usd(items: list[OwnedPriceItem], rates: ExchangeRates, tax_factor: float) -> list[OwnedPriceItem]:
+    """Each owned quote in USD with its purchase taxes. A quote already in USD without taxes is kept as it is (its
+    price times 1.0 is the same float): a copy of each of 200 quotes was most of this step (issue 31)."""
+    return [item if item.currency == "USD" and tax_factor == 1.0 else item.model_copy(update={
+        "unit_price_usd": _usd(rates, item.unit_price_usd, item.currency, f"prices.owned[{i}].currency") * tax_factor,
+        "currency": "USD"}) for i, item in enumerate(items)]
 
 
 def _cloud_in_usd(quotes: list[CloudPriceItem], rates: ExchangeRates, usd_per_kg: float | None, catalog: Catalog,

@@ -92,27 +92,32 @@ def _enough_quota(rows: np.ndarray, price: np.ndarray, slots: np.ndarray, quota:
 
 
 def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
-    """True if `a` is at least as good as `b` in everything the model sees."""
+    """True if `a` is at least as good as `b` in everything the model sees.
+
+    The plain figures first and the derived ones (hourly price, energy per job-hour, hosts as sets) last: most
+    pairs differ in price or speed, and `and` stops at the first that fails (a third of the pruning's time for
+    200 quote items, issue 31). The order changes no answer: every term is a comparison without side effects."""
     return (
-        a.gpus_per_unit == b.gpus_per_unit
-        and a.includes_host == b.includes_host
-        and set(b.accepting_hosts) <= set(a.accepting_hosts)  # a bare card only dominates where it fits too
-        and a.kind == b.kind  # a commitment is neither capex nor an owned GPU under the profile's limits
+        a.unit_price_usd <= b.unit_price_usd
+        and a.net_price_usd <= b.net_price_usd
+        and a.throughput >= b.throughput
+        and a.slots_per_unit >= b.slots_per_unit
+        and a.width <= b.width  # a narrower job fits every host a wider one fits
+        and a.idle_kwh_per_unit_hour <= b.idle_kwh_per_unit_hour
+        and a.card_watts <= b.card_watts
+        and a.load_per_gpu >= b.load_per_gpu
         and a.opex_usd_per_unit_hour <= b.opex_usd_per_unit_hour
+        and a.gpus_per_unit == b.gpus_per_unit
+        and a.includes_host == b.includes_host
+        and a.kind == b.kind  # a commitment is neither capex nor an owned GPU under the profile's limits
         and a.paid_hours == b.paid_hours
         # paid no earlier: a smaller fee at the same term starts and a smaller hourly part (present value, issue 16)
-        and a.upfront_usd <= b.upfront_usd and a.hourly_usd <= b.hourly_usd
+        and a.upfront_usd <= b.upfront_usd
         and (a.term_months == b.term_months or not (a.upfront_usd or b.upfront_usd))
-        and a.throughput >= b.throughput
-        and a.unit_price_usd <= b.unit_price_usd
-        and a.net_price_usd <= b.net_price_usd
-        and a.idle_kwh_per_unit_hour <= b.idle_kwh_per_unit_hour
-        and a.width <= b.width  # a narrower job fits every host a wider one fits
+        and a.hourly_usd <= b.hourly_usd
         and (a.usd_per_job_hour(1.0, 1) <= b.usd_per_job_hour(1.0, 1) if a.width == b.width
              else a.usd_per_job_hour(1.0) <= b.usd_per_job_hour(1.0))
-        and a.slots_per_unit >= b.slots_per_unit
-        and a.load_per_gpu >= b.load_per_gpu
-        and a.card_watts <= b.card_watts
+        and set(b.accepting_hosts) <= set(a.accepting_hosts)  # a bare card only dominates where it fits too
     )
 
 

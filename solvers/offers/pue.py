@@ -50,19 +50,28 @@ def pue_by_kind(explicit: float | None) -> dict[str, float]:
     return {kind: pue_of(kind, explicit) for kind in defaults.PUE_BY_HOST_KIND}
 
 
+def places(accepting_hosts: Sequence[int], hosts: Sequence[Host], explicit: float | None,
+           kind: str) -> list[tuple[float, str, tuple[int, ...] | None]]:
+    """Where a unit of a bare card (`accepting_hosts`, none for a whole machine of `kind`) stands, as (PUE, key
+    suffix, hosts): one entry per PUE its hosts give, each taking only the hosts of its PUE; a single place keeps
+    the option's key and hosts (None). The same for every row of a GPU type: `solvers.offers.owned_build` asks once
+    per type."""
+    groups: dict[float, list[int]] = {}
+    for k in accepting_hosts:
+        groups.setdefault(pue_of(hosts[k].kind, explicit), []).append(k)
+    if len(groups) <= 1:
+        return [(next(iter(groups), pue_of(kind, explicit)), "", None)]
+    return [(pue, f"@pue{pue:g}", tuple(ks)) for pue, ks in sorted(groups.items())]
+
+
 def by_place(option: OwnedOption, hosts: Sequence[Host], explicit: float | None, kind: str) -> list[OwnedOption]:
     """`option` (priced at PUE 1) at the PUE of where it stands: a whole machine at its `kind`'s; bare cards at their
     hosts', once per PUE those hosts give, each copy taking only the hosts of its PUE (a card that fits a desktop and
     a server pays the server room's cooling only when the plan puts it in the server)."""
     if option.includes_host:
         return [_at(option, pue_of(kind, explicit))]
-    groups: dict[float, list[int]] = {}
-    for k in option.accepting_hosts:
-        groups.setdefault(pue_of(hosts[k].kind, explicit), []).append(k)
-    if len(groups) <= 1:
-        return [_at(option, next(iter(groups), pue_of(kind, explicit)))]
-    return [evolved(_at(option, pue), key=f"{option.key}@pue{pue:g}", accepting_hosts=tuple(ks))
-            for pue, ks in sorted(groups.items())]
+    return [_at(option, pue) if ks is None else evolved(_at(option, pue), key=option.key + suffix, accepting_hosts=ks)
+            for pue, suffix, ks in places(option.accepting_hosts, hosts, explicit, kind)]
 
 
 def _at(option: OwnedOption, pue: float) -> OwnedOption:

@@ -44,34 +44,63 @@ def age_years(spec: GpuSpec, day: dt.date) -> float:
     return max(0.0, (day - launch).days / 365.25)
 
 
-def _used_today(item: Bought, used_value: Mapping[str, float]) -> float | None:
-    if item.condition == "used" and item.gpus_per_unit == 1 and not item.includes_host:
-        return item.unit_price_usd
-    if item.gpu in used_value:
-        return float(used_value[item.gpu]) * item.gpus_per_unit
-    return None
+class Resale:
+    """Sale proceeds at one plan's horizon end, `years` after `start`: what depends on the card alone (its curve's
+    share at the end, and the move from its age today to then) found once per GPU type, not once per quote. Why:
+    200 quotes name a handful of GPU types, and these figures (two dates, two exponentials) were a tenth of the
+    offers stage (issue 31). Each figure is the same float as computed per quote."""
+
+    def __init__(self, used_value: Mapping[str, float], years: float, start: dt.date, opts: PlanOptions) -> None:
+        self._used_value = used_value
+        self._years = years
+        self._start = start
+        self._opts = opts
+        self._aging: dict[str, tuple[GpuSpec, float, float]] = {}  # gpu -> (spec, moved, share at the end)
+
+    def _aged(self, spec: GpuSpec) -> tuple[float, float]:
+        found = self._aging.get(spec.name)
+        if found is not None and found[0] is spec:
+            return found[1], found[2]
+        curve = curve_for(spec.segment)
+        now, end = age_years(spec, self._start), age_years(spec, self._start) + self._years
+        at_end = curve.share(end)
+        moved = at_end / curve.share(now) if now > 0 else at_end
+        self._aging[spec.name] = (spec, moved, at_end)
+        return moved, at_end
+
+    def of(self, spec: GpuSpec, condition: str, gpus_per_unit: int, includes_host: bool,
+           unit_price_usd: float) -> float:
+        """Expected sale proceeds of one unit of `spec` bought in this condition and shape at this price."""
+        opts = self._opts
+        if not opts.resale:
+            return 0.0
+        used: float | None
+        if condition == "used" and gpus_per_unit == 1 and not includes_host:
+            used = unit_price_usd
+        elif spec.name in self._used_value:
+            used = float(self._used_value[spec.name]) * gpus_per_unit
+        else:
+            used = None
+        if opts.resale_decline_per_year is not None:
+            today = used if used is not None else defaults.USED_TO_NEW_RATIO * unit_price_usd
+            value = today * (1.0 - opts.resale_decline_per_year) ** self._years
+        else:
+            moved, at_end = self._aged(spec)
+            if used is not None:
+                value = used * moved
+            elif spec.launch_price_usd is not None:
+                value = spec.launch_price_usd * gpus_per_unit * at_end
+            else:
+                value = defaults.USED_TO_NEW_RATIO * unit_price_usd * moved
+        return float(min(value * (1.0 - opts.resale_fee), unit_price_usd))
 
 
 def resale_usd(item: Bought, spec: GpuSpec, used_value: Mapping[str, float], years: float, start: dt.date,
                opts: PlanOptions) -> float:
-    """Expected sale proceeds of one unit at the horizon's end, `years` after `start`."""
-    if not opts.resale:
-        return 0.0
-    used = _used_today(item, used_value)
-    if opts.resale_decline_per_year is not None:
-        today = used if used is not None else defaults.USED_TO_NEW_RATIO * item.unit_price_usd
-        value = today * (1.0 - opts.resale_decline_per_year) ** years
-    else:
-        curve = curve_for(spec.segment)
-        now, end = age_years(spec, start), age_years(spec, start) + years
-        moved = curve.share(end) / curve.share(now) if now > 0 else curve.share(end)
-        if used is not None:
-            value = used * moved
-        elif spec.launch_price_usd is not None:
-            value = spec.launch_price_usd * item.gpus_per_unit * curve.share(end)
-        else:
-            value = defaults.USED_TO_NEW_RATIO * item.unit_price_usd * moved
-    return float(min(value * (1.0 - opts.resale_fee), item.unit_price_usd))
+    """Expected sale proceeds of one unit at the horizon's end, `years` after `start` (`Resale` for one item of
+    `spec`, the catalog's GPU named `item.gpu`)."""
+    return Resale(used_value, years, start, opts).of(spec, item.condition, item.gpus_per_unit, item.includes_host,
+                                                     item.unit_price_usd)
 
 
 def equivalent_yearly_decline(segment: str = "consumer") -> float:
