@@ -4,8 +4,10 @@
 Why: the offers stage makes one purchase option per quote, place and job width (`solvers.offers.owned`), and an
 option has some forty fields; a frozen dataclass's `__init__` sets each through `object.__setattr__` (about 5 us an
 option, `dataclasses.replace` about 10 us), where filling the instance's dict takes about 1 us. For 200 quote items
-that was a quarter of the offers stage (issue 31). Only for frozen dataclasses without `__post_init__`, `__slots__`
-or cached properties (the options of `solvers.base.options`): nothing is derived from the fields as they are set.
+that was a quarter of the offers stage (issue 31). The names a caller gives are checked once per list of names (a
+caller gives the same ones every time), not on every call. Only for frozen dataclasses without `__post_init__`,
+`__slots__` or cached properties (the options of `solvers.base.options`): nothing is derived from the fields as they
+are set.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ class _Shape:
     required: frozenset[str]
     defaults: dict[str, Any]
     factories: bool  # some field has a default factory (`made` cannot fill it)
+    # the lists of field names found right, in their order (`evolved`: all known; `made`: all known and every
+    # required one there): a caller passes the same names every time, so one lookup stands for the set comparisons
+    changes_checked: set[tuple[str, ...]] = dataclasses.field(default_factory=set)
+    fields_checked: set[tuple[str, ...]] = dataclasses.field(default_factory=set)
 
 
 _SHAPES: dict[type, _Shape] = {}
@@ -37,7 +43,7 @@ def _shape(cls: type) -> _Shape:
         return found
     cached = any(isinstance(v, functools.cached_property) for base in cls.__mro__ for v in vars(base).values())
     if cached or hasattr(cls, "__post_init__") or hasattr(cls, "__slots__") or not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__name__}: evolved() copies plain frozen dataclasses only")
+        raise TypeError(f"{cls.__name__}: evolved() and made() take plain frozen dataclasses only")
     fields = dataclasses.fields(cls)
     factories = any(f.default_factory is not dataclasses.MISSING for f in fields)
     defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
@@ -49,9 +55,13 @@ def evolved(instance: T, **changes: Any) -> T:
     """`dataclasses.replace(instance, **changes)`, for the dataclasses named above; an unknown field is a TypeError,
     as there."""
     cls = type(instance)
-    unknown = changes.keys() - _shape(cls).names
-    if unknown:
-        raise TypeError(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
+    shape = _shape(cls)
+    names = tuple(changes)
+    if names not in shape.changes_checked:
+        unknown = changes.keys() - shape.names
+        if unknown:
+            raise TypeError(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
+        shape.changes_checked.add(names)
     copy = object.__new__(cls)
     state = copy.__dict__
     state.update(instance.__dict__)
@@ -66,10 +76,13 @@ def made(cls: type[T], fields: Mapping[str, Any]) -> T:
     shape = _shape(cls)
     if shape.factories:
         raise TypeError(f"{cls.__name__}: made() fills plain defaults only, not default factories")
-    if not (fields.keys() <= shape.names and shape.required <= fields.keys()):
+    names = tuple(fields)
+    if names not in shape.fields_checked:
         unknown, missing = sorted(fields.keys() - shape.names), sorted(shape.required - fields.keys())
-        raise TypeError(f"{cls.__name__} has no field {unknown[0]!r}" if unknown else
-                        f"{cls.__name__} misses field {missing[0]!r}")
+        if unknown or missing:
+            raise TypeError(f"{cls.__name__} has no field {unknown[0]!r}" if unknown else
+                            f"{cls.__name__} misses field {missing[0]!r}")
+        shape.fields_checked.add(names)
     instance = object.__new__(cls)
     state = instance.__dict__
     state.update(shape.defaults)

@@ -81,61 +81,66 @@ def on_hours_share(machine_on: str | float) -> float:
     return float(machine_on) / 24.0
 
 
-def owned_option(
-    key: str,
-    row: OwnedRow,
-    spec: GpuSpec,
-    throughput: float,
-    kwh_per_watt_hour: float,
-    host_watts: float,
-    resale: float,
-    idle_share: float = 1.0,
-    width: int = 1,
-    accepting_hosts: tuple[int, ...] = (),
-    *,
-    pue: float = 1.0,
-    offer: str = "",
-    opex: OwnedOpex | None = None,
-    availability: float | None = None,
-) -> OwnedOption:
-    """One row as an option at the `pue` of where it stands (`solvers.offers.pue.places`), with its running costs
-    (`opex`: colocation counts its GPUs' working power, with the host share a bare card adds to its host) and its
-    `availability` (a machine on only some hours a day). Made without `__init__` (`solvers.base.evolve.made`):
-    the offers stage makes one per quote, width and place."""
-    n = row.gpus_per_unit
-    if row.watts is not None:
-        working_per_gpu = row.watts / n
-    else:
-        working_per_gpu = spec.tdp_w + (host_watts if row.includes_host else 0.0)
-    idle_unit = row.idle_watts if row.idle_watts is not None else defaults.GPU_IDLE_FRACTION_OF_TDP * spec.tdp_w * n
-    host_share = 0.0 if row.includes_host else host_watts
-    baseline = idle_unit / n if idle_share > 0 else 0.0  # idle draw a working GPU does not add (machine on anyway)
-    marginal_w = max(working_per_gpu - baseline, 0.0) + host_share
-    return made(OwnedOption, {
-        "key": key,
-        "name": row.name,
-        "gpu": row.gpu,
-        "condition": row.condition,
-        "gpus_per_unit": n,
-        "unit_price_usd": row.unit_price_usd,
-        "includes_host": row.includes_host,
-        "throughput": throughput,
-        "marginal_kwh_per_gpu_hour": kwh_per_watt_hour * marginal_w * pue,
-        "idle_kwh_per_unit_hour": kwh_per_watt_hour * idle_unit * idle_share * pue,
-        "card_watts": working_per_gpu,
-        "resale_usd": resale,
-        "memory_gb": spec.memory_gb,
-        "slots_per_unit": (n // width) if row.includes_host else n / width,
-        "width": width,
-        "accepting_hosts": accepting_hosts,
-        "vendor": row.vendor,
-        "source": row.source,
-        "as_of": row.as_of,
-        "feed": row.feed,
-        "offer": offer,
-        "opex_usd_per_unit_hour": 0.0 if opex is None else n * opex_per_gpu_hour(opex, working_per_gpu / 1000.0),
-        "availability": availability,
-    })
+class OwnedUnit:
+    """One row's unit as options: the fields every copy of it shares (per job width and place) computed once, and
+    `at` the option at one width and place. Its energy at the place's PUE, its running costs (`opex`: colocation
+    counts its GPUs' working power, with the host share a bare card adds to its host) and its `availability` (a
+    machine on only some hours a day) are set as it is made. Why this shape: the offers stage makes one option per
+    quote, width and place, and copying each again per place, for opex and for availability was a third of its
+    time for 200 quotes (issue 31); options are made without `__init__` (`solvers.base.evolve.made`)."""
+
+    __slots__ = ("_idle", "_marginal", "_n", "_shared", "_whole")
+
+    def __init__(self, row: OwnedRow, spec: GpuSpec, kwh_per_watt_hour: float, host_watts: float, resale: float,
+                 idle_share: float = 1.0, opex: OwnedOpex | None = None, availability: float | None = None) -> None:
+        n = row.gpus_per_unit
+        if row.watts is not None:
+            working_per_gpu = row.watts / n
+        else:
+            working_per_gpu = spec.tdp_w + (host_watts if row.includes_host else 0.0)
+        idle_unit = (row.idle_watts if row.idle_watts is not None
+                     else defaults.GPU_IDLE_FRACTION_OF_TDP * spec.tdp_w * n)
+        host_share = 0.0 if row.includes_host else host_watts
+        baseline = idle_unit / n if idle_share > 0 else 0.0  # idle draw a working GPU does not add (machine on anyway)
+        marginal_w = max(working_per_gpu - baseline, 0.0) + host_share
+        self._n = n
+        self._whole = row.includes_host
+        self._marginal = kwh_per_watt_hour * marginal_w  # at PUE 1; `at` multiplies by the place's PUE
+        self._idle = kwh_per_watt_hour * idle_unit * idle_share
+        self._shared = {
+            "name": row.name,
+            "gpu": row.gpu,
+            "condition": row.condition,
+            "gpus_per_unit": n,
+            "unit_price_usd": row.unit_price_usd,
+            "includes_host": row.includes_host,
+            "card_watts": working_per_gpu,
+            "resale_usd": resale,
+            "memory_gb": spec.memory_gb,
+            "vendor": row.vendor,
+            "source": row.source,
+            "as_of": row.as_of,
+            "feed": row.feed,
+            "opex_usd_per_unit_hour": 0.0 if opex is None else n * opex_per_gpu_hour(opex, working_per_gpu / 1000.0),
+            "availability": availability,
+        }
+
+    def at(self, key: str, throughput: float, width: int = 1, accepting_hosts: tuple[int, ...] = (),
+           pue: float = 1.0, offer: str = "") -> OwnedOption:
+        """The option running jobs of `width` GPUs at `throughput` (one job slot against the reference's), in
+        `accepting_hosts` (bare cards), at the `pue` of where it stands (`solvers.offers.pue.places`)."""
+        n = self._n
+        return made(OwnedOption, {
+            **self._shared,
+            "key": key,
+            "throughput": throughput,
+            "marginal_kwh_per_gpu_hour": self._marginal * pue,
+            "idle_kwh_per_unit_hour": self._idle * pue,
+            "slots_per_unit": (n // width) if self._whole else n / width,
+            "width": width,
+            "accepting_hosts": accepting_hosts,
+            "offer": offer,
+        })
 
 
 def linked_machines(option: OwnedOption, profile: Profile) -> OwnedOption:

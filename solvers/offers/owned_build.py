@@ -5,7 +5,7 @@ Why its own module and this shape (issue 31): a profile may bring 200 quotes tha
 the per-row work was the offers stage's largest part. What depends on the GPU type alone (its spec, the hosts that
 take it, the places those hosts stand in, its resale curve) is found once per type and plan (`_TypeFacts`,
 `solvers.offers.resale.Resale`), and each option is made once with its place's PUE, running costs and availability
-(`solvers.offers.owned.owned_option`), where it was made and then copied per place, per width, for opex and for
+(`solvers.offers.owned.OwnedUnit`), where it was made and then copied per place, per width, for opex and for
 availability. The options, their order and every figure are those of the step-by-step construction.
 
 In: the rows (`solvers.offers.owned_rows`), the catalog and the profile. Out: the owned options, and per profile
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pricing.catalog import Catalog, Host
 from pricing.gpus import GpuSpec
@@ -24,7 +25,7 @@ from solvers.base.notices import Notice
 from solvers.base.options import OwnedOption
 from solvers.base.profile import Profile
 from solvers.offers.ignored import owned_item
-from solvers.offers.owned import linked_machines, opex_per_gpu_hour, owned_option, serving_replicas
+from solvers.offers.owned import OwnedUnit, linked_machines, opex_per_gpu_hour, serving_replicas
 from solvers.offers.owned_rows import OwnedRow
 from solvers.offers.pue import places, system_kind
 from solvers.offers.resale import Resale
@@ -34,7 +35,7 @@ Place = tuple[float, str, tuple[int, ...] | None]  # (PUE, key suffix, hosts; No
 
 @dataclass(frozen=True)
 class Energy:
-    """The plan's energy terms an owned option is priced with (`solvers.offers.owned.owned_option`)."""
+    """The plan's energy terms an owned option is priced with (`solvers.offers.owned.OwnedUnit`)."""
 
     kwh_per_watt_hour: float
     host_watts: float  # per working GPU in a host (options.host_watts_per_working_gpu)
@@ -42,30 +43,58 @@ class Energy:
     availability: float | None  # a machine on h hours a day: h / 24 (below the profile's), else None
 
 
-class _TypeFacts:
-    """What a GPU type's rows share within one plan: the hosts that take its bare cards and where they stand."""
+class _Kind(NamedTuple):
+    """What every row of one GPU type, shape and kind shares within a plan: its widths and speeds, whether it
+    passes the memory floor and the module rule, the hosts that take it (bare cards) and the places it stands in."""
 
-    def __init__(self, catalog: Catalog, explicit_pue: float | None) -> None:
+    spec: GpuSpec
+    widths: list[tuple[int, float]]
+    memory_ok: bool
+    module_ok: bool  # a whole machine of a module GPU comes in its baseboard's sizes only
+    accepting: tuple[int, ...]  # bare cards: the hosts that take them (the hardware-fit rule per type)
+    places: list[Place]
+
+
+class _Kinds:
+    """`_Kind` per (GPU type, host included, GPUs per unit, the quote's machine kind), found once per plan."""
+
+    def __init__(self, catalog: Catalog, profile: Profile, widths_of: Callable[[str], list[tuple[int, float]]]) -> None:
         self._gpus = catalog.gpus
         self._hosts: Sequence[Host] = catalog.hosts
-        self._pue = explicit_pue
+        self._pue = profile.options.pue
+        self._min_memory = profile.min_gpu_memory_gb
+        self._widths_of = widths_of
         self._accepting: dict[str, tuple[int, ...]] = {}
-        self._places: dict[tuple[str, str, tuple[int, ...]], list[Place]] = {}
+        self._kinds: dict[tuple[str, bool, int, str | None], _Kind] = {}
+        self._places: dict[tuple[str, bool, str], list[Place]] = {}  # by GPU type, host included, machine kind
 
-    def accepting(self, spec: GpuSpec) -> tuple[int, ...]:
-        """The hosts that take a bare card of this type (the hardware-fit rule per type, not per row of it)."""
-        found = self._accepting.get(spec.name)
+    def of(self, row: OwnedRow) -> _Kind:
+        key = (row.gpu, row.includes_host, row.gpus_per_unit, row.kind)
+        found = self._kinds.get(key)
         if found is None:
-            found = self._accepting[spec.name] = tuple(
-                k for k, h in enumerate(self._hosts) if host_accepts(h, spec).ok)
+            found = self._kinds[key] = self._made(row)
         return found
 
-    def places(self, spec: GpuSpec, kind: str, accepting: tuple[int, ...]) -> list[Place]:
-        key = (spec.name, kind, accepting)
-        found = self._places.get(key)
-        if found is None:
-            found = self._places[key] = places(accepting, self._hosts, self._pue, kind)
-        return found
+    def _made(self, row: OwnedRow) -> _Kind:
+        spec = self._gpus[row.gpu]
+        widths = self._widths_of(row.gpu)
+        if spec.memory_gb < self._min_memory:  # left out at every width: nothing else is asked of it
+            return _Kind(spec, widths, False, True, (), [])
+        module_ok = (not row.includes_host or spec.form_factor not in MODULE_FORM_FACTORS
+                     or row.gpus_per_unit in module_unit_sizes(spec))
+        accepting: tuple[int, ...] = ()
+        if not row.includes_host:
+            found = self._accepting.get(spec.name)
+            if found is None:
+                found = self._accepting[spec.name] = tuple(
+                    k for k, h in enumerate(self._hosts) if host_accepts(h, spec).ok)
+            accepting = found
+        kind = system_kind(spec, row.gpus_per_unit, row.kind)
+        where = self._places.get((spec.name, row.includes_host, kind))
+        if where is None:
+            where = self._places[(spec.name, row.includes_host, kind)] = places(accepting, self._hosts, self._pue,
+                                                                                kind)
+        return _Kind(spec, widths, True, module_ok, accepting, where)
 
 
 def owned_options(catalog: Catalog, profile: Profile, rows: list[OwnedRow], first_quote: int,
@@ -73,15 +102,18 @@ def owned_options(catalog: Catalog, profile: Profile, rows: list[OwnedRow], firs
                   unit: float, peak_units: float, ignored: dict[int, Notice], several_widths: bool) -> \
         tuple[list[OwnedOption], set[int]]:
     """Every row at every width its GPU type runs at (`widths_of`) and every place it stands in, in that order;
-    the rows from `first_quote` on are the profile's quotes, whose first reason to be left out goes to `ignored`.
-    `several_widths` (the workload form): keys name the width and share the offer. Returns the options and the
-    quotes kept."""
+    the rows from `first_quote` on are the profile's quotes, whose first reason to be left out goes to `ignored`
+    (the reasons in the order they were always tested, width by width). `several_widths` (the workload form): keys
+    name the width and share the offer. Returns the options and the quotes kept."""
     opts = profile.options
     jobs = profile.jobs
     serving = jobs.runs == "continuously"
     same_machine = jobs.interconnect == "same_machine"
+    allow_used = opts.allow_used
     opex = opts.opex if opex_per_gpu_hour(opts.opex, 1.0) > 0 else None
-    facts = _TypeFacts(catalog, opts.pue)
+    kwh, host_watts, idle_share, availability = (energy.kwh_per_watt_hour, energy.host_watts, energy.idle_share,
+                                                 energy.availability)
+    kinds = _Kinds(catalog, profile, widths_of)
     owned: list[OwnedOption] = []
     kept_quotes: set[int] = set()
 
@@ -90,42 +122,39 @@ def owned_options(catalog: Catalog, profile: Profile, rows: list[OwnedRow], firs
             ignored[i - first_quote] = owned_item(i - first_quote, row.name, code, **params)
 
     for i, row in enumerate(rows):
-        spec = catalog.gpus[row.gpu]
+        kind = kinds.of(row)
+        spec = kind.spec
         n = row.gpus_per_unit
-        row_resale: float | None = None
-        for job_width, speed in widths_of(row.gpu):
-            if spec.memory_gb < profile.min_gpu_memory_gb:
+        unit_of: OwnedUnit | None = None  # made once the row passes the checks, for every width and place
+        for job_width, speed in kind.widths:
+            if not kind.memory_ok:
                 leave_out(i, row, "ignored_memory", gpu=spec.name, memory_gb=spec.memory_gb,
                           min_gb=profile.min_gpu_memory_gb)
                 continue
-            if row.condition == "used" and not opts.allow_used:
+            if row.condition == "used" and not allow_used:
                 leave_out(i, row, "ignored_used")
                 continue
             linked = row.includes_host and n < job_width
             if linked and same_machine:
                 leave_out(i, row, "ignored_machine_smaller_than_job", gpus=n, width=job_width)
                 continue  # a job runs on one machine
-            accepting: tuple[int, ...] = ()
             if row.includes_host:
-                if spec.form_factor in MODULE_FORM_FACTORS and n not in module_unit_sizes(spec):
+                if not kind.module_ok:
                     leave_out(i, row, "ignored_module_unit", gpu=spec.name, form_factor=spec.form_factor,
                               gpus=n, sizes=[str(k) for k in sorted(module_unit_sizes(spec))])
                     continue  # modules on 4- or 8-GPU baseboards; GH200 in 1-, 2- or 4-superchip servers
-            else:
-                accepting = facts.accepting(spec)
-                if not accepting:
-                    leave_out(i, row, "ignored_no_host", gpu=spec.name)
-                    continue  # no host on offer can take this card (module, passive cooling or power)
-            if row_resale is None:
-                row_resale = resale.of(spec, row.condition, n, row.includes_host, row.unit_price_usd)
+            elif not kind.accepting:
+                leave_out(i, row, "ignored_no_host", gpu=spec.name)
+                continue  # no host on offer can take this card (module, passive cooling or power)
+            if unit_of is None:
+                unit_of = OwnedUnit(row, spec, kwh, host_watts,
+                                    resale.of(spec, row.condition, n, row.includes_host, row.unit_price_usd),
+                                    idle_share, opex, availability)
             offer = f"own:{i}"
             key = f"{offer}/w{job_width}" if several_widths else offer
-            for pue, suffix, hosts in facts.places(spec, system_kind(spec, n, row.kind), accepting):
-                placed = owned_option(key + suffix, row, spec, speed, energy.kwh_per_watt_hour, energy.host_watts,
-                                      row_resale, energy.idle_share, job_width,
-                                      accepting if hosts is None else hosts, pue=pue,
-                                      offer=offer if several_widths else "", opex=opex,
-                                      availability=energy.availability)
+            for pue, suffix, hosts in kind.places:
+                placed = unit_of.at(key + suffix, speed, job_width, kind.accepting if hosts is None else hosts, pue,
+                                    offer if several_widths else "")
                 if linked:
                     placed = linked_machines(placed, profile)
                 if serving:

@@ -54,10 +54,25 @@ class ThroughputModel:
         """`performance.relative_throughput(gpu, reference)`, its two scores divided as it divides them, with the
         reference's score computed once per plan instead of once per GPU type (half the roofline evaluations of
         options building; tests/solvers/base/test_performance.py holds the two equal)."""
-        score = throughput_score(self._gpus[gpu], self._workload)
+        score = _score(self._gpus[gpu], self._workload)
         if self._reference_score is None:
-            self._reference_score = throughput_score(self._reference, self._workload)
+            self._reference_score = _score(self._reference, self._workload)
         return score / self._reference_score
+
+
+_SCORES: dict[tuple[str, str], tuple[GpuSpec, float]] = {}
+
+
+def _score(spec: GpuSpec, workload: str) -> float:
+    """`performance.throughput_score`, kept per GPU spec and workload class for the process: it depends on them
+    and the bundled tables alone, and each plan asked again for every GPU type it met (a few us each, some 30 types
+    a plan, issue 31). Kept by the spec's identity (a catalog with other figures under a name is scored anew)."""
+    found = _SCORES.get((spec.name, workload))
+    if found is not None and found[0] is spec:
+        return found[1]
+    score = throughput_score(spec, workload)
+    _SCORES[(spec.name, workload)] = (spec, score)
+    return score
 
 
 def cross_machine_efficiency(profile: Profile, machines: int) -> float:
