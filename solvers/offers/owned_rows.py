@@ -15,10 +15,8 @@ import numpy as np
 import pandas as pd
 
 from pricing.catalog import Catalog
-from pricing.gpus import GpuTable
 from pricing.sold_new import SoldNew, offered_new_card
 from solvers.base import defaults
-from solvers.base.price_inputs import OwnedPriceItem
 from solvers.base.profile import Profile
 from solvers.offers.throughput import canonical_gpu
 
@@ -119,34 +117,20 @@ def offered_catalog(catalog: Catalog, today: dt.date) -> Catalog:
 
 
 def rows_to_own(catalog: Catalog, profile: Profile, today: dt.date) -> list[OwnedRow]:
+    """The catalog's rows on offer today (in `extend` mode), then the profile's quotes. Each quote's GPU spelling is
+    resolved once and today's date written once: 200 quotes name a handful of GPU types (issue 31)."""
     rows = ([r for r in hardware_table(catalog).rows if offered_new(r, today, catalog.sold_new)]
             if profile.prices.mode == "extend" else [])
-    names: dict[str, str] = {}  # each spelling resolved once (200 quotes name a handful of GPU types)
+    names: dict[str, str] = {}
+    today_text = today.isoformat()
     for i, item in enumerate(profile.prices.owned):
-        rows.append(_request_owned_row(catalog.gpus, item, i, today, names))
+        gpu = names.get(item.gpu)
+        if gpu is None:
+            gpu = names[item.gpu] = canonical_gpu(catalog.gpus, item.gpu, f"prices.owned[{i}].gpu")
+        rows.append(OwnedRow(item.name, gpu, item.condition, item.gpus_per_unit, item.unit_price_usd,
+                             item.includes_host, item.watts, item.idle_watts, "request", item.source or "request",
+                             today_text if item.as_of is None else item.as_of.isoformat(), "request", item.kind))
     return rows
-
-
-def _request_owned_row(gpus: GpuTable, item: OwnedPriceItem, index: int, today: dt.date,
-                       names: dict[str, str] | None = None) -> OwnedRow:
-    gpu = (names or {}).get(item.gpu) or canonical_gpu(gpus, item.gpu, f"prices.owned[{index}].gpu")
-    if names is not None:
-        names[item.gpu] = gpu
-    return OwnedRow(
-        item.name,
-        gpu,
-        item.condition,
-        item.gpus_per_unit,
-        item.unit_price_usd,
-        item.includes_host,
-        item.watts,
-        item.idle_watts,
-        "request",
-        item.source or "request",
-        (item.as_of or today).isoformat(),
-        "request",
-        item.kind,
-    )
 
 
 def used_market_value(catalog: Catalog) -> dict[str, float]:

@@ -121,20 +121,49 @@ def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
     )
 
 
+_Figures = tuple[float, float, float, float, int, float, float, float, float, float, int, float, float, float,
+                 frozenset[int]]
+
+
+def _figures(o: OwnedOption) -> _Figures:
+    """What `_dominates` compares of an option beyond its group's fields, each read or derived once: unit price,
+    net price, throughput, slots, width, idle energy, card power, load per GPU, opex, upfront fee, term, hourly
+    price, energy per job-hour at width 1 and at its own width, and its hosts."""
+    return (o.unit_price_usd, o.net_price_usd, o.throughput, o.slots_per_unit, o.width, o.idle_kwh_per_unit_hour,
+            o.card_watts, o.load_per_gpu, o.opex_usd_per_unit_hour, o.upfront_usd, o.term_months, o.hourly_usd,
+            o.usd_per_job_hour(1.0, 1), o.usd_per_job_hour(1.0), frozenset(o.accepting_hosts))
+
+
+def _beats(a: _Figures, b: _Figures) -> bool:
+    """`_dominates` of two options of one group (equal GPUs per unit, host, kind and paid hours), on their
+    `_figures`: the same comparisons in the same order."""
+    return (a[0] <= b[0] and a[1] <= b[1] and a[2] >= b[2] and a[3] >= b[3] and a[4] <= b[4] and a[5] <= b[5]
+            and a[6] <= b[6] and a[7] >= b[7] and a[8] <= b[8] and a[9] <= b[9]
+            and (a[10] == b[10] or not (a[9] or b[9])) and a[11] <= b[11]
+            and (a[12] <= b[12] if a[4] == b[4] else a[13] <= b[13]) and b[14] <= a[14])
+
+
 def prune_dominated(owned: list[OwnedOption]) -> list[OwnedOption]:
-    """Rule 2. Of options that dominate each other (identical terms) the first listed is kept."""
-    ordered = sorted(owned, key=lambda o: (o.net_price_usd, o.unit_price_usd, o.key))
-    # `_dominates` needs equal GPUs per unit, host, kind and paid hours: options that differ in any of them are never
-    # compared (the same options kept, without the comparisons that fail on those fields; 200 quotes are some
-    # 3,000 comparisons otherwise)
-    groups: dict[tuple[int, bool, str, float], list[OwnedOption]] = {}
-    for candidate in ordered:
-        kept = groups.setdefault((candidate.gpus_per_unit, candidate.includes_host, candidate.kind,
-                                  candidate.paid_hours), [])
-        if not any(_dominates(k, candidate) for k in kept):
-            kept[:] = [k for k in kept if not _dominates(candidate, k)]
+    """Rule 2. Of options that dominate each other (identical terms) the first listed is kept.
+
+    `_dominates` needs equal GPUs per unit, host, kind and paid hours: options that differ in any of them are never
+    compared (the same options kept, without the comparisons that fail on those fields; 200 quotes are some 3,000
+    comparisons otherwise), and the others are compared on figures read once per option (`_figures`; the
+    properties behind them were read again in each of some 600 comparisons, issue 31)."""
+    figures = [(_figures(o), o) for o in owned]
+    figures.sort(key=lambda fo: (fo[0][1], fo[0][0], fo[1].key))
+    groups: dict[tuple[int, bool, str, float], list[tuple[_Figures, OwnedOption]]] = {}
+    for candidate in figures:
+        c, option = candidate
+        kept = groups.setdefault((option.gpus_per_unit, option.includes_host, option.kind, option.paid_hours), [])
+        for k, _ in kept:
+            if k[2] >= c[2] and _beats(k, c):  # most lose on throughput: tested here before the call
+                break
+        else:
+            # sorted by net price: only a kept option of the same net price can lose to a later one
+            kept[:] = [k for k in kept if not (c[1] <= k[0][1] and _beats(c, k[0]))]
             kept.append(candidate)
-    return sorted((o for kept in groups.values() for o in kept), key=lambda o: o.key)
+    return sorted((o for kept in groups.values() for _, o in kept), key=lambda o: o.key)
 
 
 def prune_unprofitable(owned: list[OwnedOption], cloud: list[CloudOption], blocks: list[Block],
