@@ -11,7 +11,7 @@ import math
 from pricing.catalog import Host
 from pricing.gpus import GpuSpec
 from solvers.base import defaults
-from solvers.base.evolve import evolved, made
+from solvers.base.evolve import checked, defaults_of, evolved
 from solvers.base.options import OwnedOption
 from solvers.base.plan_options import OwnedOpex
 from solvers.base.profile import Profile
@@ -85,11 +85,16 @@ class OwnedUnit:
     """One row's unit as options: the fields every copy of it shares (per job width and place) computed once, and
     `at` the option at one width and place. Its energy at the place's PUE, its running costs (`opex`: colocation
     counts its GPUs' working power, with the host share a bare card adds to its host) and its `availability` (a
-    machine on only some hours a day) are set as it is made. Why this shape: the offers stage makes one option per
-    quote, width and place, and copying each again per place, for opex and for availability was a third of its
-    time for 200 quotes (issue 31); options are made without `__init__` (`solvers.base.evolve.made`)."""
+    machine on only some hours a day) are set as it is made.
 
-    __slots__ = ("_idle", "_marginal", "_n", "_shared", "_whole")
+    Why this shape: the offers stage makes one option per quote, width and place; making each through the
+    dataclass's `__init__` and copying it again per place, for opex and for availability was half of the offers
+    stage for 200 quotes (issue 31). An option is filled without `__init__` from the row's shared dict (the
+    dataclass's defaults and the row's fields) and its own eight fields; the first option a process makes is
+    checked to hold exactly `OwnedOption`'s fields (`solvers.base.evolve.checked`), and the tests hold options
+    made here equal to the dataclass's own."""
+
+    __slots__ = ("_idle", "_marginal", "_n", "_state", "_whole")
 
     def __init__(self, row: OwnedRow, spec: GpuSpec, kwh_per_watt_hour: float, host_watts: float, resale: float,
                  idle_share: float = 1.0, opex: OwnedOpex | None = None, availability: float | None = None) -> None:
@@ -107,7 +112,8 @@ class OwnedUnit:
         self._whole = row.includes_host
         self._marginal = kwh_per_watt_hour * marginal_w  # at PUE 1; `at` multiplies by the place's PUE
         self._idle = kwh_per_watt_hour * idle_unit * idle_share
-        self._shared = {
+        self._state = {
+            **_OPTION_DEFAULTS,
             "name": row.name,
             "gpu": row.gpu,
             "condition": row.condition,
@@ -129,18 +135,27 @@ class OwnedUnit:
            pue: float = 1.0, offer: str = "") -> OwnedOption:
         """The option running jobs of `width` GPUs at `throughput` (one job slot against the reference's), in
         `accepting_hosts` (bare cards), at the `pue` of where it stands (`solvers.offers.pue.places`)."""
+        global _FILLED_CHECKED
         n = self._n
-        return made(OwnedOption, {
-            **self._shared,
-            "key": key,
-            "throughput": throughput,
-            "marginal_kwh_per_gpu_hour": self._marginal * pue,
-            "idle_kwh_per_unit_hour": self._idle * pue,
-            "slots_per_unit": (n // width) if self._whole else n / width,
-            "width": width,
-            "accepting_hosts": accepting_hosts,
-            "offer": offer,
-        })
+        option = object.__new__(OwnedOption)
+        state = option.__dict__
+        state.update(self._state)
+        state["key"] = key
+        state["throughput"] = throughput
+        state["marginal_kwh_per_gpu_hour"] = self._marginal * pue
+        state["idle_kwh_per_unit_hour"] = self._idle * pue
+        state["slots_per_unit"] = (n // width) if self._whole else n / width
+        state["width"] = width
+        state["accepting_hosts"] = accepting_hosts
+        state["offer"] = offer
+        if not _FILLED_CHECKED:
+            checked(option)
+            _FILLED_CHECKED = True
+        return option
+
+
+_OPTION_DEFAULTS = defaults_of(OwnedOption)
+_FILLED_CHECKED = False  # the first option `OwnedUnit.at` fills is checked to hold exactly the dataclass's fields
 
 
 def linked_machines(option: OwnedOption, profile: Profile) -> OwnedOption:

@@ -56,7 +56,8 @@ class _Kind(NamedTuple):
 
 
 class _Kinds:
-    """`_Kind` per (GPU type, host included, GPUs per unit, the quote's machine kind), found once per plan."""
+    """`_Kind` per GPU type and shape, found once per plan: a bare card's by its type alone (its hosts and places
+    are its type's), a whole machine's by its type, GPUs per unit and the quote's machine kind."""
 
     def __init__(self, catalog: Catalog, profile: Profile, widths_of: Callable[[str], list[tuple[int, float]]]) -> None:
         self._gpus = catalog.gpus
@@ -64,12 +65,10 @@ class _Kinds:
         self._pue = profile.options.pue
         self._min_memory = profile.min_gpu_memory_gb
         self._widths_of = widths_of
-        self._accepting: dict[str, tuple[int, ...]] = {}
         self._kinds: dict[tuple[str, bool, int, str | None], _Kind] = {}
-        self._places: dict[tuple[str, bool, str], list[Place]] = {}  # by GPU type, host included, machine kind
 
     def of(self, row: OwnedRow) -> _Kind:
-        key = (row.gpu, row.includes_host, row.gpus_per_unit, row.kind)
+        key = (row.gpu, True, row.gpus_per_unit, row.kind) if row.includes_host else (row.gpu, False, 0, None)
         found = self._kinds.get(key)
         if found is None:
             found = self._kinds[key] = self._made(row)
@@ -82,18 +81,10 @@ class _Kinds:
             return _Kind(spec, widths, False, True, (), [])
         module_ok = (not row.includes_host or spec.form_factor not in MODULE_FORM_FACTORS
                      or row.gpus_per_unit in module_unit_sizes(spec))
-        accepting: tuple[int, ...] = ()
-        if not row.includes_host:
-            found = self._accepting.get(spec.name)
-            if found is None:
-                found = self._accepting[spec.name] = tuple(
-                    k for k, h in enumerate(self._hosts) if host_accepts(h, spec).ok)
-            accepting = found
-        kind = system_kind(spec, row.gpus_per_unit, row.kind)
-        where = self._places.get((spec.name, row.includes_host, kind))
-        if where is None:
-            where = self._places[(spec.name, row.includes_host, kind)] = places(accepting, self._hosts, self._pue,
-                                                                                kind)
+        accepting: tuple[int, ...] = () if row.includes_host else tuple(
+            k for k, h in enumerate(self._hosts) if host_accepts(h, spec).ok)
+        # a bare card stands where its hosts do (the kind only names a whole machine's place)
+        where = places(accepting, self._hosts, self._pue, system_kind(spec, row.gpus_per_unit, row.kind))
         return _Kind(spec, widths, True, module_ok, accepting, where)
 
 

@@ -17,23 +17,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from pricing.gpus import GpuSpec
 from pricing.resale_curves import curve_for
 from solvers.base import defaults
 from solvers.base.plan_options import PlanOptions
-
-
-@dataclass(frozen=True)
-class Bought:
-    """The fields of a purchase its resale depends on."""
-
-    gpu: str
-    condition: str
-    gpus_per_unit: int
-    includes_host: bool
-    unit_price_usd: float
 
 
 def age_years(spec: GpuSpec, day: dt.date) -> float:
@@ -93,14 +81,6 @@ class Resale:
             else:
                 value = defaults.USED_TO_NEW_RATIO * unit_price_usd * moved
         return float(min(value * (1.0 - opts.resale_fee), unit_price_usd))
-
-
-def resale_usd(item: Bought, spec: GpuSpec, used_value: Mapping[str, float], years: float, start: dt.date,
-               opts: PlanOptions) -> float:
-    """Expected sale proceeds of one unit at the horizon's end, `years` after `start` (`Resale` for one item of
-    `spec`, the catalog's GPU named `item.gpu`)."""
-    return Resale(used_value, years, start, opts).of(spec, item.condition, item.gpus_per_unit, item.includes_host,
-                                                     item.unit_price_usd)
 
 
 def equivalent_yearly_decline(segment: str = "consumer") -> float:
