@@ -100,7 +100,7 @@ def cloud_candidates(catalog: Catalog, profile: Profile, throughput: ThroughputM
     jobs = profile.jobs
     if widths is None:
         per_gpu_of = {g: float(throughput(g)) for g in dict.fromkeys(cloud.gpu[mask].tolist())}
-        per_gpu = np.array([per_gpu_of.get(g, np.nan) for g in cloud.gpu], dtype=float)
+        per_gpu = np.array([per_gpu_of.get(g, np.nan) for g in gpus], dtype=float)  # a list: faster to walk
         width = np.full(len(cloud), jobs.gpus_per_job, dtype=np.int64)
     else:
         cloud, mask, width, per_gpu = _width_copies(cloud, mask, widths)

@@ -43,6 +43,24 @@ class Energy:
     availability: float | None  # a machine on h hours a day: h / 24 (below the profile's), else None
 
 
+_last_fits: tuple[Sequence[Host], dict[str, tuple[GpuSpec, tuple[int, ...]]]] | None = None
+
+
+def accepting_hosts(hosts: Sequence[Host], spec: GpuSpec) -> tuple[int, ...]:
+    """The hosts (indices into `hosts`) that take a bare card of `spec`: the hardware-fit rule per GPU type, kept for
+    the last hosts list (plans reuse one catalog's, so each plan does not test every type in every host again; a
+    catalog with other hosts, or other figures under a GPU's name, is tested anew). Hosts are frozen, and a
+    catalog's list is replaced, never changed in place."""
+    global _last_fits
+    fits = _last_fits
+    if fits is None or fits[0] is not hosts:
+        fits = _last_fits = (hosts, {})
+    found = fits[1].get(spec.name)
+    if found is None or found[0] is not spec:
+        found = fits[1][spec.name] = (spec, tuple(k for k, h in enumerate(hosts) if host_accepts(h, spec).ok))
+    return found[1]
+
+
 class _Kind(NamedTuple):
     """What every row of one GPU type, shape and kind shares within a plan: its widths and speeds, whether it
     passes the memory floor and the module rule, the hosts that take it (bare cards) and the places it stands in."""
@@ -81,8 +99,7 @@ class _Kinds:
             return _Kind(spec, widths, False, True, (), [])
         module_ok = (not row.includes_host or spec.form_factor not in MODULE_FORM_FACTORS
                      or row.gpus_per_unit in module_unit_sizes(spec))
-        accepting: tuple[int, ...] = () if row.includes_host else tuple(
-            k for k, h in enumerate(self._hosts) if host_accepts(h, spec).ok)
+        accepting = () if row.includes_host else accepting_hosts(self._hosts, spec)
         # a bare card stands where its hosts do (the kind only names a whole machine's place)
         where = places(accepting, self._hosts, self._pue, system_kind(spec, row.gpus_per_unit, row.kind))
         return _Kind(spec, widths, True, module_ok, accepting, where)
@@ -160,4 +177,4 @@ def owned_options(catalog: Catalog, profile: Profile, rows: list[OwnedRow], firs
     return owned, kept_quotes
 
 
-__all__ = ["Energy", "owned_options"]
+__all__ = ["Energy", "accepting_hosts", "owned_options"]
