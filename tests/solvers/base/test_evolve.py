@@ -7,7 +7,7 @@ from functools import cached_property
 
 import pytest
 
-from solvers.base.evolve import evolved
+from solvers.base.evolve import checked, defaults_of, evolved
 from solvers.base.options import CloudOption, OwnedOption
 
 
@@ -77,3 +77,38 @@ def _value(name: str) -> object:
     if "usd" in name or name in {"speed", "throughput", "load_per_gpu", "packed_capacity"}:
         return 1.5
     return f"{name}-value"
+
+
+def test_an_unknown_field_is_refused_after_known_ones_were_accepted() -> None:
+    """The names are checked once per list of names: a list checked once does not let another through."""
+    evolved(_owned(), key="a")
+    evolved(_owned(), key="b")
+    with pytest.raises(TypeError, match="no field 'kee'"):
+        evolved(_owned(), kee="c")
+    with pytest.raises(TypeError, match="no field 'kee'"):
+        evolved(_owned(), key="d", kee="c")
+
+
+def test_checked_refuses_an_instance_filled_with_a_field_too_many_or_too_few() -> None:
+    option = _owned()
+    assert checked(option) is option
+    for broken in ({**vars(option), "kee": "x"}, {k: v for k, v in vars(option).items() if k != "offer"}):
+        filled = object.__new__(OwnedOption)
+        filled.__dict__.update(broken)
+        with pytest.raises(TypeError, match=r"no field 'kee'|misses field 'offer'"):
+            checked(filled)
+
+
+def test_defaults_of_gives_a_new_dict_of_plain_defaults_only() -> None:
+    found = defaults_of(OwnedOption)
+    assert found == {f.name: f.default for f in dataclasses.fields(OwnedOption)
+                     if f.default is not dataclasses.MISSING}
+    found["width"] = 7
+    assert defaults_of(OwnedOption)["width"] == 1  # a copy: the caller's changes stay its own
+
+    @dataclasses.dataclass(frozen=True)
+    class WithFactory:
+        items: list[int] = dataclasses.field(default_factory=list)
+
+    with pytest.raises(TypeError, match="default factories"):
+        defaults_of(WithFactory)

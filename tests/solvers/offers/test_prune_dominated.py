@@ -15,7 +15,7 @@ from solvers.base.options import OwnedOption
 from solvers.base.profile import Profile
 from solvers.offers.options import build_options
 from solvers.offers.place_inputs import prepare
-from solvers.offers.pruning import _dominates, prune_dominated
+from solvers.offers.pruning import _beats, _dominates, _figures, prune_dominated
 from tests.conftest import TODAY
 
 
@@ -59,3 +59,22 @@ def test_grouped_rule_two_keeps_what_all_pairs_kept(body: dict[str, object]) -> 
     expected = _all_pairs(mixed)
     assert [o.key for o in prune_dominated(mixed)] == [o.key for o in expected]
     assert 0 < len(expected) < len(mixed)  # the rule removed some and kept some
+
+
+@pytest.mark.parametrize("body", [QUOTES, FINANCE_EXAMPLE], ids=["quotes", "finance"])
+def test_figures_compare_as_the_options_do(body: dict[str, object]) -> None:
+    """`_beats` on two options' `_figures` is `_dominates` on the options, for every pair of one group (equal GPUs
+    per unit, host, kind and paid hours), near-copies and commitments with fees included."""
+    owned = _options(body)
+    rng = random.Random(5)
+    variants = [replace(o, key=f"{o.key}/v{j}", unit_price_usd=o.unit_price_usd * rng.choice([0.9, 1.0]),
+                        resale_usd=o.resale_usd * rng.choice([1.0, 1.1]), width=rng.choice([o.width, o.width + 1]),
+                        upfront_usd=rng.choice([0.0, 100.0]), term_months=rng.choice([12, 36]),
+                        accepting_hosts=o.accepting_hosts[: rng.randint(0, len(o.accepting_hosts))])
+                for j, o in enumerate(rng.sample(owned, min(len(owned), 40)))]
+    mixed = owned + variants
+    pairs = [(a, b) for a in mixed for b in mixed if (a.gpus_per_unit, a.includes_host, a.kind, a.paid_hours) ==
+             (b.gpus_per_unit, b.includes_host, b.kind, b.paid_hours)]
+    found = [_beats(_figures(a), _figures(b)) for a, b in pairs]
+    assert found == [_dominates(a, b) for a, b in pairs]
+    assert any(found) and not all(found)
