@@ -120,13 +120,19 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
     for k, c in enumerate(model.cloud):
         if (rented[k] > 1e-12).any():
             solution.instances[c.key] = rented[k]
+    # an option not bought works nothing: HiGHS may leave it work within its feasibility tolerance (1e-7 of a
+    # capacity row), which read as a share of the owned jobs gave an unbought card GPU-hours (and a plan its
+    # period lines for a purchase it does not list)
+    bought = [o.key in solution.units for o in model.owned]
     work = x[model.w] if model.w.size else np.zeros((0, layers.n_blocks))
+    if not all(bought):
+        work = np.where(np.array(bought)[:, None], work, 0.0)
     total = work.sum(axis=0)
     for g, o in enumerate(model.owned):
         share_g = np.divide(work[g], total, out=np.zeros_like(total), where=total > 1e-9)[cells.block]
         if (share_g > 1e-12).any():
             solution.owned_jobs[o.key] = owned_at_once * share_g
-        if model.d.size and (x[model.d[g]] > 1e-9).any():
+        if bought[g] and model.d.size and (x[model.d[g]] > 1e-9).any():
             solution.displaced[o.key] = np.maximum(x[model.d[g]], 0.0)
     for k, c in enumerate(model.cloud):
         if model.y.size and (x[model.y[k]] > 1e-9).any():
