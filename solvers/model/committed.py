@@ -25,7 +25,7 @@ def whole_jobs_cost(o: OwnedOption, layers: Layers, peak: int, price: float, clo
         most = min(most, o.max_units)
     n = np.arange(most + 1)
     k = np.searchsorted(layers.ks, np.minimum(np.floor(n * o.slots_per_unit + 1e-9), peak), side="right") - 1
-    costs = n * price + layers.rent[k] * cloud_price
+    costs = n * price + _at_price(layers.rent[k], cloud_price)
     if fixed_cloud_usd:
         costs = costs + np.where((n > 0) | (layers.rent[k] > 0), fixed_cloud_usd, 0.0)
     return float(costs.min(initial=math.inf))
@@ -41,7 +41,15 @@ def fluid_cost(o: OwnedOption, cells: Cells, n_blocks: int, renting: Renting, bl
         most = min(most, o.max_units)
     n = np.arange(most + 1)
     layers = screening(cells, n_blocks, renting, 0.0, n * per, block_weight)
-    costs = n * price + layers.rent * cloud_price
+    costs = n * price + _at_price(layers.rent, cloud_price)
     if fixed_cloud_usd:
         costs = costs + np.where((n > 0) | (layers.rent > 0), fixed_cloud_usd, 0.0)
     return float(costs.min(initial=math.inf))
+
+
+def _at_price(rent: np.ndarray, cloud_price: float) -> np.ndarray:
+    """Rent at the listed prices times the cloud price, infinite where the quotas cannot cover the work: at a cloud
+    price of 0 (the lower end of the cloud-price threshold's range) inf x 0 was NaN, which the thresholds' cloud side
+    (`min` over ways of renting) dropped, so renting read as impossible where it was free."""
+    priced: np.ndarray = np.multiply(rent, cloud_price, out=np.full(rent.shape, math.inf), where=np.isfinite(rent))
+    return priced
