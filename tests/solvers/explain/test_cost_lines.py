@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pricing.catalog import bundled_catalog
 from solvers.base.errors import ProfileError
@@ -22,6 +24,7 @@ from solvers.base.profile import Profile
 from solvers.explain import thresholds
 from solvers.explain.cost_lines import Lines, first_flip, lines_through
 from solvers.plan import make_plan
+from tests.solvers.offers.test_pruning_and_properties import catalogs, profile_with
 
 Test = Callable[[float], tuple[bool, float]]
 TOL = thresholds._TOLERANCE
@@ -116,3 +119,45 @@ def test_where_the_costs_bend_the_search_answers(monkeypatch: pytest.MonkeyPatch
 
     found = thresholds._flip_on_lines(test, 0.0, 1.0, Drawn())  # type: ignore[arg-type]
     assert found is not None and 0.7 <= found <= 0.7 + TOL
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(prices=catalogs(), utilisation=st.floats(0.02, 1.0), gpus=st.sampled_from([1, 3, 8]),
+       patience=st.sampled_from(["none", "day"]), availability=st.sampled_from([0.9, 1.0]),
+       discount=st.sampled_from([0.0, 0.08]))
+def test_on_random_profiles_the_lines_find_what_the_search_finds(
+        monkeypatch: pytest.MonkeyPatch, prices: dict[str, Any], utilisation: float, gpus: int, patience: str,
+        availability: float, discount: float) -> None:
+    """The same comparison on random small profiles (owned and rented offers of every kind, quotas, spot, work that
+    may not or may wait, maintenance to packed cloud hours, present values): wherever a threshold exists, the lines
+    and the search find the same flip, and the lines' answer passes its check."""
+    compared: list[tuple[float | None, float | None]] = []
+    fell_back: list[tuple[float, float]] = []
+    on_lines, search = thresholds._flip_on_lines, thresholds._first_true
+
+    def counted(test: Test, lo: float, hi: float) -> float | None:
+        fell_back.append((lo, hi))
+        return search(test, lo, hi)
+
+    def both(test: Test, lo: float, hi: float, lines: Any) -> float | None:
+        before = len(fell_back)
+        monkeypatch.setattr(thresholds, "_first_true", counted)
+        found = on_lines(test, lo, hi, lines)
+        monkeypatch.setattr(thresholds, "_first_true", search)
+        assert len(fell_back) == before, "the lines' answer failed its check and the search ran"
+        compared.append((found, search(test, lo, hi)))
+        return found
+
+    monkeypatch.setattr(thresholds, "_flip_on_lines", both)
+    data = profile_with(prices, utilisation, gpus, availability=availability, discount_rate=discount).model_dump(
+        exclude_unset=True)
+    data["jobs"] = {"patience": patience}
+    try:
+        make_plan(Profile.model_validate(data), bundled_catalog(), dt.date(2026, 11, 21))
+    except ProfileError:
+        return
+    for lines, searched_flip in compared:
+        assert (lines is None) == (searched_flip is None)
+        if lines is not None and searched_flip is not None:
+            assert abs(lines - searched_flip) <= 2 * TOL * max(1.0, lines)
