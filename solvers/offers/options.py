@@ -51,7 +51,7 @@ def build_options(
         warnings.append(f"electricity_usd_per_kwh not given: used {rate} USD/kWh (the guide's 2023 figure)")
     opts = profile.options
     throughput = ThroughputModel(catalog.gpus, profile)
-    kwh_per_watt_hour = 1.0 / 1000.0  # energy of drawing 1 W for one hour; the PUE of where it stands: by_place
+    kwh_per_watt_hour = 1.0 / 1000.0  # energy of drawing 1 W for one hour; the PUE of where it stands: pue.places
     idle_share = idle_hours_share(opts.machine_on)
     jobs = profile.jobs
     width = jobs.gpus_per_job

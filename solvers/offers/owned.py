@@ -50,7 +50,7 @@ def _beats(b: OwnedOption, a: OwnedOption, hosts: list[Host]) -> bool:
         return b.slots_per_unit >= a.slots_per_unit and work
     if b.width > a.width or b.throughput / b.width < a.throughput / a.width:
         return False
-    if not set(a.accepting_hosts) <= set(b.accepting_hosts):  # copies placed apart (solvers.offers.pue.by_place)
+    if not set(a.accepting_hosts) <= set(b.accepting_hosts):  # copies placed apart (solvers.offers.pue.places)
         return False
     return all((hosts[k].slots // b.width) * b.throughput >= (hosts[k].slots // a.width) * a.throughput
                for k in a.accepting_hosts)

@@ -91,52 +91,28 @@ def _enough_quota(rows: np.ndarray, price: np.ndarray, slots: np.ndarray, quota:
     return np.array(kept, dtype=np.int64)
 
 
-def _dominates(a: OwnedOption, b: OwnedOption) -> bool:
-    """True if `a` is at least as good as `b` in everything the model sees.
-
-    The plain figures first and the derived ones (hourly price, energy per job-hour, hosts as sets) last: most
-    pairs differ in price or speed, and `and` stops at the first that fails (a third of the pruning's time for
-    200 quote items, issue 31). The order changes no answer: every term is a comparison without side effects."""
-    return (
-        a.unit_price_usd <= b.unit_price_usd
-        and a.net_price_usd <= b.net_price_usd
-        and a.throughput >= b.throughput
-        and a.slots_per_unit >= b.slots_per_unit
-        and a.width <= b.width  # a narrower job fits every host a wider one fits
-        and a.idle_kwh_per_unit_hour <= b.idle_kwh_per_unit_hour
-        and a.card_watts <= b.card_watts
-        and a.load_per_gpu >= b.load_per_gpu
-        and a.opex_usd_per_unit_hour <= b.opex_usd_per_unit_hour
-        and a.gpus_per_unit == b.gpus_per_unit
-        and a.includes_host == b.includes_host
-        and a.kind == b.kind  # a commitment is neither capex nor an owned GPU under the profile's limits
-        and a.paid_hours == b.paid_hours
-        # paid no earlier: a smaller fee at the same term starts and a smaller hourly part (present value, issue 16)
-        and a.upfront_usd <= b.upfront_usd
-        and (a.term_months == b.term_months or not (a.upfront_usd or b.upfront_usd))
-        and a.hourly_usd <= b.hourly_usd
-        and (a.usd_per_job_hour(1.0, 1) <= b.usd_per_job_hour(1.0, 1) if a.width == b.width
-             else a.usd_per_job_hour(1.0) <= b.usd_per_job_hour(1.0))
-        and set(b.accepting_hosts) <= set(a.accepting_hosts)  # a bare card only dominates where it fits too
-    )
-
-
 _Figures = tuple[float, float, float, float, int, float, float, float, float, float, int, float, float, float,
                  frozenset[int]]
 
 
 def _figures(o: OwnedOption) -> _Figures:
-    """What `_dominates` compares of an option beyond its group's fields, each read or derived once: unit price,
-    net price, throughput, slots, width, idle energy, card power, load per GPU, opex, upfront fee, term, hourly
-    price, energy per job-hour at width 1 and at its own width, and its hosts."""
+    """What rule 2 compares of an option beyond its group's fields (equal GPUs per unit, host, kind and paid
+    hours), each read or derived once: unit price, net price, throughput, slots, width, idle energy, card power,
+    load per GPU, opex, upfront fee, term, hourly price, energy per job-hour at width 1 and at its own width, and its
+    hosts."""
     return (o.unit_price_usd, o.net_price_usd, o.throughput, o.slots_per_unit, o.width, o.idle_kwh_per_unit_hour,
             o.card_watts, o.load_per_gpu, o.opex_usd_per_unit_hour, o.upfront_usd, o.term_months, o.hourly_usd,
             o.usd_per_job_hour(1.0, 1), o.usd_per_job_hour(1.0), frozenset(o.accepting_hosts))
 
 
 def _beats(a: _Figures, b: _Figures) -> bool:
-    """`_dominates` of two options of one group (equal GPUs per unit, host, kind and paid hours), on their
-    `_figures`: the same comparisons in the same order."""
+    """Whether option a is at least as good as b in everything the model sees, for two options of one group, on
+    their `_figures`: no dearer (unit and net price, opex, upfront fee paid no earlier, hourly part, energy per
+    job-hour at a shared width), no slower, as many slots, a narrower or equal job, no more idle energy, card power
+    or load per GPU, and a bare card only where it fits too (its hosts a superset). The plain figures come first:
+    most pairs differ in price or speed, and `and` stops at the first that fails (a third of the pruning's time
+    for 200 quote items, issue 31). Held equal to the rule written option by option
+    (`tests/solvers/offers/by_hand.py`)."""
     return (a[0] <= b[0] and a[1] <= b[1] and a[2] >= b[2] and a[3] >= b[3] and a[4] <= b[4] and a[5] <= b[5]
             and a[6] <= b[6] and a[7] >= b[7] and a[8] <= b[8] and a[9] <= b[9]
             and (a[10] == b[10] or not (a[9] or b[9])) and a[11] <= b[11]
@@ -146,7 +122,7 @@ def _beats(a: _Figures, b: _Figures) -> bool:
 def prune_dominated(owned: list[OwnedOption]) -> list[OwnedOption]:
     """Rule 2. Of options that dominate each other (identical terms) the first listed is kept.
 
-    `_dominates` needs equal GPUs per unit, host, kind and paid hours: options that differ in any of them are never
+    The rule needs equal GPUs per unit, host, kind and paid hours: options that differ in any of them are never
     compared (the same options kept, without the comparisons that fail on those fields; 200 quotes are some 3,000
     comparisons otherwise), and the others are compared on figures read once per option (`_figures`; the
     properties behind them were read again in each of some 600 comparisons, issue 31)."""

@@ -3,25 +3,20 @@
 Why: a desktop or workstation in an office adds no cooling the lab pays per kWh it draws (the office's air
 conditioning is the building's); a server in a rack or a server room pays its room's cooling and power distribution,
 the power usage effectiveness public data-centre surveys report (`defaults.PUE_BY_HOST_KIND`). A bare card takes its
-host's figure, so a card that fits both an office machine and a server is offered once for each
-(`solvers.offers.options.by_place`); a whole machine (a DGX, a vendor's 8-GPU server, a quoted workstation) takes its
-own
-kind's. `options.pue`, when given, is every machine's figure, as before issue 30.
+host's figure, so a card that fits both an office machine and a server is offered once for each (`places`, read
+once per GPU type by `solvers.offers.owned_build` and applied by `solvers.offers.owned.OwnedUnit.at`); a whole
+machine (a DGX, a vendor's 8-GPU server, a quoted workstation) takes its own kind's. `options.pue`, when given, is
+every machine's figure, as before issue 30.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pricing.catalog import Host
 from pricing.gpus import GpuSpec
 from pricing.hardware_fit import MODULE_FORM_FACTORS
 from solvers.base import defaults
-from solvers.base.evolve import evolved
-
-if TYPE_CHECKING:
-    from solvers.base.options import OwnedOption
 
 # a whole machine with more GPUs than this is a server (the catalogue's desktops and workstations hold 1-4 cards,
 # its servers 8: pricing/data/hosts.csv)
@@ -62,18 +57,3 @@ def places(accepting_hosts: Sequence[int], hosts: Sequence[Host], explicit: floa
     if len(groups) <= 1:
         return [(next(iter(groups), pue_of(kind, explicit)), "", None)]
     return [(pue, f"@pue{pue:g}", tuple(ks)) for pue, ks in sorted(groups.items())]
-
-
-def by_place(option: OwnedOption, hosts: Sequence[Host], explicit: float | None, kind: str) -> list[OwnedOption]:
-    """`option` (priced at PUE 1) at the PUE of where it stands: a whole machine at its `kind`'s; bare cards at their
-    hosts', once per PUE those hosts give, each copy taking only the hosts of its PUE (a card that fits a desktop and
-    a server pays the server room's cooling only when the plan puts it in the server)."""
-    if option.includes_host:
-        return [_at(option, pue_of(kind, explicit))]
-    return [_at(option, pue) if ks is None else evolved(_at(option, pue), key=option.key + suffix, accepting_hosts=ks)
-            for pue, suffix, ks in places(option.accepting_hosts, hosts, explicit, kind)]
-
-
-def _at(option: OwnedOption, pue: float) -> OwnedOption:
-    return evolved(option, marginal_kwh_per_gpu_hour=option.marginal_kwh_per_gpu_hour * pue,
-                   idle_kwh_per_unit_hour=option.idle_kwh_per_unit_hour * pue)

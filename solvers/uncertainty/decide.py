@@ -22,7 +22,7 @@ from solvers.base.options import OwnedOption, unit_cost_of
 from solvers.base.risk import Risk, Waiting
 from solvers.base.uncertainty import Uncertainty
 from solvers.demand.blocks import model_weights
-from solvers.model.arrays import Model, SolveStatus, unit_bound
+from solvers.model.arrays import Model, SolveStatus, unit_bounds
 from solvers.model.build import build
 from solvers.model.purchases import Purchase
 from solvers.model.solve import rent_only, solved
@@ -78,11 +78,11 @@ def shared_bounds(owned: list[OwnedOption], inputs: list[Inputs], today: Today,
                   at_least: dict[str, int]) -> dict[str, int]:
     """Units per option no future needs more of (the most any future's `unit_bound` allows), and at least what a
     plan to be priced holds."""
-    bounds = {o.key: unit_bound(o, today.blocks, today.limits) for o in owned}
+    bounds = unit_bounds(owned, today.blocks, today.limits)
     for inp in inputs:
         by_key = {o.key: o for o in inp.owned}
-        for o in owned:
-            bounds[o.key] = max(bounds[o.key], unit_bound(by_key[o.key], inp.blocks, inp.limits))
+        for key, n in unit_bounds([by_key[o.key] for o in owned], inp.blocks, inp.limits).items():
+            bounds[key] = max(bounds[key], n)
     for key, n in at_least.items():
         if key in bounds:
             bounds[key] = max(bounds[key], n)

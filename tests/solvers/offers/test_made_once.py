@@ -26,10 +26,11 @@ from solvers.offers.owned import OwnedUnit, opex_per_gpu_hour
 from solvers.offers.owned_build import accepting_hosts
 from solvers.offers.owned_rows import OwnedRow, hardware_table, rows_to_own
 from solvers.offers.place_inputs import prepare
-from solvers.offers.pue import by_place, system_kind
+from solvers.offers.pue import system_kind
 from solvers.offers.resale import Resale, age_years
 from solvers.offers.throughput import ThroughputModel, _score
 from tests.conftest import TODAY
+from tests.solvers.offers.by_hand import by_place
 
 OPEX = {"colocation_usd_per_kw_month": 150.0, "maintenance_usd_per_gpu_year": 120.0, "staff_usd_per_gpu_month": 5.0}
 QUOTES: list[dict[str, Any]] = [

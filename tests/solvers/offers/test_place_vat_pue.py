@@ -19,9 +19,10 @@ from solvers.base.errors import ProfileError
 from solvers.base.options import OwnedOption
 from solvers.base.profile import Profile
 from solvers.base.result import PlanResult
-from solvers.offers.pue import by_place, pue_of, system_kind
+from solvers.offers.pue import pue_of, system_kind
 from solvers.plan import make_plan
 from tests.conftest import owned_item, simple_profile
+from tests.solvers.offers.by_hand import by_place
 
 TODAY = dt.date(2026, 11, 23)
 HOURS = 0.15 * 8760

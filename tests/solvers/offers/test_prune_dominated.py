@@ -15,8 +15,9 @@ from solvers.base.options import OwnedOption
 from solvers.base.profile import Profile
 from solvers.offers.options import build_options
 from solvers.offers.place_inputs import prepare
-from solvers.offers.pruning import _beats, _dominates, _figures, prune_dominated
+from solvers.offers.pruning import _beats, _figures, prune_dominated
 from tests.conftest import TODAY
+from tests.solvers.offers.by_hand import dominates as _dominates
 
 
 def _all_pairs(owned: list[OwnedOption]) -> list[OwnedOption]:
