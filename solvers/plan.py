@@ -11,8 +11,10 @@ the next a value; the helpers live in the stages, this module only runs them in 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -30,7 +32,7 @@ from solvers.base.uncertainty import Uncertainty
 from solvers.base.workload import WorkloadPlan
 from solvers.demand.blocks import Block, merge_periods, model_weights
 from solvers.demand.periods import Period, build_periods
-from solvers.explain.alternatives import Others, solve_alternatives
+from solvers.explain.alternatives import MainModel, Others, solve_alternatives
 from solvers.explain.break_even import find_break_even
 from solvers.explain.diagnose import explain, no_options
 from solvers.explain.extrapolation import extrapolation_warnings
@@ -45,6 +47,7 @@ from solvers.explain.warnings import (
     waiting_notices,
 )
 from solvers.explain.weighing import (
+    Search,
     as_bought,
     commitment_mixes,
     evaluator_for,
@@ -170,13 +173,19 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
                     scaling_efficiency(profile), always_on=always_on(profile), terms=terms,
                     show_widths=widths is not None, hours_on=_hours_on(profile),
                     patience=profile.jobs.patience)
-    started = time.perf_counter()
-    model = build(owned_main, options.cloud, options.hosts, blocks, limits)
-    loaded = load(model)  # before the alternatives start: their Python would hold the GIL while this thread loads
-    others = (Deferred(partial(solve_alternatives, owned, options, blocks, limits, ledger, model,
-                               evaluator_for(profile, owned, options, blocks, limits),
-                               search_range(profile, carbon_usd_per_kwh), start_guess(model)))
+    main_model: MainModel = Future()
+    others = (_alternatives_beside(owned, options, blocks, limits, ledger, main_model,
+                                   evaluator_for(profile, owned, options, blocks, limits),
+                                   search_range(profile, carbon_usd_per_kwh))
               if alternatives else None)
+    try:
+        started = time.perf_counter()
+        model = build(owned_main, options.cloud, options.hosts, blocks, limits)
+        loaded = load(model)
+        main_model.set_result((model, start_guess(model)))
+    except BaseException as failed:  # the alternatives' thread, waiting for the model, fails with it
+        main_model.set_exception(failed)
+        raise
     main = solved(model, started, loaded=loaded)
     if main.status == SolveStatus.INFEASIBLE:
         raise explain(owned, options.cloud, options.hosts, blocks, periods, limits, profile.options.allow_cloud)
@@ -184,6 +193,30 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
         raise SolverFailure("the solver returned no solution and no proof of infeasibility")
     return Core(profile, periods, horizon_days, options, blocks, limits, owned, owned_main, main, ledger,
                 ledger.account(allocation_of(main)), model=model, others=others)
+
+
+def _alternatives_beside(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits,
+                         ledger: Ledger, main_model: MainModel, evaluator: Evaluator,
+                         search: Search) -> Deferred[tuple[Others, Evaluator]]:
+    """The alternatives started before the main model is built, and this thread held until their buy-only MIP is
+    in HiGHS (issue 29). Why: both MIPs then run side by side while this thread builds the main model, and the
+    alternatives' Python after their MIP (accounts, single units, the thresholds of the main model's start) runs
+    while the main MIP still does, where before it followed the main MIP's end on the one GIL (the bursty series:
+    the main thread idle some 6 ms at its end). Their thread's Python would otherwise wait for this thread's GIL
+    until the main MIP, so the hand-over is explicit."""
+    launched = threading.Event()
+
+    def alternatives(background: bool) -> tuple[Others, Evaluator]:
+        try:
+            return solve_alternatives(owned, options, blocks, limits, ledger, main_model, evaluator, search,
+                                      background, launched.set)
+        finally:
+            launched.set()
+
+    others = Deferred(alternatives)
+    if others.beside:
+        launched.wait()
+    return others
 
 
 def _hours_on(profile: Profile) -> float | None:
@@ -232,9 +265,11 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
+    built: MainModel = Future()
+    built.set_result((core.model, None))  # inline, no guess: there is no solve to overlap
     others, evaluator = (core.others or Deferred(partial(
-        solve_alternatives, owned, options, blocks, limits, ledger, core.model,
-        evaluator_for(profile, owned, options, blocks, limits), search_range(profile, carbon), None))).result()
+        solve_alternatives, owned, options, blocks, limits, ledger, built,
+        evaluator_for(profile, owned, options, blocks, limits), search_range(profile, carbon)))).result()
     cloud_only_acc, buy_only_acc, buy_only_sol, notes = (others.cloud_only, others.buy_only,
                                                          others.buy_only_solution, others.notes)
 

@@ -35,6 +35,11 @@ class Deferred(Generic[T]):
                 raise
             self._future.add_done_callback(lambda _: _ALTERNATIVES_IDLE.release())
 
+    @property
+    def beside(self) -> bool:
+        """Whether the work runs on the alternatives' thread, beside the caller (else inline, at `result`)."""
+        return self._future is not None
+
     def result(self) -> T:
         return self._solve_it(False) if self._future is None else self._future.result()
 

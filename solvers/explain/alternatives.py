@@ -7,6 +7,9 @@ thread is idle."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from solvers.base.notices import Notice, notice
@@ -25,9 +28,10 @@ from solvers.explain.weighing import (
     weigh,
 )
 from solvers.model.arrays import Limits, MipSolution, Model
+from solvers.model.build import build
 from solvers.model.evaluate import Evaluator
 from solvers.model.purchases import Purchase, Scenario
-from solvers.model.solve import rent_only, solve
+from solvers.model.solve import load, rent_only, solve, solved
 from solvers.money.accounting import Accounts, Ledger
 from solvers.money.allocation import allocation_of
 
@@ -45,9 +49,17 @@ class Others:
     weighed: Weighed | None = None  # the thresholds of the MIP start's purchase, found beside the main solve
 
 
+Guess = tuple[dict[str, int], dict[str, int]]  # the units and hosts of the main model's MIP start
+MainModel = Future[tuple[Model | None, Guess | None]]  # the main model and its start's purchase, once built
+
+
+def _nothing_to_say() -> None:
+    return None
+
+
 def solve_alternatives(owned: list[OwnedOption], options: Options, blocks: list[Block], limits: Limits, ledger: Ledger,
-                  model: Model | None, evaluator: Evaluator, search: Search,
-                  guess: tuple[dict[str, int], dict[str, int]] | None, background: bool) -> tuple[Others, Evaluator]:
+                       main: MainModel, evaluator: Evaluator, search: Search, background: bool,
+                       launched: Callable[[], None] = _nothing_to_say) -> tuple[Others, Evaluator]:
     """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
     commitments, nothing bought), accounted. Without commitments cloud only has no decision left (every job is
     rented as the screening curve prices it), so it is read from the main model when there is one. Also the
@@ -56,18 +68,30 @@ def solve_alternatives(owned: list[OwnedOption], options: Options, blocks: list[
     In the `background`, beside the main solve, also the thresholds of the main model's MIP start (`guess`): they
     depend on the plan's purchase and commitments only, so when the optimum buys what the start buys (the usual
     case) the plan takes them as found, and the main thread, waiting on nothing, skips their searches after its
-    solve (some 3.5 ms on the bursty series, `Weighed.holds_for`). Inline there is no solve to overlap, so no guess."""
+    solve (some 3.5 ms on the bursty series, `Weighed.holds_for`). Inline there is no solve to overlap, so no guess.
+
+    `main` is the main model and its start's purchase, which the cloud-only read-out and the guess need and which
+    the main thread may still be building: the buy-only model needs neither, so it is built and handed to HiGHS
+    first, and `launched` says so (the plan's main thread waits for it, then builds its own while this MIP runs;
+    issue 29: the other order left this thread's Python after its MIP, the accounts and the guess's thresholds,
+    to run after the main MIP, where nothing hides it)."""
     others = Others()
     buy_notes: list[Notice] = []
     purchases = purchases_only(owned)
     if purchases:
-        others.buy_only_solution = solve(purchases, [], options.hosts, blocks, limits)
+        started = time.perf_counter()
+        buy_only = build(purchases, [], options.hosts, blocks, limits)
+        loaded = load(buy_only)
+        launched()
+        others.buy_only_solution = solved(buy_only, started, loaded=loaded)
         if others.buy_only_solution.status.has_solution:
             others.buy_only = ledger.account(allocation_of(others.buy_only_solution), detail=False)
         else:
             buy_notes.append(notice("buy_only_infeasible"))
     else:
+        launched()
         buy_notes.append(notice("buy_only_none"))
+    model, guess = main.result()
     commitments = commitments_only(owned)
     if options.cloud or commitments:
         cloud = (rent_only(model, limits) if not commitments and model is not None
