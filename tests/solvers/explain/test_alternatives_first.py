@@ -1,0 +1,55 @@
+"""The alternatives' buy-only MIP goes to HiGHS before the main model is built (issue 29: their Python after their
+MIP then runs while the main MIP does), and a main build that fails fails the plan without leaving the
+alternatives' thread waiting for a model that never comes."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+from unittest.mock import patch
+
+import pytest
+
+from pricing.catalog import bundled_catalog
+from solvers import plan as plan_module
+from solvers.base import deferred
+from solvers.explain import alternatives
+from solvers.plan import make_plan
+from tests.conftest import TODAY
+from tests.solvers.explain.test_alternatives import bursty_profile, inline_plan
+
+
+def test_the_buy_only_mip_is_in_highs_before_the_main_model_is_built() -> None:
+    events: list[tuple[str, str]] = []
+    load, build = alternatives.load, plan_module.build
+
+    def loading(*args: Any) -> Any:
+        loaded = load(*args)
+        events.append(("buy-only loaded", threading.current_thread().name))
+        return loaded
+
+    def building(*args: Any) -> Any:
+        events.append(("main build", threading.current_thread().name))
+        return build(*args)
+
+    profile = bursty_profile()
+    with patch.object(alternatives, "load", loading), patch.object(plan_module, "build", building):
+        threaded = make_plan(profile, bundled_catalog(), TODAY)
+        assert deferred._ALTERNATIVES_IDLE.acquire(timeout=30)  # the thread is done before the patches go
+        deferred._ALTERNATIVES_IDLE.release()
+    assert [e for e, _ in events] == ["buy-only loaded", "main build"]
+    assert events[0][1].startswith("gpuplan-alternatives") and events[1][1] == threading.main_thread().name
+    assert inline_plan(profile).model_dump(exclude={"solver"}) == threaded.model_dump(exclude={"solver"})
+
+
+def test_a_main_build_that_fails_leaves_the_alternatives_thread_free() -> None:
+    def failing(*args: Any) -> Any:
+        raise RuntimeError("the main build failed")
+
+    profile = bursty_profile()
+    with patch.object(plan_module, "build", failing), pytest.raises(RuntimeError, match="main build failed"):
+        make_plan(profile, bundled_catalog(), TODAY)
+    # the alternatives' thread learns of the failure from the model's future and goes idle again
+    assert deferred._ALTERNATIVES_IDLE.acquire(timeout=30)
+    deferred._ALTERNATIVES_IDLE.release()
+    assert make_plan(profile, bundled_catalog(), TODAY).buy
