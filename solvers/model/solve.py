@@ -36,8 +36,8 @@ class Loaded:
 
 def load(model: Model, time_limit_s: float = defaults.SOLVER_TIME_LIMIT_S) -> Loaded:
     """Hand the model to a fresh HiGHS: options, the arrays in one call, the MIP start. A step of its own so that a
-    plan can load the main model before it starts the alternatives' thread, whose Python would otherwise hold the
-    GIL while this thread prepares the solve (measured: the main run started 0.4-4.5 ms late)."""
+    thread can say when its MIP is about to run (the alternatives' buy-only MIP, `explain.alternatives`), and so that
+    no other thread's Python sits between loading and running (measured: the main run started 0.4-4.5 ms late)."""
     highs = highspy.Highs()  # type: ignore[no-untyped-call]
     # highspy registers a Python callback on every Highs; HiGHS calls it (taking the GIL) for a MIP start's
     # solutions, so while another thread runs Python each call waited up to the interpreter's 5 ms switch interval
