@@ -66,13 +66,18 @@ class Period:
 
 def _calendar_slices(start: dt.date, end: dt.date) -> list[tuple[str, dt.date, dt.date]]:
     """Calendar months clipped to [start, end). The next month's first day is made directly, not by `add_months`
-    (which clips a day to its month's length: 2 us a month, most of this function's time)."""
+    (which clips a day to its month's length: 2 us a month, most of this function's time), from a year and month
+    carried along rather than read back from each date (36 months: 36 -> 27 us)."""
     slices = []
     cursor = start
+    year, month = start.year, start.month
     while cursor < end:
-        nxt = min(dt.date(cursor.year + (cursor.month == 12), cursor.month % 12 + 1, 1), end)
-        slices.append((f"{cursor.year:04d}-{cursor.month:02d}", cursor, nxt))
+        nxt = dt.date(year + 1, 1, 1) if month == 12 else dt.date(year, month + 1, 1)
+        if nxt > end:
+            nxt = end
+        slices.append((f"{year:04d}-{month:02d}", cursor, nxt))
         cursor = nxt
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
     return slices
 
 
@@ -116,13 +121,19 @@ def compress(jobs: np.ndarray, hours: np.ndarray, max_levels: int,
         return jobs, hours
     order = np.argsort(jobs)
     jobs, hours = jobs[order], hours[order]
-    groups = np.array_split(np.arange(len(jobs) - 1), max_levels - 1)
-    merged_h = np.array([hours[g].sum() for g in groups] + [hours[-1]])
-    if conservative:
-        merged_n = np.array([float(jobs[g].max()) for g in groups] + [jobs[-1]])
-    else:
-        merged_n = np.array([float(np.dot(jobs[g], hours[g]) / hours[g].sum()) for g in groups] + [jobs[-1]])
-    return merged_n, merged_h
+    # the groups of `np.array_split(range(len - 1), max_levels - 1)`: `extra` groups of `size + 1` levels, then groups
+    # of `size`; each group's hours summed as a row of a 2-D array, the same pairwise sum as the group's own `.sum()`
+    size, extra = divmod(len(jobs) - 1, max_levels - 1)
+    cut = extra * (size + 1)
+    merged_h = np.concatenate([hours[:cut].reshape(extra, size + 1).sum(axis=1),
+                               hours[cut:-1].reshape(max_levels - 1 - extra, size).sum(axis=1), hours[-1:]])
+    ends = np.concatenate([np.arange(size + 1, cut + 1, size + 1), np.arange(cut + size, len(jobs), size)])
+    if conservative:  # the levels are sorted: a group's highest is its last
+        return np.concatenate([jobs[ends - 1].astype(float), jobs[-1:]]), merged_h
+    starts = [0, *ends[:-1].tolist()]
+    dots = np.array([np.dot(jobs[a:b], hours[a:b]) for a, b in zip(starts, ends.tolist(), strict=True)])
+    # each group's work over its hours (the sums above): the same divisions, in one call
+    return np.concatenate([dots / merged_h[:-1], jobs[-1:]]), merged_h
 
 
 def build_periods(profile: Profile, today: dt.date) -> list[Period]:
@@ -287,12 +298,46 @@ def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.n
         curves = _levels_by_slice(_with_spares(profile, np.ceil(per_job / load_unit(profile) - 1e-9)) if on
                                   else per_job, bounds, interleave)
     periods = []
-    for (label, a, b), (lo, hi), (jobs, h) in zip(slices, bounds, curves, strict=True):
-        chunk = busy[lo:hi]
+    sums = _slice_sums(busy, bounds)
+    for (label, a, b), (lo, hi), (jobs, h), work in zip(slices, bounds, curves, sums, strict=True):
         curve = compress(jobs, h, defaults.MAX_LEVELS_PER_PERIOD, conservative=on) if windows is None else (jobs, h)
-        waits = (arrived[lo:hi], chunk) if windows is not None else (None, None)
-        periods.append(Period(label, a, b, float(chunk.sum()) * eff, *curve, *waits))
+        waits = (arrived[lo:hi], busy[lo:hi]) if windows is not None else (None, None)
+        periods.append(Period(label, a, b, work * eff, *curve, *waits))
     return periods
+
+
+def _slice_sums(values: np.ndarray, bounds: list[tuple[int, int]]) -> list[float]:
+    """`float(values[lo:hi].sum())` for each slice. Slices of one length (months of 30 days, of 31, ...) are summed as
+    the rows of one 2-D array: numpy sums each row as it sums a 1-D array of the row's length (the same pairwise
+    sum, row by row: the same floats), with one call per length instead of one per month (36 months: 48 -> 35 us)."""
+    if len(bounds) < 4:  # too few slices to share lengths
+        return [float(values[lo:hi].sum()) for lo, hi in bounds]
+    sums = [0.0] * len(bounds)
+    for rows, at in _same_lengths(tuple(bounds)):
+        if at is None:
+            sums[rows[0]] = float(values[bounds[rows[0]][0]:bounds[rows[0]][1]].sum())
+        else:
+            for i, total in zip(rows, values[at].sum(axis=1).tolist(), strict=True):
+                sums[i] = total
+    return sums
+
+
+@functools.lru_cache(maxsize=8)
+def _same_lengths(bounds: tuple[tuple[int, int], ...]) -> list[tuple[list[int], np.ndarray | None]]:
+    """Slices grouped by length: each group's slice indices and, for two slices or more, the index of every hour as
+    a (slices, length) array (read-only; cached like `_interleaved`); None for a length of its own."""
+    groups: dict[int, list[int]] = {}
+    for i, (lo, hi) in enumerate(bounds):
+        groups.setdefault(hi - lo, []).append(i)
+    out: list[tuple[list[int], np.ndarray | None]] = []
+    for length, rows in groups.items():
+        if len(rows) == 1:
+            out.append((rows, None))
+            continue
+        at = np.array([bounds[i][0] for i in rows], dtype=np.int64)[:, None] + np.arange(length, dtype=np.int64)
+        at.setflags(write=False)
+        out.append((rows, at))
+    return out
 
 
 def _window_levels(jobs_per_hour: np.ndarray, bounds: list[tuple[int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
