@@ -114,6 +114,10 @@ def series_timeline(profile: Profile, demand: SeriesDemand) -> tuple[dt.date, np
     its hours in one `np.repeat` (the same floats the slice assignments wrote, a third of the time); gaps or
     `gpus_at_once` take the point-by-point loop."""
     eff = job_efficiency(profile)
+    spans = _flat_month_hours(demand) if demand.resolution == "month" else None
+    if spans is not None:
+        rates = [p.reference_gpu_hours / eff / h for p, h in zip(demand.series, spans, strict=True)]
+        return demand.series[0].first_day, np.repeat(np.array(rates, dtype=float), spans)
     firsts = [p.first_day for p in demand.series]
     start = firsts[0]
     if demand.resolution == "month":  # points are months (first days): the next month's first day, made directly
@@ -143,6 +147,28 @@ def series_timeline(profile: Profile, demand: SeriesDemand) -> tuple[dt.date, np
         if whole < hours:
             busy[a + whole] = p.gpus_at_once * (run - whole)
     return start, busy
+
+
+_MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _flat_month_hours(demand: SeriesDemand) -> list[int] | None:
+    """Hours of each month of a series of flat, back-to-back months (None otherwise), read from the "YYYY-MM" strings
+    with whole numbers: no date per month (a date from each point's `first_day` and the next month's was 32 of a
+    36-month series' 58 us)."""
+    spans = []
+    index = -1
+    for p in demand.series:
+        month = p.month
+        if month is None or p.gpus_at_once is not None:
+            return None
+        year, number = int(month[:4]), int(month[5:7])
+        if index >= 0 and year * 12 + number != index + 1:
+            return None  # a gap between months
+        index = year * 12 + number
+        leap = number == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        spans.append(24 * (_MONTH_DAYS[number] + leap))
+    return spans
 
 
 def concurrency_timeline(demand: ConcurrencyDemand) -> tuple[dt.date, np.ndarray]:
