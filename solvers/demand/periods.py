@@ -81,6 +81,18 @@ def _calendar_slices(start: dt.date, end: dt.date) -> list[tuple[str, dt.date, d
     return slices
 
 
+Slices = tuple[tuple[str, dt.date, dt.date], ...]
+Bounds = tuple[tuple[int, int], ...]
+
+
+@functools.lru_cache(maxsize=32)
+def _calendar(start: dt.date, end: dt.date) -> tuple[Slices, Bounds]:
+    """The calendar slices of [start, end) and each one's first and end hour from `start`. Cached (tuples): every
+    plan of a horizon has the same months, and they cost 35 us to make for 36 months."""
+    slices = tuple(_calendar_slices(start, end))
+    return slices, tuple((24 * (a - start).days, 24 * (b - start).days) for _, a, b in slices)
+
+
 def _horizon_end(profile: Profile, start: dt.date) -> dt.date | None:
     if profile.horizon_months is not None:
         return add_months(start, profile.horizon_months)
@@ -201,7 +213,7 @@ def _utilisation_periods(profile: Profile, demand: UtilisationDemand, today: dt.
     else:
         jobs, share = levels(np.array([busy / width]), 1.0)
     periods = []
-    for label, a, b in _calendar_slices(start, end):
+    for label, a, b in _calendar(start, end)[0]:
         hours = 24.0 * (b - a).days
         arrivals = moved = None
         if fluid:  # work moved within its window: replayed in time order by the read-out
@@ -266,28 +278,25 @@ def _with_spares(profile: Profile, units: np.ndarray) -> np.ndarray:
     return np.where(units > 0, units + spare, units) if spare else units
 
 
-def _window_ids(profile: Profile, start: dt.date, slices: list[tuple[str, dt.date, dt.date]],
-                total_hours: int) -> np.ndarray | None:
+def _window_ids(profile: Profile, start: dt.date, bounds: Bounds, total_hours: int) -> np.ndarray | None:
     """Each hour's patience window (calendar day, ISO week or month: `waits.window_ids`); None when work may not
     wait."""
     patience = profile.jobs.patience
     if patience == "none":
         return None
-    return window_ids(patience, start, [(24 * (a - start).days, 24 * (b - start).days) for _, a, b in slices],
-                      total_hours)
+    return window_ids(patience, start, list(bounds), total_hours)
 
 
 def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.ndarray,
                       interleave: bool = False) -> list[Period]:
     width = profile.jobs.gpus_per_job
     eff = job_efficiency(profile)
-    slices = _calendar_slices(start, end)
-    windows = _window_ids(profile, start, slices, len(busy))
+    slices, bounds = _calendar(start, end)
+    windows = _window_ids(profile, start, bounds, len(busy))
     arrived = busy
     if windows is not None:
         flat = np.bincount(windows, weights=busy) / np.maximum(np.bincount(windows), 1)
         busy = flat[windows]
-    bounds = [(24 * (a - start).days, 24 * (b - start).days) for _, a, b in slices]
     on = always_on(profile)
     # each hour needs whole load units (replicas; `load_unit`) for the whole hour when always on: its load rounded up;
     # x / 1 is x: a one-GPU job's timeline is its own jobs per hour (no 210 kB copy of a 36-month one)
@@ -306,14 +315,14 @@ def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.n
     return periods
 
 
-def _slice_sums(values: np.ndarray, bounds: list[tuple[int, int]]) -> list[float]:
+def _slice_sums(values: np.ndarray, bounds: Bounds) -> list[float]:
     """`float(values[lo:hi].sum())` for each slice. Slices of one length (months of 30 days, of 31, ...) are summed as
     the rows of one 2-D array: numpy sums each row as it sums a 1-D array of the row's length (the same pairwise
     sum, row by row: the same floats), with one call per length instead of one per month (36 months: 48 -> 35 us)."""
     if len(bounds) < 4:  # too few slices to share lengths
         return [float(values[lo:hi].sum()) for lo, hi in bounds]
     sums = [0.0] * len(bounds)
-    for rows, at in _same_lengths(tuple(bounds)):
+    for rows, at in _same_lengths(bounds):
         if at is None:
             sums[rows[0]] = float(values[bounds[rows[0]][0]:bounds[rows[0]][1]].sum())
         else:
@@ -323,7 +332,7 @@ def _slice_sums(values: np.ndarray, bounds: list[tuple[int, int]]) -> list[float
 
 
 @functools.lru_cache(maxsize=8)
-def _same_lengths(bounds: tuple[tuple[int, int], ...]) -> list[tuple[list[int], np.ndarray | None]]:
+def _same_lengths(bounds: Bounds) -> list[tuple[list[int], np.ndarray | None]]:
     """Slices grouped by length: each group's slice indices and, for two slices or more, the index of every hour as
     a (slices, length) array (read-only; cached like `_interleaved`); None for a length of its own."""
     groups: dict[int, list[int]] = {}
@@ -340,7 +349,7 @@ def _same_lengths(bounds: tuple[tuple[int, int], ...]) -> list[tuple[list[int], 
     return out
 
 
-def _window_levels(jobs_per_hour: np.ndarray, bounds: list[tuple[int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
+def _window_levels(jobs_per_hour: np.ndarray, bounds: Bounds) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per slice, the distinct window averages (jobs at once, fractional) and the hours at each: the fluid curve of
     work that may wait. Not compressed: merging two windows into their mean would let owned capacity serve the
     fuller one's work in the emptier one's hours (a day at 3 jobs and one at 1 read as two days at 2)."""
@@ -353,7 +362,7 @@ def _window_levels(jobs_per_hour: np.ndarray, bounds: list[tuple[int, int]]) -> 
     return out
 
 
-def _levels_by_slice(jobs_per_hour: np.ndarray, bounds: list[tuple[int, int]],
+def _levels_by_slice(jobs_per_hour: np.ndarray, bounds: Bounds,
                      interleave: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
     """`levels(jobs_per_hour[lo:hi])` for consecutive slices, in one pass: the same bins summed in the same order
     (each slice's hours are contiguous), so the same figures as slice by slice, without a numpy round trip per
@@ -374,7 +383,7 @@ def _levels_by_slice(jobs_per_hour: np.ndarray, bounds: list[tuple[int, int]],
     first, last = bounds[0][0], bounds[-1][1]
     hours = np.asarray(jobs_per_hour, dtype=float)
     if interleave and (first, last) == (0, len(hours)):
-        order, row = _interleaved(tuple(bounds))
+        order, row = _interleaved(bounds)
         c = hours[order]
         np.maximum(c, 0.0, out=c)
         first, last = 0, len(c)
@@ -407,7 +416,7 @@ def _levels_by_slice(jobs_per_hour: np.ndarray, bounds: list[tuple[int, int]],
 
 
 @functools.lru_cache(maxsize=8)
-def _interleaved(bounds: tuple[tuple[int, int], ...]) -> tuple[np.ndarray, np.ndarray]:
+def _interleaved(bounds: Bounds) -> tuple[np.ndarray, np.ndarray]:
     """The hours of consecutive slices read column-wise, first hour of every slice, then the second, ...: each
     hour's index, and its slice's. Cached (read-only arrays): every plan of a horizon has the same slices, and
     making the order costs twice what it saves once."""
