@@ -308,10 +308,15 @@ def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.n
                                   else per_job, bounds, interleave)
     periods = []
     sums = _slice_sums(busy, bounds)
+    if windows is None:
+        most = defaults.MAX_LEVELS_PER_PERIOD
+        for (label, a, b), (jobs, h), work in zip(slices, curves, sums, strict=True):
+            if len(jobs) > most:  # `compress` returns a curve within `most` levels as it is: no call for it
+                jobs, h = compress(jobs, h, most, conservative=on)
+            periods.append(Period(label, a, b, work * eff, jobs, h))
+        return periods
     for (label, a, b), (lo, hi), (jobs, h), work in zip(slices, bounds, curves, sums, strict=True):
-        curve = compress(jobs, h, defaults.MAX_LEVELS_PER_PERIOD, conservative=on) if windows is None else (jobs, h)
-        waits = (arrived[lo:hi], busy[lo:hi]) if windows is not None else (None, None)
-        periods.append(Period(label, a, b, work * eff, *curve, *waits))
+        periods.append(Period(label, a, b, work * eff, jobs, h, arrived[lo:hi], busy[lo:hi]))
     return periods
 
 
