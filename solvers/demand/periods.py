@@ -324,8 +324,6 @@ def _slice_sums(values: np.ndarray, bounds: Bounds) -> list[float]:
     """`float(values[lo:hi].sum())` for each slice. Slices of one length (months of 30 days, of 31, ...) are summed as
     the rows of one 2-D array: numpy sums each row as it sums a 1-D array of the row's length (the same pairwise
     sum, row by row: the same floats), with one call per length instead of one per month (36 months: 48 -> 35 us)."""
-    if len(bounds) < 4:  # too few slices to share lengths
-        return [float(values[lo:hi].sum()) for lo, hi in bounds]
     sums = [0.0] * len(bounds)
     for rows, at in _same_lengths(bounds):
         if at is None:
@@ -345,12 +343,9 @@ def _same_lengths(bounds: Bounds) -> list[tuple[list[int], np.ndarray | None]]:
         groups.setdefault(hi - lo, []).append(i)
     out: list[tuple[list[int], np.ndarray | None]] = []
     for length, rows in groups.items():
-        if len(rows) == 1:
-            out.append((rows, None))
-            continue
         at = np.array([bounds[i][0] for i in rows], dtype=np.int64)[:, None] + np.arange(length, dtype=np.int64)
         at.setflags(write=False)
-        out.append((rows, at))
+        out.append((rows, at if len(rows) > 1 else None))
     return out
 
 
@@ -425,11 +420,10 @@ def _interleaved(bounds: Bounds) -> tuple[np.ndarray, np.ndarray]:
     """The hours of consecutive slices read column-wise, first hour of every slice, then the second, ...: each
     hour's index, and its slice's. Cached (read-only arrays): every plan of a horizon has the same slices, and
     making the order costs twice what it saves once."""
-    starts = np.array([a for a, _ in bounds], dtype=np.int64)
     lengths = np.array([b - a for a, b in bounds], dtype=np.int64)
     at = np.arange(int(lengths.max()), dtype=np.int64)[:, None]
     inside = at < lengths
-    order = (at + starts)[inside]
+    order = (at + np.array([a for a, _ in bounds], dtype=np.int64))[inside]
     row = np.broadcast_to(np.arange(len(bounds), dtype=np.int64), inside.shape)[inside]
     order.setflags(write=False)
     row.setflags(write=False)
