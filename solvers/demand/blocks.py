@@ -50,21 +50,23 @@ class Block:
 
 def merge_periods(periods: list[Period]) -> list[Block]:
     groups: dict[tuple[tuple[float, ...], tuple[float, ...]], list[int]] = {}
-    hours = [p.hours for p in periods]
+    hours = [24.0 * (p.end - p.start).days for p in periods]  # `Period.hours`, without two property calls each
     active = [i for i, h in enumerate(hours) if h > 0]
     if active:  # every period's curve rounded in one call (the same values as period by period)
         sizes = [len(periods[i].jobs) for i in active]
-        jobs = np.round(np.concatenate([periods[i].jobs for i in active]), 9).tolist()
+        # tuples once: a slice of a tuple is the tuple `tuple(list slice)` made, one call fewer per period
+        jobs = tuple(np.round(np.concatenate([periods[i].jobs for i in active]), 9).tolist())
         # each level's hours over its period's hours: the same divisions, in one call
         per_level = np.repeat(np.array([hours[i] for i in active]), sizes)
-        shares = np.round(np.concatenate([periods[i].level_hours for i in active]) / per_level, 9).tolist()
+        shares = tuple(np.round(np.concatenate([periods[i].level_hours for i in active]) / per_level, 9).tolist())
         at = 0
         for i, size in zip(active, sizes, strict=True):
             # Python floats hash and compare as the numpy scalars did
-            groups.setdefault((tuple(jobs[at:at + size]), tuple(shares[at:at + size])), []).append(i)
+            groups.setdefault((jobs[at:at + size], shares[at:at + size]), []).append(i)
             at += size
     blocks = []
-    for _, idx in sorted(groups.items(), key=lambda kv: kv[1][0]):
+    # a group enters the dict at its first period and periods come in order: the dict is in order of first periods
+    for idx in groups.values():
         first = periods[idx[0]]
         # the periods' level hours summed in order, as sum(..., zeros) did: 0 + a is a (and a + 0.0 the same
         # number), then each next one added in place; one temporary fewer per block
@@ -72,8 +74,8 @@ def merge_periods(periods: list[Period]) -> list[Block]:
         for i in idx[1:]:
             level_hours += periods[i].level_hours
         blocks.append(Block(
-            hours=sum(hours[i] for i in idx),
-            demand=sum(periods[i].demand for i in idx),
+            hours=sum([hours[i] for i in idx]),
+            demand=sum([periods[i].demand for i in idx]),
             periods=tuple(idx),
             jobs=first.jobs,
             level_hours=level_hours,
