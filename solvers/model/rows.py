@@ -211,17 +211,25 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
 def _rented_hours(model: Model, first: int, offers: list[int]) -> np.ndarray:
     """(offers, blocks, steps): instance-hours of each of `offers` (cloud indices) the screening curve rents per
     block, at the owned slot counts ks[first..len(mu)] (`Renting.instances` of the jobs the owned slots leave, per
-    cell)."""
+    cell).
+
+    Whole instances (the model without fluid cells) depend on the jobs left only through the whole jobs they need,
+    ceil(jobs - 1e-9) and at least 0 (`Renting.instances`), so each distinct count is looked up once: an hourly log's
+    compressed levels leave some 500 distinct fractional job counts but a dozen whole ones. The per-block sums are
+    one bincount, which adds each bin's cells in cell order from 0 as np.add.at did (1.0 ms -> 0.1 ms for the
+    hourly log's main model, measured 2026-11-28)."""
     layers, cells = model.layers, model.layers.cells
     left = cells.jobs[:, None] - layers.owned_jobs[:, first: len(model.mu) + 1]  # (cells, steps)
-    values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
+    need = np.maximum(np.ceil(left - 1e-9), 0.0).astype(np.int64)
     column = {k: i for i, k in enumerate(offers)}
-    counts = np.zeros((len(values), len(offers)))
-    for i, jobs in enumerate(values.tolist()):
-        for k, count in model.renting.instances(jobs).items():
+    counts = np.zeros((int(need.max(initial=0)) + 1, len(offers)))
+    for jobs in np.flatnonzero(np.bincount(need.ravel())).tolist():
+        for k, count in model.renting.instances(float(jobs)).items():
             if k in column:
-                counts[i, column[k]] = count
-    per_cell = counts[where.reshape(left.shape)] * cells.hours[:, None, None]  # (cells, steps, offers)
-    out = np.zeros((layers.n_blocks, left.shape[1], len(offers)))
-    np.add.at(out, cells.block, per_cell)
-    return out.transpose(2, 0, 1)
+                counts[jobs, column[k]] = count
+    per_cell = counts[need] * cells.hours[:, None, None]  # (cells, steps, offers)
+    n_steps, n_offers = left.shape[1], len(offers)
+    bins = (cells.block[:, None, None] * (n_steps * n_offers)
+            + (np.arange(n_steps)[:, None] * n_offers + np.arange(n_offers)[None, :])[None, :, :])
+    out = np.bincount(bins.ravel(), weights=per_cell.ravel(), minlength=layers.n_blocks * n_steps * n_offers)
+    return out.reshape(layers.n_blocks, n_steps, n_offers).transpose(2, 0, 1)
