@@ -141,8 +141,8 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     rent = layers.rent
     steps = np.zeros(n_mu)
     base = float(rent[layers.required]) if feasible and not fluid else 0.0
-    for j in range(layers.required + 1, n_mu + 1):
-        steps[j - 1] = rent[j] - rent[j - 1]
+    if layers.required < n_mu:  # steps[j - 1] = rent[j] - rent[j - 1] for j = required + 1..n_mu
+        steps[layers.required:] = rent[layers.required + 1: n_mu + 1] - rent[layers.required: n_mu]
     mu = bld.add_cols(steps if cost_on else np.zeros(n_mu), 1.0, True)
     lower = np.zeros(n_mu)
     lower[: min(layers.required, n_mu)] = 1.0

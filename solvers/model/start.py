@@ -68,7 +68,7 @@ def single_option_start(model: Model, blocks: list[Block], limits: Limits) -> tu
         displaced = np.multiply(over, per_hour[:, None, :], out=np.zeros_like(over), where=over > 0)
         total = total + displaced.sum(axis=2)
     total = total + _host_spend(model, candidates, cost, units)
-    total = total + np.concatenate([[0.0], np.cumsum(cost[model.mu])])[j_idx][None, :]  # rent steps
+    total = total + np.cumsum(cost[model.mu])[j_idx - 1][None, :]  # rent steps (j_idx >= 1: the first j on)
     ok = serves & (units <= upper[model.u[g_idx]][:, None] + 1e-9) & np.isfinite(total)
     if limits.max_owned_gpus is not None:
         ok &= units * np.array([o.gpus_per_unit for o in opts])[:, None] <= limits.max_owned_gpus
