@@ -269,21 +269,30 @@ def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[
     group = np.array([shape[key] for key, members in groups.items() if len(members) > 1 for _ in members])
     table = (host_capacity(owned, hosts) if capacity is None else capacity)[compared]
     rehost = _own_hosts(opts, hosts, table, limits, total_hours)
-    own_cost = np.array([0.0 if own is None else own[0] for own in rehost])
-    own_price = np.array([0.0 if own is None else own[1] for own in rehost])
     may = (np.array([o.max_units is None for o in opts]) & ~(cost < 0))[:, None] & ~(speed[:, None] < speed[None, :])
-    may &= (group[:, None] == group[None, :]) & ~np.eye(len(opts), dtype=bool)
+    may &= group[:, None] == group[None, :]
+    np.fill_diagonal(may, False)
     extra_energy = (np.maximum(0.0, energy[:, None] - energy[None, :]) * speed[None, :]
                     * np.array([o.slots_per_unit for o in opts])[None, :] * weighted_hours)
     # every host that takes B's cards takes as many of A's (a kind that does not take B's is -1, below any of A's)
     holds = (table[:, None, :] >= table[None, :, :]).all(axis=2)
     budget = limits.max_capex_usd is None
-    same_hosts = ((budget | (price[:, None] <= price[None, :])) & (cost[:, None] + extra_energy < cost[None, :]))
-    # B's cards sit in hosts that take fewer of A's: each unit of A then gets a one-card host of its own
-    own_hosts = (np.array([own is not None and o.width == 1 for o, own in zip(opts, rehost, strict=True)])[:, None]
-                 & (budget | ((price + own_price)[:, None] <= price[None, :]))
-                 & ((cost + own_cost)[:, None] + extra_energy < cost[None, :]))
-    beaten = (may & np.where(holds, same_hosts, own_hosts)).any(axis=0)
+    same_hosts = cost[:, None] + extra_energy < cost[None, :]
+    if not budget:
+        same_hosts &= price[:, None] <= price[None, :]
+    # B's cards sit in hosts that take fewer of A's: each unit of A then gets a one-card host of its own (none of
+    # the options may: then only B's hosts holding A's cards count)
+    rehosts = [own is not None and o.width == 1 for o, own in zip(opts, rehost, strict=True)]
+    if any(rehosts):
+        own_cost = np.array([0.0 if own is None else own[0] for own in rehost])
+        own_hosts = np.array(rehosts)[:, None] & ((cost + own_cost)[:, None] + extra_energy < cost[None, :])
+        if not budget:
+            own_price = np.array([0.0 if own is None else own[1] for own in rehost])
+            own_hosts &= (price + own_price)[:, None] <= price[None, :]
+        may &= np.where(holds, same_hosts, own_hosts)
+    else:
+        may &= holds & same_hosts
+    beaten = may.any(axis=0)
     dominated = {compared[n] for n in np.flatnonzero(beaten).tolist()}
     return [b for j, b in enumerate(owned) if j not in dominated]
 
