@@ -76,6 +76,12 @@ def _filled(value: np.ndarray | float | bool, n: int, dtype: type) -> np.ndarray
     return array if len(array) == n else np.broadcast_to(array, (n,)).copy()
 
 
+def tile(a: np.ndarray, k: int) -> np.ndarray:
+    """`np.tile(a, k)` of a 1-D array: the same entries in one concatenation, without np.tile's Python layers
+    (some 1.5 us a call; a build makes a dozen)."""
+    return np.concatenate([a] * k) if k > 0 else a[:0].copy()
+
+
 def concat(parts: list[np.ndarray], dtype: type = float) -> np.ndarray:
     return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
 

@@ -13,7 +13,7 @@ from solvers.model.arrays import (
     Limits,
     Model,
 )
-from solvers.model.builder import concat
+from solvers.model.builder import concat, tile
 from solvers.model.fluid import fluid_listing_hours
 from solvers.offers.hosting import card_capacity, cheapest_hosts
 
@@ -123,11 +123,11 @@ def host_spend_rows(model: Model) -> None:
     priced = most <= MAX_CARDS_PRICED
     every = cheapest_hosts(host_cost, best, max(int(ks[-1]), most if priced else 0))
     spend = every[ks]
-    steps = np.diff(spend)
+    steps = spend[1:] - spend[:-1]
     if not np.isfinite(spend).all() or not (steps > 0).any():
         return
     rise = least_rise(every, ks) if priced else 0.0
-    widths = np.diff(ks).astype(float)
+    widths = (ks[1:] - ks[:-1]).astype(float)
     model.builder.add_rows(np.zeros(len(model.m) + len(mu) + len(owned)), np.concatenate([model.m, mu, model.u]),
                            np.concatenate([host_cost, -(steps - rise * widths), -rise * cards]), np.array([0.0]),
                            np.array([INF]))
@@ -210,10 +210,10 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
     for members in offers.values():
         quota = float(model.cloud[members[0]].max_instances or 0)
         by_step = sum((rented[k] for k in members), np.zeros_like(rented[members[0]]))  # (blocks, steps)
-        steps = np.diff(by_step, axis=1)  # (blocks, len(mu) - first)
+        steps = by_step[:, 1:] - by_step[:, :-1]  # (blocks, len(mu) - first)
         row = np.arange(n_blocks)
-        rows = [np.tile(row, len(members)), np.repeat(row, steps.shape[1])]
-        cols = [model.y[members].reshape(-1), np.tile(mu[first:], n_blocks)]
+        rows = [tile(row, len(members)), np.repeat(row, steps.shape[1])]
+        cols = [model.y[members].reshape(-1), tile(mu[first:], n_blocks)]
         vals = [np.ones(len(members) * n_blocks), steps.reshape(-1)]
         model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals),
                                np.full(n_blocks, -INF), quota * hours - by_step[:, 0])

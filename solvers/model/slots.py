@@ -13,7 +13,7 @@ from solvers.model.arrays import (
     Model,
     credit,
 )
-from solvers.model.builder import Builder
+from solvers.model.builder import Builder, tile
 from solvers.model.fluid import capacity_rows
 
 
@@ -51,7 +51,8 @@ def owned_slot_rows(model: Model) -> None:
         bld.add_rows(np.concatenate([r, r]), np.concatenate([mu[1:], mu[:-1]]),
                      np.concatenate([np.ones(len(r)), -np.ones(len(r))]), np.full(len(r), -INF), np.zeros(len(r)))
     if len(mu):
-        widths = np.diff(model.layers.ks)[: len(mu)].astype(float)
+        ks = model.layers.ks
+        widths = (ks[1: len(mu) + 1] - ks[: len(mu)]).astype(float)
         cols = [mu] + [model.slots[g][0] for g in range(len(model.owned))]
         vals = [widths] + [-model.slots[g][1] for g in range(len(model.owned))]
         bld.add_rows(np.zeros(sum(len(c) for c in cols)), np.concatenate(cols), np.concatenate(vals),
@@ -72,14 +73,14 @@ def owned_work_rows(model: Model) -> None:
     full = np.zeros((n_blocks, n_mu + 1))
     upto = min(n_mu, hours.shape[1] - 1)
     full[:, : upto + 1] = hours[:, : upto + 1]
-    steps = np.diff(full, axis=1)  # (blocks, n_mu)
+    steps = full[:, 1:] - full[:, :-1]  # (blocks, n_mu)
     required = min(model.layers.required, n_mu)
     if required > 0:  # forced slots carry the owned work of the first feasible K
         steps[:, : required] = 0.0
         steps[:, required - 1] = full[:, required]
     row = np.arange(n_blocks)
-    rows = [np.tile(row, len(model.owned)), np.repeat(row, n_mu)]
-    cols = [model.w.reshape(-1), np.tile(mu, n_blocks)]
+    rows = [tile(row, len(model.owned)), np.repeat(row, n_mu)]
+    cols = [model.w.reshape(-1), tile(mu, n_blocks)]
     vals = [np.ones(model.w.size), -steps.reshape(-1)]
     model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), np.zeros(n_blocks), INF)
 
@@ -240,7 +241,7 @@ def displaced_work_rows(model: Model) -> None:
     n_blocks = model.n_blocks
     row = np.arange(n_blocks)
     model.builder.add_rows(
-        np.concatenate([np.tile(row, len(model.cloud)), np.tile(row, len(model.owned))]),
+        tile(row, len(model.cloud) + len(model.owned)),
         np.concatenate([model.y.reshape(-1), model.d.reshape(-1)]),
         np.concatenate([np.repeat([c.packed_capacity for c in model.cloud], n_blocks),
                         np.repeat([-o.throughput for o in model.owned], n_blocks)]),
