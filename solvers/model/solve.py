@@ -122,7 +122,7 @@ def read_out(model: Model, highs: highspy.Highs, status: SolveStatus) -> MipSolu
         owned_at_once = layers.owned_jobs[:, steps]
         rented = _rented_at(model, owned_at_once)
     if len(model.cloud):
-        renting: list[bool] = np.asarray(rented > 1e-12).any(axis=1).tolist()
+        renting = np.any(rented > 1e-12, axis=1).tolist()
         for k, c in enumerate(model.cloud):
             if renting[k]:
                 solution.instances[c.key] = rented[k]
