@@ -84,6 +84,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     owned = [o for o in owned if bounds[o.key] > 0]
     cells = cells_of(blocks)
     total_hours = sum(b.hours for b in blocks)
+    block_hours = np.array([b.hours for b in blocks])
     rate = limits.usd_per_kwh
     bld = Builder()
     cost_on = objective == "cost"
@@ -166,14 +167,17 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
                          np.where(idle_enough, 0.0, INF).reshape(-1), False).reshape(len(owned), n_blocks)
         y_cost = np.array([c.usd_per_hour for c in cloud]) if cost_on else np.zeros(len(cloud))
         quota = np.array([math.nan if c.max_instances is None else c.max_instances for c in cloud], dtype=float)
-        y_upper = np.where(np.isnan(quota)[:, None], INF, quota[:, None] * np.array([b.hours for b in blocks])[None, :])
+        y_upper = np.where(np.isnan(quota)[:, None], INF, quota[:, None] * block_hours[None, :])
         if cost_on:
             y_upper[~packing_offers(cloud)] = 0.0
         y_upper = y_upper.reshape(-1)
         y = bld.add_cols(np.outer(y_cost, per_block).reshape(-1), y_upper, False).reshape(len(cloud), n_blocks)
 
     model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0,
-                  credits=credits, capacity=capacity)
+                  credits=credits, capacity=capacity, block_hours=block_hours,
+                  active_hours=np.array([b.active_hours for b in blocks]),
+                  speed=np.array([o.throughput for o in owned]),
+                  availability=np.array([o.available(limits.availability) for o in owned]))
     if fluid:
         model.fluid = fluid_columns(bld, cells, renting, per_block if cost_on else None)
     owned_slot_rows(model)

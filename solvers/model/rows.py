@@ -188,7 +188,7 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
     if not model.y.size:
         return
     if model.fluid is not None:
-        fluid_listing_hours(model.fluid, model.builder, model.cloud, model.y, np.array([b.hours for b in blocks]))
+        fluid_listing_hours(model.fluid, model.builder, model.cloud, model.y, model.block_hours)
         return
     packable = np.concatenate(model.builder.upper)[model.y].max(axis=1) > 0
     groups: dict[str, list[int]] = {}
@@ -205,7 +205,7 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
     first = min(layers.required, len(mu))  # slot steps up to here are forced on: their rent is the base
     listed = sorted(k for members in offers.values() for k in members)
     rented = dict(zip(listed, _rented_hours(model, first, listed), strict=True))  # (blocks, steps) per offer
-    hours = np.array([b.hours for b in blocks])
+    hours = model.block_hours
     n_blocks = len(blocks)
     for members in offers.values():
         quota = float(model.cloud[members[0]].max_instances or 0)

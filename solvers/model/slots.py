@@ -129,17 +129,16 @@ def availability_rows(model: Model, blocks: list[Block], limits: Limits, busy_ro
     n_blocks, n_owned = len(blocks), len(model.owned)
     if not n_owned:
         return
-    block_hours = np.array([b.hours for b in blocks])
+    block_hours = model.block_hours
     # every option's rows at once, numbered as option by option: its availability rows, then its displaced rows
     per_option = (3 if busy_rows else 2) * n_blocks if model.d.size else n_blocks
     first = np.arange(n_owned)[:, None] * per_option + np.arange(n_blocks)[None, :]  # (owned, blocks)
     slot_col, slot_coef = _slot_terms(model)
-    availability = np.array([o.available(limits.availability) for o in model.owned])
-    speed = np.array([o.throughput for o in model.owned])
+    availability, speed = model.availability, model.speed
     slot_hours = block_hours[None, :] * slot_coef[:, None]  # np.outer(block_hours, coef) of each option
     busy = availability[:, None] * slot_hours
     if not model.d.size:  # the active-hours row of the same columns in the same row (`active_hours_rows`)
-        busy = np.minimum(busy, _active(blocks)[None, :] * (slot_coef * model.credits / speed)[:, None])
+        busy = np.minimum(busy, model.active_hours[None, :] * (slot_coef * model.credits / speed)[:, None])
     rows = [first, first]
     cols = [model.w, np.repeat(slot_col[:, None], n_blocks, axis=1)]
     vals = [np.repeat((1.0 / speed)[:, None], n_blocks, axis=1), -busy]
@@ -203,7 +202,7 @@ def active_hours_rows(model: Model, blocks: list[Block]) -> None:
     """
     if not model.owned or not model.d.size:  # without displaced hours `availability_rows` writes both in one row
         return
-    active = _active(blocks)
+    active = model.active_hours
     slot_col, slot_coef = _slot_terms(model)
     g, b = np.nonzero(active_rows_needed(model.owned, blocks, model.credits,
                                          overrun_share(model.owned, model.fluid is not None)))
@@ -244,5 +243,5 @@ def displaced_work_rows(model: Model) -> None:
         tile(row, len(model.cloud) + len(model.owned)),
         np.concatenate([model.y.reshape(-1), model.d.reshape(-1)]),
         np.concatenate([np.repeat([c.packed_capacity for c in model.cloud], n_blocks),
-                        np.repeat([-o.throughput for o in model.owned], n_blocks)]),
+                        np.repeat(-model.speed, n_blocks)]),
         np.zeros(n_blocks), INF)

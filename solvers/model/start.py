@@ -47,12 +47,10 @@ def single_option_start(model: Model, blocks: list[Block], limits: Limits) -> tu
     opts = [owned[g] for g in candidates]
     g_idx = np.array(candidates)
     j_idx = np.arange(first, n_mu + 1)
-    hours = np.array([b.hours for b in blocks])
-    active = np.array([b.active_hours for b in blocks])
+    hours, active = model.block_hours, model.active_hours
     work = layers.owned_hours[:, j_idx].T  # (steps, blocks)
     per_unit = np.array([o.slots_per_unit for o in opts])
-    speed = np.array([o.throughput for o in opts])
-    availability = np.array([o.available(limits.availability) for o in opts])
+    speed, availability = model.speed[g_idx], model.availability[g_idx]
 
     units = np.ceil(layers.ks[j_idx][None, :] / per_unit[:, None] - 1e-9)  # (options, steps)
     slots = units * per_unit[:, None]
