@@ -209,6 +209,8 @@ class Model:
     active_hours: np.ndarray = field(default_factory=lambda: np.zeros(0))
     speed: np.ndarray = field(default_factory=lambda: np.zeros(0))
     availability: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # each owned option's slot column and its coefficient (`slots._slot_terms`), made on first use
+    slot_terms: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def n_blocks(self) -> int:

@@ -53,10 +53,9 @@ def owned_slot_rows(model: Model) -> None:
     if len(mu):
         ks = model.layers.ks
         widths = (ks[1: len(mu) + 1] - ks[: len(mu)]).astype(float)
-        cols = [mu] + [model.slots[g][0] for g in range(len(model.owned))]
-        vals = [widths] + [-model.slots[g][1] for g in range(len(model.owned))]
-        bld.add_rows(np.zeros(sum(len(c) for c in cols)), np.concatenate(cols), np.concatenate(vals),
-                     np.array([-INF]), np.array([0.0]))
+        slot_col, slot_coef = _slot_terms(model)  # each option's one slot column
+        bld.add_rows(np.zeros(len(mu) + len(slot_col)), np.concatenate([mu, slot_col]),
+                     np.concatenate([widths, -slot_coef]), np.array([-INF]), np.array([0.0]))
 
 
 def owned_work_rows(model: Model) -> None:
@@ -183,9 +182,11 @@ def overrun_share(owned: list[OwnedOption], fluid: bool) -> np.ndarray:
 def _slot_terms(model: Model) -> tuple[np.ndarray, np.ndarray]:
     """Each owned option's job slots as one column times a coefficient (`owned_slot_rows`: units x slots per unit, or
     the integer q_g of bare cards pooled for wider jobs), for rows that scale with an option's slots."""
-    n_owned = len(model.owned)
-    return (np.array([model.slots[g][0][0] for g in range(n_owned)]),
-            np.array([model.slots[g][1][0] for g in range(n_owned)]))
+    if model.slot_terms is None:  # once per model: the owned slot, availability and active-hours rows read them
+        n_owned = len(model.owned)
+        model.slot_terms = (np.array([model.slots[g][0][0] for g in range(n_owned)]),
+                            np.array([model.slots[g][1][0] for g in range(n_owned)]))
+    return model.slot_terms
 
 
 def active_hours_rows(model: Model, blocks: list[Block]) -> None:
