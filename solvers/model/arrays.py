@@ -209,7 +209,7 @@ class Model:
     active_hours: np.ndarray = field(default_factory=lambda: np.zeros(0))
     speed: np.ndarray = field(default_factory=lambda: np.zeros(0))
     availability: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    # each owned option's slot column and its coefficient (`slots._slot_terms`), made on first use
+    # each owned option's slot column and its coefficient (`slots.slot_terms_of`), made on first use
     slot_terms: tuple[np.ndarray, np.ndarray] | None = None
 
     @property

@@ -15,6 +15,7 @@ from solvers.model.arrays import (
 )
 from solvers.model.builder import concat, tile
 from solvers.model.fluid import fluid_listing_hours
+from solvers.model.slots import slot_terms_of
 from solvers.offers.hosting import card_capacity, cheapest_hosts
 
 
@@ -56,7 +57,8 @@ def host_rows(model: Model, bare: list[int]) -> None:
     if not bare:
         return
     owned, hosts, bld = model.owned, model.hosts, model.builder
-    capacity = model.capacity
+    capacity = model.capacity.tolist()  # read entry by entry: lists, not numpy scalars
+    slot_col = slot_terms_of(model)[0].tolist()  # a card's units, or its pooled jobs' q for a wider job
     kinds: list[int] = []     # per placement column: its host kind
     jobs: list[int] = []      # per placement column: jobs of its option one host of its kind holds
     option: list[int] = []    # per placement column: its option's place in `bare`
@@ -65,19 +67,15 @@ def host_rows(model: Model, bare: list[int]) -> None:
     wide: list[bool] = []
     for i, g in enumerate(bare):
         o = owned[g]
-        fits = {k: int(capacity[g, k]) // o.width for k in o.accepting_hosts if k < len(hosts)}
+        fits = {k: capacity[g][k] // o.width for k in o.accepting_hosts if k < len(hosts)}
         for k, n in fits.items():
             if n >= 1:
                 kinds.append(k)
                 jobs.append(n)
                 option.append(i)
                 wide.append(o.width > 1)
-        if o.width > 1:
-            placed.append(int(model.slots[g][0][0]))
-            coef.append(1.0)
-        else:
-            placed.append(int(model.u[g]))
-            coef.append(float(o.gpus_per_unit))
+        placed.append(slot_col[g])
+        coef.append(1.0 if o.width > 1 else float(o.gpus_per_unit))
     n_cols = len(kinds)
     a = bld.add_cols(np.zeros(n_cols), INF, np.array(wide, dtype=bool))
     at = np.array(option, dtype=np.int64)

@@ -41,7 +41,7 @@ def owned_slot_rows(model: Model) -> None:
     mu, bld = model.mu, model.builder
     if model.fluid is not None:  # each cell's owned work within the owned capacity (`solvers.model.fluid`)
         if model.owned:
-            slot_col, slot_coef = _slot_terms(model)
+            slot_col, slot_coef = slot_terms_of(model)
             capacity_rows(model.fluid, bld, slot_col, slot_coef * model.credits)
         else:
             capacity_rows(model.fluid, bld, np.zeros(0, dtype=np.int64), np.zeros(0))
@@ -53,7 +53,7 @@ def owned_slot_rows(model: Model) -> None:
     if len(mu):
         ks = model.layers.ks
         widths = (ks[1: len(mu) + 1] - ks[: len(mu)]).astype(float)
-        slot_col, slot_coef = _slot_terms(model)  # each option's one slot column
+        slot_col, slot_coef = slot_terms_of(model)  # each option's one slot column
         bld.add_rows(np.zeros(len(mu) + len(slot_col)), np.concatenate([mu, slot_col]),
                      np.concatenate([widths, -slot_coef]), np.array([-INF]), np.array([0.0]))
 
@@ -132,7 +132,7 @@ def availability_rows(model: Model, blocks: list[Block], limits: Limits, busy_ro
     # every option's rows at once, numbered as option by option: its availability rows, then its displaced rows
     per_option = (3 if busy_rows else 2) * n_blocks if model.d.size else n_blocks
     first = np.arange(n_owned)[:, None] * per_option + np.arange(n_blocks)[None, :]  # (owned, blocks)
-    slot_col, slot_coef = _slot_terms(model)
+    slot_col, slot_coef = slot_terms_of(model)
     availability, speed = model.availability, model.speed
     slot_hours = block_hours[None, :] * slot_coef[:, None]  # np.outer(block_hours, coef) of each option
     busy = availability[:, None] * slot_hours
@@ -179,7 +179,7 @@ def overrun_share(owned: list[OwnedOption], fluid: bool) -> np.ndarray:
     return overrun
 
 
-def _slot_terms(model: Model) -> tuple[np.ndarray, np.ndarray]:
+def slot_terms_of(model: Model) -> tuple[np.ndarray, np.ndarray]:
     """Each owned option's job slots as one column times a coefficient (`owned_slot_rows`: units x slots per unit, or
     the integer q_g of bare cards pooled for wider jobs), for rows that scale with an option's slots."""
     if model.slot_terms is None:  # once per model: the owned slot, availability and active-hours rows read them
@@ -204,7 +204,7 @@ def active_hours_rows(model: Model, blocks: list[Block]) -> None:
     if not model.owned or not model.d.size:  # without displaced hours `availability_rows` writes both in one row
         return
     active = model.active_hours
-    slot_col, slot_coef = _slot_terms(model)
+    slot_col, slot_coef = slot_terms_of(model)
     g, b = np.nonzero(active_rows_needed(model.owned, blocks, model.credits,
                                          overrun_share(model.owned, model.fluid is not None)))
     rows = np.arange(len(g))
