@@ -154,8 +154,9 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     energy = np.array([o.usd_per_job_hour(rate) for o in owned])
     n_blocks = len(blocks)
     per_block = np.ones(n_blocks) if block_weight is None else block_weight
-    w = bld.add_cols(np.outer(energy, per_block).reshape(-1) if cost_on else np.zeros(len(owned) * n_blocks), INF,
-                     False).reshape(len(owned), n_blocks)
+    # a[:, None] * b[None, :] is np.outer(a, b) without its Python layer
+    w = bld.add_cols((energy[:, None] * per_block[None, :]).reshape(-1) if cost_on
+                     else np.zeros(len(owned) * n_blocks), INF, False).reshape(len(owned), n_blocks)
     d = y = np.zeros((0, n_blocks), dtype=np.int64)
     idle_enough = np.zeros((len(owned), n_blocks), dtype=bool)
     if displaces and owned:
@@ -163,7 +164,8 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
                   if cost_on else None)
         if cost_on and never_pays:
             idle_enough = maintenance_in_idle_hours(owned, blocks, limits)
-        d = bld.add_cols(np.outer(d_cost if d_cost is not None else np.zeros(len(owned)), per_block).reshape(-1),
+        d_costs = d_cost if d_cost is not None else np.zeros(len(owned))
+        d = bld.add_cols((d_costs[:, None] * per_block[None, :]).reshape(-1),
                          np.where(idle_enough, 0.0, INF).reshape(-1), False).reshape(len(owned), n_blocks)
         y_cost = np.array([c.usd_per_hour for c in cloud]) if cost_on else np.zeros(len(cloud))
         quota = np.array([math.nan if c.max_instances is None else c.max_instances for c in cloud], dtype=float)
@@ -171,7 +173,8 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
         if cost_on:
             y_upper[~packing_offers(cloud)] = 0.0
         y_upper = y_upper.reshape(-1)
-        y = bld.add_cols(np.outer(y_cost, per_block).reshape(-1), y_upper, False).reshape(len(cloud), n_blocks)
+        y = bld.add_cols((y_cost[:, None] * per_block[None, :]).reshape(-1), y_upper,
+                         False).reshape(len(cloud), n_blocks)
 
     model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0,
                   credits=credits, capacity=capacity, block_hours=block_hours,

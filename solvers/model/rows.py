@@ -196,7 +196,8 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
     # a group with one packable copy needs its row, and that row must count the whole rentals of every copy (a
     # listing's unpackable 2-GPU copy rents the same machine its packable 1-GPU copy packs on); y of an unpackable
     # copy has upper bound 0, so it sits in the row harmlessly
-    offers = {group: members for group, members in groups.items() if packable[members].any()}
+    can_pack = packable.tolist()
+    offers = {group: members for group, members in groups.items() if any(can_pack[k] for k in members)}
     if not offers:
         return
     layers, mu = model.layers, model.mu
