@@ -144,13 +144,14 @@ def availability_rows(model: Model, blocks: list[Block], limits: Limits, busy_ro
     if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots,
         # and only hours the option is busy: d_gb <= w_gb / r_g (an idle card has no work to displace, so its
         # maintenance earns no energy credit; without these rows the model bought free idle cards for the credit)
-        rows += [first, first + n_blocks, first + n_blocks]
+        second = first + n_blocks
+        rows += [first, second, second]
         cols += [model.d, model.d, cols[1]]
         vals += [-np.ones((n_owned, n_blocks)), np.ones((n_owned, n_blocks)),
                  -(1 - availability)[:, None] * slot_hours]
         overrun = overrun_share(model.owned, not limits.integer_instances)
         if overrun.any():  # a slower card's overrun it has no idle hours for: d_gb <= ... + (1 / r - 1) w_gb
-            rows.append(first + n_blocks)
+            rows.append(second)
             cols.append(model.w)
             vals.append(-np.repeat(overrun[:, None], n_blocks, axis=1))
         if busy_rows:
@@ -159,13 +160,15 @@ def availability_rows(model: Model, blocks: list[Block], limits: Limits, busy_ro
             vals += [np.ones((n_owned, n_blocks)), -vals[0]]
     row, col, val = (np.concatenate([r.ravel() for r in rows]), np.concatenate([c.ravel() for c in cols]),
                      np.concatenate([v.ravel() for v in vals]))
-    keep = np.ones(n_owned * per_option, dtype=bool)
+    n_rows = n_owned * per_option
     if implied is not None and implied.any() and not busy_rows:  # `maintenance_in_idle_hours`: rows implied
+        keep = np.ones(n_rows, dtype=bool)
         keep[first[implied]] = False
         keep[(first + n_blocks)[implied]] = False
         kept = keep[row]
         row, col, val = (np.cumsum(keep) - 1)[row[kept]], col[kept], val[kept]
-    model.builder.add_rows(row, col, val, np.full(int(keep.sum()), -INF), np.zeros(int(keep.sum())))
+        n_rows = int(keep.sum())
+    model.builder.add_rows(row, col, val, np.full(n_rows, -INF), np.zeros(n_rows))
 
 
 def overrun_share(owned: list[OwnedOption], fluid: bool) -> np.ndarray:
