@@ -25,8 +25,9 @@ def slot_columns(bld: Builder, owned: list[OwnedOption], bare: list[int], u: np.
     wide_bare = [i for i in bare if owned[i].width > 1]
     q = bld.add_cols(np.zeros(len(wide_bare)), np.array(
         [bounds[owned[i].key] * owned[i].gpus_per_unit // owned[i].width for i in wide_bare], dtype=float), True)
-    for i, o in enumerate(owned):
-        slots[i] = (np.array([u[i]]), np.array([o.slots_per_unit]))
+    per_unit = np.array([o.slots_per_unit for o in owned], dtype=float)
+    for i in range(len(owned)):  # one-entry slices (the same columns and figures as one array per option)
+        slots[i] = (u[i: i + 1], per_unit[i: i + 1])
     for k, i in enumerate(wide_bare):
         slots[i] = (np.array([q[k]]), np.array([owned[i].load_per_gpu]))  # load a job slot carries
         o = owned[i]
