@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from solvers.demand.blocks import Block
+from solvers.model.slots import slot_terms_of
 from solvers.offers.hosting import cheapest_host_mix, cheapest_hosts
 
 if TYPE_CHECKING:
@@ -39,7 +40,8 @@ def single_option_start(model: Model, blocks: list[Block], limits: Limits) -> tu
     owned, layers = model.owned, model.layers
     n_mu = len(model.mu)
     first = max(layers.required, 1)
-    candidates = [g for g, o in enumerate(owned) if not o.is_commitment and model.slots[g][0][0] == model.u[g]]
+    slot_col, unit_col = slot_terms_of(model)[0].tolist(), model.u.tolist()
+    candidates = [g for g, o in enumerate(owned) if not o.is_commitment and slot_col[g] == unit_col[g]]
     if not candidates or not blocks or first > n_mu:
         return None
     cost = np.concatenate(model.builder.cost)
@@ -134,7 +136,7 @@ def _columns(model: Model, g: int, units: int, j: int, cost: np.ndarray, upper: 
             return None
     values = np.zeros(len(model.u))
     values[g] = units
-    wide = [int(model.slots[k][0][0]) for k in range(len(model.owned)) if model.slots[k][0][0] != model.u[k]]
+    wide = [col for col, unit in zip(slot_terms_of(model)[0].tolist(), model.u.tolist(), strict=True) if col != unit]
     return (np.concatenate([model.u, model.m, model.mu, wide]).astype(np.int32),
             np.concatenate([values, counts.astype(float), (np.arange(len(model.mu)) < j).astype(float),
                             np.zeros(len(wide))]))
