@@ -84,6 +84,7 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     owned = [o for o in owned if bounds[o.key] > 0]
     cells = cells_of(blocks)
     total_hours = sum(b.hours for b in blocks)
+    block_hours = np.array([b.hours for b in blocks])
     rate = limits.usd_per_kwh
     bld = Builder()
     cost_on = objective == "cost"
@@ -141,8 +142,8 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     rent = layers.rent
     steps = np.zeros(n_mu)
     base = float(rent[layers.required]) if feasible and not fluid else 0.0
-    for j in range(layers.required + 1, n_mu + 1):
-        steps[j - 1] = rent[j] - rent[j - 1]
+    if layers.required < n_mu:  # steps[j - 1] = rent[j] - rent[j - 1] for j = required + 1..n_mu
+        steps[layers.required:] = rent[layers.required + 1: n_mu + 1] - rent[layers.required: n_mu]
     mu = bld.add_cols(steps if cost_on else np.zeros(n_mu), 1.0, True)
     lower = np.zeros(n_mu)
     lower[: min(layers.required, n_mu)] = 1.0
@@ -153,8 +154,9 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
     energy = np.array([o.usd_per_job_hour(rate) for o in owned])
     n_blocks = len(blocks)
     per_block = np.ones(n_blocks) if block_weight is None else block_weight
-    w = bld.add_cols(np.outer(energy, per_block).reshape(-1) if cost_on else np.zeros(len(owned) * n_blocks), INF,
-                     False).reshape(len(owned), n_blocks)
+    # a[:, None] * b[None, :] is np.outer(a, b) without its Python layer
+    w = bld.add_cols((energy[:, None] * per_block[None, :]).reshape(-1) if cost_on
+                     else np.zeros(len(owned) * n_blocks), INF, False).reshape(len(owned), n_blocks)
     d = y = np.zeros((0, n_blocks), dtype=np.int64)
     idle_enough = np.zeros((len(owned), n_blocks), dtype=bool)
     if displaces and owned:
@@ -162,18 +164,23 @@ def build(owned: list[OwnedOption], cloud: list[CloudOption], hosts: list[HostOp
                   if cost_on else None)
         if cost_on and never_pays:
             idle_enough = maintenance_in_idle_hours(owned, blocks, limits)
-        d = bld.add_cols(np.outer(d_cost if d_cost is not None else np.zeros(len(owned)), per_block).reshape(-1),
+        d_costs = d_cost if d_cost is not None else np.zeros(len(owned))
+        d = bld.add_cols((d_costs[:, None] * per_block[None, :]).reshape(-1),
                          np.where(idle_enough, 0.0, INF).reshape(-1), False).reshape(len(owned), n_blocks)
         y_cost = np.array([c.usd_per_hour for c in cloud]) if cost_on else np.zeros(len(cloud))
         quota = np.array([math.nan if c.max_instances is None else c.max_instances for c in cloud], dtype=float)
-        y_upper = np.where(np.isnan(quota)[:, None], INF, quota[:, None] * np.array([b.hours for b in blocks])[None, :])
+        y_upper = np.where(np.isnan(quota)[:, None], INF, quota[:, None] * block_hours[None, :])
         if cost_on:
             y_upper[~packing_offers(cloud)] = 0.0
         y_upper = y_upper.reshape(-1)
-        y = bld.add_cols(np.outer(y_cost, per_block).reshape(-1), y_upper, False).reshape(len(cloud), n_blocks)
+        y = bld.add_cols((y_cost[:, None] * per_block[None, :]).reshape(-1), y_upper,
+                         False).reshape(len(cloud), n_blocks)
 
     model = Model(bld, owned, cloud, hosts, layers, renting, u, m, mu, w, d, y, slots, base if cost_on else 0.0,
-                  credits=credits, capacity=capacity)
+                  credits=credits, capacity=capacity, block_hours=block_hours,
+                  active_hours=np.array([b.active_hours for b in blocks]),
+                  speed=np.array([o.throughput for o in owned]),
+                  availability=np.array([o.available(limits.availability) for o in owned]))
     if fluid:
         model.fluid = fluid_columns(bld, cells, renting, per_block if cost_on else None)
     owned_slot_rows(model)
@@ -269,21 +276,30 @@ def undominated(owned: list[OwnedOption], hosts: list[HostOption], blocks: list[
     group = np.array([shape[key] for key, members in groups.items() if len(members) > 1 for _ in members])
     table = (host_capacity(owned, hosts) if capacity is None else capacity)[compared]
     rehost = _own_hosts(opts, hosts, table, limits, total_hours)
-    own_cost = np.array([0.0 if own is None else own[0] for own in rehost])
-    own_price = np.array([0.0 if own is None else own[1] for own in rehost])
     may = (np.array([o.max_units is None for o in opts]) & ~(cost < 0))[:, None] & ~(speed[:, None] < speed[None, :])
-    may &= (group[:, None] == group[None, :]) & ~np.eye(len(opts), dtype=bool)
+    may &= group[:, None] == group[None, :]
+    np.fill_diagonal(may, False)
     extra_energy = (np.maximum(0.0, energy[:, None] - energy[None, :]) * speed[None, :]
                     * np.array([o.slots_per_unit for o in opts])[None, :] * weighted_hours)
     # every host that takes B's cards takes as many of A's (a kind that does not take B's is -1, below any of A's)
     holds = (table[:, None, :] >= table[None, :, :]).all(axis=2)
     budget = limits.max_capex_usd is None
-    same_hosts = ((budget | (price[:, None] <= price[None, :])) & (cost[:, None] + extra_energy < cost[None, :]))
-    # B's cards sit in hosts that take fewer of A's: each unit of A then gets a one-card host of its own
-    own_hosts = (np.array([own is not None and o.width == 1 for o, own in zip(opts, rehost, strict=True)])[:, None]
-                 & (budget | ((price + own_price)[:, None] <= price[None, :]))
-                 & ((cost + own_cost)[:, None] + extra_energy < cost[None, :]))
-    beaten = (may & np.where(holds, same_hosts, own_hosts)).any(axis=0)
+    same_hosts = cost[:, None] + extra_energy < cost[None, :]
+    if not budget:
+        same_hosts &= price[:, None] <= price[None, :]
+    # B's cards sit in hosts that take fewer of A's: each unit of A then gets a one-card host of its own (none of
+    # the options may: then only B's hosts holding A's cards count)
+    rehosts = [own is not None and o.width == 1 for o, own in zip(opts, rehost, strict=True)]
+    if any(rehosts):
+        own_cost = np.array([0.0 if own is None else own[0] for own in rehost])
+        own_hosts = np.array(rehosts)[:, None] & ((cost + own_cost)[:, None] + extra_energy < cost[None, :])
+        if not budget:
+            own_price = np.array([0.0 if own is None else own[1] for own in rehost])
+            own_hosts &= (price + own_price)[:, None] <= price[None, :]
+        may &= np.where(holds, same_hosts, own_hosts)
+    else:
+        may &= holds & same_hosts
+    beaten = may.any(axis=0)
     dominated = {compared[n] for n in np.flatnonzero(beaten).tolist()}
     return [b for j, b in enumerate(owned) if j not in dominated]
 

@@ -54,12 +54,14 @@ class Builder:
         rows, cols, vals = concat(self.rows_i, np.int64), concat(self.rows_j, np.int64), concat(self.rows_v)
         keep = vals != 0
         rows, cols, vals = rows[keep], cols[keep], vals[keep]
-        order = np.lexsort((cols, rows))
+        # by row, then column: one stable sort of row x n_cols + column is np.lexsort((cols, rows))'s order (every
+        # column is below n_cols, ties keep their order in both) at half its time (bursty series 20 -> 10 us)
+        order = np.argsort(rows * self.n_cols + cols, kind="stable")
+        start = np.zeros(self.n_rows + 1, dtype=np.int32)
+        np.cumsum(np.bincount(rows, minlength=self.n_rows), out=start[1:])
         return Arrays(
             self.n_cols, self.n_rows, concat(self.cost), concat(self.lower), concat(self.upper), concat(self.row_lower),
-            concat(self.row_upper),
-            np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self.n_rows))]).astype(np.int32),
-            cols[order].astype(np.int32), vals[order], concat(self.integer, bool))
+            concat(self.row_upper), start, cols[order].astype(np.int32), vals[order], concat(self.integer, bool))
 
     def lp(self) -> highspy.HighsLp:
         return self.arrays().lp()
@@ -72,6 +74,12 @@ def _filled(value: np.ndarray | float | bool, n: int, dtype: type) -> np.ndarray
         return np.full(n, value, dtype=dtype)
     array: np.ndarray = np.array(value, dtype=dtype).ravel()
     return array if len(array) == n else np.broadcast_to(array, (n,)).copy()
+
+
+def tile(a: np.ndarray, k: int) -> np.ndarray:
+    """`np.tile(a, k)` of a 1-D array: the same entries in one concatenation, without np.tile's Python layers
+    (some 1.5 us a call; a build makes a dozen)."""
+    return np.concatenate([a] * k) if k > 0 else a[:0].copy()
 
 
 def concat(parts: list[np.ndarray], dtype: type = float) -> np.ndarray:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from solvers.model.builder import tile
 from solvers.model.layers import Cells, Renting
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class Fluid:
         n_blocks = w.shape[1]
         n_owned = w.shape[0]
         row = np.arange(n_blocks)
-        bld.add_rows(np.concatenate([np.tile(row, n_owned), self.cells.block]),
+        bld.add_rows(np.concatenate([tile(row, n_owned), self.cells.block]),
                      np.concatenate([w.reshape(-1), self.v]),
                      np.concatenate([np.ones(w.size), -np.ones(len(self.v))]), np.zeros(n_blocks), INF)
 
@@ -124,7 +125,7 @@ def capacity_rows(fluid: Fluid, bld: Builder, slot_cols: np.ndarray, capacity: n
     n = len(fluid.v)
     row = np.arange(n)
     bld.add_rows(np.concatenate([row, np.repeat(row, len(slot_cols))]),
-                 np.concatenate([fluid.v, np.tile(slot_cols, n)]),
+                 np.concatenate([fluid.v, tile(slot_cols, n)]),
                  np.concatenate([np.ones(n), -np.outer(cells.hours, capacity).reshape(-1)]),
                  np.full(n, -INF), np.zeros(n))
 
@@ -163,9 +164,9 @@ def fluid_listing_hours(fluid: Fluid, bld: Builder, cloud: list[CloudOption], y:
             continue
         quota = float(cloud[members[0]].max_instances or 0)
         cols, vals = fluid.instance_hours(set(members), [c.speed for c in cloud])
-        blocks = np.tile(fluid.cells.block, len(vals) // max(len(fluid.v), 1))
+        blocks = tile(fluid.cells.block, len(vals) // max(len(fluid.v), 1))
         row = np.arange(n_blocks)
-        bld.add_rows(np.concatenate([np.tile(row, len(members)), blocks]),
+        bld.add_rows(np.concatenate([tile(row, len(members)), blocks]),
                      np.concatenate([y[members].reshape(-1), cols]),
                      np.concatenate([np.ones(len(members) * n_blocks), vals]), np.full(n_blocks, -INF),
                      quota * block_hours)

@@ -13,9 +13,10 @@ from solvers.model.arrays import (
     Limits,
     Model,
 )
-from solvers.model.builder import concat
+from solvers.model.builder import concat, tile
 from solvers.model.fluid import fluid_listing_hours
-from solvers.offers.hosting import card_capacity, cheapest_hosts, least_rise
+from solvers.model.slots import slot_terms_of
+from solvers.offers.hosting import card_capacity, cheapest_hosts
 
 
 def host_capacity(owned: list[OwnedOption], hosts: list[HostOption]) -> np.ndarray:
@@ -25,17 +26,28 @@ def host_capacity(owned: list[OwnedOption], hosts: list[HostOption]) -> np.ndarr
     Why one table: the build reads these capacities in its host bounds, `undominated`, `host_rows`,
     `host_spend_rows` and the MIP start, some 130 calls of `card_capacity` a bursty plan otherwise (measured
     2026-11-28). A capacity depends on the host and the option's `card_watts` alone, so options of one card
-    power share each host's figure."""
+    power share each host's figure (`_CAPACITIES`)."""
     table = np.full((len(owned), len(hosts)), -1, dtype=np.int64)
-    known: dict[tuple[int, float], int] = {}
+    if len(_CAPACITIES) > _MAX_CAPACITIES:
+        _CAPACITIES.clear()
     for g, o in enumerate(owned):
         for k in o.accepting_hosts:
             if k < len(hosts):
-                n = known.get((k, o.card_watts))
-                if n is None:
-                    n = known[(k, o.card_watts)] = card_capacity(hosts[k], o)
-                table[g, k] = n
+                host = hosts[k]
+                known = _CAPACITIES.get((id(host), o.card_watts))
+                if known is None or known[0] is not host:
+                    known = _CAPACITIES[(id(host), o.card_watts)] = (host, card_capacity(host, o))
+                table[g, k] = known[1]
     return table
+
+
+# `host_capacity`'s figures by host and card power, kept across models: a plan's buy-only and main models (and the
+# next plan on the same catalogue) ask for the same hosts' figures (30 -> 11 us a bursty build, measured
+# 2026-11-28). Keyed by the host's identity, with the host itself kept in the entry so that the identity is not
+# reused while it stands: a `HostOption` is frozen, so its figure cannot change. Cleared when it passes its bound
+# (a service making new hosts every plan).
+_CAPACITIES: dict[tuple[int, float], tuple[HostOption, int]] = {}
+_MAX_CAPACITIES = 4096
 
 
 def host_rows(model: Model, bare: list[int]) -> None:
@@ -56,7 +68,8 @@ def host_rows(model: Model, bare: list[int]) -> None:
     if not bare:
         return
     owned, hosts, bld = model.owned, model.hosts, model.builder
-    capacity = model.capacity
+    capacity = model.capacity.tolist()  # read entry by entry: lists, not numpy scalars
+    slot_col = slot_terms_of(model)[0].tolist()  # a card's units, or its pooled jobs' q for a wider job
     kinds: list[int] = []     # per placement column: its host kind
     jobs: list[int] = []      # per placement column: jobs of its option one host of its kind holds
     option: list[int] = []    # per placement column: its option's place in `bare`
@@ -65,19 +78,15 @@ def host_rows(model: Model, bare: list[int]) -> None:
     wide: list[bool] = []
     for i, g in enumerate(bare):
         o = owned[g]
-        fits = {k: int(capacity[g, k]) // o.width for k in o.accepting_hosts if k < len(hosts)}
+        fits = {k: capacity[g][k] // o.width for k in o.accepting_hosts if k < len(hosts)}
         for k, n in fits.items():
             if n >= 1:
                 kinds.append(k)
                 jobs.append(n)
                 option.append(i)
                 wide.append(o.width > 1)
-        if o.width > 1:
-            placed.append(int(model.slots[g][0][0]))
-            coef.append(1.0)
-        else:
-            placed.append(int(model.u[g]))
-            coef.append(float(o.gpus_per_unit))
+        placed.append(slot_col[g])
+        coef.append(1.0 if o.width > 1 else float(o.gpus_per_unit))
     n_cols = len(kinds)
     a = bld.add_cols(np.zeros(n_cols), INF, np.array(wide, dtype=bool))
     at = np.array(option, dtype=np.int64)
@@ -123,14 +132,25 @@ def host_spend_rows(model: Model) -> None:
     priced = most <= MAX_CARDS_PRICED
     every = cheapest_hosts(host_cost, best, max(int(ks[-1]), most if priced else 0))
     spend = every[ks]
-    steps = np.diff(spend)
+    steps = spend[1:] - spend[:-1]
     if not np.isfinite(spend).all() or not (steps > 0).any():
         return
     rise = least_rise(every, ks) if priced else 0.0
-    widths = np.diff(ks).astype(float)
+    widths = (ks[1:] - ks[:-1]).astype(float)
     model.builder.add_rows(np.zeros(len(model.m) + len(mu) + len(owned)), np.concatenate([model.m, mu, model.u]),
                            np.concatenate([host_cost, -(steps - rise * widths), -rise * cards]), np.array([0.0]),
                            np.array([INF]))
+
+
+def least_rise(spend: np.ndarray, counts: np.ndarray) -> float:
+    """`hosting.least_rise` (the least spend per added card from any count in `counts` to a larger one) in one
+    array operation: every quotient (H(n) - H(c)) / (n - c) is the same division, and a minimum is the same
+    whatever order it is taken in (no NaN: the counts' spends are finite where `host_spend_rows` asks). Why:
+    a slice per count cost some 30 us of a bursty main build, this 10 (measured 2026-11-28)."""
+    gap = np.arange(len(spend))[None, :] - counts[:, None]  # n - c
+    later = gap > 0
+    rises = np.divide(spend[None, :] - spend[counts][:, None], gap, out=np.full(gap.shape, np.inf), where=later)
+    return max(0.0, float(rises.min(initial=np.inf))) if later.any() else 0.0
 
 
 def limit_rows(model: Model, limits: Limits) -> None:
@@ -177,7 +197,7 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
     if not model.y.size:
         return
     if model.fluid is not None:
-        fluid_listing_hours(model.fluid, model.builder, model.cloud, model.y, np.array([b.hours for b in blocks]))
+        fluid_listing_hours(model.fluid, model.builder, model.cloud, model.y, model.block_hours)
         return
     packable = np.concatenate(model.builder.upper)[model.y].max(axis=1) > 0
     groups: dict[str, list[int]] = {}
@@ -187,22 +207,23 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
     # a group with one packable copy needs its row, and that row must count the whole rentals of every copy (a
     # listing's unpackable 2-GPU copy rents the same machine its packable 1-GPU copy packs on); y of an unpackable
     # copy has upper bound 0, so it sits in the row harmlessly
-    offers = {group: members for group, members in groups.items() if packable[members].any()}
+    can_pack = packable.tolist()
+    offers = {group: members for group, members in groups.items() if any(can_pack[k] for k in members)}
     if not offers:
         return
     layers, mu = model.layers, model.mu
     first = min(layers.required, len(mu))  # slot steps up to here are forced on: their rent is the base
     listed = sorted(k for members in offers.values() for k in members)
     rented = dict(zip(listed, _rented_hours(model, first, listed), strict=True))  # (blocks, steps) per offer
-    hours = np.array([b.hours for b in blocks])
+    hours = model.block_hours
     n_blocks = len(blocks)
     for members in offers.values():
         quota = float(model.cloud[members[0]].max_instances or 0)
         by_step = sum((rented[k] for k in members), np.zeros_like(rented[members[0]]))  # (blocks, steps)
-        steps = np.diff(by_step, axis=1)  # (blocks, len(mu) - first)
+        steps = by_step[:, 1:] - by_step[:, :-1]  # (blocks, len(mu) - first)
         row = np.arange(n_blocks)
-        rows = [np.tile(row, len(members)), np.repeat(row, steps.shape[1])]
-        cols = [model.y[members].reshape(-1), np.tile(mu[first:], n_blocks)]
+        rows = [tile(row, len(members)), np.repeat(row, steps.shape[1])]
+        cols = [model.y[members].reshape(-1), tile(mu[first:], n_blocks)]
         vals = [np.ones(len(members) * n_blocks), steps.reshape(-1)]
         model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals),
                                np.full(n_blocks, -INF), quota * hours - by_step[:, 0])
@@ -211,17 +232,25 @@ def _listing_hours(model: Model, blocks: list[Block]) -> None:
 def _rented_hours(model: Model, first: int, offers: list[int]) -> np.ndarray:
     """(offers, blocks, steps): instance-hours of each of `offers` (cloud indices) the screening curve rents per
     block, at the owned slot counts ks[first..len(mu)] (`Renting.instances` of the jobs the owned slots leave, per
-    cell)."""
+    cell).
+
+    Whole instances (the model without fluid cells) depend on the jobs left only through the whole jobs they need,
+    ceil(jobs - 1e-9) and at least 0 (`Renting.instances`), so each distinct count is looked up once: an hourly log's
+    compressed levels leave some 500 distinct fractional job counts but a dozen whole ones. The per-block sums are
+    one bincount, which adds each bin's cells in cell order from 0 as np.add.at did (1.0 ms -> 0.1 ms for the
+    hourly log's main model, measured 2026-11-28)."""
     layers, cells = model.layers, model.layers.cells
     left = cells.jobs[:, None] - layers.owned_jobs[:, first: len(model.mu) + 1]  # (cells, steps)
-    values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
+    need = np.maximum(np.ceil(left - 1e-9), 0.0).astype(np.int64)
     column = {k: i for i, k in enumerate(offers)}
-    counts = np.zeros((len(values), len(offers)))
-    for i, jobs in enumerate(values.tolist()):
-        for k, count in model.renting.instances(jobs).items():
+    counts = np.zeros((int(need.max(initial=0)) + 1, len(offers)))
+    for jobs in np.flatnonzero(np.bincount(need.ravel())).tolist():
+        for k, count in model.renting.instances(float(jobs)).items():
             if k in column:
-                counts[i, column[k]] = count
-    per_cell = counts[where.reshape(left.shape)] * cells.hours[:, None, None]  # (cells, steps, offers)
-    out = np.zeros((layers.n_blocks, left.shape[1], len(offers)))
-    np.add.at(out, cells.block, per_cell)
-    return out.transpose(2, 0, 1)
+                counts[jobs, column[k]] = count
+    per_cell = counts[need] * cells.hours[:, None, None]  # (cells, steps, offers)
+    n_steps, n_offers = left.shape[1], len(offers)
+    bins = (cells.block[:, None, None] * (n_steps * n_offers)
+            + (np.arange(n_steps)[:, None] * n_offers + np.arange(n_offers)[None, :])[None, :, :])
+    out = np.bincount(bins.ravel(), weights=per_cell.ravel(), minlength=layers.n_blocks * n_steps * n_offers)
+    return out.reshape(layers.n_blocks, n_steps, n_offers).transpose(2, 0, 1)

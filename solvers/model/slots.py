@@ -13,7 +13,7 @@ from solvers.model.arrays import (
     Model,
     credit,
 )
-from solvers.model.builder import Builder
+from solvers.model.builder import Builder, tile
 from solvers.model.fluid import capacity_rows
 
 
@@ -25,8 +25,9 @@ def slot_columns(bld: Builder, owned: list[OwnedOption], bare: list[int], u: np.
     wide_bare = [i for i in bare if owned[i].width > 1]
     q = bld.add_cols(np.zeros(len(wide_bare)), np.array(
         [bounds[owned[i].key] * owned[i].gpus_per_unit // owned[i].width for i in wide_bare], dtype=float), True)
-    for i, o in enumerate(owned):
-        slots[i] = (np.array([u[i]]), np.array([o.slots_per_unit]))
+    per_unit = np.array([o.slots_per_unit for o in owned], dtype=float)
+    for i in range(len(owned)):  # one-entry slices (the same columns and figures as one array per option)
+        slots[i] = (u[i: i + 1], per_unit[i: i + 1])
     for k, i in enumerate(wide_bare):
         slots[i] = (np.array([q[k]]), np.array([owned[i].load_per_gpu]))  # load a job slot carries
         o = owned[i]
@@ -41,7 +42,7 @@ def owned_slot_rows(model: Model) -> None:
     mu, bld = model.mu, model.builder
     if model.fluid is not None:  # each cell's owned work within the owned capacity (`solvers.model.fluid`)
         if model.owned:
-            slot_col, slot_coef = _slot_terms(model)
+            slot_col, slot_coef = slot_terms_of(model)
             capacity_rows(model.fluid, bld, slot_col, slot_coef * model.credits)
         else:
             capacity_rows(model.fluid, bld, np.zeros(0, dtype=np.int64), np.zeros(0))
@@ -51,11 +52,11 @@ def owned_slot_rows(model: Model) -> None:
         bld.add_rows(np.concatenate([r, r]), np.concatenate([mu[1:], mu[:-1]]),
                      np.concatenate([np.ones(len(r)), -np.ones(len(r))]), np.full(len(r), -INF), np.zeros(len(r)))
     if len(mu):
-        widths = np.diff(model.layers.ks)[: len(mu)].astype(float)
-        cols = [mu] + [model.slots[g][0] for g in range(len(model.owned))]
-        vals = [widths] + [-model.slots[g][1] for g in range(len(model.owned))]
-        bld.add_rows(np.zeros(sum(len(c) for c in cols)), np.concatenate(cols), np.concatenate(vals),
-                     np.array([-INF]), np.array([0.0]))
+        ks = model.layers.ks
+        widths = (ks[1: len(mu) + 1] - ks[: len(mu)]).astype(float)
+        slot_col, slot_coef = slot_terms_of(model)  # each option's one slot column
+        bld.add_rows(np.zeros(len(mu) + len(slot_col)), np.concatenate([mu, slot_col]),
+                     np.concatenate([widths, -slot_coef]), np.array([-INF]), np.array([0.0]))
 
 
 def owned_work_rows(model: Model) -> None:
@@ -72,14 +73,14 @@ def owned_work_rows(model: Model) -> None:
     full = np.zeros((n_blocks, n_mu + 1))
     upto = min(n_mu, hours.shape[1] - 1)
     full[:, : upto + 1] = hours[:, : upto + 1]
-    steps = np.diff(full, axis=1)  # (blocks, n_mu)
+    steps = full[:, 1:] - full[:, :-1]  # (blocks, n_mu)
     required = min(model.layers.required, n_mu)
     if required > 0:  # forced slots carry the owned work of the first feasible K
         steps[:, : required] = 0.0
         steps[:, required - 1] = full[:, required]
     row = np.arange(n_blocks)
-    rows = [np.tile(row, len(model.owned)), np.repeat(row, n_mu)]
-    cols = [model.w.reshape(-1), np.tile(mu, n_blocks)]
+    rows = [tile(row, len(model.owned)), np.repeat(row, n_mu)]
+    cols = [model.w.reshape(-1), tile(mu, n_blocks)]
     vals = [np.ones(model.w.size), -steps.reshape(-1)]
     model.builder.add_rows(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), np.zeros(n_blocks), INF)
 
@@ -128,30 +129,30 @@ def availability_rows(model: Model, blocks: list[Block], limits: Limits, busy_ro
     n_blocks, n_owned = len(blocks), len(model.owned)
     if not n_owned:
         return
-    block_hours = np.array([b.hours for b in blocks])
+    block_hours = model.block_hours
     # every option's rows at once, numbered as option by option: its availability rows, then its displaced rows
     per_option = (3 if busy_rows else 2) * n_blocks if model.d.size else n_blocks
     first = np.arange(n_owned)[:, None] * per_option + np.arange(n_blocks)[None, :]  # (owned, blocks)
-    slot_col, slot_coef = _slot_terms(model)
-    availability = np.array([o.available(limits.availability) for o in model.owned])
-    speed = np.array([o.throughput for o in model.owned])
+    slot_col, slot_coef = slot_terms_of(model)
+    availability, speed = model.availability, model.speed
     slot_hours = block_hours[None, :] * slot_coef[:, None]  # np.outer(block_hours, coef) of each option
     busy = availability[:, None] * slot_hours
     if not model.d.size:  # the active-hours row of the same columns in the same row (`active_hours_rows`)
-        busy = np.minimum(busy, _active(blocks)[None, :] * (slot_coef * model.credits / speed)[:, None])
+        busy = np.minimum(busy, model.active_hours[None, :] * (slot_coef * model.credits / speed)[:, None])
     rows = [first, first]
     cols = [model.w, np.repeat(slot_col[:, None], n_blocks, axis=1)]
     vals = [np.repeat((1.0 / speed)[:, None], n_blocks, axis=1), -busy]
     if model.d.size:  # only maintenance hours are displaced: d_gb <= (1 - availability) x hours x slots,
         # and only hours the option is busy: d_gb <= w_gb / r_g (an idle card has no work to displace, so its
         # maintenance earns no energy credit; without these rows the model bought free idle cards for the credit)
-        rows += [first, first + n_blocks, first + n_blocks]
+        second = first + n_blocks
+        rows += [first, second, second]
         cols += [model.d, model.d, cols[1]]
         vals += [-np.ones((n_owned, n_blocks)), np.ones((n_owned, n_blocks)),
                  -(1 - availability)[:, None] * slot_hours]
         overrun = overrun_share(model.owned, not limits.integer_instances)
         if overrun.any():  # a slower card's overrun it has no idle hours for: d_gb <= ... + (1 / r - 1) w_gb
-            rows.append(first + n_blocks)
+            rows.append(second)
             cols.append(model.w)
             vals.append(-np.repeat(overrun[:, None], n_blocks, axis=1))
         if busy_rows:
@@ -160,13 +161,15 @@ def availability_rows(model: Model, blocks: list[Block], limits: Limits, busy_ro
             vals += [np.ones((n_owned, n_blocks)), -vals[0]]
     row, col, val = (np.concatenate([r.ravel() for r in rows]), np.concatenate([c.ravel() for c in cols]),
                      np.concatenate([v.ravel() for v in vals]))
-    keep = np.ones(n_owned * per_option, dtype=bool)
+    n_rows = n_owned * per_option
     if implied is not None and implied.any() and not busy_rows:  # `maintenance_in_idle_hours`: rows implied
+        keep = np.ones(n_rows, dtype=bool)
         keep[first[implied]] = False
         keep[(first + n_blocks)[implied]] = False
         kept = keep[row]
         row, col, val = (np.cumsum(keep) - 1)[row[kept]], col[kept], val[kept]
-    model.builder.add_rows(row, col, val, np.full(int(keep.sum()), -INF), np.zeros(int(keep.sum())))
+        n_rows = int(keep.sum())
+    model.builder.add_rows(row, col, val, np.full(n_rows, -INF), np.zeros(n_rows))
 
 
 def overrun_share(owned: list[OwnedOption], fluid: bool) -> np.ndarray:
@@ -180,12 +183,14 @@ def overrun_share(owned: list[OwnedOption], fluid: bool) -> np.ndarray:
     return overrun
 
 
-def _slot_terms(model: Model) -> tuple[np.ndarray, np.ndarray]:
+def slot_terms_of(model: Model) -> tuple[np.ndarray, np.ndarray]:
     """Each owned option's job slots as one column times a coefficient (`owned_slot_rows`: units x slots per unit, or
     the integer q_g of bare cards pooled for wider jobs), for rows that scale with an option's slots."""
-    n_owned = len(model.owned)
-    return (np.array([model.slots[g][0][0] for g in range(n_owned)]),
-            np.array([model.slots[g][1][0] for g in range(n_owned)]))
+    if model.slot_terms is None:  # once per model: the owned slot, availability and active-hours rows read them
+        n_owned = len(model.owned)
+        model.slot_terms = (np.array([model.slots[g][0][0] for g in range(n_owned)]),
+                            np.array([model.slots[g][1][0] for g in range(n_owned)]))
+    return model.slot_terms
 
 
 def active_hours_rows(model: Model, blocks: list[Block]) -> None:
@@ -202,8 +207,8 @@ def active_hours_rows(model: Model, blocks: list[Block]) -> None:
     """
     if not model.owned or not model.d.size:  # without displaced hours `availability_rows` writes both in one row
         return
-    active = _active(blocks)
-    slot_col, slot_coef = _slot_terms(model)
+    active = model.active_hours
+    slot_col, slot_coef = slot_terms_of(model)
     g, b = np.nonzero(active_rows_needed(model.owned, blocks, model.credits,
                                          overrun_share(model.owned, model.fluid is not None)))
     rows = np.arange(len(g))
@@ -240,8 +245,8 @@ def displaced_work_rows(model: Model) -> None:
     n_blocks = model.n_blocks
     row = np.arange(n_blocks)
     model.builder.add_rows(
-        np.concatenate([np.tile(row, len(model.cloud)), np.tile(row, len(model.owned))]),
+        tile(row, len(model.cloud) + len(model.owned)),
         np.concatenate([model.y.reshape(-1), model.d.reshape(-1)]),
         np.concatenate([np.repeat([c.packed_capacity for c in model.cloud], n_blocks),
-                        np.repeat([-o.throughput for o in model.owned], n_blocks)]),
+                        np.repeat(-model.speed, n_blocks)]),
         np.zeros(n_blocks), INF)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from solvers.demand.blocks import Block
+from solvers.model.slots import slot_terms_of
 from solvers.offers.hosting import cheapest_host_mix, cheapest_hosts
 
 if TYPE_CHECKING:
@@ -39,7 +40,8 @@ def single_option_start(model: Model, blocks: list[Block], limits: Limits) -> tu
     owned, layers = model.owned, model.layers
     n_mu = len(model.mu)
     first = max(layers.required, 1)
-    candidates = [g for g, o in enumerate(owned) if not o.is_commitment and model.slots[g][0][0] == model.u[g]]
+    slot_col, unit_col = slot_terms_of(model)[0].tolist(), model.u.tolist()
+    candidates = [g for g, o in enumerate(owned) if not o.is_commitment and slot_col[g] == unit_col[g]]
     if not candidates or not blocks or first > n_mu:
         return None
     cost = np.concatenate(model.builder.cost)
@@ -47,12 +49,10 @@ def single_option_start(model: Model, blocks: list[Block], limits: Limits) -> tu
     opts = [owned[g] for g in candidates]
     g_idx = np.array(candidates)
     j_idx = np.arange(first, n_mu + 1)
-    hours = np.array([b.hours for b in blocks])
-    active = np.array([b.active_hours for b in blocks])
+    hours, active = model.block_hours, model.active_hours
     work = layers.owned_hours[:, j_idx].T  # (steps, blocks)
     per_unit = np.array([o.slots_per_unit for o in opts])
-    speed = np.array([o.throughput for o in opts])
-    availability = np.array([o.available(limits.availability) for o in opts])
+    speed, availability = model.speed[g_idx], model.availability[g_idx]
 
     units = np.ceil(layers.ks[j_idx][None, :] / per_unit[:, None] - 1e-9)  # (options, steps)
     slots = units * per_unit[:, None]
@@ -68,7 +68,7 @@ def single_option_start(model: Model, blocks: list[Block], limits: Limits) -> tu
         displaced = np.multiply(over, per_hour[:, None, :], out=np.zeros_like(over), where=over > 0)
         total = total + displaced.sum(axis=2)
     total = total + _host_spend(model, candidates, cost, units)
-    total = total + np.concatenate([[0.0], np.cumsum(cost[model.mu])])[j_idx][None, :]  # rent steps
+    total = total + np.cumsum(cost[model.mu])[j_idx - 1][None, :]  # rent steps (j_idx >= 1: the first j on)
     ok = serves & (units <= upper[model.u[g_idx]][:, None] + 1e-9) & np.isfinite(total)
     if limits.max_owned_gpus is not None:
         ok &= units * np.array([o.gpus_per_unit for o in opts])[:, None] <= limits.max_owned_gpus
@@ -136,7 +136,7 @@ def _columns(model: Model, g: int, units: int, j: int, cost: np.ndarray, upper: 
             return None
     values = np.zeros(len(model.u))
     values[g] = units
-    wide = [int(model.slots[k][0][0]) for k in range(len(model.owned)) if model.slots[k][0][0] != model.u[k]]
+    wide = [col for col, unit in zip(slot_terms_of(model)[0].tolist(), model.u.tolist(), strict=True) if col != unit]
     return (np.concatenate([model.u, model.m, model.mu, wide]).astype(np.int32),
             np.concatenate([values, counts.astype(float), (np.arange(len(model.mu)) < j).astype(float),
                             np.zeros(len(wide))]))
