@@ -143,10 +143,11 @@ def host_spend_rows(model: Model) -> None:
 
 
 def least_rise(spend: np.ndarray, counts: np.ndarray) -> float:
-    """`hosting.least_rise` (the least spend per added card from any count in `counts` to a larger one) in one
-    array operation: every quotient (H(n) - H(c)) / (n - c) is the same division, and a minimum is the same
-    whatever order it is taken in (no NaN: the counts' spends are finite where `host_spend_rows` asks). Why:
-    a slice per count cost some 30 us of a bursty main build, this 10 (measured 2026-11-28)."""
+    """The least spend per added card from any count in `counts` to any larger count `spend` covers:
+    min over c in counts, n > c of (H(n) - H(c)) / (n - c) (0 when there is no larger count). Why: a row may then
+    charge every card beyond a count at this rate and stay below H at every whole count (`host_spend_rows`). In
+    one array operation (no NaN: the counts' spends are finite where `host_spend_rows` asks); a slice per count,
+    as the tests' reference takes it, cost some 30 us of a bursty main build, this 10 (measured 2026-11-28)."""
     gap = np.arange(len(spend))[None, :] - counts[:, None]  # n - c
     later = gap > 0
     rises = np.divide(spend[None, :] - spend[counts][:, None], gap, out=np.full(gap.shape, np.inf), where=later)

@@ -51,15 +51,6 @@ def cheapest_hosts(cost: np.ndarray, capacity: np.ndarray, upto: int) -> np.ndar
     return _covering(cost, capacity, upto)[0]
 
 
-def least_rise(spend: np.ndarray, counts: np.ndarray) -> float:
-    """The least spend per added card from any count in `counts` to any larger count `spend` covers:
-    min over c in counts, n > c of (H(n) - H(c)) / (n - c) (0 when there is no larger count). Why: a row may then
-    charge every card beyond a count at this rate and stay below H at every whole count
-    (`model.rows.host_spend_rows`)."""
-    rises = [(spend[c + 1:] - spend[c]) / np.arange(1, len(spend) - c) for c in counts.tolist() if c + 1 < len(spend)]
-    return max(0.0, min((float(r.min()) for r in rises), default=0.0))
-
-
 def cheapest_host_mix(cost: np.ndarray, capacity: np.ndarray, cards: int) -> np.ndarray | None:
     """How many hosts of each kind make H(cards) (`cheapest_hosts`); None when no host holds a card."""
     spend, last = _covering(cost, capacity, cards)

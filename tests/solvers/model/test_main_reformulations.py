@@ -278,12 +278,28 @@ def test_the_least_rise_of_host_spend_stays_below_it_at_every_larger_count() -> 
     card (or three) the next costs $1,445 (a desktop swapped for a workstation), the least rise from any count."""
     spend = hosting.cheapest_hosts(np.array([1725.0, 3170.0]), np.array([1, 2]), 5)
     counts = np.array([0, 1, 2, 3])
-    rise = hosting.least_rise(spend, counts)
+    rise = model_rows.least_rise(spend, counts)
     assert rise == pytest.approx(1445.0)
     for c in counts:
         for n in range(c + 1, len(spend)):
             assert spend[c] + rise * (n - c) <= spend[n] + 1e-9
-    assert hosting.least_rise(spend, np.array([5])) == 0.0  # no larger count
+    assert model_rows.least_rise(spend, np.array([5])) == 0.0  # no larger count
+
+
+def _least_rise_count_by_count(spend: np.ndarray, counts: np.ndarray) -> float:
+    """The least rise as its definition reads, one count at a time: the reference for the one-operation code."""
+    rises = [(spend[c + 1:] - spend[c]) / np.arange(1, len(spend) - c) for c in counts.tolist() if c + 1 < len(spend)]
+    return max(0.0, min((float(r.min()) for r in rises), default=0.0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(costs=st.lists(st.floats(50.0, 20_000.0), min_size=1, max_size=4),
+       slots=st.lists(st.integers(1, 8), min_size=4, max_size=4), upto=st.integers(1, 40), data=st.data())
+def test_the_least_rise_in_one_operation_is_the_count_by_count_one(costs: list[float], slots: list[int], upto: int,
+                                                                   data: st.DataObject) -> None:
+    spend = hosting.cheapest_hosts(np.array(costs), np.array(slots[: len(costs)]), upto)
+    counts = np.array(sorted(set(data.draw(st.lists(st.integers(0, upto), min_size=1, max_size=6)))))
+    assert model_rows.least_rise(spend, counts) == _least_rise_count_by_count(spend, counts)
 
 
 def test_cheapest_hosts_is_a_covering_knapsack() -> None:
