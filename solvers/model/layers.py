@@ -70,6 +70,12 @@ class Renting:
         jobs = np.maximum(jobs, 0.0)
         if self.table is not None:
             need = np.ceil(jobs - 1e-9).astype(np.int64)
+            if need.size and need.max() <= self.table.size:
+                # within the table no bulk instance is rented: the table's price plus the zero extra, as below
+                # (`+ 0.0` kept: it is what the sum with a zero bulk cost gives, -0.0 included)
+                priced = self.table.price[need]
+                priced += 0.0
+                return priced
             if self._bulk is not None:
                 offer = self.cloud[self._bulk]
                 bulk = np.maximum(np.ceil((need - self.table.size) / offer.slots), 0).astype(np.int64)
@@ -220,22 +226,29 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
     # take_along_axis, no flatnonzero).
     n = cells.jobs
     top = np.ceil(n - 1e-9)
-    index = np.arange(len(ks))
+    columns = len(ks)
+    index = np.arange(columns)
     level_hours = cells.hours[:, None]
-    k = np.minimum(ks[None, :], top[:, None])                  # (cells, len(ks))
-    served = np.minimum(k, n[:, None])
-    rent = renting.price((n[:, None] - k).reshape(-1)).reshape(k.shape) * level_hours
-    cost = rent + owned_energy * served * level_hours
-    # k*(K): the last strict improvement of the running minimum over k <= K (vectorised prefix argmin)
-    with np.errstate(invalid="ignore"):
-        running = np.minimum.accumulate(cost, axis=1)
-        previous = np.empty_like(running)  # the running minimum before each K: inf, then running[:, :-1]
-        previous[:, 0] = np.inf
-        previous[:, 1:] = running[:, :-1]
-        improves = (cost < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
-            ~np.isfinite(previous) & np.isfinite(cost))
-    chosen = np.maximum.accumulate(np.where(improves, index, 0), axis=1)
-    owned_jobs = np.minimum(np.minimum(ks[chosen], top[:, None]), n[:, None])
+    k = np.minimum(ks, top[:, None])                           # (cells, len(ks))
+    rent = renting.price((n[:, None] - k).reshape(-1)).reshape(k.shape)
+    rent *= level_hours
+    # the cost is compared only (never summed): at no owned energy it is the rent (rent + 0 x served x hours is
+    # the rent, a -0.0 apart, which compares as 0.0)
+    cost = rent + owned_energy * np.minimum(k, n[:, None]) * level_hours if owned_energy else rent
+    # k*(K): the last strict improvement of the running minimum over k <= K (vectorised prefix argmin); the first
+    # column is 0 whether it improves or not, so only the later ones are compared with the minimum before them
+    marks = np.zeros(k.shape, dtype=index.dtype)
+    if columns > 1:
+        later = cost[:, 1:]
+        with np.errstate(invalid="ignore"):
+            previous = np.minimum.accumulate(cost[:, :-1], axis=1)  # the running minimum before each K
+            improves = (later < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
+                ~np.isfinite(previous) & np.isfinite(later))
+        np.multiply(improves, index[1:], out=marks[:, 1:])
+    chosen = np.maximum.accumulate(marks, axis=1)
+    # on the grid of every count (ks = 0, 1, ...) the count at a column is its index
+    at = chosen if ks.dtype == index.dtype and ks[-1] == columns - 1 else ks[chosen]
+    owned_jobs = np.minimum(np.minimum(at, top[:, None]), n[:, None])
     cell_rent = rent[np.arange(len(n))[:, None], chosen]
     if block_weight is not None:
         cell_rent = cell_rent * block_weight[cells.block][:, None]
@@ -243,8 +256,8 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
     hours = owned_jobs * level_hours
     # every column's per-block sums in one bincount: bin (block, K) takes its cells in the same order as a bincount
     # per column would
-    bins = (cells.block[:, None] * len(ks) + index).ravel()
-    owned_hours = np.bincount(bins, weights=hours.ravel(), minlength=n_blocks * len(ks)).reshape(n_blocks, len(ks))
+    bins = (cells.block[:, None] * columns + index).ravel()
+    owned_hours = np.bincount(bins, weights=hours.ravel(), minlength=n_blocks * columns).reshape(n_blocks, columns)
     finite = np.isfinite(total_rent)
-    required = int(finite.argmax()) if finite.any() else len(ks)
+    required = int(finite.argmax()) if finite.any() else columns
     return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs, required)
