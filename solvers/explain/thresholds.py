@@ -123,10 +123,7 @@ def _margin(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario
     if not math.isfinite(cloud_only):
         return math.inf if any(math.isfinite(evaluator.cost(p, scenario)) for p in candidates) else -math.inf
     bar = cloud_only - TIE * max(1.0, abs(cloud_only))
-    least = math.inf
-    for p in candidates:
-        least = min(least, evaluator.cost_or_bound(p, scenario, min(bar, least)))
-    return bar - least
+    return bar - evaluator.least_cost(candidates, scenario, bar)
 
 
 @dataclass(frozen=True)

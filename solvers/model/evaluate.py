@@ -62,6 +62,7 @@ class _AtRate:
 
 
 _MISSING = object()
+_sum, _max = np.add.reduce, np.maximum.reduce  # what ndarray.sum and .max call, without their Python wrapper
 
 
 class Evaluator:
@@ -95,6 +96,7 @@ class Evaluator:
         self._prepared: dict[int, tuple[Purchase, Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
         self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
         self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
+        self._reaches: dict[tuple[int, str, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # `_reach`
         self.weights = weights
         self._block_weight = (None if weights is None or (weights.nominal and (weights.block == 1.0).all())
                               else weights.block)  # as the model's screening takes it
@@ -228,23 +230,37 @@ class Evaluator:
         work = layers.owned_hours[:, column]
         taken = []
         held = []  # what each option's slots can still hold in the block's active hours (slots.active_hours_rows)
-        for (key, _), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
-            reach = active * slots[key] * self._credit(self.owned[key])
-            take = np.minimum(work, np.minimum(available, reach))  # option's available hours
-            taken.append(float(take.sum() if bw is None else (take * bw).sum()))
+        for (key, n), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
+            reach, limit = self._reach(key, n, slots[key], active, available)  # option's available hours
+            take = np.minimum(work, limit)
+            taken.append(float(_sum(take) if bw is None else _sum(take * bw)))
             held.append(reach - take)
             work = work - take
         moved = []
-        packing = np.zeros(len(self.blocks))
+        packing = None  # no hours moved yet (each take is at least +0.0: the sum from zeros is the first take)
         for (_, maintained), room in zip(caps, held, strict=True):  # maintenance hours beyond idle hours (and a
             take = np.minimum(work, np.minimum(maintained, room))  # slower card's overrun): packed cloud hours
-            moved.append(float(take.sum() if bw is None else (take * bw).sum()))
-            packing = packing + take
+            moved.append(float(_sum(take) if bw is None else _sum(take * bw)))
+            packing = take if packing is None else packing + take
             work = work - take
-        packed = (self.packing_usd(packing, cells, layers, screen, column) if packing.max(initial=0.0) > 1e-9
-                  else 0.0)
+        packed = (self.packing_usd(packing, cells, layers, screen, column)
+                  if packing is not None and _max(packing, initial=0.0) > 1e-9 else 0.0)
         return _Operation(float(layers.rent[column]), taken, moved, packed,
-                          float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(packed))
+                          float(_max(work, initial=0.0)) > 1e-6 or not math.isfinite(packed))
+
+    def _reach(self, key: str, units: int, slots: float, active: np.ndarray,
+               available: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What `units` of an option's slots can run in the blocks' active hours, and that within their available
+        hours: the same for every purchase and column at a demand scale (`active` is kept per scale, so its
+        identity keys it)."""
+        found = self._reaches.get((id(active), key, units))
+        if found is None or found[0] is not active:
+            reach = active * slots
+            credit = self._credit(self.owned[key])
+            if credit != 1.0:  # x 1.0 is the same float
+                reach = reach * credit
+            found = self._reaches[(id(active), key, units)] = (active, reach, np.minimum(available, reach))
+        return found[1], found[2]
 
     def packing_usd(self, work: np.ndarray, cells: Cells, layers: Layers,
                     screen: tuple[float, int] | None = None, column: int = -1) -> float:
@@ -303,6 +319,27 @@ class Evaluator:
         shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
         fixed = self._fixed_at(shape, at_rate, scenario)
         return fixed if fixed >= bar else self._run_cost(shape, at_rate, scenario, fixed)
+
+    def least_cost(self, purchases: list[Purchase], scenario: Scenario, bar: float) -> float:
+        """The least of `cost_or_bound(p, scenario, min(bar, least so far))` over the purchases, in order (the
+        thresholds' margin, `thresholds._margin`): the same calls' answers, in one loop without a call per purchase
+        for the ones held at their rate."""
+        least = math.inf
+        rate, prepared = scenario.usd_per_kwh, self._prepared
+        for p in purchases:
+            cap = bar if not least < bar else least  # min(bar, least)
+            entry = prepared.get(id(p))
+            at_rate = entry[2].get(rate) if entry is not None and entry[0] is p and (p.units or p.hosts) else None
+            if entry is None or at_rate is None:
+                cost = self.cost_or_bound(p, scenario, cap)
+            else:  # `cost_or_bound` of a purchase held at this rate
+                fixed = at_rate.fixed
+                if fixed is None:
+                    fixed = self._fixed(entry[1], rate, scenario.cloud_price)
+                cost = fixed if fixed >= cap else self._run_cost(entry[1], at_rate, scenario, fixed)
+            if cost < least:
+                least = cost
+        return least
 
     def _fixed_at(self, shape: Shape, at_rate: _AtRate, scenario: Scenario) -> float:
         """The fixed cost kept at the purchase's rate, or computed when it moves with the cloud price."""
