@@ -137,6 +137,9 @@ class _Lines:
     scenario: Callable[[float], Scenario]
     probes: tuple[float, float]
     closed: bool  # the test holds at a margin at most 0 (buying stops paying), else above 0
+    # the costs drawn per scenario, shared by lines through the same candidates and cloud side (the electricity
+    # lines' first probe, the profile's rate, is the cloud-price lines' first, the listed prices)
+    drawn: dict[Scenario, tuple[list[float], list[float]]] = field(default_factory=dict)
 
     def flip(self, lo: float, hi: float) -> float | None:
         """The first x in [lo, hi] where the test holds on the lines, or None; raises `_Bent` when the costs are
@@ -145,9 +148,12 @@ class _Lines:
         drawn = []
         for x in (x0, x1):
             scenario = self.scenario(x)
-            cloud = ([evaluator.cost(_NOTHING, scenario)] if self.cloud_side is None
-                     else self.cloud_side.costs(evaluator, scenario))
-            drawn.append(([evaluator.cost(p, scenario) for p in self.among], cloud))
+            found = self.drawn.get(scenario)
+            if found is None:
+                cloud = ([evaluator.cost(_NOTHING, scenario)] if self.cloud_side is None
+                         else self.cloud_side.costs(evaluator, scenario))
+                found = self.drawn[scenario] = ([evaluator.cost(p, scenario) for p in self.among], cloud)
+            drawn.append(found)
         bought = lines_through(x0, drawn[0][0], x1, drawn[1][0])
         cloud_only = lines_through(x0, drawn[0][1], x1, drawn[1][1])
         if bought is None or cloud_only is None:
@@ -199,8 +205,15 @@ def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kw
         margin = _margin(evaluator, at_prices, scenario, cloud_side)
         return margin <= 0, -margin
 
+    asked: dict[float, tuple[bool, float]] = {}
+
     def pays_at(scale: float) -> tuple[bool, float]:
-        return pays(Scenario(usd_per_kwh, demand=scale), candidates + (smaller(scale) if smaller else []))
+        """Kept per multiple: the search below today's demand asks 1.0 again after the test that chose it."""
+        found = asked.get(scale)
+        if found is None:
+            found = asked[scale] = pays(Scenario(usd_per_kwh, demand=scale),
+                                        candidates + (smaller(scale) if smaller else []))
+        return found
 
     # a plan that buys pays at today's demand, so its threshold is searched below it: the search needs buying to
     # pay at every scale above the threshold, which whole replicas of an always-on service break (one owned card
@@ -216,7 +229,8 @@ def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kw
     rate = usd_per_kwh if usd_per_kwh > 0 else 1.0  # any positive rates draw the lines (not 0: `cost_lines`)
     by_rate = _Lines(evaluator, at_prices, cloud_side, Scenario, (rate, 2.0 * rate), True)
     among = at_prices if plan_buys else candidates
-    by_price = _Lines(evaluator, among, cloud_side, lambda f: Scenario(usd_per_kwh, cloud_price=f), (1.0, 0.5), False)
+    by_price = _Lines(evaluator, among, cloud_side, lambda f: Scenario(usd_per_kwh, cloud_price=f), (1.0, 0.5), False,
+                      by_rate.drawn if among is at_prices else {})
     if plan_buys:
         # above this rate buying stops paying
         electricity = _flip_on_lines(lambda r: stops(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH + least_usd_per_kwh,
