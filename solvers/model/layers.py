@@ -224,40 +224,46 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
     # The thresholds' evaluator calls this some hundred times a plan on a few cells, where each numpy call's fixed
     # cost is the time: the same operations element by element as ever, in fewer calls (no concatenate, no
     # take_along_axis, no flatnonzero).
+    # The arrays are (K, cells), one row per slot count: numpy's loops then run along the cells, not along a few
+    # counts once per cell (a broadcast over a (cells, 1) column). Every figure is elementwise or a running
+    # minimum along K, so the same as in the (cells, K) layout the curve returns; the two sums keep their order
+    # (the rent's, each bin of the bincount taking its cells in order).
     n = cells.jobs
     top = np.ceil(n - 1e-9)
     columns = len(ks)
     index = np.arange(columns)
-    level_hours = cells.hours[:, None]
-    k = np.minimum(ks, top[:, None])                           # (cells, len(ks))
-    rent = renting.price((n[:, None] - k).reshape(-1)).reshape(k.shape)
-    rent *= level_hours
+    k = np.minimum(ks[:, None], top)                           # (len(ks), cells)
+    rent = renting.price((n - k).reshape(-1)).reshape(k.shape)
+    rent *= cells.hours
     # the cost is compared only (never summed): at no owned energy it is the rent (rent + 0 x served x hours is
     # the rent, a -0.0 apart, which compares as 0.0)
-    cost = rent + owned_energy * np.minimum(k, n[:, None]) * level_hours if owned_energy else rent
+    cost = rent + owned_energy * np.minimum(k, n) * cells.hours if owned_energy else rent
     # k*(K): the last strict improvement of the running minimum over k <= K (vectorised prefix argmin); the first
-    # column is 0 whether it improves or not, so only the later ones are compared with the minimum before them
+    # count is 0 whether it improves or not, so only the later ones are compared with the minimum before them
     marks = np.zeros(k.shape, dtype=index.dtype)
     if columns > 1:
-        later = cost[:, 1:]
+        later = cost[1:]
         with np.errstate(invalid="ignore"):
-            previous = np.minimum.accumulate(cost[:, :-1], axis=1)  # the running minimum before each K
+            previous = np.minimum.accumulate(cost[:-1], axis=0)  # the running minimum before each K
             improves = (later < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
                 ~np.isfinite(previous) & np.isfinite(later))
-        np.multiply(improves, index[1:], out=marks[:, 1:])
-    chosen = np.maximum.accumulate(marks, axis=1)
+        np.multiply(improves, index[1:, None], out=marks[1:])
+    chosen = np.maximum.accumulate(marks, axis=0)
     # on the grid of every count (ks = 0, 1, ...) the count at a column is its index
     at = chosen if ks.dtype == index.dtype and ks[-1] == columns - 1 else ks[chosen]
-    owned_jobs = np.minimum(np.minimum(at, top[:, None]), n[:, None])
-    cell_rent = rent[np.arange(len(n))[:, None], chosen]
+    owned_jobs = np.minimum(np.minimum(at, top), n)
+    cell_rent = rent[chosen, np.arange(len(n))]
     if block_weight is not None:
-        cell_rent = cell_rent * block_weight[cells.block][:, None]
-    total_rent = cell_rent.sum(axis=0)
-    hours = owned_jobs * level_hours
+        cell_rent = cell_rent * block_weight[cells.block]
+    # the sum over cells of a C-ordered (cells, K) array adds each column's cells one after another (one column
+    # alone is summed pairwise): with two counts or more, a running sum along the cells ends at the same floats
+    total_rent = (np.add.accumulate(cell_rent, axis=1)[:, -1].copy() if columns > 1 and len(n)
+                  else cell_rent.T.copy().sum(axis=0))
+    hours = owned_jobs * cells.hours
     # every column's per-block sums in one bincount: bin (block, K) takes its cells in the same order as a bincount
     # per column would
-    bins = (cells.block[:, None] * columns + index).ravel()
+    bins = (index[:, None] + cells.block * columns).ravel()
     owned_hours = np.bincount(bins, weights=hours.ravel(), minlength=n_blocks * columns).reshape(n_blocks, columns)
     finite = np.isfinite(total_rent)
     required = int(finite.argmax()) if finite.any() else columns
-    return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs, required)
+    return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs.T.copy(), required)
