@@ -37,11 +37,10 @@ class Packing:
         # per offer in that order: index, reference job-hours per instance-hour, quota group (None: unlimited), price
         # per instance-hour, and whether an offer of its group comes later (its free hours are then carried on)
         groups = [None if cloud[k].max_instances is None else cloud[k].quota_group for k in self._order]
-        self._steps = [(k, cloud[k].packed_capacity, group, cloud[k].usd_per_hour, group in groups[i + 1:])
+        last = {group: i for i, group in enumerate(groups)}
+        self._steps = [(cloud[k].packed_capacity, group, cloud[k].usd_per_hour, last[group] > i)
                        for i, (k, group) in enumerate(zip(self._order, groups, strict=True))]
-        # per quota group: its quota's instance-hours per block
-        self._quota_hours = {g: float(cloud[next(k for k, c in enumerate(cloud) if c.quota_group == g)].max_instances
-                                      or 0) * block_hours for g in groups if g is not None}
+        self._quota_hours: dict[str, np.ndarray] = {}  # per quota group: its quota's instance-hours per block
 
     def usd(self, work: np.ndarray, cells: Cells, layers: Layers, renting_for: Callable[[int], Renting],
             screen: tuple[float, int] | None = None, column: int = -1) -> float:
@@ -56,7 +55,7 @@ class Packing:
         left = work.astype(float)
         usd = None  # nothing priced yet: the first offer's cost is the sum from zeros (each at least +0.0)
         free: dict[str, np.ndarray] = {}
-        for _, per_instance, group, usd_per_hour, again in self._steps:
+        for per_instance, group, usd_per_hour, again in self._steps:
             if group is None:
                 take = left
             else:
@@ -106,7 +105,11 @@ class Packing:
                     by_group[quota_group] = by_group.get(quota_group, 0.0) + n
             instances[i] = by_group.get(group, 0.0)
         rented = np.bincount(cells.block, instances[where] * cells.hours, minlength=len(self._block_hours))
-        found = np.maximum(self._quota_hours[group] - rented, 0.0)
+        quota_hours = self._quota_hours.get(group)
+        if quota_hours is None:
+            first = next(c for c in self.cloud if c.quota_group == group)
+            quota_hours = self._quota_hours[group] = float(first.max_instances or 0) * self._block_hours
+        found = np.maximum(quota_hours - rented, 0.0)
         if key is not None:
             self._free[key] = found
         return found
