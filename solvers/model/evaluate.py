@@ -101,6 +101,9 @@ class Evaluator:
         self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
         self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
         self._reaches: dict[tuple[int, str, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # `_reach`
+        # per units: their slots per option, whole slots in all, capacities (`_operation`)
+        self._unit_figures: dict[tuple[tuple[str, int], ...],
+                                 tuple[dict[str, float], int, list[tuple[np.ndarray, np.ndarray]]]] = {}
         self.weights = weights
         self._block_weight = (None if weights is None or (weights.nominal and (weights.block == 1.0).all())
                               else weights.block)  # as the model's screening takes it
@@ -128,7 +131,7 @@ class Evaluator:
         if found is None:
             cells = scaled_cells(self._cells, self._block_hours, scale, self.integer_instances, self.independent,
                                  self.scale_hours)
-            found = (cells, math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
+            found = (cells, math.ceil(float(_max(cells.jobs, initial=0.0)) - 1e-9))
             self._scaled[scale] = found
         return found
 
@@ -145,16 +148,20 @@ class Evaluator:
             rented = self._rent_only(cells, peak)
             self._operations[(units, demand)] = rented
             return rented
-        slots = {k: _slots(self.owned[k], n, self.owned[k].width) for k, n in units}
+        figures = self._unit_figures.get(units)
+        if figures is None:  # the same at every demand scale
+            slots = {k: _slots(self.owned[k], n, self.owned[k].width) for k, n in units}
+            figures = self._unit_figures[units] = (slots, math.floor(sum(slots.values()) + 1e-9),
+                                                   [self._capacity(key, n, slots[key]) for key, n in units])
+        slots, slot_count, caps = figures
         if not self.integer_instances:  # work that may wait: fluid, each slot carries its speed (`model.arrays.credit`)
             return self._fluid_operation(units, slots, demand, cells)
-        max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
+        max_slots = min(peak, slot_count)
         screen_key = (demand, max_slots)
         layers = self._screen(demand, cells, peak, max_slots)
         operation: _Operation | None = None
         if math.isfinite(float(layers.rent[-1])):
             active = self._active_at(demand, cells)
-            caps = [self._capacity(key, n, slots[key]) for key, n in units]
             # every owned slot at work, unless that leaves work nowhere to go: a listing rented whole for the jobs
             # the slots leave may have no hours to absorb their maintenance, where fewer slots at work (the
             # model's slot binaries left off) free it; the most slots that can run is then the operation

@@ -45,13 +45,14 @@ def whole_levels(cells: Cells) -> Cells:
     today's demand, where the curve is the model's (`Evaluator._scaled_cells`). Where the instances are packed
     (work may wait) the rent and the owned hours are linear between whole jobs, so nothing changes."""
     low = np.floor(cells.jobs + 1e-9)
-    if (low == cells.jobs).all():
+    if np.logical_and.reduce(low == cells.jobs):
         return cells
     up = np.maximum(cells.jobs - low, 0.0)
     split = up > 1e-9
+    at = np.flatnonzero(split)  # the split cells, taken by index (one count of the mask, not one per array)
     hours = np.where(split, cells.hours * (1.0 - up), cells.hours)
-    return Cells(np.concatenate([cells.block, cells.block[split]]), np.concatenate([low, low[split] + 1.0]),
-                 np.concatenate([hours, cells.hours[split] * up[split]]))
+    return Cells(np.concatenate([cells.block, cells.block[at]]), np.concatenate([low, low[at] + 1.0]),
+                 np.concatenate([hours, cells.hours[at] * up[at]]))
 
 
 class Renting:
