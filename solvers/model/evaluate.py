@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,18 +31,19 @@ from solvers.base.options import CloudOption, HostOption, OwnedOption, unit_cost
 from solvers.demand.blocks import Block
 from solvers.model.arrays import cells_of
 from solvers.model.committed import fluid_cost, whole_jobs_cost
-from solvers.model.layers import Cells, Layers, Renting, first_columns, screening, slot_grid
+from solvers.model.layers import Cells, Curves, Layers, Renting, screening
 from solvers.model.packing import Packing
 from solvers.model.purchase_shape import Shape, fixed_cost, shape_of
+from solvers.model.purchase_shape import job_slots as _slots
 from solvers.model.purchases import Evaluation, Purchase, Scenario
 from solvers.model.scaling import scaled_cells
 
 
-@dataclass(frozen=True)
-class _Operation:
+class _Operation(NamedTuple):
     """Fixed units at one demand scale: rent at the listed prices, owned reference hours each unit type takes (in
     energy order), hours each moves to packed cloud hours and what packing them costs at the listed prices, and
-    whether demand is left uncovered."""
+    whether demand is left uncovered. (A named tuple: made some fifty times a plan, a frozen dataclass's
+    construction cost more than the figures.)"""
 
     rent: float
     taken: list[float]
@@ -62,10 +64,6 @@ class _AtRate:
 
 
 _MISSING = object()
-# at today's demand a curve of at most this many cells x counts is screened at every count at once (`_screen`):
-# the thresholds' lines run every candidate there: on 15 of the 22 bench profiles that screen at it a purchase
-# asks for the peak after one or two narrower curves were screened (on 3 none asks for it)
-_WHOLE_CURVE = 10_000
 _sum, _max = np.add.reduce, np.maximum.reduce  # what ndarray.sum and .max call, without their Python wrapper
 
 
@@ -90,10 +88,7 @@ class Evaluator:
         self._cells = cells_of(blocks)
         self._block_hours = np.array([b.hours for b in blocks])
         self._renting: Renting | None = None
-        self._screens: dict[tuple[float, int], Layers] = {}
         self._fluid_screens: dict[tuple[float, float], Layers] = {}  # work that may wait: per demand and capacity
-        self._widest: dict[float, Layers] = {}  # per demand scale, the curve with the most slot counts (`_screen`)
-        self._slot_hint = 0  # the most slots a purchase has asked a curve for
         self._scaled: dict[float, tuple[Cells, int]] = {}
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
@@ -108,6 +103,7 @@ class Evaluator:
         self._block_weight = (None if weights is None or (weights.nominal and (weights.block == 1.0).all())
                               else weights.block)  # as the model's screening takes it
         self._packer = Packing(cloud, self._block_hours, self._block_weight)
+        self._curves = Curves(len(blocks), self._block_weight)
 
     def _availability(self, option: OwnedOption) -> float:
         return option.available(self.availability)
@@ -208,31 +204,8 @@ class Evaluator:
         return None
 
     def _screen(self, demand: float, cells: Cells, peak: int, max_slots: int) -> Layers:
-        """The screening curve at a demand scale up to `max_slots` owned slots, kept per scale and slot count. Up to
-        MAX_SLOT_STEPS jobs at once every count is on the grid, so fewer slots read the first columns of the widest
-        curve computed at that scale (`first_columns`), computed as wide as any purchase has asked at another
-        scale: the demand threshold's search tries every candidate purchase at each new scale, and each slot
-        count made a curve of its own. Not for cloud only (no slots): a one-column curve sums its cells in another
-        order than a column of a wider one, so it is computed alone, and every answer is the same float whatever
-        was asked before."""
-        key = (demand, max_slots)
-        layers = self._screens.get(key)
-        if layers is None:
-            if max_slots == 0 or peak > defaults.MAX_SLOT_STEPS:
-                layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots),
-                                   self._block_weight)
-            else:
-                widest = self._widest.get(demand)
-                if widest is None or len(widest.ks) <= max_slots:
-                    self._slot_hint = max(self._slot_hint, max_slots)
-                    upto = min(peak, self._slot_hint)
-                    if demand == 1.0 and len(cells.jobs) * (peak + 1) <= _WHOLE_CURVE:
-                        upto = peak  # today's demand: the lines run every candidate there, up to the largest
-                    widest = self._widest[demand] = screening(
-                        cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(upto), self._block_weight)
-                layers = widest if len(widest.ks) == max_slots + 1 else first_columns(widest, max_slots + 1)
-            self._screens[key] = layers
-        return layers
+        """The screening curve at a demand scale up to `max_slots` owned slots (`layers.Curves`)."""
+        return self._curves.at(demand, cells, peak, max_slots, self._renting_for)
 
     def _run(self, units: tuple[tuple[str, int], ...], slots: dict[str, float],
              caps: list[tuple[np.ndarray, np.ndarray]], active: np.ndarray, cells: Cells, layers: Layers,
@@ -436,11 +409,3 @@ class Evaluator:
         return whole_jobs_cost(o, self._screen(scenario.demand, cells, peak, peak), peak, price,
                                scenario.cloud_price, fixed)
 
-
-def _slots(option: OwnedOption, units: int, width: int) -> float:
-    """Job slots `units` of the option give: bare cards for jobs wider than one GPU form whole jobs of `width`
-    cards, each carrying `load_per_gpu` load units (1; always-on divisible load: its replica's share of the load,
-    as the model's integer q_g job slots count it)."""
-    if option.includes_host or width == 1:
-        return option.slots_per_unit * units
-    return float(option.gpus_per_unit * units // width) * option.load_per_gpu

@@ -16,6 +16,7 @@ when the cheap option is busy in the peak hours only.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,11 @@ import numpy as np
 from solvers.base import defaults
 from solvers.base.options import CloudOption
 from solvers.offers.cover import cover_table
+
+# at today's demand a curve of at most this many cells x counts is screened at every count at once (`Curves.at`):
+# the thresholds' lines run every candidate there: on 15 of the 22 bench profiles that screen at it a purchase
+# asks for the peak after one or two narrower curves were screened (on 3 none asks for it)
+WHOLE_CURVE = 10_000
 
 
 @dataclass(frozen=True)
@@ -268,3 +274,43 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
     finite = np.isfinite(total_rent)
     required = int(finite.argmax()) if finite.any() else columns
     return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs.T.copy(), required)
+
+
+class Curves:
+    """The screening curves of one evaluator of fixed purchases (`solvers.model.evaluate`), kept per demand scale and
+    slot count."""
+
+    def __init__(self, n_blocks: int, block_weight: np.ndarray | None) -> None:
+        self.n_blocks = n_blocks
+        self.block_weight = block_weight
+        self._kept: dict[tuple[float, int], Layers] = {}
+        self._widest: dict[float, Layers] = {}  # per demand scale, the curve with the most slot counts
+        self._slot_hint = 0  # the most slots a purchase has asked a curve for
+
+    def at(self, demand: float, cells: Cells, peak: int, max_slots: int,
+           renting_for: Callable[[int], Renting]) -> Layers:
+        """The screening curve at a demand scale up to `max_slots` owned slots, kept per scale and slot count. Up to
+        MAX_SLOT_STEPS jobs at once every count is on the grid, so fewer slots read the first columns of the widest
+        curve computed at that scale (`first_columns`), computed as wide as any purchase has asked at another
+        scale: the demand threshold's search tries every candidate purchase at each new scale, and each slot
+        count made a curve of its own. Not for cloud only (no slots): a one-column curve sums its cells in another
+        order than a column of a wider one, so it is computed alone, and every answer is the same float whatever
+        was asked before."""
+        key = (demand, max_slots)
+        layers = self._kept.get(key)
+        if layers is None:
+            if max_slots == 0 or peak > defaults.MAX_SLOT_STEPS:
+                layers = screening(cells, self.n_blocks, renting_for(peak), 0.0, slot_grid(max_slots),
+                                   self.block_weight)
+            else:
+                widest = self._widest.get(demand)
+                if widest is None or len(widest.ks) <= max_slots:
+                    self._slot_hint = max(self._slot_hint, max_slots)
+                    upto = min(peak, self._slot_hint)
+                    if demand == 1.0 and len(cells.jobs) * (peak + 1) <= WHOLE_CURVE:
+                        upto = peak  # today's demand: the lines run every candidate there, up to the largest
+                    widest = self._widest[demand] = screening(
+                        cells, self.n_blocks, renting_for(peak), 0.0, slot_grid(upto), self.block_weight)
+                layers = widest if len(widest.ks) == max_slots + 1 else first_columns(widest, max_slots + 1)
+            self._kept[key] = layers
+        return layers

@@ -72,3 +72,12 @@ def fixed_cost(shape: Shape, rate: float, cloud_price: float, total_hours: float
     if w is not None and w.fixed_owned_usd and shape.owns:
         cost += w.fixed_owned_usd
     return cost
+
+
+def job_slots(option: OwnedOption, units: int, width: int) -> float:
+    """Job slots `units` of the option give: bare cards for jobs wider than one GPU form whole jobs of `width`
+    cards, each carrying `load_per_gpu` load units (1; always-on divisible load: its replica's share of the load,
+    as the model's integer q_g job slots count it)."""
+    if option.includes_host or width == 1:
+        return option.slots_per_unit * units
+    return float(option.gpus_per_unit * units // width) * option.load_per_gpu
