@@ -246,16 +246,22 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
     # the rent, a -0.0 apart, which compares as 0.0)
     cost = rent + owned_energy * np.minimum(k, n) * cells.hours if owned_energy else rent
     # k*(K): the last strict improvement of the running minimum over k <= K (vectorised prefix argmin); the first
-    # count is 0 whether it improves or not, so only the later ones are compared with the minimum before them
-    marks = np.zeros(k.shape, dtype=index.dtype)
+    # count is 0 whether it improves or not, so only the later ones are compared with the minimum before them.
+    # The running minimum and maximum are taken row by row: numpy's accumulate along the counts steps one cell at
+    # a time (the same operations in the same order, op(row before, row)).
+    chosen = np.zeros(k.shape, dtype=index.dtype)
     if columns > 1:
         later = cost[1:]
+        previous = np.empty((columns - 1, len(n)))  # the running minimum before each K
+        previous[0] = cost[0]
+        for j in range(1, columns - 1):
+            np.minimum(previous[j - 1], cost[j], out=previous[j])
         with np.errstate(invalid="ignore"):
-            previous = np.minimum.accumulate(cost[:-1], axis=0)  # the running minimum before each K
             improves = (later < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
                 ~np.isfinite(previous) & np.isfinite(later))
-        np.multiply(improves, index[1:, None], out=marks[1:])
-    chosen = np.maximum.accumulate(marks, axis=0)
+        np.copyto(chosen[1:], index[1:, None], where=improves)
+        for j in range(1, columns):
+            np.maximum(chosen[j - 1], chosen[j], out=chosen[j])
     # on the grid of every count (ks = 0, 1, ...) the count at a column is its index
     at = chosen if ks.dtype == index.dtype and ks[-1] == columns - 1 else ks[chosen]
     owned_jobs = np.minimum(np.minimum(at, top), n)
@@ -263,9 +269,10 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
     if block_weight is not None:
         cell_rent = cell_rent * block_weight[cells.block]
     # the sum over cells of a C-ordered (cells, K) array adds each column's cells one after another (one column
-    # alone is summed pairwise): with two counts or more, a running sum along the cells ends at the same floats
-    total_rent = (np.add.accumulate(cell_rent, axis=1)[:, -1].copy() if columns > 1 and len(n)
-                  else cell_rent.T.copy().sum(axis=0))
+    # alone is summed pairwise): with two counts or more, a bincount per count adds them in the same order (from
+    # +0.0, which adds nothing to a rent: none is -0.0)
+    total_rent = (np.bincount(np.repeat(index, len(n)), weights=cell_rent.ravel(), minlength=columns)
+                  if columns > 1 else cell_rent.T.copy().sum(axis=0))
     hours = owned_jobs * cells.hours
     # every column's per-block sums in one bincount: bin (block, K) takes its cells in the same order as a bincount
     # per column would
