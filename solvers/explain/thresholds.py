@@ -50,8 +50,7 @@ class CloudSide:
 
     def costs(self, evaluator: Evaluator, scenario: Scenario) -> list[float]:
         """Each way of doing the work without buying, in order: the fixed mixes, then the scaled commitments."""
-        return ([evaluator.cost(p, scenario) for p in self.fixed]
-                + [evaluator.committed_cloud(key, scenario) for key in self.scaled])
+        return evaluator.costs(self.fixed, scenario) + [evaluator.committed_cloud(key, scenario) for key in self.scaled]
 
 
 @dataclass(frozen=True)
@@ -152,7 +151,7 @@ class _Lines:
             if found is None:
                 cloud = ([evaluator.cost(_NOTHING, scenario)] if self.cloud_side is None
                          else self.cloud_side.costs(evaluator, scenario))
-                found = self.drawn[scenario] = ([evaluator.cost(p, scenario) for p in self.among], cloud)
+                found = self.drawn[scenario] = (evaluator.costs(self.among, scenario), cloud)
             drawn.append(found)
         bought = lines_through(x0, drawn[0][0], x1, drawn[1][0])
         cloud_only = lines_through(x0, drawn[0][1], x1, drawn[1][1])

@@ -20,8 +20,6 @@ no energy, the provider's availability, their price scaled with the cloud's (`Sc
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -33,35 +31,12 @@ from solvers.model.arrays import cells_of
 from solvers.model.committed import fluid_cost, whole_jobs_cost
 from solvers.model.layers import Cells, Curves, Layers, Renting, screening
 from solvers.model.packing import Packing
+from solvers.model.purchase_shape import AtRate as _AtRate
+from solvers.model.purchase_shape import Operation as _Operation
 from solvers.model.purchase_shape import Shape, fixed_cost, shape_of
 from solvers.model.purchase_shape import job_slots as _slots
 from solvers.model.purchases import Evaluation, Purchase, Scenario
 from solvers.model.scaling import scaled_cells
-
-
-class _Operation(NamedTuple):
-    """Fixed units at one demand scale: rent at the listed prices, owned reference hours each unit type takes (in
-    energy order), hours each moves to packed cloud hours and what packing them costs at the listed prices, and
-    whether demand is left uncovered. (A named tuple: made some fifty times a plan, a frozen dataclass's
-    construction cost more than the figures.)"""
-
-    rent: float
-    taken: list[float]
-    moved: list[float]
-    packed: float
-    short: bool
-
-
-@dataclass
-class _AtRate:
-    """One purchase at one electricity rate: its fixed cost (None when it depends on the cloud price), its units in
-    energy order (energy per job-hour, key, count) and their operation per demand scale."""
-
-    fixed: float | None
-    owned: list[tuple[float, str, int]]
-    units: tuple[tuple[str, int], ...]
-    operations: dict[float, object]
-
 
 _MISSING = object()
 _sum, _max = np.add.reduce, np.maximum.reduce  # what ndarray.sum and .max call, without their Python wrapper
@@ -305,6 +280,23 @@ class Evaluator:
         shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
         fixed = self._fixed_at(shape, at_rate, scenario)
         return fixed if fixed >= bar else self._run_cost(shape, at_rate, scenario, fixed)
+
+    def costs(self, purchases: list[Purchase], scenario: Scenario) -> list[float]:
+        """`cost(p, scenario)` of each purchase, in order: the same answers, without a call each for the purchases
+        held at the scenario's rate (the thresholds' cost lines ask every candidate at a few scenarios)."""
+        found = []
+        rate, prepared = scenario.usd_per_kwh, self._prepared
+        for p in purchases:
+            entry = prepared.get(id(p))
+            at_rate = entry[2].get(rate) if entry is not None and entry[0] is p and (p.units or p.hosts) else None
+            if entry is None or at_rate is None:
+                found.append(self.cost(p, scenario))
+            else:
+                fixed = at_rate.fixed
+                if fixed is None:
+                    fixed = self._fixed(entry[1], rate, scenario.cloud_price)
+                found.append(self._run_cost(entry[1], at_rate, scenario, fixed))
+        return found
 
     def least_cost(self, purchases: list[Purchase], scenario: Scenario, bar: float) -> float:
         """The least of `cost_or_bound(p, scenario, min(bar, least so far))` over the purchases, in order (the

@@ -4,11 +4,13 @@ every electricity rate and cloud price a threshold tries, and reading the option
 the sum itself.
 
 In: the purchase's units and hosts, the owned options and hosts by key, the plan's weights. Out: a `Shape`, and its
-fixed cost at a rate and cloud price."""
+fixed cost at a rate and cloud price; the evaluator's records of a purchase at a rate (`AtRate`) and of units at a
+demand scale (`Operation`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from solvers.base.finance import Weights
 from solvers.base.options import HostOption, OwnedOption, unit_cost_of
@@ -31,6 +33,30 @@ class Shape:
     commits: bool
     varies: bool
     alone: tuple[tuple[str, int], ...]  # the units' (key, count) when there is at most one: their order at any rate
+
+
+class Operation(NamedTuple):
+    """The evaluator's figures of fixed units at one demand scale: rent at the listed prices, owned reference hours
+    each unit type takes (in energy order), hours each moves to packed cloud hours and what packing them costs at
+    the listed prices, and whether demand is left uncovered. (A named tuple: made some fifty times a plan, a frozen
+    dataclass's construction cost more than the figures.)"""
+
+    rent: float
+    taken: list[float]
+    moved: list[float]
+    packed: float
+    short: bool
+
+
+@dataclass
+class AtRate:
+    """One purchase at one electricity rate: its fixed cost (None when it depends on the cloud price), its units in
+    energy order (energy per job-hour, key, count) and their operation per demand scale."""
+
+    fixed: float | None
+    owned: list[tuple[float, str, int]]
+    units: tuple[tuple[str, int], ...]
+    operations: dict[float, object]
 
 
 def shape_of(purchase: Purchase, owned: dict[str, OwnedOption], hosts: dict[str, HostOption],
