@@ -62,20 +62,21 @@ class AtRate:
 def shape_of(purchase: Purchase, owned: dict[str, OwnedOption], hosts: dict[str, HostOption],
              weights: Weights | None) -> Shape:
     units = []
+    energy = []
+    owns = commits = varies = False  # one pass over the units (what `any` over them said)
     for key, n in purchase.units.items():
         o = owned[key]
-        kind = (COMMITTED if o.is_commitment else PLAIN if weights is None and not o.opex_usd_per_unit_hour
-                else PRICED)
+        if o.is_commitment:
+            kind, varies, commits = COMMITTED, True, commits or n > 0
+        else:
+            kind, owns = PLAIN if weights is None and not o.opex_usd_per_unit_hour else PRICED, owns or n > 0
         units.append((kind, n, o.net_price_usd, o.idle_kwh_per_unit_hour, o))
+        if n > 0:
+            energy.append((key, n, o.marginal_kwh_per_gpu_hour, o.width, o.throughput, o.load_per_gpu))
     host_lines = [(n, hosts[name].host.base_cost_usd, hosts[name].idle_kwh_per_hour)
                   for name, n in purchase.hosts.items()]
-    energy = [(key, n, o.marginal_kwh_per_gpu_hour, o.width, o.throughput, o.load_per_gpu)
-              for key, n in purchase.units.items() if n > 0 for o in [owned[key]]]
-    return Shape(tuple(units), tuple(host_lines), tuple(energy),
-                 owns=any(n > 0 and kind != COMMITTED for kind, n, *_ in units),
-                 commits=any(n > 0 and kind == COMMITTED for kind, n, *_ in units),
-                 varies=any(kind == COMMITTED for kind, *_ in units),
-                 alone=tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
+    return Shape(tuple(units), tuple(host_lines), tuple(energy), owns, commits, varies,
+                 tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
 
 
 def fixed_cost(shape: Shape, rate: float, cloud_price: float, total_hours: float, weights: Weights | None) -> float:
