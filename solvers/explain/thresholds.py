@@ -50,8 +50,7 @@ class CloudSide:
 
     def costs(self, evaluator: Evaluator, scenario: Scenario) -> list[float]:
         """Each way of doing the work without buying, in order: the fixed mixes, then the scaled commitments."""
-        return ([evaluator.cost(p, scenario) for p in self.fixed]
-                + [evaluator.committed_cloud(key, scenario) for key in self.scaled])
+        return evaluator.costs(self.fixed, scenario) + [evaluator.committed_cloud(key, scenario) for key in self.scaled]
 
 
 @dataclass(frozen=True)
@@ -123,10 +122,7 @@ def _margin(evaluator: Evaluator, candidates: list[Purchase], scenario: Scenario
     if not math.isfinite(cloud_only):
         return math.inf if any(math.isfinite(evaluator.cost(p, scenario)) for p in candidates) else -math.inf
     bar = cloud_only - TIE * max(1.0, abs(cloud_only))
-    least = math.inf
-    for p in candidates:
-        least = min(least, evaluator.cost_or_bound(p, scenario, min(bar, least)))
-    return bar - least
+    return bar - evaluator.least_cost(candidates, scenario, bar)
 
 
 @dataclass(frozen=True)
@@ -140,6 +136,9 @@ class _Lines:
     scenario: Callable[[float], Scenario]
     probes: tuple[float, float]
     closed: bool  # the test holds at a margin at most 0 (buying stops paying), else above 0
+    # the costs drawn per scenario, shared by lines through the same candidates and cloud side (the electricity
+    # lines' first probe, the profile's rate, is the cloud-price lines' first, the listed prices)
+    drawn: dict[Scenario, tuple[list[float], list[float]]] = field(default_factory=dict)
 
     def flip(self, lo: float, hi: float) -> float | None:
         """The first x in [lo, hi] where the test holds on the lines, or None; raises `_Bent` when the costs are
@@ -148,9 +147,12 @@ class _Lines:
         drawn = []
         for x in (x0, x1):
             scenario = self.scenario(x)
-            cloud = ([evaluator.cost(_NOTHING, scenario)] if self.cloud_side is None
-                     else self.cloud_side.costs(evaluator, scenario))
-            drawn.append(([evaluator.cost(p, scenario) for p in self.among], cloud))
+            found = self.drawn.get(scenario)
+            if found is None:
+                cloud = ([evaluator.cost(_NOTHING, scenario)] if self.cloud_side is None
+                         else self.cloud_side.costs(evaluator, scenario))
+                found = self.drawn[scenario] = (evaluator.costs(self.among, scenario), cloud)
+            drawn.append(found)
         bought = lines_through(x0, drawn[0][0], x1, drawn[1][0])
         cloud_only = lines_through(x0, drawn[0][1], x1, drawn[1][1])
         if bought is None or cloud_only is None:
@@ -202,8 +204,15 @@ def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kw
         margin = _margin(evaluator, at_prices, scenario, cloud_side)
         return margin <= 0, -margin
 
+    asked: dict[float, tuple[bool, float]] = {}
+
     def pays_at(scale: float) -> tuple[bool, float]:
-        return pays(Scenario(usd_per_kwh, demand=scale), candidates + (smaller(scale) if smaller else []))
+        """Kept per multiple: the search below today's demand asks 1.0 again after the test that chose it."""
+        found = asked.get(scale)
+        if found is None:
+            found = asked[scale] = pays(Scenario(usd_per_kwh, demand=scale),
+                                        candidates + (smaller(scale) if smaller else []))
+        return found
 
     # a plan that buys pays at today's demand, so its threshold is searched below it: the search needs buying to
     # pay at every scale above the threshold, which whole replicas of an always-on service break (one owned card
@@ -219,7 +228,8 @@ def find_thresholds(evaluator: Evaluator, candidates: list[Purchase], usd_per_kw
     rate = usd_per_kwh if usd_per_kwh > 0 else 1.0  # any positive rates draw the lines (not 0: `cost_lines`)
     by_rate = _Lines(evaluator, at_prices, cloud_side, Scenario, (rate, 2.0 * rate), True)
     among = at_prices if plan_buys else candidates
-    by_price = _Lines(evaluator, among, cloud_side, lambda f: Scenario(usd_per_kwh, cloud_price=f), (1.0, 0.5), False)
+    by_price = _Lines(evaluator, among, cloud_side, lambda f: Scenario(usd_per_kwh, cloud_price=f), (1.0, 0.5), False,
+                      by_rate.drawn if among is at_prices else {})
     if plan_buys:
         # above this rate buying stops paying
         electricity = _flip_on_lines(lambda r: stops(Scenario(r)), usd_per_kwh, MAX_USD_PER_KWH + least_usd_per_kwh,

@@ -26,8 +26,8 @@ from solvers.offers.hosting import card_capacity, cheapest_host_mix
 
 def fitting_host(option: OwnedOption, hosts: list[HostOption]) -> HostOption | None:
     """Cheapest host that takes one unit of a bare card option (slots, PSU and the hardware-fit rule)."""
-    fits = [h for k, h in enumerate(hosts)
-            if k in option.accepting_hosts and card_capacity(h, option) >= option.gpus_per_unit]
+    fits = [hosts[k] for k in sorted(set(option.accepting_hosts))  # in the hosts' order, as they are listed
+            if 0 <= k < len(hosts) and card_capacity(hosts[k], option) >= option.gpus_per_unit]
     return min(fits, key=lambda h: (h.host.base_cost_usd, h.host.slots), default=None)
 
 
@@ -287,18 +287,23 @@ def best_singles(singles: list[Purchase], evaluator: Evaluator, base: Scenario) 
     wins, not the cheapest per job-hour (a lab's 8 GPUs averaged down to 5% buy one used RTX 2080 Ti, which is not
     among the four best at its own demand; without it the utilisation threshold read 3.7% where the plan flips at
     3.0%; ranked by what they cost to hold alone, 3.06%)."""
-    best = cheapest_purchases(singles, 4, evaluator, base)
-    rest = [p for p in singles if not any(p is b for b in best)]
-    return best + cheapest_purchases(rest, 2, evaluator, Scenario(base.usd_per_kwh, demand=base.demand * LOW_DEMAND))
+    bounds = [evaluator.fixed_cost(p, base) for p in singles]
+    best = cheapest_purchases(singles, 4, evaluator, base, bounds)
+    rest = [i for i, p in enumerate(singles) if not any(p is b for b in best)]
+    low = Scenario(base.usd_per_kwh, demand=base.demand * LOW_DEMAND)
+    # what a unit costs to hold is the same at any demand (at the same rate and cloud price)
+    held = [bounds[i] for i in rest] if low.cloud_price == base.cloud_price else None
+    return best + cheapest_purchases([singles[i] for i in rest], 2, evaluator, low, held)
 
 
 def cheapest_purchases(purchases: list[Purchase], count: int, evaluator: Evaluator,
-                       scenario: Scenario) -> list[Purchase]:
+                       scenario: Scenario, bounds: list[float] | None = None) -> list[Purchase]:
     """The `count` purchases cheapest in the scenario, in the order `sorted` by cost gives them (ties in the given
     order). Why not sort every one: each is run on the curve, while what it costs to hold (`fixed_cost`) bounds its
     cost from below; taken in that order, the ones left once the bound passes the count-th cost cannot be among
-    them (strictly above it, so no tie is missed)."""
-    bounds = [evaluator.fixed_cost(p, scenario) for p in purchases]
+    them (strictly above it, so no tie is missed). `bounds`: those costs to hold, when already known."""
+    if bounds is None:
+        bounds = [evaluator.fixed_cost(p, scenario) for p in purchases]
     costs: dict[int, float] = {}
     for i in sorted(range(len(purchases)), key=lambda i: bounds[i]):
         if len(costs) >= count and bounds[i] > sorted(costs.values())[count - 1]:

@@ -20,7 +20,6 @@ no energy, the provider's availability, their price scaled with the cloud's (`Sc
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,38 +29,17 @@ from solvers.base.options import CloudOption, HostOption, OwnedOption, unit_cost
 from solvers.demand.blocks import Block
 from solvers.model.arrays import cells_of
 from solvers.model.committed import fluid_cost, whole_jobs_cost
-from solvers.model.layers import Cells, Layers, Renting, first_columns, screening, slot_grid
+from solvers.model.layers import Cells, Curves, Layers, Renting, screening
 from solvers.model.packing import Packing
+from solvers.model.purchase_shape import AtRate as _AtRate
+from solvers.model.purchase_shape import Operation as _Operation
 from solvers.model.purchase_shape import Shape, fixed_cost, shape_of
+from solvers.model.purchase_shape import job_slots as _slots
 from solvers.model.purchases import Evaluation, Purchase, Scenario
 from solvers.model.scaling import scaled_cells
 
-
-@dataclass(frozen=True)
-class _Operation:
-    """Fixed units at one demand scale: rent at the listed prices, owned reference hours each unit type takes (in
-    energy order), hours each moves to packed cloud hours and what packing them costs at the listed prices, and
-    whether demand is left uncovered."""
-
-    rent: float
-    taken: list[float]
-    moved: list[float]
-    packed: float
-    short: bool
-
-
-@dataclass
-class _AtRate:
-    """One purchase at one electricity rate: its fixed cost (None when it depends on the cloud price), its units in
-    energy order (energy per job-hour, key, count) and their operation per demand scale."""
-
-    fixed: float | None
-    owned: list[tuple[float, str, int]]
-    units: tuple[tuple[str, int], ...]
-    operations: dict[float, object]
-
-
 _MISSING = object()
+_sum, _max = np.add.reduce, np.maximum.reduce  # what ndarray.sum and .max call, without their Python wrapper
 
 
 class Evaluator:
@@ -85,20 +63,22 @@ class Evaluator:
         self._cells = cells_of(blocks)
         self._block_hours = np.array([b.hours for b in blocks])
         self._renting: Renting | None = None
-        self._screens: dict[tuple[float, int], Layers] = {}
         self._fluid_screens: dict[tuple[float, float], Layers] = {}  # work that may wait: per demand and capacity
-        self._widest: dict[float, Layers] = {}  # per demand scale, the curve with the most slot counts (`_screen`)
-        self._slot_hint = 0  # the most slots a purchase has asked a curve for
         self._scaled: dict[float, tuple[Cells, int]] = {}
         self._operations: dict[tuple[tuple[tuple[str, int], ...], float], _Operation | None] = {}
         self._nothing: dict[tuple[float, float], float] = {}  # cloud-only cost per demand and cloud price
         self._prepared: dict[int, tuple[Purchase, Shape, dict[float, _AtRate]]] = {}  # by id(purchase)
         self._active: dict[float, np.ndarray] = {}  # `_active_at`, per demand scale
         self._capacities: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # `_capacity`
+        self._reaches: dict[tuple[int, str, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # `_reach`
+        # per units: their slots per option, whole slots in all, capacities (`_operation`)
+        self._unit_figures: dict[tuple[tuple[str, int], ...],
+                                 tuple[dict[str, float], int, list[tuple[np.ndarray, np.ndarray]]]] = {}
         self.weights = weights
         self._block_weight = (None if weights is None or (weights.nominal and (weights.block == 1.0).all())
                               else weights.block)  # as the model's screening takes it
         self._packer = Packing(cloud, self._block_hours, self._block_weight)
+        self._curves = Curves(len(blocks), self._block_weight)
 
     def _availability(self, option: OwnedOption) -> float:
         return option.available(self.availability)
@@ -122,7 +102,7 @@ class Evaluator:
         if found is None:
             cells = scaled_cells(self._cells, self._block_hours, scale, self.integer_instances, self.independent,
                                  self.scale_hours)
-            found = (cells, math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
+            found = (cells, math.ceil(float(_max(cells.jobs, initial=0.0)) - 1e-9))
             self._scaled[scale] = found
         return found
 
@@ -139,16 +119,20 @@ class Evaluator:
             rented = self._rent_only(cells, peak)
             self._operations[(units, demand)] = rented
             return rented
-        slots = {k: _slots(self.owned[k], n, self.owned[k].width) for k, n in units}
+        figures = self._unit_figures.get(units)
+        if figures is None:  # the same at every demand scale
+            slots = {k: _slots(self.owned[k], n, self.owned[k].width) for k, n in units}
+            figures = self._unit_figures[units] = (slots, math.floor(sum(slots.values()) + 1e-9),
+                                                   [self._capacity(key, n, slots[key]) for key, n in units])
+        slots, slot_count, caps = figures
         if not self.integer_instances:  # work that may wait: fluid, each slot carries its speed (`model.arrays.credit`)
             return self._fluid_operation(units, slots, demand, cells)
-        max_slots = min(peak, math.floor(sum(slots.values()) + 1e-9))
+        max_slots = min(peak, slot_count)
         screen_key = (demand, max_slots)
         layers = self._screen(demand, cells, peak, max_slots)
         operation: _Operation | None = None
         if math.isfinite(float(layers.rent[-1])):
             active = self._active_at(demand, cells)
-            caps = [self._capacity(key, n, slots[key]) for key, n in units]
             # every owned slot at work, unless that leaves work nowhere to go: a listing rented whole for the jobs
             # the slots leave may have no hours to absorb their maintenance, where fewer slots at work (the
             # model's slot binaries left off) free it; the most slots that can run is then the operation
@@ -195,29 +179,8 @@ class Evaluator:
         return None
 
     def _screen(self, demand: float, cells: Cells, peak: int, max_slots: int) -> Layers:
-        """The screening curve at a demand scale up to `max_slots` owned slots, kept per scale and slot count. Up to
-        MAX_SLOT_STEPS jobs at once every count is on the grid, so fewer slots read the first columns of the widest
-        curve computed at that scale (`first_columns`), computed as wide as any purchase has asked at another
-        scale: the demand threshold's search tries every candidate purchase at each new scale, and each slot
-        count made a curve of its own. Not for cloud only (no slots): a one-column curve sums its cells in another
-        order than a column of a wider one, so it is computed alone, and every answer is the same float whatever
-        was asked before."""
-        key = (demand, max_slots)
-        layers = self._screens.get(key)
-        if layers is None:
-            if max_slots == 0 or peak > defaults.MAX_SLOT_STEPS:
-                layers = screening(cells, len(self.blocks), self._renting_for(peak), 0.0, slot_grid(max_slots),
-                                   self._block_weight)
-            else:
-                widest = self._widest.get(demand)
-                if widest is None or len(widest.ks) <= max_slots:
-                    self._slot_hint = max(self._slot_hint, max_slots)
-                    widest = self._widest[demand] = screening(
-                        cells, len(self.blocks), self._renting_for(peak), 0.0,
-                        slot_grid(min(peak, self._slot_hint)), self._block_weight)
-                layers = widest if len(widest.ks) == max_slots + 1 else first_columns(widest, max_slots + 1)
-            self._screens[key] = layers
-        return layers
+        """The screening curve at a demand scale up to `max_slots` owned slots (`layers.Curves`)."""
+        return self._curves.at(demand, cells, peak, max_slots, self._renting_for)
 
     def _run(self, units: tuple[tuple[str, int], ...], slots: dict[str, float],
              caps: list[tuple[np.ndarray, np.ndarray]], active: np.ndarray, cells: Cells, layers: Layers,
@@ -228,23 +191,37 @@ class Evaluator:
         work = layers.owned_hours[:, column]
         taken = []
         held = []  # what each option's slots can still hold in the block's active hours (slots.active_hours_rows)
-        for (key, _), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
-            reach = active * slots[key] * self._credit(self.owned[key])
-            take = np.minimum(work, np.minimum(available, reach))  # option's available hours
-            taken.append(float(take.sum() if bw is None else (take * bw).sum()))
+        for (key, n), (available, _) in zip(units, caps, strict=True):  # cheapest energy first, up to each
+            reach, limit = self._reach(key, n, slots[key], active, available)  # option's available hours
+            take = np.minimum(work, limit)
+            taken.append(float(_sum(take) if bw is None else _sum(take * bw)))
             held.append(reach - take)
             work = work - take
         moved = []
-        packing = np.zeros(len(self.blocks))
+        packing = None  # no hours moved yet (each take is at least +0.0: the sum from zeros is the first take)
         for (_, maintained), room in zip(caps, held, strict=True):  # maintenance hours beyond idle hours (and a
             take = np.minimum(work, np.minimum(maintained, room))  # slower card's overrun): packed cloud hours
-            moved.append(float(take.sum() if bw is None else (take * bw).sum()))
-            packing = packing + take
+            moved.append(float(_sum(take) if bw is None else _sum(take * bw)))
+            packing = take if packing is None else packing + take
             work = work - take
-        packed = (self.packing_usd(packing, cells, layers, screen, column) if packing.max(initial=0.0) > 1e-9
-                  else 0.0)
+        packed = (self.packing_usd(packing, cells, layers, screen, column)
+                  if packing is not None and _max(packing, initial=0.0) > 1e-9 else 0.0)
         return _Operation(float(layers.rent[column]), taken, moved, packed,
-                          float(work.max(initial=0.0)) > 1e-6 or not math.isfinite(packed))
+                          float(_max(work, initial=0.0)) > 1e-6 or not math.isfinite(packed))
+
+    def _reach(self, key: str, units: int, slots: float, active: np.ndarray,
+               available: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What `units` of an option's slots can run in the blocks' active hours, and that within their available
+        hours: the same for every purchase and column at a demand scale (`active` is kept per scale, so its
+        identity keys it)."""
+        found = self._reaches.get((id(active), key, units))
+        if found is None or found[0] is not active:
+            reach = active * slots
+            credit = self._credit(self.owned[key])
+            if credit != 1.0:  # x 1.0 is the same float
+                reach = reach * credit
+            found = self._reaches[(id(active), key, units)] = (active, reach, np.minimum(available, reach))
+        return found[1], found[2]
 
     def packing_usd(self, work: np.ndarray, cells: Cells, layers: Layers,
                     screen: tuple[float, int] | None = None, column: int = -1) -> float:
@@ -303,6 +280,44 @@ class Evaluator:
         shape, at_rate = self._at_rate(purchase, scenario.usd_per_kwh)
         fixed = self._fixed_at(shape, at_rate, scenario)
         return fixed if fixed >= bar else self._run_cost(shape, at_rate, scenario, fixed)
+
+    def costs(self, purchases: list[Purchase], scenario: Scenario) -> list[float]:
+        """`cost(p, scenario)` of each purchase, in order: the same answers, without a call each for the purchases
+        held at the scenario's rate (the thresholds' cost lines ask every candidate at a few scenarios)."""
+        found = []
+        rate, prepared = scenario.usd_per_kwh, self._prepared
+        for p in purchases:
+            entry = prepared.get(id(p))
+            at_rate = entry[2].get(rate) if entry is not None and entry[0] is p and (p.units or p.hosts) else None
+            if entry is None or at_rate is None:
+                found.append(self.cost(p, scenario))
+            else:
+                fixed = at_rate.fixed
+                if fixed is None:
+                    fixed = self._fixed(entry[1], rate, scenario.cloud_price)
+                found.append(self._run_cost(entry[1], at_rate, scenario, fixed))
+        return found
+
+    def least_cost(self, purchases: list[Purchase], scenario: Scenario, bar: float) -> float:
+        """The least of `cost_or_bound(p, scenario, min(bar, least so far))` over the purchases, in order (the
+        thresholds' margin, `thresholds._margin`): the same calls' answers, in one loop without a call per purchase
+        for the ones held at their rate."""
+        least = math.inf
+        rate, prepared = scenario.usd_per_kwh, self._prepared
+        for p in purchases:
+            cap = bar if not least < bar else least  # min(bar, least)
+            entry = prepared.get(id(p))
+            at_rate = entry[2].get(rate) if entry is not None and entry[0] is p and (p.units or p.hosts) else None
+            if entry is None or at_rate is None:
+                cost = self.cost_or_bound(p, scenario, cap)
+            else:  # `cost_or_bound` of a purchase held at this rate
+                fixed = at_rate.fixed
+                if fixed is None:
+                    fixed = self._fixed(entry[1], rate, scenario.cloud_price)
+                cost = fixed if fixed >= cap else self._run_cost(entry[1], at_rate, scenario, fixed)
+            if cost < least:
+                least = cost
+        return least
 
     def _fixed_at(self, shape: Shape, at_rate: _AtRate, scenario: Scenario) -> float:
         """The fixed cost kept at the purchase's rate, or computed when it moves with the cloud price."""
@@ -386,11 +401,3 @@ class Evaluator:
         return whole_jobs_cost(o, self._screen(scenario.demand, cells, peak, peak), peak, price,
                                scenario.cloud_price, fixed)
 
-
-def _slots(option: OwnedOption, units: int, width: int) -> float:
-    """Job slots `units` of the option give: bare cards for jobs wider than one GPU form whole jobs of `width`
-    cards, each carrying `load_per_gpu` load units (1; always-on divisible load: its replica's share of the load,
-    as the model's integer q_g job slots count it)."""
-    if option.includes_host or width == 1:
-        return option.slots_per_unit * units
-    return float(option.gpus_per_unit * units // width) * option.load_per_gpu

@@ -16,6 +16,7 @@ when the cheap option is busy in the peak hours only.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,11 @@ import numpy as np
 from solvers.base import defaults
 from solvers.base.options import CloudOption
 from solvers.offers.cover import cover_table
+
+# at today's demand a curve of at most this many cells x counts is screened at every count at once (`Curves.at`):
+# the thresholds' lines run every candidate there: on 15 of the 22 bench profiles that screen at it a purchase
+# asks for the peak after one or two narrower curves were screened (on 3 none asks for it)
+WHOLE_CURVE = 10_000
 
 
 @dataclass(frozen=True)
@@ -45,13 +51,14 @@ def whole_levels(cells: Cells) -> Cells:
     today's demand, where the curve is the model's (`Evaluator._scaled_cells`). Where the instances are packed
     (work may wait) the rent and the owned hours are linear between whole jobs, so nothing changes."""
     low = np.floor(cells.jobs + 1e-9)
-    if (low == cells.jobs).all():
+    if np.logical_and.reduce(low == cells.jobs):
         return cells
     up = np.maximum(cells.jobs - low, 0.0)
     split = up > 1e-9
+    at = np.flatnonzero(split)  # the split cells, taken by index (one count of the mask, not one per array)
     hours = np.where(split, cells.hours * (1.0 - up), cells.hours)
-    return Cells(np.concatenate([cells.block, cells.block[split]]), np.concatenate([low, low[split] + 1.0]),
-                 np.concatenate([hours, cells.hours[split] * up[split]]))
+    return Cells(np.concatenate([cells.block, cells.block[at]]), np.concatenate([low, low[at] + 1.0]),
+                 np.concatenate([hours, cells.hours[at] * up[at]]))
 
 
 class Renting:
@@ -70,6 +77,12 @@ class Renting:
         jobs = np.maximum(jobs, 0.0)
         if self.table is not None:
             need = np.ceil(jobs - 1e-9).astype(np.int64)
+            if need.size and need.max() <= self.table.size:
+                # within the table no bulk instance is rented: the table's price plus the zero extra, as below
+                # (`+ 0.0` kept: it is what the sum with a zero bulk cost gives, -0.0 included)
+                priced = self.table.price[need]
+                priced += 0.0
+                return priced
             if self._bulk is not None:
                 offer = self.cloud[self._bulk]
                 bulk = np.maximum(np.ceil((need - self.table.size) / offer.slots), 0).astype(np.int64)
@@ -218,33 +231,93 @@ def screening(cells: Cells, n_blocks: int, renting: Renting, owned_energy: float
     # The thresholds' evaluator calls this some hundred times a plan on a few cells, where each numpy call's fixed
     # cost is the time: the same operations element by element as ever, in fewer calls (no concatenate, no
     # take_along_axis, no flatnonzero).
+    # The arrays are (K, cells), one row per slot count: numpy's loops then run along the cells, not along a few
+    # counts once per cell (a broadcast over a (cells, 1) column). Every figure is elementwise or a running
+    # minimum along K, so the same as in the (cells, K) layout the curve returns; the two sums keep their order
+    # (the rent's, each bin of the bincount taking its cells in order).
     n = cells.jobs
     top = np.ceil(n - 1e-9)
-    index = np.arange(len(ks))
-    level_hours = cells.hours[:, None]
-    k = np.minimum(ks[None, :], top[:, None])                  # (cells, len(ks))
-    served = np.minimum(k, n[:, None])
-    rent = renting.price((n[:, None] - k).reshape(-1)).reshape(k.shape) * level_hours
-    cost = rent + owned_energy * served * level_hours
-    # k*(K): the last strict improvement of the running minimum over k <= K (vectorised prefix argmin)
-    with np.errstate(invalid="ignore"):
-        running = np.minimum.accumulate(cost, axis=1)
-        previous = np.empty_like(running)  # the running minimum before each K: inf, then running[:, :-1]
-        previous[:, 0] = np.inf
-        previous[:, 1:] = running[:, :-1]
-        improves = (cost < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
-            ~np.isfinite(previous) & np.isfinite(cost))
-    chosen = np.maximum.accumulate(np.where(improves, index, 0), axis=1)
-    owned_jobs = np.minimum(np.minimum(ks[chosen], top[:, None]), n[:, None])
-    cell_rent = rent[np.arange(len(n))[:, None], chosen]
+    columns = len(ks)
+    index = np.arange(columns)
+    k = np.minimum(ks[:, None], top)                           # (len(ks), cells)
+    rent = renting.price((n - k).reshape(-1)).reshape(k.shape)
+    rent *= cells.hours
+    # the cost is compared only (never summed): at no owned energy it is the rent (rent + 0 x served x hours is
+    # the rent, a -0.0 apart, which compares as 0.0)
+    cost = rent + owned_energy * np.minimum(k, n) * cells.hours if owned_energy else rent
+    # k*(K): the last strict improvement of the running minimum over k <= K (vectorised prefix argmin); the first
+    # count is 0 whether it improves or not, so only the later ones are compared with the minimum before them.
+    # The running minimum and maximum are taken row by row: numpy's accumulate along the counts steps one cell at
+    # a time (the same operations in the same order, op(row before, row)).
+    chosen = np.zeros(k.shape, dtype=index.dtype)
+    if columns > 1:
+        later = cost[1:]
+        previous = np.empty((columns - 1, len(n)))  # the running minimum before each K
+        previous[0] = cost[0]
+        for j in range(1, columns - 1):
+            np.minimum(previous[j - 1], cost[j], out=previous[j])
+        with np.errstate(invalid="ignore"):
+            improves = (later < previous - 1e-9 * np.maximum(1.0, np.abs(previous))) | (
+                ~np.isfinite(previous) & np.isfinite(later))
+        np.copyto(chosen[1:], index[1:, None], where=improves)
+        for j in range(1, columns):
+            np.maximum(chosen[j - 1], chosen[j], out=chosen[j])
+    # on the grid of every count (ks = 0, 1, ...) the count at a column is its index
+    at = chosen if ks.dtype == index.dtype and ks[-1] == columns - 1 else ks[chosen]
+    owned_jobs = np.minimum(np.minimum(at, top), n)
+    cell_rent = rent[chosen, np.arange(len(n))]
     if block_weight is not None:
-        cell_rent = cell_rent * block_weight[cells.block][:, None]
-    total_rent = cell_rent.sum(axis=0)
-    hours = owned_jobs * level_hours
+        cell_rent = cell_rent * block_weight[cells.block]
+    # the sum over cells of a C-ordered (cells, K) array adds each column's cells one after another (one column
+    # alone is summed pairwise): with two counts or more, a bincount per count adds them in the same order (from
+    # +0.0, which adds nothing to a rent: none is -0.0)
+    total_rent = (np.bincount(np.repeat(index, len(n)), weights=cell_rent.ravel(), minlength=columns)
+                  if columns > 1 else cell_rent.T.copy().sum(axis=0))
+    hours = owned_jobs * cells.hours
     # every column's per-block sums in one bincount: bin (block, K) takes its cells in the same order as a bincount
     # per column would
-    bins = (cells.block[:, None] * len(ks) + index).ravel()
-    owned_hours = np.bincount(bins, weights=hours.ravel(), minlength=n_blocks * len(ks)).reshape(n_blocks, len(ks))
+    bins = (index[:, None] + cells.block * columns).ravel()
+    owned_hours = np.bincount(bins, weights=hours.ravel(), minlength=n_blocks * columns).reshape(n_blocks, columns)
     finite = np.isfinite(total_rent)
-    required = int(finite.argmax()) if finite.any() else len(ks)
-    return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs, required)
+    required = int(finite.argmax()) if finite.any() else columns
+    return Layers(cells, n_blocks, ks, total_rent, owned_hours, owned_jobs.T.copy(), required)
+
+
+class Curves:
+    """The screening curves of one evaluator of fixed purchases (`solvers.model.evaluate`), kept per demand scale and
+    slot count."""
+
+    def __init__(self, n_blocks: int, block_weight: np.ndarray | None) -> None:
+        self.n_blocks = n_blocks
+        self.block_weight = block_weight
+        self._kept: dict[tuple[float, int], Layers] = {}
+        self._widest: dict[float, Layers] = {}  # per demand scale, the curve with the most slot counts
+        self._slot_hint = 0  # the most slots a purchase has asked a curve for
+
+    def at(self, demand: float, cells: Cells, peak: int, max_slots: int,
+           renting_for: Callable[[int], Renting]) -> Layers:
+        """The screening curve at a demand scale up to `max_slots` owned slots, kept per scale and slot count. Up to
+        MAX_SLOT_STEPS jobs at once every count is on the grid, so fewer slots read the first columns of the widest
+        curve computed at that scale (`first_columns`), computed as wide as any purchase has asked at another
+        scale: the demand threshold's search tries every candidate purchase at each new scale, and each slot
+        count made a curve of its own. Not for cloud only (no slots): a one-column curve sums its cells in another
+        order than a column of a wider one, so it is computed alone, and every answer is the same float whatever
+        was asked before."""
+        key = (demand, max_slots)
+        layers = self._kept.get(key)
+        if layers is None:
+            if max_slots == 0 or peak > defaults.MAX_SLOT_STEPS:
+                layers = screening(cells, self.n_blocks, renting_for(peak), 0.0, slot_grid(max_slots),
+                                   self.block_weight)
+            else:
+                widest = self._widest.get(demand)
+                if widest is None or len(widest.ks) <= max_slots:
+                    self._slot_hint = max(self._slot_hint, max_slots)
+                    upto = min(peak, self._slot_hint)
+                    if demand == 1.0 and len(cells.jobs) * (peak + 1) <= WHOLE_CURVE:
+                        upto = peak  # today's demand: the lines run every candidate there, up to the largest
+                    widest = self._widest[demand] = screening(
+                        cells, self.n_blocks, renting_for(peak), 0.0, slot_grid(upto), self.block_weight)
+                layers = widest if len(widest.ks) == max_slots + 1 else first_columns(widest, max_slots + 1)
+            self._kept[key] = layers
+        return layers

@@ -16,6 +16,8 @@ import numpy as np
 from solvers.base.options import CloudOption
 from solvers.model.layers import Cells, Layers, Renting
 
+_sum, _max, _all = np.add.reduce, np.maximum.reduce, np.logical_and.reduce  # without ndarray methods' wrappers
+
 
 class Packing:
     """The cover's offers in order and what it has counted, per curve, slot count and quota group."""
@@ -32,6 +34,13 @@ class Packing:
         # same few counts, and a curve at each demand scale rents many of the counts the others rent
         self._group_instances: dict[float, dict[str, float]] = {}
         self._counted_with: Renting | None = None
+        # per offer in that order: index, reference job-hours per instance-hour, quota group (None: unlimited), price
+        # per instance-hour, and whether an offer of its group comes later (its free hours are then carried on)
+        groups = [None if cloud[k].max_instances is None else cloud[k].quota_group for k in self._order]
+        last = {group: i for i, group in enumerate(groups)}
+        self._steps = [(cloud[k].packed_capacity, group, cloud[k].usd_per_hour, last[group] > i)
+                       for i, (k, group) in enumerate(zip(self._order, groups, strict=True))]
+        self._quota_hours: dict[str, np.ndarray] = {}  # per quota group: its quota's instance-hours per block
 
     def usd(self, work: np.ndarray, cells: Cells, layers: Layers, renting_for: Callable[[int], Renting],
             screen: tuple[float, int] | None = None, column: int = -1) -> float:
@@ -44,26 +53,28 @@ class Packing:
         the key `layers` is kept under, so that its free instance-hours are computed once (an hourly log's cells
         are tens of thousands, and the thresholds ask hundreds of purchases on a few curves)."""
         left = work.astype(float)
-        usd = np.zeros(len(self._block_hours))
+        usd = None  # nothing priced yet: the first offer's cost is the sum from zeros (each at least +0.0)
         free: dict[str, np.ndarray] = {}
-        for k in self._order:
-            c = self.cloud[k]
-            per_instance = c.packed_capacity
-            if c.max_instances is None:
+        for per_instance, group, usd_per_hour, again in self._steps:
+            if group is None:
                 take = left
             else:
-                if c.quota_group not in free:
-                    free[c.quota_group] = self._free_instance_hours(c.quota_group, cells, layers, renting_for, screen,
-                                                                      column)
-                take = np.minimum(left, free[c.quota_group] * per_instance)
-                free[c.quota_group] = free[c.quota_group] - take / per_instance
-            usd = usd + take / per_instance * c.usd_per_hour
+                hours = free.get(group)
+                if hours is None:
+                    hours = self._free_instance_hours(group, cells, layers, renting_for, screen, column)
+                take = np.minimum(left, hours * per_instance)
+                if again:  # what the group has left for its next offer
+                    free[group] = hours - take / per_instance
+            cost = take / per_instance * usd_per_hour
+            usd = cost if usd is None else usd + cost
             left = left - take
-            if left.max(initial=0.0) <= 1e-9:
+            if _max(left, initial=0.0) <= 1e-9:
                 break
-        if left.max(initial=0.0) > 1e-6:
+        if _max(left, initial=0.0) > 1e-6:
             return math.inf
-        return float(usd.sum() if self._block_weight is None else (usd * self._block_weight).sum())
+        if usd is None:  # no offer: the zeros' sum
+            return 0.0
+        return float(_sum(usd) if self._block_weight is None else _sum(usd * self._block_weight))
 
     def _free_instance_hours(self, group: str, cells: Cells, layers: Layers, renting_for: Callable[[int], Renting],
                              screen: tuple[float, int] | None, column: int) -> np.ndarray:
@@ -72,17 +83,20 @@ class Packing:
         found = None if key is None else self._free.get(key)
         if found is not None:
             return found
-        members = [k for k, c in enumerate(self.cloud) if c.quota_group == group]
-        quota = float(self.cloud[members[0]].max_instances or 0)
-        renting = renting_for(math.ceil(float(cells.jobs.max(initial=0.0)) - 1e-9))
+        renting = renting_for(math.ceil(float(_max(cells.jobs, initial=0.0)) - 1e-9))
         if renting is not self._counted_with:  # whole instances read off the renting they were counted with
             self._group_instances = {}
             self._counted_with = renting
         left = cells.jobs - layers.owned_jobs[:, column]
-        values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
-        instances = np.zeros(len(values))
+        whole = left.astype(np.int64)
+        if len(left) and _all(whole == left) and whole.min() >= 0:  # whole jobs: a count is its own index
+            where, at = whole, np.flatnonzero(np.bincount(whole))
+            values, instances = at.astype(float), np.zeros(int(at[-1]) + 1)
+        else:
+            values, where = np.unique(left, return_inverse=True)  # cells rent the same few job counts
+            where, at, instances = where.reshape(-1), np.arange(len(values)), np.zeros(len(values))
         kept = self._group_instances
-        for i, jobs in enumerate(values.tolist()):
+        for i, jobs in zip(at.tolist(), values.tolist(), strict=True):
             by_group = kept.get(jobs)
             if by_group is None:
                 by_group = kept[jobs] = {}
@@ -90,8 +104,12 @@ class Packing:
                     quota_group = self.cloud[k].quota_group
                     by_group[quota_group] = by_group.get(quota_group, 0.0) + n
             instances[i] = by_group.get(group, 0.0)
-        rented = np.bincount(cells.block, instances[where.reshape(-1)] * cells.hours, minlength=len(self._block_hours))
-        found = np.maximum(quota * self._block_hours - rented, 0.0)
+        rented = np.bincount(cells.block, instances[where] * cells.hours, minlength=len(self._block_hours))
+        quota_hours = self._quota_hours.get(group)
+        if quota_hours is None:
+            first = next(c for c in self.cloud if c.quota_group == group)
+            quota_hours = self._quota_hours[group] = float(first.max_instances or 0) * self._block_hours
+        found = np.maximum(quota_hours - rented, 0.0)
         if key is not None:
             self._free[key] = found
         return found

@@ -4,11 +4,13 @@ every electricity rate and cloud price a threshold tries, and reading the option
 the sum itself.
 
 In: the purchase's units and hosts, the owned options and hosts by key, the plan's weights. Out: a `Shape`, and its
-fixed cost at a rate and cloud price."""
+fixed cost at a rate and cloud price; the evaluator's records of a purchase at a rate (`AtRate`) and of units at a
+demand scale (`Operation`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from solvers.base.finance import Weights
 from solvers.base.options import HostOption, OwnedOption, unit_cost_of
@@ -33,23 +35,48 @@ class Shape:
     alone: tuple[tuple[str, int], ...]  # the units' (key, count) when there is at most one: their order at any rate
 
 
+class Operation(NamedTuple):
+    """The evaluator's figures of fixed units at one demand scale: rent at the listed prices, owned reference hours
+    each unit type takes (in energy order), hours each moves to packed cloud hours and what packing them costs at
+    the listed prices, and whether demand is left uncovered. (A named tuple: made some fifty times a plan, a frozen
+    dataclass's construction cost more than the figures.)"""
+
+    rent: float
+    taken: list[float]
+    moved: list[float]
+    packed: float
+    short: bool
+
+
+@dataclass
+class AtRate:
+    """One purchase at one electricity rate: its fixed cost (None when it depends on the cloud price), its units in
+    energy order (energy per job-hour, key, count) and their operation per demand scale."""
+
+    fixed: float | None
+    owned: list[tuple[float, str, int]]
+    units: tuple[tuple[str, int], ...]
+    operations: dict[float, object]
+
+
 def shape_of(purchase: Purchase, owned: dict[str, OwnedOption], hosts: dict[str, HostOption],
              weights: Weights | None) -> Shape:
     units = []
+    energy = []
+    owns = commits = varies = False  # one pass over the units (what `any` over them said)
     for key, n in purchase.units.items():
         o = owned[key]
-        kind = (COMMITTED if o.is_commitment else PLAIN if weights is None and not o.opex_usd_per_unit_hour
-                else PRICED)
+        if o.is_commitment:
+            kind, varies, commits = COMMITTED, True, commits or n > 0
+        else:
+            kind, owns = PLAIN if weights is None and not o.opex_usd_per_unit_hour else PRICED, owns or n > 0
         units.append((kind, n, o.net_price_usd, o.idle_kwh_per_unit_hour, o))
+        if n > 0:
+            energy.append((key, n, o.marginal_kwh_per_gpu_hour, o.width, o.throughput, o.load_per_gpu))
     host_lines = [(n, hosts[name].host.base_cost_usd, hosts[name].idle_kwh_per_hour)
                   for name, n in purchase.hosts.items()]
-    energy = [(key, n, o.marginal_kwh_per_gpu_hour, o.width, o.throughput, o.load_per_gpu)
-              for key, n in purchase.units.items() if n > 0 for o in [owned[key]]]
-    return Shape(tuple(units), tuple(host_lines), tuple(energy),
-                 owns=any(n > 0 and kind != COMMITTED for kind, n, *_ in units),
-                 commits=any(n > 0 and kind == COMMITTED for kind, n, *_ in units),
-                 varies=any(kind == COMMITTED for kind, *_ in units),
-                 alone=tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
+    return Shape(tuple(units), tuple(host_lines), tuple(energy), owns, commits, varies,
+                 tuple((key, n) for key, n, *_ in energy) if len(energy) <= 1 else ())
 
 
 def fixed_cost(shape: Shape, rate: float, cloud_price: float, total_hours: float, weights: Weights | None) -> float:
@@ -72,3 +99,12 @@ def fixed_cost(shape: Shape, rate: float, cloud_price: float, total_hours: float
     if w is not None and w.fixed_owned_usd and shape.owns:
         cost += w.fixed_owned_usd
     return cost
+
+
+def job_slots(option: OwnedOption, units: int, width: int) -> float:
+    """Job slots `units` of the option give: bare cards for jobs wider than one GPU form whole jobs of `width`
+    cards, each carrying `load_per_gpu` load units (1; always-on divisible load: its replica's share of the load,
+    as the model's integer q_g job slots count it)."""
+    if option.includes_host or width == 1:
+        return option.slots_per_unit * units
+    return float(option.gpus_per_unit * units // width) * option.load_per_gpu
