@@ -7,7 +7,9 @@ periods in proportion to their hours: an optimal split, since costs are linear i
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 from pydantic import TypeAdapter
@@ -22,7 +24,7 @@ from solvers.demand.waits import Waits
 from solvers.model.arrays import cells_of
 from solvers.model.layers import Cells
 from solvers.money.allocation import Allocation, allocation_waits, capacities
-from solvers.money.cash_flows import flows_of
+from solvers.money.cash_flows import flows_of, round_floats
 
 
 @dataclass
@@ -285,21 +287,21 @@ class Ledger:
         places.update({("commitments", k): f"commitments[{i}]" for i, k in enumerate(sorted(committed))})
         owned_kept = [{place[k]: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
         cloud_kept = [{places[k]: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
-        owned_rounded = _unflatten(owned_kept, rounded([v for d in owned_kept for v in d.values()], 3))
-        cloud_rounded = _unflatten(cloud_kept, rounded([v for d in cloud_kept for v in d.values()], 3))
-        demand_r = self.fixed.demand_r
-        delivered_r = rounded(delivered, 3)
-        electricity_r = rounded(electricity, 2)
-        cloud_r = rounded(cloud_cost, 2)
         waits = allocation_waits(alloc, self.periods, self.blocks, self.owned, self.cloud, self.width,
                                  self.hours_on, self.patience, self.fixed.cells.hours)
-        peak_owned_r = rounded(self._peak_owned([peak[0] for peak in peaks], alloc, waits), 3)
-        peak_rented_r = rounded([peak[1] for peak in peaks], 3)
-        unused_r = rounded(unused, 3)
-        waited_r = rounded(waits.waited_gpu_hours, 3)
+        owned_flat = [v for d in owned_kept for v in d.values()]
+        cloud_flat = [v for d in cloud_kept for v in d.values()]
+        peak_owned = self._peak_owned([peak[0] for peak in peaks], alloc, waits)
+        # every figure of the table in two batches, one per number of digits
+        owned_r, cloud_r3, delivered_r, peak_owned_r, peak_rented_r, unused_r, waited_r = rounded_lists(
+            [owned_flat, cloud_flat, delivered, peak_owned, [peak[1] for peak in peaks], unused,
+             waits.waited_gpu_hours], 3)
+        electricity_r, cloud_r, commitments_r, opex_r = rounded_lists(
+            [electricity, cloud_cost, flows.commitments.tolist(), flows.opex.tolist()], 2)
+        owned_rounded = _unflatten(owned_kept, owned_r)
+        cloud_rounded = _unflatten(cloud_kept, cloud_r3)
+        demand_r = self.fixed.demand_r
         longest = waits.max_wait_hours
-        commitments_r = rounded([float(v) for v in flows.commitments], 2)
-        opex_r = rounded([float(v) for v in flows.opex], 2)
         lines = _PERIOD_LINES.validate_python([
             dict(month=period.label, start=period.start.isoformat(), days=period.days,
                  demand_reference_gpu_hours=demand_r[p],
@@ -370,15 +372,47 @@ def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarra
 _PERIOD_LINES = TypeAdapter(list[PeriodLine])
 
 
-def rounded(values: list[float], digits: int) -> list[float]:
-    """`round(v, digits)` of each value, the numpy scalars among them in one `np.round` call.
+def rounded(values: Sequence[float], digits: int) -> list[float]:
+    """`round(v, digits)` of each value, in batches (`rounded_lists`)."""
+    return rounded_lists([values], digits)[0]
+
+
+def rounded_lists(lists: Sequence[Sequence[float]], digits: int) -> list[list[float]]:
+    """`round(v, digits)` of each value of each list, all lists in one batch.
 
     Why: the figures mix Python floats and numpy float64 scalars, and `round` of a numpy scalar costs about ten
-    times a Python one (a plan rounds some thousand of them). `np.round` of an array rounds each element exactly
-    as `round` of that element's numpy scalar does (both scale, round half to even and unscale), while Python's
-    `round` of a float rounds its exact decimal value, which can differ in the last digit: so the numpy scalars
-    go through `np.round` and the rest through `round`, and every figure is the one `round` gave before.
+    times a Python one (a plan rounds some thousand of them), and even a Python one some 0.4 us. `np.round` of an
+    array rounds each element exactly as `round` of that element's numpy scalar does (both scale, round half to
+    even and unscale), while Python's `round` of a float rounds its exact decimal value, which can differ in the
+    last digit: so the numpy scalars take `np.round`'s digits and the Python floats `round_floats`'s (which are
+    `round`'s, cash_flows), and every figure is the one `round` gave before. A Python int keeps `round`'s int.
     """
+    total = sum(len(values) for values in lists)
+    if total < _BATCH:  # a few figures: numpy's fixed costs are more than `round`'s
+        return [_rounded_each(list(values), digits) for values in lists]
+    array = np.fromiter(chain.from_iterable(lists), dtype=np.float64, count=total)
+    python_digits = round_floats(array, digits)
+    numpy_digits: list[float] | None = None
+    split, at = [], 0
+    for values in lists:
+        kinds = set(map(type, values))
+        end = at + len(values)
+        if kinds <= _PYTHON_FLOAT:
+            split.append(python_digits[at:end])
+        else:
+            if numpy_digits is None:
+                numpy_digits = np.round(array, digits).tolist()
+            if kinds <= _NUMPY_FLOAT:
+                split.append(numpy_digits[at:end])
+            else:  # mixed, or Python ints (which `round` leaves ints)
+                split.append([round(v, digits) if type(v) is int else python_digits[i] if type(v) is float
+                              else numpy_digits[i] for i, v in enumerate(values, at)])
+        at = end
+    return split
+
+
+def _rounded_each(values: list[float], digits: int) -> list[float]:
+    """`round` of a few values one by one, the numpy scalars among them through one `np.round` call."""
     out = list(values)
     numpy_at = []
     for i, v in enumerate(values):
@@ -391,6 +425,11 @@ def rounded(values: list[float], digits: int) -> list[float]:
         for i, v in zip(numpy_at, scaled, strict=True):
             out[i] = v
     return out
+
+
+_PYTHON_FLOAT: set[type] = {float}
+_NUMPY_FLOAT: set[type] = {np.float64}
+_BATCH = 8
 
 
 def _unflatten(shape: list[dict[str, float]], values: list[float]) -> list[dict[str, float]]:
