@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import Any
 
 import numpy as np
 from pydantic import TypeAdapter
@@ -54,15 +55,16 @@ def cloud_label(c: CloudOption) -> str:
 
 @dataclass
 class _BlockFigures:
-    """What one block's solution adds up to, per block-hour share (spread over its periods by hours)."""
+    """What each block's solution adds up to, per block-hour share (spread over its periods by hours): arrays over
+    the blocks."""
 
-    owned_gpu_hours: dict[str, float] = field(default_factory=dict)   # option key -> GPU-hours worked
-    cloud_hours: dict[str, float] = field(default_factory=dict)       # offer key -> instance-hours
-    delivered: float = 0.0
-    unused_rented: float = 0.0
-    peak_owned: float = 0.0
-    peak_rented: float = 0.0
-    served: bool = True  # every hour's jobs at once had an owned or rented slot
+    owned: list[tuple[str, np.ndarray]]   # option key -> GPU-hours worked, in the allocation's order
+    cloud: list[tuple[str, np.ndarray]]   # offer key -> instance-hours, each key once (its first place)
+    delivered: np.ndarray
+    unused_rented: np.ndarray | None  # None: no rented instance, 0.0 (a Python float) in every block
+    peak_owned: np.ndarray
+    peak_rented: np.ndarray
+    unserved: np.ndarray  # cells where some jobs had no owned or rented slot
 
 
 @dataclass
@@ -94,7 +96,7 @@ class Ledger:
             self._fixed = _PlanFixed.of(self.blocks, self.periods)
         return self._fixed
 
-    def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
+    def _block_figures(self, alloc: Allocation) -> _BlockFigures:
         """Each block's figures, computed for all blocks at once per option and read out per block. Why: a loop over
         blocks with a mask and three maxima each cost some 10 us a block, twelve blocks in a 36-month series, three
         accounts a plan; the arrays hold the same floats (the same operations element by element, the peaks as
@@ -151,65 +153,56 @@ class Ledger:
         # of the period they fall in is not modelled, so not how many at once)
         peak_rented = np.maximum(peak_rented, packed_peak)
         unserved = np.bincount(where[~(remaining[active] <= 1e-6)], minlength=n_blocks)
-        delivered = job_hours * w * self.efficiency
-        figures = []
-        for b in range(n_blocks):
-            f = _BlockFigures({key: column[b] for key, column in owned_columns})
-            for key, column in cloud_columns:
-                f.cloud_hours[key] = f.cloud_hours.get(key, 0.0) + column[b]
-            if alloc.instances or outage_idle:  # 0.0 plus each offer's idle hours, summed block by block
-                f.unused_rented = idle_total[b]
-            f.delivered = delivered[b]
-            f.peak_owned = float(peak_owned[b])
-            f.peak_rented = float(peak_rented[b])
-            f.served = bool(unserved[b] == 0)
-            figures.append(f)
-        return figures
+        merged: dict[str, np.ndarray] = {}
+        for key, column in cloud_columns:  # 0.0 plus each of the key's columns, as each block added them up
+            merged[key] = merged.get(key, 0.0) + column
+        unused = idle_total if alloc.instances or outage_idle else None  # else 0.0 idle hours, summed block by block
+        return _BlockFigures(owned_columns, list(merged.items()), job_hours * w * self.efficiency, unused,
+                             peak_owned, peak_rented, unserved)
 
     def account(self, alloc: Allocation, detail: bool = True) -> Accounts:
         """`detail` False (an alternative): the lines, costs and curves, without the per-period table and the
         cash-flow rows, which only the plan itself shows."""
         rate = self.usd_per_kwh
-        n_periods = len(self.periods)
-        electricity = [0.0] * n_periods
-        cloud_cost = [0.0] * n_periods
-        # by the line's key here; the periods name a line by its place in `buy`, `cloud` or `commitments`, never by
-        # the quote's own name, which would repeat every input string once per period (issue 31)
-        owned_gpu_hours: list[dict[str, float]] = [{} for _ in range(n_periods)]
-        cloud_hours: list[dict[tuple[str, str], float]] = [{} for _ in range(n_periods)]
-        delivered = [0.0] * n_periods
-        unused = [0.0] * n_periods
-        peaks = [(0.0, 0.0)] * n_periods
-        served = [True] * n_periods
+        fixed = self.fixed
+        fig = self._block_figures(alloc)
+        at, share, outside = fixed.block_of, fixed.share_of, fixed.outside
         idle_kwh_per_hour = sum(n * self.owned[k].idle_kwh_per_unit_hour for k, n in alloc.purchase.units.items())
         idle_kwh_per_hour += sum(n * self.hosts[s].idle_kwh_per_hour for s, n in alloc.purchase.hosts.items())
-        for p, period in enumerate(self.periods):
-            electricity[p] = rate * idle_kwh_per_hour * period.hours
+        electricity = [rate * idle_kwh_per_hour * period.hours for period in self.periods]
+        # Each period's figures from its block's, all periods at once: a period is in one block at most, so each
+        # figure is its start plus the same terms in the same order as a loop over blocks, periods and keys added
+        # them (element by element the same operations); the numpy scalars it made stay numpy scalars (`_of`),
+        # for `round` rounds them differently. By the line's key here; the periods name a line by its place in
+        # `buy`, `cloud` or `commitments`, never by the quote's own name, which would repeat every input string
+        # once per period (issue 31).
+        owned_hours: list[tuple[str, np.ndarray]] = []
+        cloud_hours: list[tuple[tuple[str, str], np.ndarray]] = []  # committed instance-hours first, as shown
+        energy: np.ndarray | None = None
+        for key, column in fig.owned:
+            o = self.owned[key]
+            if o.is_commitment:  # committed instance-hours worked, shown with the cloud's
+                cloud_hours.append((("commitments", key), column[at] * share / o.gpus_per_unit))
+                continue
+            term = rate * o.marginal_kwh_per_gpu_hour * column[at] * share
+            energy = (np.array(electricity, dtype=np.float64) if energy is None else energy) + term
+            owned_hours.append((key, column[at] * share))
+        if energy is not None:
+            electricity = _of(energy, electricity, outside)
+        cloud_cost = [0.0] * len(self.periods)
+        spend: np.ndarray | None = None
         cloud_totals: dict[str, tuple[float, float]] = {}
-        for b, fig in enumerate(self._block_figures(alloc)):
-            for p, share in self.fixed.shares[b]:
-                for key, gpu_hours in fig.owned_gpu_hours.items():
-                    o = self.owned[key]
-                    if o.is_commitment:  # committed instance-hours worked, shown with the cloud's
-                        label = ("commitments", key)
-                        cloud_hours[p][label] = (cloud_hours[p].get(label, 0.0)
-                                                 + gpu_hours * share / o.gpus_per_unit)
-                        continue
-                    electricity[p] += rate * o.marginal_kwh_per_gpu_hour * gpu_hours * share
-                    owned_gpu_hours[p][key] = owned_gpu_hours[p].get(key, 0.0) + gpu_hours * share
-                for key, hours in fig.cloud_hours.items():
-                    c = self.cloud[key]
-                    cloud_cost[p] += c.usd_per_hour * hours * share
-                    label = ("cloud", key)
-                    cloud_hours[p][label] = cloud_hours[p].get(label, 0.0) + hours * share
-                delivered[p] += fig.delivered * share
-                unused[p] += fig.unused_rented * share
-                peaks[p] = (fig.peak_owned, fig.peak_rented)
-                served[p] = fig.served
-            for key, hours in fig.cloud_hours.items():
-                c = self.cloud[key]
-                h, cost = cloud_totals.get(key, (0.0, 0.0))
-                cloud_totals[key] = (h + hours, cost + hours * c.usd_per_hour)
+        for key, column in fig.cloud:
+            c = self.cloud[key]
+            spend = (np.zeros(len(at)) if spend is None else spend) + c.usd_per_hour * column[at] * share
+            cloud_hours.append((("cloud", key), column[at] * share))
+            if len(column):  # hours and cost summed block by block, in order, as numpy scalars
+                h = cost = 0.0
+                for hours in column.tolist():
+                    h, cost = h + hours, cost + hours * c.usd_per_hour
+                cloud_totals[key] = (np.float64(h), np.float64(cost))
+        if spend is not None:
+            cloud_cost = _of(spend, cloud_cost, outside)
         cloud_totals = {k: v for k, v in cloud_totals.items() if v[0] > 1e-9}
 
         purchases = {k: n for k, n in alloc.purchase.units.items() if not self.owned[k].is_commitment}
@@ -279,27 +272,28 @@ class Ledger:
         if not detail:
             return Accounts(buy, hosts, cloud, costs, [], running_basis, listings, commitments, table, start_basis,
                             resale_basis, listing_machines=machines)
-        n = len(self.periods)
         bought = [k for k, n_units in sorted(purchases.items()) if n_units > 0]  # the order of `buy`
         place = {k: f"buy[{i}]" for i, k in enumerate(bought)}
         rented = sorted(cloud_totals.items(), key=lambda kv: -kv[1][1])  # the order of `cloud`
         places = {("cloud", k): f"cloud[{i}]" for i, (k, _) in enumerate(rented)}
         places.update({("commitments", k): f"commitments[{i}]" for i, k in enumerate(sorted(committed))})
-        owned_kept = [{place[k]: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
-        cloud_kept = [{places[k]: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
+        owned_rounded = _kept(owned_hours, place, len(self.periods), outside)
+        cloud_rounded = _kept(cloud_hours, places, len(self.periods), outside)
+        n_periods = len(self.periods)
+        delivered = _of(0.0 + fig.delivered[at] * share, [0.0] * n_periods, outside)
+        unused = ([0.0] * n_periods if fig.unused_rented is None
+                  else _of(0.0 + fig.unused_rented[at] * share, [0.0] * n_periods, outside))
+        peak_owned, peak_rented = fig.peak_owned[at].tolist(), fig.peak_rented[at].tolist()
+        served = (fig.unserved[at] == 0).tolist()
+        for p in outside:
+            peak_owned[p], peak_rented[p], served[p] = 0.0, 0.0, True
         waits = allocation_waits(alloc, self.periods, self.blocks, self.owned, self.cloud, self.width,
                                  self.hours_on, self.patience, self.fixed.cells.hours)
-        owned_flat = [v for d in owned_kept for v in d.values()]
-        cloud_flat = [v for d in cloud_kept for v in d.values()]
-        peak_owned = self._peak_owned([peak[0] for peak in peaks], alloc, waits)
-        # every figure of the table in two batches, one per number of digits
-        owned_r, cloud_r3, delivered_r, peak_owned_r, peak_rented_r, unused_r, waited_r = rounded_lists(
-            [owned_flat, cloud_flat, delivered, peak_owned, [peak[1] for peak in peaks], unused,
-             waits.waited_gpu_hours], 3)
+        # every other figure of the table in two batches, one per number of digits
+        delivered_r, peak_owned_r, peak_rented_r, unused_r, waited_r = rounded_lists(
+            [delivered, self._peak_owned(peak_owned, alloc, waits), peak_rented, unused, waits.waited_gpu_hours], 3)
         electricity_r, cloud_r, commitments_r, opex_r = rounded_lists(
             [electricity, cloud_cost, flows.commitments.tolist(), flows.opex.tolist()], 2)
-        owned_rounded = _unflatten(owned_kept, owned_r)
-        cloud_rounded = _unflatten(cloud_kept, cloud_r3)
         demand_r = self.fixed.demand_r
         longest = waits.max_wait_hours
         lines = _PERIOD_LINES.validate_python([
@@ -335,22 +329,59 @@ class Ledger:
 
 @dataclass(frozen=True)
 class _PlanFixed:
-    """A plan's figures that do not depend on the allocation: cells, period hours and calendar, each block's periods
-    with their share of its hours, and the rounded demand and waiting of each period."""
+    """A plan's figures that do not depend on the allocation: cells, period hours and calendar, each period's block
+    (0 for a period in none, listed in `outside`) and its share of the block's hours, and the rounded demand of
+    each period."""
 
     cells: Cells
     hours: np.ndarray
     calendar: Calendar
-    shares: list[list[tuple[int, float]]]
+    block_of: np.ndarray
+    share_of: np.ndarray
+    outside: list[int]
     demand_r: list[float]
 
     @staticmethod
     def of(blocks: list[Block], periods: list[Period]) -> _PlanFixed:
+        block_of = np.zeros(len(periods), dtype=np.int64)
+        share_of = [0.0] * len(periods)
+        outside = set(range(len(periods)))
+        for b, block in enumerate(blocks):
+            for p in block.periods:
+                if p not in outside:  # merge_periods puts each period with hours in one block
+                    raise ValueError(f"period {p} is in two blocks")
+                outside.discard(p)
+                block_of[p] = b
+                share_of[p] = periods[p].hours / block.hours
         return _PlanFixed(
             cells_of(blocks), np.array([p.hours for p in periods]),
             calendar([p.start for p in periods], [p.end for p in periods]),
-            [[(p, periods[p].hours / block.hours) for p in block.periods] for block in blocks],
+            block_of, np.array(share_of, dtype=np.float64), sorted(outside),
             rounded([period.demand for period in periods], 3))
+
+
+def _of(values: np.ndarray, before: list[float], outside: list[int]) -> list[float]:
+    """Per-period figures as the loop over blocks left them: numpy scalars where a block added to the period,
+    `before`'s values in periods outside every block."""
+    out: list[float] = list(values)
+    for p in outside:
+        out[p] = before[p]
+    return out
+
+
+def _kept(hours: list[tuple[Any, np.ndarray]], place: dict[Any, str], n_periods: int,
+          outside: list[int]) -> list[dict[str, float]]:
+    """Each period's hours above 1e-9 by the line's place, rounded to 3 digits as `round` rounds a numpy scalar
+    (all of them in one `np.round`), in the order of `hours`: none in a period outside every block."""
+    if not hours:
+        return [{} for _ in range(n_periods)]
+    table = np.array([v for _, v in hours], dtype=np.float64)
+    worked = table > 1e-9
+    worked[:, outside] = False
+    digits, kept = np.round(table, 3).T.tolist(), worked.T.tolist()
+    keys = [k for k, _ in hours]
+    return [{place[k]: v for k, v, w in zip(keys, row, keep, strict=True) if w} for row, keep in zip(digits, kept,
+                                                                                                    strict=True)]
 
 
 def _machines(c: CloudOption) -> int:
