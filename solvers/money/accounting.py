@@ -294,22 +294,11 @@ class Ledger:
             [delivered, self._peak_owned(peak_owned, alloc, waits), peak_rented, unused, waits.waited_gpu_hours], 3)
         electricity_r, cloud_r, commitments_r, opex_r = rounded_lists(
             [electricity, cloud_cost, flows.commitments.tolist(), flows.opex.tolist()], 2)
-        demand_r = self.fixed.demand_r
-        longest = waits.max_wait_hours
-        lines = _PERIOD_LINES.validate_python([
-            dict(month=period.label, start=period.start.isoformat(), days=period.days,
-                 demand_reference_gpu_hours=demand_r[p],
-                 delivered_reference_gpu_hours=delivered_r[p],
-                 owned_gpu_hours=owned_rounded[p],
-                 cloud_hours=cloud_rounded[p],
-                 electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
-                 commitments_usd=commitments_r[p], opex_usd=opex_r[p],
-                 peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
-                 unused_rented_gpu_hours=unused_r[p],
-                 waited_gpu_hours=waited_r[p], max_wait_hours=longest[p],
-                 served_every_hour=served[p] if self.always_on else None)
-            for p, period in enumerate(self.periods)
-        ])
+        # one line a period: its label, start and days, then its figures in the order of `_LINE_FIELDS`
+        lines = _PERIOD_LINES.validate_python([dict(zip(_LINE_FIELDS, line, strict=True)) for line in zip(
+            fixed.labels, fixed.starts, fixed.days, fixed.demand_r, delivered_r, owned_rounded, cloud_rounded,
+            electricity_r, cloud_r, commitments_r, opex_r, peak_owned_r, peak_rented_r, unused_r, waited_r,
+            waits.max_wait_hours, served if self.always_on else [None] * n_periods, strict=True)])
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
                         start_basis, resale_basis, listing_machines=machines)
 
@@ -340,6 +329,9 @@ class _PlanFixed:
     share_of: np.ndarray
     outside: list[int]
     demand_r: list[float]
+    labels: list[str]   # each period's label, first day (ISO) and days, as its line shows them
+    starts: list[str]
+    days: list[int]
 
     @staticmethod
     def of(blocks: list[Block], periods: list[Period]) -> _PlanFixed:
@@ -357,7 +349,8 @@ class _PlanFixed:
             cells_of(blocks), np.array([p.hours for p in periods]),
             calendar([p.start for p in periods], [p.end for p in periods]),
             block_of, np.array(share_of, dtype=np.float64), sorted(outside),
-            rounded([period.demand for period in periods], 3))
+            rounded([period.demand for period in periods], 3), [period.label for period in periods],
+            [period.start.isoformat() for period in periods], [period.days for period in periods])
 
 
 def _of(values: np.ndarray, before: list[float], outside: list[int]) -> list[float]:
@@ -401,6 +394,10 @@ def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarra
 # Why adapters: a list of plan lines validated in one pydantic-core call costs about half of one model call per line
 # (the same validation, the same models and fields set); a plan has some 36 period lines and 37 cash-flow rows.
 _PERIOD_LINES = TypeAdapter(list[PeriodLine])
+_LINE_FIELDS = ("month", "start", "days", "demand_reference_gpu_hours", "delivered_reference_gpu_hours",
+                "owned_gpu_hours", "cloud_hours", "electricity_usd", "cloud_usd", "commitments_usd", "opex_usd",
+                "peak_owned_gpus", "peak_rented_gpus", "unused_rented_gpu_hours", "waited_gpu_hours", "max_wait_hours",
+                "served_every_hour")
 
 
 def rounded(values: Sequence[float], digits: int) -> list[float]:

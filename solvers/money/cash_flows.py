@@ -21,6 +21,10 @@ from solvers.demand.periods import Period
 
 CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])
 
+# the fields of a period's row, in the order `table` lists its figures
+_ROW_FIELDS = ("month", "date", "capex_usd", "electricity_usd", "opex_usd", "cloud_usd", "commitments_usd",
+               "resale_usd", "net_usd", "net_present_value_usd", "cumulative_usd", "cumulative_present_value_usd",
+               "discount_factor")
 _EXACT = 2.0 ** 52  # below it a float's scaled value rounds to an integer that is exact in a double
 _MARGIN = 2.0 ** -50  # 4 ulp of relative error: well above the half-ulp error of one multiplication
 
@@ -108,12 +112,10 @@ class Flows:
             two = round_floats(np.array([capex_by_period, elec, self.opex, cl, commitments, resale, net, net_pv,
                                          totals, totals_pv], dtype=np.float64), 2)
             factors = round_floats(df, 8)
-            rows += CASH_FLOW_LINES.validate_python([dict(
-                month=period.label, date=period.end.isoformat(), capex_usd=two[0][p], electricity_usd=two[1][p],
-                opex_usd=two[2][p], cloud_usd=two[3][p], commitments_usd=two[4][p], resale_usd=two[5][p],
-                net_usd=two[6][p], cumulative_usd=two[8][p], discount_factor=factors[p],
-                net_present_value_usd=two[7][p], cumulative_present_value_usd=two[9][p])
-                for p, period in enumerate(periods)])
+            dates = [period.end.isoformat() for period in periods]
+            # one row a period: its label, date, the ten rounded columns and the discount factor
+            rows += CASH_FLOW_LINES.validate_python([dict(zip(_ROW_FIELDS, row, strict=True)) for row in zip(
+                [period.label for period in periods], dates, *two, factors, strict=True)])
         if terms.plain and not commitments.any() and not self.opex.any() and not self.cloud_data.any() \
                 and not fees_at_start:
             return rows, self.capex, running, self.resale, round(cumulative_pv, 2)  # today's curves, to the bit
