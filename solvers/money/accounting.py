@@ -9,14 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, compress
 from typing import Any
 
 import numpy as np
 from pydantic import TypeAdapter
 
 from solvers.base.break_even_result import Alternative
-from solvers.base.finance import Calendar, Terms, calendar
+from solvers.base.finance import Calendar, Terms, calendar, months_to
 from solvers.base.options import CloudOption, HostOption, OwnedOption
 from solvers.base.plan_lines import BuyLine, CashFlowLine, CloudLine, CommitmentLine, Costs, HostLine, PeriodLine
 from solvers.demand.blocks import Block
@@ -347,10 +347,19 @@ class _PlanFixed:
                 share_of[p] = periods[p].hours / block.hours
         return _PlanFixed(
             cells_of(blocks), np.array([p.hours for p in periods]),
-            calendar([p.start for p in periods], [p.end for p in periods]),
+            _calendar(periods),
             block_of, np.array(share_of, dtype=np.float64), sorted(outside),
             rounded([period.demand for period in periods], 3), [period.label for period in periods],
             [period.start.isoformat() for period in periods], [period.days for period in periods])
+
+
+def _calendar(periods: list[Period]) -> Calendar:
+    """`finance.calendar` of the periods' starts and ends, both in one `months_to` call (it works element by
+    element, so the months are the same floats; one call's fixed cost fewer)."""
+    if not periods:
+        return calendar([], [])
+    months = months_to(periods[0].start, [p.start for p in periods] + [p.end for p in periods])
+    return Calendar(periods[0].start, months[:len(periods)], months[len(periods):])
 
 
 def _of(values: np.ndarray, before: list[float], outside: list[int]) -> list[float]:
@@ -366,15 +375,18 @@ def _kept(hours: list[tuple[Any, np.ndarray]], place: dict[Any, str], n_periods:
           outside: list[int]) -> list[dict[str, float]]:
     """Each period's hours above 1e-9 by the line's place, rounded to 3 digits as `round` rounds a numpy scalar
     (all of them in one `np.round`), in the order of `hours`: none in a period outside every block."""
+    out: list[dict[str, float]] = [{} for _ in range(n_periods)]
     if not hours:
-        return [{} for _ in range(n_periods)]
+        return out
     table = np.array([v for _, v in hours], dtype=np.float64)
     worked = table > 1e-9
     worked[:, outside] = False
-    digits, kept = np.round(table, 3).T.tolist(), worked.T.tolist()
-    keys = [k for k, _ in hours]
-    return [{place[k]: v for k, v, w in zip(keys, row, keep, strict=True) if w} for row, keep in zip(digits, kept,
-                                                                                                    strict=True)]
+    for (key, _), digits, kept in zip(hours, np.round(table, 3).tolist(), worked.tolist(), strict=True):
+        if any(kept):  # key by key, so each period's dict takes them in the order of `hours`
+            name = place[key]
+            for p in compress(range(n_periods), kept):
+                out[p][name] = digits[p]
+    return out
 
 
 def _machines(c: CloudOption) -> int:
