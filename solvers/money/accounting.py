@@ -96,11 +96,13 @@ class Ledger:
             self._fixed = _PlanFixed.of(self.blocks, self.periods)
         return self._fixed
 
-    def _block_figures(self, alloc: Allocation) -> _BlockFigures:
-        """Each block's figures, computed for all blocks at once per option and read out per block. Why: a loop over
-        blocks with a mask and three maxima each cost some 10 us a block, twelve blocks in a 36-month series, three
-        accounts a plan; the arrays hold the same floats (the same operations element by element, the peaks as
-        `max(initial=0.0)` of the block's active cells by `np.maximum.at`, which takes them in the same order)."""
+    def _block_figures(self, alloc: Allocation, detail: bool) -> _BlockFigures:
+        """Each block's figures, computed for all blocks at once per option. Why: a loop over blocks with a mask and
+        three maxima each cost some 10 us a block, twelve blocks in a 36-month series, three accounts a plan; the
+        arrays hold the same floats (the same operations element by element, the peaks as `max(initial=0.0)` of the
+        block's active cells by `np.maximum.at`, which takes them in the same order). Without `detail` (an
+        alternative's account) only the hours worked and rented, which its costs need: the per-period table's
+        figures (delivered work, peaks, idle rented hours, unserved hours) are left at zero."""
         cells = self.fixed.cells
         w = self.width
         n_blocks = len(self.blocks)
@@ -112,10 +114,11 @@ class Ledger:
             o = self.owned[key]
             busy = np.bincount(cells.block, weights=jobs * cells.hours, minlength=n_blocks)
             displaced = alloc.displaced.get(key, np.zeros(n_blocks))
-            job_hours += busy - o.throughput * displaced
             owned_columns.append((key, o.width * (busy / o.throughput - np.asarray(displaced)) / o.load_per_gpu))
-            owned_at_once += jobs
-            owned_gpus += o.width * jobs / o.load_per_gpu
+            if detail:
+                job_hours += busy - o.throughput * displaced
+                owned_at_once += jobs
+                owned_gpus += o.width * jobs / o.load_per_gpu
         remaining = np.maximum(cells.jobs - owned_at_once, 0.0)
         rented_at_once = np.zeros(len(cells.jobs))
         rented_gpus = np.zeros(len(cells.jobs))
@@ -124,26 +127,36 @@ class Ledger:
         outage_idle = False
         for key, inst in sorted(alloc.instances.items(), key=lambda kv: self.cloud[kv[0]].usd_per_job_hour):
             c = self.cloud[key]
-            used = np.minimum(c.slots * inst, remaining)
-            remaining = remaining - used
-            rented_at_once += used
-            rented_gpus += c.width * _busy_jobs(inst, used, c.slots) / c.load_per_gpu
             run_hours = inst * cells.hours / c.speed
-            unused = (c.gpu_count * inst - c.width * used / c.load_per_gpu) * cells.hours / c.speed
             cloud_columns.append((key, np.bincount(cells.block, weights=run_hours, minlength=n_blocks)))
-            idle_total += np.bincount(cells.block, weights=unused, minlength=n_blocks)
-        job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=n_blocks)
+            if detail:
+                used = np.minimum(c.slots * inst, remaining)
+                remaining = remaining - used
+                rented_at_once += used
+                rented_gpus += c.width * _busy_jobs(inst, used, c.slots) / c.load_per_gpu
+                unused = (c.gpu_count * inst - c.width * used / c.load_per_gpu) * cells.hours / c.speed
+                idle_total += np.bincount(cells.block, weights=unused, minlength=n_blocks)
+        if detail:  # the rented jobs' hours, after the owned ones' and before the packed hours'
+            job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=n_blocks)
         packed_peak = np.zeros(n_blocks)  # GPUs of one packed instance, where a block has packed hours of it
         for key, packed in alloc.packed_hours.items():
             c = self.cloud[key]
-            job_hours += packed * c.packed_capacity
             cloud_columns.append((key, np.asarray(packed)))
+            if not detail:
+                continue
+            job_hours += packed * c.packed_capacity
             idle_gpus = 0.0
             if c.displaced_slots is not None:  # an instance-hour rented for one replica's outage: its other GPUs
                 idle_gpus = max(c.gpu_count - c.width * (c.packed_capacity / c.speed) / c.load_per_gpu, 0.0)
                 idle_total += idle_gpus * np.asarray(packed)
                 outage_idle = True
             packed_peak = np.maximum(packed_peak, np.where(np.asarray(packed) > 1e-9, c.gpu_count - idle_gpus, 0.0))
+        merged: dict[str, np.ndarray] = {}
+        for key, column in cloud_columns:  # 0.0 plus each of the key's columns, as each block added them up
+            merged[key] = merged.get(key, 0.0) + column
+        if not detail:
+            zeros = np.zeros(n_blocks)
+            return _BlockFigures(owned_columns, list(merged.items()), zeros, None, zeros, zeros, zeros)
         active = cells.hours > 1e-9
         where = cells.block[active]
         peak_owned, peak_rented = np.zeros(n_blocks), np.zeros(n_blocks)
@@ -153,11 +166,8 @@ class Ledger:
         # of the period they fall in is not modelled, so not how many at once)
         peak_rented = np.maximum(peak_rented, packed_peak)
         unserved = np.bincount(where[~(remaining[active] <= 1e-6)], minlength=n_blocks)
-        merged: dict[str, np.ndarray] = {}
-        for key, column in cloud_columns:  # 0.0 plus each of the key's columns, as each block added them up
-            merged[key] = merged.get(key, 0.0) + column
-        unused = idle_total if alloc.instances or outage_idle else None  # else 0.0 idle hours, summed block by block
-        return _BlockFigures(owned_columns, list(merged.items()), job_hours * w * self.efficiency, unused,
+        unused_rented = idle_total if alloc.instances or outage_idle else None  # else 0.0, summed block by block
+        return _BlockFigures(owned_columns, list(merged.items()), job_hours * w * self.efficiency, unused_rented,
                              peak_owned, peak_rented, unserved)
 
     def account(self, alloc: Allocation, detail: bool = True) -> Accounts:
@@ -165,7 +175,7 @@ class Ledger:
         cash-flow rows, which only the plan itself shows."""
         rate = self.usd_per_kwh
         fixed = self.fixed
-        fig = self._block_figures(alloc)
+        fig = self._block_figures(alloc, detail)
         at, share, outside = fixed.block_of, fixed.share_of, fixed.outside
         idle_kwh_per_hour = sum(n * self.owned[k].idle_kwh_per_unit_hour for k, n in alloc.purchase.units.items())
         idle_kwh_per_hour += sum(n * self.hosts[s].idle_kwh_per_hour for s, n in alloc.purchase.hosts.items())
@@ -295,7 +305,7 @@ class Ledger:
         electricity_r, cloud_r, commitments_r, opex_r = rounded_lists(
             [electricity, cloud_cost, flows.commitments.tolist(), flows.opex.tolist()], 2)
         # one line a period: its label, start and days, then its figures in the order of `_LINE_FIELDS`
-        lines = _PERIOD_LINES.validate_python([dict(zip(_LINE_FIELDS, line, strict=True)) for line in zip(
+        lines = _PERIOD_LINES.validate_python([dict(zip(_LINE_FIELDS, line, strict=False)) for line in zip(
             fixed.labels, fixed.starts, fixed.days, fixed.demand_r, delivered_r, owned_rounded, cloud_rounded,
             electricity_r, cloud_r, commitments_r, opex_r, peak_owned_r, peak_rented_r, unused_r, waited_r,
             waits.max_wait_hours, served if self.always_on else [None] * n_periods, strict=True)])

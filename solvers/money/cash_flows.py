@@ -114,7 +114,7 @@ class Flows:
             factors = round_floats(df, 8)
             dates = [period.end.isoformat() for period in periods]
             # one row a period: its label, date, the ten rounded columns and the discount factor
-            rows += CASH_FLOW_LINES.validate_python([dict(zip(_ROW_FIELDS, row, strict=True)) for row in zip(
+            rows += CASH_FLOW_LINES.validate_python([dict(zip(_ROW_FIELDS, row, strict=False)) for row in zip(
                 [period.label for period in periods], dates, *two, factors, strict=True)])
         if terms.plain and not commitments.any() and not self.opex.any() and not self.cloud_data.any() \
                 and not fees_at_start:
