@@ -179,7 +179,7 @@ class Ledger:
         at, share, outside = fixed.block_of, fixed.share_of, fixed.outside
         idle_kwh_per_hour = sum(n * self.owned[k].idle_kwh_per_unit_hour for k, n in alloc.purchase.units.items())
         idle_kwh_per_hour += sum(n * self.hosts[s].idle_kwh_per_hour for s, n in alloc.purchase.hosts.items())
-        electricity = [rate * idle_kwh_per_hour * period.hours for period in self.periods]
+        electricity = [rate * idle_kwh_per_hour * hours for hours in fixed.period_hours]
         # Each period's figures from its block's, all periods at once: a period is in one block at most, so each
         # figure is its start plus the same terms in the same order as a loop over blocks, periods and keys added
         # them (element by element the same operations); the numpy scalars it made stay numpy scalars (`_of`),
@@ -192,11 +192,13 @@ class Ledger:
         for key, column in fig.owned:
             o = self.owned[key]
             if o.is_commitment:  # committed instance-hours worked, shown with the cloud's
-                cloud_hours.append((("commitments", key), column[at] * share / o.gpus_per_unit))
+                if detail:
+                    cloud_hours.append((("commitments", key), column[at] * share / o.gpus_per_unit))
                 continue
             term = rate * o.marginal_kwh_per_gpu_hour * column[at] * share
             energy = (np.array(electricity, dtype=np.float64) if energy is None else energy) + term
-            owned_hours.append((key, column[at] * share))
+            if detail:
+                owned_hours.append((key, column[at] * share))
         if energy is not None:
             electricity = _of(energy, electricity, outside)
         cloud_cost = [0.0] * len(self.periods)
@@ -205,7 +207,8 @@ class Ledger:
         for key, column in fig.cloud:
             c = self.cloud[key]
             spend = (np.zeros(len(at)) if spend is None else spend) + c.usd_per_hour * column[at] * share
-            cloud_hours.append((("cloud", key), column[at] * share))
+            if detail:
+                cloud_hours.append((("cloud", key), column[at] * share))
             if len(column):  # hours and cost summed block by block, in order, as numpy scalars
                 h = cost = 0.0
                 for hours in column.tolist():
@@ -339,12 +342,14 @@ class _PlanFixed:
     share_of: np.ndarray
     outside: list[int]
     demand_r: list[float]
+    period_hours: list[float]
     labels: list[str]   # each period's label, first day (ISO) and days, as its line shows them
     starts: list[str]
     days: list[int]
 
     @staticmethod
     def of(blocks: list[Block], periods: list[Period]) -> _PlanFixed:
+        hours = [p.hours for p in periods]
         block_of = np.zeros(len(periods), dtype=np.int64)
         share_of = [0.0] * len(periods)
         outside = set(range(len(periods)))
@@ -356,10 +361,10 @@ class _PlanFixed:
                 block_of[p] = b
                 share_of[p] = periods[p].hours / block.hours
         return _PlanFixed(
-            cells_of(blocks), np.array([p.hours for p in periods]),
+            cells_of(blocks), np.array(hours),
             _calendar(periods),
             block_of, np.array(share_of, dtype=np.float64), sorted(outside),
-            rounded([period.demand for period in periods], 3), [period.label for period in periods],
+            rounded([period.demand for period in periods], 3), hours, [period.label for period in periods],
             [period.start.isoformat() for period in periods], [period.days for period in periods])
 
 
