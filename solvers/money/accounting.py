@@ -7,9 +7,8 @@ periods in proportion to their hours: an optimal split, since costs are linear i
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain, compress
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,9 @@ from solvers.demand.waits import Waits
 from solvers.model.arrays import cells_of
 from solvers.model.layers import Cells
 from solvers.money.allocation import Allocation, allocation_waits, capacities
-from solvers.money.cash_flows import flows_of, round_floats
+from solvers.money.cash_flows import flows_of
+from solvers.money.rounding import rounded as rounded  # the figures' rounding (curves import it from here)
+from solvers.money.rounding import rounded_lists
 
 
 @dataclass
@@ -425,71 +426,3 @@ _LINE_FIELDS = ("month", "start", "days", "demand_reference_gpu_hours", "deliver
                 "owned_gpu_hours", "cloud_hours", "electricity_usd", "cloud_usd", "commitments_usd", "opex_usd",
                 "peak_owned_gpus", "peak_rented_gpus", "unused_rented_gpu_hours", "waited_gpu_hours", "max_wait_hours",
                 "served_every_hour")
-
-
-def rounded(values: Sequence[float], digits: int) -> list[float]:
-    """`round(v, digits)` of each value, in batches (`rounded_lists`)."""
-    return rounded_lists([values], digits)[0]
-
-
-def rounded_lists(lists: Sequence[Sequence[float]], digits: int) -> list[list[float]]:
-    """`round(v, digits)` of each value of each list, all lists in one batch.
-
-    Why: the figures mix Python floats and numpy float64 scalars, and `round` of a numpy scalar costs about ten
-    times a Python one (a plan rounds some thousand of them), and even a Python one some 0.4 us. `np.round` of an
-    array rounds each element exactly as `round` of that element's numpy scalar does (both scale, round half to
-    even and unscale), while Python's `round` of a float rounds its exact decimal value, which can differ in the
-    last digit: so the numpy scalars take `np.round`'s digits and the Python floats `round_floats`'s (which are
-    `round`'s, cash_flows), and every figure is the one `round` gave before. A Python int keeps `round`'s int.
-    """
-    total = sum(len(values) for values in lists)
-    if total < _BATCH:  # a few figures: numpy's fixed costs are more than `round`'s
-        return [_rounded_each(list(values), digits) for values in lists]
-    array = np.fromiter(chain.from_iterable(lists), dtype=np.float64, count=total)
-    python_digits = round_floats(array, digits)
-    numpy_digits: list[float] | None = None
-    split, at = [], 0
-    for values in lists:
-        kinds = set(map(type, values))
-        end = at + len(values)
-        if kinds <= _PYTHON_FLOAT:
-            split.append(python_digits[at:end])
-        else:
-            if numpy_digits is None:
-                numpy_digits = np.round(array, digits).tolist()
-            if kinds <= _NUMPY_FLOAT:
-                split.append(numpy_digits[at:end])
-            else:  # mixed, or Python ints (which `round` leaves ints)
-                split.append([round(v, digits) if type(v) is int else python_digits[i] if type(v) is float
-                              else numpy_digits[i] for i, v in enumerate(values, at)])
-        at = end
-    return split
-
-
-def _rounded_each(values: list[float], digits: int) -> list[float]:
-    """`round` of a few values one by one, the numpy scalars among them through one `np.round` call."""
-    out = list(values)
-    numpy_at = []
-    for i, v in enumerate(values):
-        if type(v) is float or type(v) is int:
-            out[i] = round(v, digits)
-        else:
-            numpy_at.append(i)
-    if numpy_at:
-        scaled = np.round(np.array([values[i] for i in numpy_at], dtype=np.float64), digits).tolist()
-        for i, v in zip(numpy_at, scaled, strict=True):
-            out[i] = v
-    return out
-
-
-_PYTHON_FLOAT: set[type] = {float}
-_NUMPY_FLOAT: set[type] = {np.float64}
-_BATCH = 8
-
-
-def _unflatten(shape: list[dict[str, float]], values: list[float]) -> list[dict[str, float]]:
-    """Dicts with the keys of `shape` and, in order, the flat `values`."""
-    it = iter(values)
-    return [{k: next(it) for k in d} for d in shape]
-
-

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any
 
 import numpy as np
 from pydantic import TypeAdapter
@@ -18,6 +17,7 @@ from solvers.base.finance import Calendar, Terms, capex_schedule, discount
 from solvers.base.options import OwnedOption
 from solvers.base.plan_lines import CashFlowLine
 from solvers.demand.periods import Period
+from solvers.money.rounding import round_floats
 
 CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])
 
@@ -25,37 +25,6 @@ CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])
 _ROW_FIELDS = ("month", "date", "capex_usd", "electricity_usd", "opex_usd", "cloud_usd", "commitments_usd",
                "resale_usd", "net_usd", "net_present_value_usd", "cumulative_usd", "cumulative_present_value_usd",
                "discount_factor")
-_EXACT = 2.0 ** 52  # below it a float's scaled value rounds to an integer that is exact in a double
-_MARGIN = 2.0 ** -50  # 4 ulp of relative error: well above the half-ulp error of one multiplication
-
-
-def round_floats(values: np.ndarray, digits: int) -> list[Any]:
-    """`round(float(v), digits)` of each element (nested lists for a 2-D array), in a few numpy calls.
-
-    Why: a plan's accounts round some 700 figures, and Python's `round` costs some 0.4 us each. Python rounds
-    the exact decimal value of v half to even and reads the digits back as the nearest double; numpy's `rint(v x
-    10^d) / 10^d` gives the same double whenever the rounded product `v x 10^d` has the same nearest integer as
-    the exact one, for that integer k (below 2^52, exact) and 10^d are exact and the division is correctly
-    rounded, so it is the double nearest k / 10^d, the one Python reads back. The product is within half an ulp
-    of the exact value, so the two can only differ where it lies within an ulp of a half-integer: those values
-    (ties included), and any batch with a value too large or not finite, go through `round` itself."""
-    scale = 10.0 ** digits
-    scaled = values * scale
-    size = np.abs(scaled)
-    if not (size < _EXACT).all():
-        return [round(v, digits) for v in values.tolist()] if values.ndim == 1 else \
-            [round_floats(row, digits) for row in values]
-    out: list[Any] = (np.rint(scaled) / scale).tolist()
-    near_half = np.abs(scaled - np.floor(scaled) - 0.5) <= size * _MARGIN
-    if near_half.any():
-        for at in zip(*np.nonzero(near_half), strict=True):
-            row = out
-            for i in at[:-1]:
-                row = row[int(i)]
-            row[int(at[-1])] = round(float(values[at]), digits)
-    return out
-
-
 @dataclass
 class Flows:
     """An allocation's cash flows by period (commitments, opex) and the purchase's dated payments."""
