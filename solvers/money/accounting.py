@@ -262,13 +262,14 @@ class Ledger:
             for k, n in sorted(committed.items()) for o in [self.owned[k]]
         ]
         extra = flows.commitments_total + flows.opex_total + flows.interest + flows.cloud_data_total
-        total = capex + sum(electricity) + sum(cloud_cost) - resale
+        energy_usd, cloud_usd = sum(electricity), sum(cloud_cost)
+        total = capex + energy_usd + cloud_usd - resale
         if extra:
             total += extra
         costs = Costs(
             capex_usd=round(capex, 2),
-            electricity_usd=round(sum(electricity), 2),
-            cloud_usd=round(sum(cloud_cost), 2),
+            electricity_usd=round(energy_usd, 2),
+            cloud_usd=round(cloud_usd, 2),
             resale_credit_usd=round(resale, 2),
             total_usd=round(total, 2),
             commitments_usd=round(flows.commitments_total, 2),
