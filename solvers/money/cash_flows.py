@@ -20,11 +20,12 @@ from solvers.demand.periods import Period
 from solvers.money.rounding import round_floats
 
 CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])
-
 # the fields of a period's row, in the order `table` lists its figures
 _ROW_FIELDS = ("month", "date", "capex_usd", "electricity_usd", "opex_usd", "cloud_usd", "commitments_usd",
                "resale_usd", "net_usd", "net_present_value_usd", "cumulative_usd", "cumulative_present_value_usd",
                "discount_factor")
+
+
 @dataclass
 class Flows:
     """An allocation's cash flows by period (commitments, opex) and the purchase's dated payments."""
