@@ -81,7 +81,7 @@ class Flows:
             # each figure rounded as `round(float(x), 2)` was, all columns in one batch
             two = round_floats(np.array([capex_by_period, elec, self.opex, cl, commitments, resale, net, net_pv,
                                          totals, totals_pv], dtype=np.float64), 2)
-            factors = round_floats(df, 8)
+            factors = round_floats(df, 8) if rate else df.tolist()  # (1 + 0)^-t is 1.0 exactly, round(1.0, 8) too
             dates = [period.end.isoformat() for period in periods]
             # one row a period: its label, date, the ten rounded columns and the discount factor
             rows += CASH_FLOW_LINES.validate_python([dict(zip(_ROW_FIELDS, row, strict=False)) for row in zip(
