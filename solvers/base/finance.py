@@ -41,7 +41,7 @@ def months_to(start: dt.date, days: Sequence[dt.date]) -> np.ndarray:
     """`months_between(start, d)` for many dates (vectorised over calendar months with numpy)."""
     if not len(days):
         return np.zeros(0)
-    d = np.array(days, dtype="datetime64[D]")
+    d = _days(days)
     s = np.datetime64(start, "D")
     month = d.astype("datetime64[M]")
     whole = (month - s.astype("datetime64[M]")).astype(np.int64)
@@ -54,6 +54,17 @@ def months_to(start: dt.date, days: Sequence[dt.date]) -> np.ndarray:
     nxt = _clip_day(next_month, offset)
     out: np.ndarray = whole + (d - anchor).astype(np.int64) / np.maximum((nxt - anchor).astype(np.int64), 1)
     return out
+
+
+_EPOCH = dt.date(1970, 1, 1).toordinal()
+
+
+def _days(days: Sequence[dt.date]) -> np.ndarray:
+    """The dates as datetime64[D]: plain dates through their ordinals (days since 1970-01-01, exact integers), some
+    ten times faster than numpy's conversion of date objects (a plan converts its periods' starts and ends)."""
+    if all(type(day) is dt.date for day in days):
+        return (np.array([day.toordinal() for day in days], dtype=np.int64) - _EPOCH).astype("datetime64[D]")
+    return np.array(days, dtype="datetime64[D]")
 
 
 def _clip_day(month: np.ndarray, offset: np.int64) -> np.ndarray:

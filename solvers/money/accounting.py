@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import compress
+from typing import Any
 
 import numpy as np
 from pydantic import TypeAdapter
 
 from solvers.base.break_even_result import Alternative
-from solvers.base.finance import Calendar, Terms, calendar
+from solvers.base.finance import Calendar, Terms, calendar, months_to
 from solvers.base.options import CloudOption, HostOption, OwnedOption
 from solvers.base.plan_lines import BuyLine, CashFlowLine, CloudLine, CommitmentLine, Costs, HostLine, PeriodLine
 from solvers.demand.blocks import Block
@@ -23,6 +25,8 @@ from solvers.model.arrays import cells_of
 from solvers.model.layers import Cells
 from solvers.money.allocation import Allocation, allocation_waits, capacities
 from solvers.money.cash_flows import flows_of
+from solvers.money.rounding import rounded as rounded  # the figures' rounding (curves import it from here)
+from solvers.money.rounding import rounded_lists
 
 
 @dataclass
@@ -52,15 +56,16 @@ def cloud_label(c: CloudOption) -> str:
 
 @dataclass
 class _BlockFigures:
-    """What one block's solution adds up to, per block-hour share (spread over its periods by hours)."""
+    """What each block's solution adds up to, per block-hour share (spread over its periods by hours): arrays over
+    the blocks."""
 
-    owned_gpu_hours: dict[str, float] = field(default_factory=dict)   # option key -> GPU-hours worked
-    cloud_hours: dict[str, float] = field(default_factory=dict)       # offer key -> instance-hours
-    delivered: float = 0.0
-    unused_rented: float = 0.0
-    peak_owned: float = 0.0
-    peak_rented: float = 0.0
-    served: bool = True  # every hour's jobs at once had an owned or rented slot
+    owned: list[tuple[str, np.ndarray]]   # option key -> GPU-hours worked, in the allocation's order
+    cloud: list[tuple[str, np.ndarray]]   # offer key -> instance-hours, each key once (its first place)
+    delivered: np.ndarray
+    unused_rented: np.ndarray | None  # None: no rented instance, 0.0 (a Python float) in every block
+    peak_owned: np.ndarray
+    peak_rented: np.ndarray
+    unserved: np.ndarray  # cells where some jobs had no owned or rented slot
 
 
 @dataclass
@@ -92,11 +97,13 @@ class Ledger:
             self._fixed = _PlanFixed.of(self.blocks, self.periods)
         return self._fixed
 
-    def _block_figures(self, alloc: Allocation) -> list[_BlockFigures]:
-        """Each block's figures, computed for all blocks at once per option and read out per block. Why: a loop over
-        blocks with a mask and three maxima each cost some 10 us a block, twelve blocks in a 36-month series, three
-        accounts a plan; the arrays hold the same floats (the same operations element by element, the peaks as
-        `max(initial=0.0)` of the block's active cells by `np.maximum.at`, which takes them in the same order)."""
+    def _block_figures(self, alloc: Allocation, detail: bool) -> _BlockFigures:
+        """Each block's figures, computed for all blocks at once per option. Why: a loop over blocks with a mask and
+        three maxima each cost some 10 us a block, twelve blocks in a 36-month series, three accounts a plan; the
+        arrays hold the same floats (the same operations element by element, the peaks as `max(initial=0.0)` of the
+        block's active cells by `np.maximum.at`, which takes them in the same order). Without `detail` (an
+        alternative's account) only the hours worked and rented, which its costs need: the per-period table's
+        figures (delivered work, peaks, idle rented hours, unserved hours) are left at zero."""
         cells = self.fixed.cells
         w = self.width
         n_blocks = len(self.blocks)
@@ -108,10 +115,11 @@ class Ledger:
             o = self.owned[key]
             busy = np.bincount(cells.block, weights=jobs * cells.hours, minlength=n_blocks)
             displaced = alloc.displaced.get(key, np.zeros(n_blocks))
-            job_hours += busy - o.throughput * displaced
             owned_columns.append((key, o.width * (busy / o.throughput - np.asarray(displaced)) / o.load_per_gpu))
-            owned_at_once += jobs
-            owned_gpus += o.width * jobs / o.load_per_gpu
+            if detail:
+                job_hours += busy - o.throughput * displaced
+                owned_at_once += jobs
+                owned_gpus += o.width * jobs / o.load_per_gpu
         remaining = np.maximum(cells.jobs - owned_at_once, 0.0)
         rented_at_once = np.zeros(len(cells.jobs))
         rented_gpus = np.zeros(len(cells.jobs))
@@ -120,26 +128,36 @@ class Ledger:
         outage_idle = False
         for key, inst in sorted(alloc.instances.items(), key=lambda kv: self.cloud[kv[0]].usd_per_job_hour):
             c = self.cloud[key]
-            used = np.minimum(c.slots * inst, remaining)
-            remaining = remaining - used
-            rented_at_once += used
-            rented_gpus += c.width * _busy_jobs(inst, used, c.slots) / c.load_per_gpu
             run_hours = inst * cells.hours / c.speed
-            unused = (c.gpu_count * inst - c.width * used / c.load_per_gpu) * cells.hours / c.speed
             cloud_columns.append((key, np.bincount(cells.block, weights=run_hours, minlength=n_blocks)))
-            idle_total += np.bincount(cells.block, weights=unused, minlength=n_blocks)
-        job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=n_blocks)
+            if detail:
+                used = np.minimum(c.slots * inst, remaining)
+                remaining = remaining - used
+                rented_at_once += used
+                rented_gpus += c.width * _busy_jobs(inst, used, c.slots) / c.load_per_gpu
+                unused = (c.gpu_count * inst - c.width * used / c.load_per_gpu) * cells.hours / c.speed
+                idle_total += np.bincount(cells.block, weights=unused, minlength=n_blocks)
+        if detail:  # the rented jobs' hours, after the owned ones' and before the packed hours'
+            job_hours += np.bincount(cells.block, weights=rented_at_once * cells.hours, minlength=n_blocks)
         packed_peak = np.zeros(n_blocks)  # GPUs of one packed instance, where a block has packed hours of it
         for key, packed in alloc.packed_hours.items():
             c = self.cloud[key]
-            job_hours += packed * c.packed_capacity
             cloud_columns.append((key, np.asarray(packed)))
+            if not detail:
+                continue
+            job_hours += packed * c.packed_capacity
             idle_gpus = 0.0
             if c.displaced_slots is not None:  # an instance-hour rented for one replica's outage: its other GPUs
                 idle_gpus = max(c.gpu_count - c.width * (c.packed_capacity / c.speed) / c.load_per_gpu, 0.0)
                 idle_total += idle_gpus * np.asarray(packed)
                 outage_idle = True
             packed_peak = np.maximum(packed_peak, np.where(np.asarray(packed) > 1e-9, c.gpu_count - idle_gpus, 0.0))
+        merged: dict[str, np.ndarray] = {}
+        for key, column in cloud_columns:  # 0.0 plus each of the key's columns, as each block added them up
+            merged[key] = merged.get(key, 0.0) + column
+        if not detail:
+            zeros = np.zeros(n_blocks)
+            return _BlockFigures(owned_columns, list(merged.items()), zeros, None, zeros, zeros, zeros)
         active = cells.hours > 1e-9
         where = cells.block[active]
         peak_owned, peak_rented = np.zeros(n_blocks), np.zeros(n_blocks)
@@ -149,65 +167,56 @@ class Ledger:
         # of the period they fall in is not modelled, so not how many at once)
         peak_rented = np.maximum(peak_rented, packed_peak)
         unserved = np.bincount(where[~(remaining[active] <= 1e-6)], minlength=n_blocks)
-        delivered = job_hours * w * self.efficiency
-        figures = []
-        for b in range(n_blocks):
-            f = _BlockFigures({key: column[b] for key, column in owned_columns})
-            for key, column in cloud_columns:
-                f.cloud_hours[key] = f.cloud_hours.get(key, 0.0) + column[b]
-            if alloc.instances or outage_idle:  # 0.0 plus each offer's idle hours, summed block by block
-                f.unused_rented = idle_total[b]
-            f.delivered = delivered[b]
-            f.peak_owned = float(peak_owned[b])
-            f.peak_rented = float(peak_rented[b])
-            f.served = bool(unserved[b] == 0)
-            figures.append(f)
-        return figures
+        unused_rented = idle_total if alloc.instances or outage_idle else None  # else 0.0, summed block by block
+        return _BlockFigures(owned_columns, list(merged.items()), job_hours * w * self.efficiency, unused_rented,
+                             peak_owned, peak_rented, unserved)
 
     def account(self, alloc: Allocation, detail: bool = True) -> Accounts:
         """`detail` False (an alternative): the lines, costs and curves, without the per-period table and the
         cash-flow rows, which only the plan itself shows."""
         rate = self.usd_per_kwh
-        n_periods = len(self.periods)
-        electricity = [0.0] * n_periods
-        cloud_cost = [0.0] * n_periods
-        # by the line's key here; the periods name a line by its place in `buy`, `cloud` or `commitments`, never by
-        # the quote's own name, which would repeat every input string once per period (issue 31)
-        owned_gpu_hours: list[dict[str, float]] = [{} for _ in range(n_periods)]
-        cloud_hours: list[dict[tuple[str, str], float]] = [{} for _ in range(n_periods)]
-        delivered = [0.0] * n_periods
-        unused = [0.0] * n_periods
-        peaks = [(0.0, 0.0)] * n_periods
-        served = [True] * n_periods
+        fixed = self.fixed
+        fig = self._block_figures(alloc, detail)
+        at, share, outside = fixed.block_of, fixed.share_of, fixed.outside
         idle_kwh_per_hour = sum(n * self.owned[k].idle_kwh_per_unit_hour for k, n in alloc.purchase.units.items())
         idle_kwh_per_hour += sum(n * self.hosts[s].idle_kwh_per_hour for s, n in alloc.purchase.hosts.items())
-        for p, period in enumerate(self.periods):
-            electricity[p] = rate * idle_kwh_per_hour * period.hours
+        electricity = [rate * idle_kwh_per_hour * hours for hours in fixed.period_hours]
+        # Each period's figures from its block's, all periods at once: a period is in one block at most, so each
+        # figure is its start plus the same terms in the same order as a loop over blocks, periods and keys added
+        # them (element by element the same operations); the numpy scalars it made stay numpy scalars (`_of`),
+        # for `round` rounds them differently. By the line's key here; the periods name a line by its place in
+        # `buy`, `cloud` or `commitments`, never by the quote's own name, which would repeat every input string
+        # once per period (issue 31).
+        owned_hours: list[tuple[str, np.ndarray]] = []
+        cloud_hours: list[tuple[tuple[str, str], np.ndarray]] = []  # committed instance-hours first, as shown
+        energy: np.ndarray | None = None
+        for key, column in fig.owned:
+            o = self.owned[key]
+            if o.is_commitment:  # committed instance-hours worked, shown with the cloud's
+                if detail:
+                    cloud_hours.append((("commitments", key), column[at] * share / o.gpus_per_unit))
+                continue
+            term = rate * o.marginal_kwh_per_gpu_hour * column[at] * share
+            energy = (np.array(electricity, dtype=np.float64) if energy is None else energy) + term
+            if detail:
+                owned_hours.append((key, column[at] * share))
+        if energy is not None:
+            electricity = _of(energy, electricity, outside)
+        cloud_cost = [0.0] * len(self.periods)
+        spend: np.ndarray | None = None
         cloud_totals: dict[str, tuple[float, float]] = {}
-        for b, fig in enumerate(self._block_figures(alloc)):
-            for p, share in self.fixed.shares[b]:
-                for key, gpu_hours in fig.owned_gpu_hours.items():
-                    o = self.owned[key]
-                    if o.is_commitment:  # committed instance-hours worked, shown with the cloud's
-                        label = ("commitments", key)
-                        cloud_hours[p][label] = (cloud_hours[p].get(label, 0.0)
-                                                 + gpu_hours * share / o.gpus_per_unit)
-                        continue
-                    electricity[p] += rate * o.marginal_kwh_per_gpu_hour * gpu_hours * share
-                    owned_gpu_hours[p][key] = owned_gpu_hours[p].get(key, 0.0) + gpu_hours * share
-                for key, hours in fig.cloud_hours.items():
-                    c = self.cloud[key]
-                    cloud_cost[p] += c.usd_per_hour * hours * share
-                    label = ("cloud", key)
-                    cloud_hours[p][label] = cloud_hours[p].get(label, 0.0) + hours * share
-                delivered[p] += fig.delivered * share
-                unused[p] += fig.unused_rented * share
-                peaks[p] = (fig.peak_owned, fig.peak_rented)
-                served[p] = fig.served
-            for key, hours in fig.cloud_hours.items():
-                c = self.cloud[key]
-                h, cost = cloud_totals.get(key, (0.0, 0.0))
-                cloud_totals[key] = (h + hours, cost + hours * c.usd_per_hour)
+        for key, column in fig.cloud:
+            c = self.cloud[key]
+            spend = (np.zeros(len(at)) if spend is None else spend) + c.usd_per_hour * column[at] * share
+            if detail:
+                cloud_hours.append((("cloud", key), column[at] * share))
+            if len(column):  # hours and cost summed block by block, in order, as numpy scalars
+                h = cost = 0.0
+                for hours in column.tolist():
+                    h, cost = h + hours, cost + hours * c.usd_per_hour
+                cloud_totals[key] = (np.float64(h), np.float64(cost))
+        if spend is not None:
+            cloud_cost = _of(spend, cloud_cost, outside)
         cloud_totals = {k: v for k, v in cloud_totals.items() if v[0] > 1e-9}
 
         purchases = {k: n for k, n in alloc.purchase.units.items() if not self.owned[k].is_commitment}
@@ -253,13 +262,14 @@ class Ledger:
             for k, n in sorted(committed.items()) for o in [self.owned[k]]
         ]
         extra = flows.commitments_total + flows.opex_total + flows.interest + flows.cloud_data_total
-        total = capex + sum(electricity) + sum(cloud_cost) - resale
+        energy_usd, cloud_usd = sum(electricity), sum(cloud_cost)
+        total = capex + energy_usd + cloud_usd - resale
         if extra:
             total += extra
         costs = Costs(
             capex_usd=round(capex, 2),
-            electricity_usd=round(sum(electricity), 2),
-            cloud_usd=round(sum(cloud_cost), 2),
+            electricity_usd=round(energy_usd, 2),
+            cloud_usd=round(cloud_usd, 2),
             resale_credit_usd=round(resale, 2),
             total_usd=round(total, 2),
             commitments_usd=round(flows.commitments_total, 2),
@@ -277,43 +287,33 @@ class Ledger:
         if not detail:
             return Accounts(buy, hosts, cloud, costs, [], running_basis, listings, commitments, table, start_basis,
                             resale_basis, listing_machines=machines)
-        n = len(self.periods)
         bought = [k for k, n_units in sorted(purchases.items()) if n_units > 0]  # the order of `buy`
         place = {k: f"buy[{i}]" for i, k in enumerate(bought)}
         rented = sorted(cloud_totals.items(), key=lambda kv: -kv[1][1])  # the order of `cloud`
         places = {("cloud", k): f"cloud[{i}]" for i, (k, _) in enumerate(rented)}
         places.update({("commitments", k): f"commitments[{i}]" for i, k in enumerate(sorted(committed))})
-        owned_kept = [{place[k]: v for k, v in owned_gpu_hours[p].items() if v > 1e-9} for p in range(n)]
-        cloud_kept = [{places[k]: v for k, v in cloud_hours[p].items() if v > 1e-9} for p in range(n)]
-        owned_rounded = _unflatten(owned_kept, rounded([v for d in owned_kept for v in d.values()], 3))
-        cloud_rounded = _unflatten(cloud_kept, rounded([v for d in cloud_kept for v in d.values()], 3))
-        demand_r = self.fixed.demand_r
-        delivered_r = rounded(delivered, 3)
-        electricity_r = rounded(electricity, 2)
-        cloud_r = rounded(cloud_cost, 2)
+        owned_rounded = _kept(owned_hours, place, len(self.periods), outside)
+        cloud_rounded = _kept(cloud_hours, places, len(self.periods), outside)
+        n_periods = len(self.periods)
+        delivered = _of(0.0 + fig.delivered[at] * share, [0.0] * n_periods, outside)
+        unused = ([0.0] * n_periods if fig.unused_rented is None
+                  else _of(0.0 + fig.unused_rented[at] * share, [0.0] * n_periods, outside))
+        peak_owned, peak_rented = fig.peak_owned[at].tolist(), fig.peak_rented[at].tolist()
+        served = (fig.unserved[at] == 0).tolist()
+        for p in outside:
+            peak_owned[p], peak_rented[p], served[p] = 0.0, 0.0, True
         waits = allocation_waits(alloc, self.periods, self.blocks, self.owned, self.cloud, self.width,
                                  self.hours_on, self.patience, self.fixed.cells.hours)
-        peak_owned_r = rounded(self._peak_owned([peak[0] for peak in peaks], alloc, waits), 3)
-        peak_rented_r = rounded([peak[1] for peak in peaks], 3)
-        unused_r = rounded(unused, 3)
-        waited_r = rounded(waits.waited_gpu_hours, 3)
-        longest = waits.max_wait_hours
-        commitments_r = rounded([float(v) for v in flows.commitments], 2)
-        opex_r = rounded([float(v) for v in flows.opex], 2)
-        lines = _PERIOD_LINES.validate_python([
-            dict(month=period.label, start=period.start.isoformat(), days=period.days,
-                 demand_reference_gpu_hours=demand_r[p],
-                 delivered_reference_gpu_hours=delivered_r[p],
-                 owned_gpu_hours=owned_rounded[p],
-                 cloud_hours=cloud_rounded[p],
-                 electricity_usd=electricity_r[p], cloud_usd=cloud_r[p],
-                 commitments_usd=commitments_r[p], opex_usd=opex_r[p],
-                 peak_owned_gpus=peak_owned_r[p], peak_rented_gpus=peak_rented_r[p],
-                 unused_rented_gpu_hours=unused_r[p],
-                 waited_gpu_hours=waited_r[p], max_wait_hours=longest[p],
-                 served_every_hour=served[p] if self.always_on else None)
-            for p, period in enumerate(self.periods)
-        ])
+        # every other figure of the table in two batches, one per number of digits
+        delivered_r, peak_owned_r, peak_rented_r, unused_r, waited_r = rounded_lists(
+            [delivered, self._peak_owned(peak_owned, alloc, waits), peak_rented, unused, waits.waited_gpu_hours], 3)
+        electricity_r, cloud_r, commitments_r, opex_r = rounded_lists(
+            [electricity, cloud_cost, flows.commitments.tolist(), flows.opex.tolist()], 2)
+        # one line a period: its label, start and days, then its figures in the order of `_LINE_FIELDS`
+        lines = _PERIOD_LINES.validate_python([dict(zip(_LINE_FIELDS, line, strict=False)) for line in zip(
+            fixed.labels, fixed.starts, fixed.days, fixed.demand_r, delivered_r, owned_rounded, cloud_rounded,
+            electricity_r, cloud_r, commitments_r, opex_r, peak_owned_r, peak_rented_r, unused_r, waited_r,
+            waits.max_wait_hours, served if self.always_on else [None] * n_periods, strict=True)])
         return Accounts(buy, hosts, cloud, costs, lines, running_basis, listings, commitments, table,
                         start_basis, resale_basis, listing_machines=machines)
 
@@ -333,22 +333,77 @@ class Ledger:
 
 @dataclass(frozen=True)
 class _PlanFixed:
-    """A plan's figures that do not depend on the allocation: cells, period hours and calendar, each block's periods
-    with their share of its hours, and the rounded demand and waiting of each period."""
+    """A plan's figures that do not depend on the allocation: cells, period hours and calendar, each period's block
+    (0 for a period in none, listed in `outside`) and its share of the block's hours, and the rounded demand of
+    each period."""
 
     cells: Cells
     hours: np.ndarray
     calendar: Calendar
-    shares: list[list[tuple[int, float]]]
+    block_of: np.ndarray
+    share_of: np.ndarray
+    outside: list[int]
     demand_r: list[float]
+    period_hours: list[float]
+    labels: list[str]   # each period's label, first day (ISO) and days, as its line shows them
+    starts: list[str]
+    days: list[int]
 
     @staticmethod
     def of(blocks: list[Block], periods: list[Period]) -> _PlanFixed:
+        hours = [p.hours for p in periods]
+        block_of = np.zeros(len(periods), dtype=np.int64)
+        share_of = [0.0] * len(periods)
+        outside = set(range(len(periods)))
+        for b, block in enumerate(blocks):
+            for p in block.periods:
+                if p not in outside:  # merge_periods puts each period with hours in one block
+                    raise ValueError(f"period {p} is in two blocks")
+                outside.discard(p)
+                block_of[p] = b
+                share_of[p] = periods[p].hours / block.hours
         return _PlanFixed(
-            cells_of(blocks), np.array([p.hours for p in periods]),
-            calendar([p.start for p in periods], [p.end for p in periods]),
-            [[(p, periods[p].hours / block.hours) for p in block.periods] for block in blocks],
-            rounded([period.demand for period in periods], 3))
+            cells_of(blocks), np.array(hours),
+            _calendar(periods),
+            block_of, np.array(share_of, dtype=np.float64), sorted(outside),
+            rounded([period.demand for period in periods], 3), hours, [period.label for period in periods],
+            [period.start.isoformat() for period in periods], [period.days for period in periods])
+
+
+def _calendar(periods: list[Period]) -> Calendar:
+    """`finance.calendar` of the periods' starts and ends, both in one `months_to` call (it works element by
+    element, so the months are the same floats; one call's fixed cost fewer)."""
+    if not periods:
+        return calendar([], [])
+    months = months_to(periods[0].start, [p.start for p in periods] + [p.end for p in periods])
+    return Calendar(periods[0].start, months[:len(periods)], months[len(periods):])
+
+
+def _of(values: np.ndarray, before: list[float], outside: list[int]) -> list[float]:
+    """Per-period figures as the loop over blocks left them: numpy scalars where a block added to the period,
+    `before`'s values in periods outside every block."""
+    out: list[float] = list(values)
+    for p in outside:
+        out[p] = before[p]
+    return out
+
+
+def _kept(hours: list[tuple[Any, np.ndarray]], place: dict[Any, str], n_periods: int,
+          outside: list[int]) -> list[dict[str, float]]:
+    """Each period's hours above 1e-9 by the line's place, rounded to 3 digits as `round` rounds a numpy scalar
+    (all of them in one `np.round`), in the order of `hours`: none in a period outside every block."""
+    out: list[dict[str, float]] = [{} for _ in range(n_periods)]
+    if not hours:
+        return out
+    table = np.array([v for _, v in hours], dtype=np.float64)
+    worked = table > 1e-9
+    worked[:, outside] = False
+    for (key, _), digits, kept in zip(hours, np.round(table, 3).tolist(), worked.tolist(), strict=True):
+        if any(kept):  # key by key, so each period's dict takes them in the order of `hours`
+            name = place[key]
+            for p in compress(range(n_periods), kept):
+                out[p][name] = digits[p]
+    return out
 
 
 def _machines(c: CloudOption) -> int:
@@ -368,34 +423,7 @@ def _busy_jobs(instances: np.ndarray, used: np.ndarray, slots: int) -> np.ndarra
 # Why adapters: a list of plan lines validated in one pydantic-core call costs about half of one model call per line
 # (the same validation, the same models and fields set); a plan has some 36 period lines and 37 cash-flow rows.
 _PERIOD_LINES = TypeAdapter(list[PeriodLine])
-
-
-def rounded(values: list[float], digits: int) -> list[float]:
-    """`round(v, digits)` of each value, the numpy scalars among them in one `np.round` call.
-
-    Why: the figures mix Python floats and numpy float64 scalars, and `round` of a numpy scalar costs about ten
-    times a Python one (a plan rounds some thousand of them). `np.round` of an array rounds each element exactly
-    as `round` of that element's numpy scalar does (both scale, round half to even and unscale), while Python's
-    `round` of a float rounds its exact decimal value, which can differ in the last digit: so the numpy scalars
-    go through `np.round` and the rest through `round`, and every figure is the one `round` gave before.
-    """
-    out = list(values)
-    numpy_at = []
-    for i, v in enumerate(values):
-        if type(v) is float or type(v) is int:
-            out[i] = round(v, digits)
-        else:
-            numpy_at.append(i)
-    if numpy_at:
-        scaled = np.round(np.array([values[i] for i in numpy_at], dtype=np.float64), digits).tolist()
-        for i, v in zip(numpy_at, scaled, strict=True):
-            out[i] = v
-    return out
-
-
-def _unflatten(shape: list[dict[str, float]], values: list[float]) -> list[dict[str, float]]:
-    """Dicts with the keys of `shape` and, in order, the flat `values`."""
-    it = iter(values)
-    return [{k: next(it) for k in d} for d in shape]
-
-
+_LINE_FIELDS = ("month", "start", "days", "demand_reference_gpu_hours", "delivered_reference_gpu_hours",
+                "owned_gpu_hours", "cloud_hours", "electricity_usd", "cloud_usd", "commitments_usd", "opex_usd",
+                "peak_owned_gpus", "peak_rented_gpus", "unused_rented_gpu_hours", "waited_gpu_hours", "max_wait_hours",
+                "served_every_hour")

@@ -74,11 +74,11 @@ def allocation_waits(alloc: Allocation, periods: list[Period], blocks: list[Bloc
     instance-hours of the plan's main rented offer, within its quota, when the work queued beyond the owned GPUs
     fills one (`rented_in_batches`, `rented_batch`), and the packed cloud hours that do the work of machines while
     they are off, spread over the hours they are off."""
+    if all(p.arrivals is None for p in periods):  # nothing waits (the plan serves every hour as it arrives)
+        return Waits([0.0] * len(periods), [0.0] * len(periods))
     hours = [24 * p.days for p in periods]
     ends = np.cumsum(hours).tolist()
     bounds = list(zip([0, *ends[:-1]], ends, strict=True))
-    if all(p.arrivals is None for p in periods):
-        return Waits([0.0] * len(hours), [0.0] * len(hours))
     arrivals = np.concatenate([np.zeros(h) if p.arrivals is None else p.arrivals
                                for p, h in zip(periods, hours, strict=True)])
     moved = np.concatenate([np.zeros(h) if p.moved is None else p.moved

@@ -8,6 +8,7 @@ cumulative curves are drawn on."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 import numpy as np
 from pydantic import TypeAdapter
@@ -16,8 +17,13 @@ from solvers.base.finance import Calendar, Terms, capex_schedule, discount
 from solvers.base.options import OwnedOption
 from solvers.base.plan_lines import CashFlowLine
 from solvers.demand.periods import Period
+from solvers.money.rounding import round_floats
 
 CASH_FLOW_LINES = TypeAdapter(list[CashFlowLine])
+# the fields of a period's row, in the order `table` lists its figures
+_ROW_FIELDS = ("month", "date", "capex_usd", "electricity_usd", "opex_usd", "cloud_usd", "commitments_usd",
+               "resale_usd", "net_usd", "net_present_value_usd", "cumulative_usd", "cumulative_present_value_usd",
+               "discount_factor")
 
 
 @dataclass
@@ -67,25 +73,19 @@ class Flows:
                                      net_usd=round(start_net, 2), cumulative_usd=round(start_net, 2),
                                      discount_factor=1.0, net_present_value_usd=round(start_net, 2),
                                      cumulative_present_value_usd=round(start_net, 2)))
-        cumulative, cumulative_pv = start_net, start_net
-        totals, totals_pv = [], []
-        for p in range(len(periods)):
-            cumulative += float(net[p])
-            cumulative_pv += float(net_pv[p])
-            totals.append(cumulative)
-            totals_pv.append(cumulative_pv)
+        # running sums from the start, one addition a period in order (`accumulate` adds as the loop did)
+        totals = list(accumulate(net.tolist()[:len(periods)], initial=start_net))[1:]
+        totals_pv = list(accumulate(net_pv.tolist()[:len(periods)], initial=start_net))[1:]
+        cumulative_pv = totals_pv[-1] if totals_pv else start_net
         if rows_wanted and n:
-            # each figure rounded as `round(float(x), 2)` was, from columns of Python floats
-            two = [[round(v, 2) for v in (column.tolist() if isinstance(column, np.ndarray) else column)]
-                   for column in (capex_by_period, elec, self.opex, cl, commitments, resale, net, net_pv, totals,
-                                  totals_pv)]
-            factors = [round(v, 8) for v in df.tolist()]
-            rows += CASH_FLOW_LINES.validate_python([dict(
-                month=period.label, date=period.end.isoformat(), capex_usd=two[0][p], electricity_usd=two[1][p],
-                opex_usd=two[2][p], cloud_usd=two[3][p], commitments_usd=two[4][p], resale_usd=two[5][p],
-                net_usd=two[6][p], cumulative_usd=two[8][p], discount_factor=factors[p],
-                net_present_value_usd=two[7][p], cumulative_present_value_usd=two[9][p])
-                for p, period in enumerate(periods)])
+            # each figure rounded as `round(float(x), 2)` was, all columns in one batch
+            two = round_floats(np.array([capex_by_period, elec, self.opex, cl, commitments, resale, net, net_pv,
+                                         totals, totals_pv], dtype=np.float64), 2)
+            factors = round_floats(df, 8) if rate else df.tolist()  # (1 + 0)^-t is 1.0 exactly, round(1.0, 8) too
+            dates = [period.end.isoformat() for period in periods]
+            # one row a period: its label, date, the ten rounded columns and the discount factor
+            rows += CASH_FLOW_LINES.validate_python([dict(zip(_ROW_FIELDS, row, strict=False)) for row in zip(
+                [period.label for period in periods], dates, *two, factors, strict=True)])
         if terms.plain and not commitments.any() and not self.opex.any() and not self.cloud_data.any() \
                 and not fees_at_start:
             return rows, self.capex, running, self.resale, round(cumulative_pv, 2)  # today's curves, to the bit
