@@ -15,16 +15,15 @@ import numpy as np
 from pydantic import TypeAdapter
 
 from solvers.base.break_even_result import Alternative
-from solvers.base.finance import Calendar, Terms, calendar, months_to
+from solvers.base.finance import Terms
 from solvers.base.options import CloudOption, HostOption, OwnedOption
 from solvers.base.plan_lines import BuyLine, CashFlowLine, CloudLine, CommitmentLine, Costs, HostLine, PeriodLine
 from solvers.demand.blocks import Block
 from solvers.demand.periods import Period
 from solvers.demand.waits import Waits
-from solvers.model.arrays import cells_of
-from solvers.model.layers import Cells
 from solvers.money.allocation import Allocation, allocation_waits, capacities
 from solvers.money.cash_flows import flows_of
+from solvers.money.plan_fixed import PlanFixed
 from solvers.money.rounding import rounded as rounded  # the figures' rounding (curves import it from here)
 from solvers.money.rounding import rounded_lists
 
@@ -88,13 +87,13 @@ class Ledger:
 
     def _line_width(self, width: int) -> int | None:
         return width if self.show_widths else None
-    _fixed: _PlanFixed | None = field(default=None, init=False, repr=False, compare=False)
+    _fixed: PlanFixed | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
-    def fixed(self) -> _PlanFixed:
+    def fixed(self) -> PlanFixed:
         """What every account of this plan shares (a plan accounts for itself and its two alternatives)."""
         if self._fixed is None:
-            self._fixed = _PlanFixed.of(self.blocks, self.periods)
+            self._fixed = PlanFixed.of(self.blocks, self.periods)
         return self._fixed
 
     def _block_figures(self, alloc: Allocation, detail: bool) -> _BlockFigures:
@@ -329,54 +328,6 @@ class Ledger:
         if capacity <= 0:
             return peaks
         return [max(peak, busy * gpus / capacity) for peak, busy in zip(peaks, waits.owned_peak, strict=True)]
-
-
-@dataclass(frozen=True)
-class _PlanFixed:
-    """A plan's figures that do not depend on the allocation: cells, period hours and calendar, each period's block
-    (0 for a period in none, listed in `outside`) and its share of the block's hours, and the rounded demand of
-    each period."""
-
-    cells: Cells
-    hours: np.ndarray
-    calendar: Calendar
-    block_of: np.ndarray
-    share_of: np.ndarray
-    outside: list[int]
-    demand_r: list[float]
-    period_hours: list[float]
-    labels: list[str]   # each period's label, first day (ISO) and days, as its line shows them
-    starts: list[str]
-    days: list[int]
-
-    @staticmethod
-    def of(blocks: list[Block], periods: list[Period]) -> _PlanFixed:
-        hours = [p.hours for p in periods]
-        block_of = np.zeros(len(periods), dtype=np.int64)
-        share_of = [0.0] * len(periods)
-        outside = set(range(len(periods)))
-        for b, block in enumerate(blocks):
-            for p in block.periods:
-                if p not in outside:  # merge_periods puts each period with hours in one block
-                    raise ValueError(f"period {p} is in two blocks")
-                outside.discard(p)
-                block_of[p] = b
-                share_of[p] = periods[p].hours / block.hours
-        return _PlanFixed(
-            cells_of(blocks), np.array(hours),
-            _calendar(periods),
-            block_of, np.array(share_of, dtype=np.float64), sorted(outside),
-            rounded([period.demand for period in periods], 3), hours, [period.label for period in periods],
-            [period.start.isoformat() for period in periods], [period.days for period in periods])
-
-
-def _calendar(periods: list[Period]) -> Calendar:
-    """`finance.calendar` of the periods' starts and ends, both in one `months_to` call (it works element by
-    element, so the months are the same floats; one call's fixed cost fewer)."""
-    if not periods:
-        return calendar([], [])
-    months = months_to(periods[0].start, [p.start for p in periods] + [p.end for p in periods])
-    return Calendar(periods[0].start, months[:len(periods)], months[len(periods):])
 
 
 def _of(values: np.ndarray, before: list[float], outside: list[int]) -> list[float]:
