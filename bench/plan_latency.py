@@ -1,6 +1,7 @@
 """Plan latency on the bundled catalog (issue 13 targets, 2-core machine):
 
-- a 36-month bursty series: median below 25 ms and within 2x of the bare HiGHS solve of the same model;
+- a 36-month bursty series: median below 25 ms and within 2x of the bare HiGHS solve of the same model (wall; issue
+  29), and its CPU within 2x of the CPU of all its MIPs' bare solves (issue 31, as for every profile);
 - a 36-month hourly usage log (about 26,000 hours): median below 100 ms;
 - 200 owned quote items: median below 300 ms;
 - and the 36-month series on a synthetic catalog of 10,000 cloud offers (within 2x of the bundled one).
@@ -211,13 +212,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
     bundled = bundled_catalog()
-    for label, data, target in (("36-month bursty series", SERIES, 25.0),
-                                ("36-month hourly log (26,280 h)", hourly_log(), 100.0),
-                                ("200 owned quote items", quote_items(), 300.0)):
+    for label, data, target, within in (("36-month bursty series", SERIES, 25.0, True),
+                                        ("36-month hourly log (26,280 h)", hourly_log(), 100.0, False),
+                                        ("200 owned quote items", quote_items(), 300.0, False)):
         f = plan_and_bare(data, bundled, args.repeat)
+        ratio = f.plan_ms / f.bare_ms  # issue 29: the bursty plan within 2x of its bare main solve (wall)
+        verdict = f" (target within 2x: {'yes' if ratio <= 2.0 else 'NO'})" if within else ""
         print(f"{label}: plan median {f.plan_ms:.1f} ms (target < {target:.0f} ms: "
               f"{'yes' if f.plan_ms < target else 'NO'}); bare HiGHS solve of its main model {f.bare_ms:.1f} ms "
-              f"({f.columns} columns), ratio {f.plan_ms / f.bare_ms:.2f}x; bare solves of all its MIPs (main, buy "
+              f"({f.columns} columns), ratio {ratio:.2f}x{verdict}; bare solves of all its MIPs (main, buy "
               f"only) {f.every_ms:.1f} ms. CPU (interleaved rounds): plan {f.plan_cpu:.1f} ms, main solve "
               f"{f.bare_cpu:.1f} ms ({f.plan_cpu / f.bare_cpu:.2f}x), all its MIPs {f.every_cpu:.1f} ms "
               f"({f.plan_cpu / f.every_cpu:.2f}x; target within 2x: "

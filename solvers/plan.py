@@ -32,7 +32,7 @@ from solvers.base.uncertainty import Uncertainty
 from solvers.base.workload import WorkloadPlan
 from solvers.demand.blocks import Block, merge_periods, model_weights
 from solvers.demand.periods import Period, build_periods
-from solvers.explain.alternatives import MainModel, Others, solve_alternatives
+from solvers.explain.alternatives import FromMain, MainModel, Others, ranked_singles, solve_alternatives
 from solvers.explain.break_even import find_break_even
 from solvers.explain.diagnose import explain, no_options
 from solvers.explain.extrapolation import extrapolation_warnings
@@ -174,15 +174,16 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
                     show_widths=widths is not None, hours_on=_hours_on(profile),
                     patience=profile.jobs.patience)
     main_model: MainModel = Future()
-    others = (_alternatives_beside(owned, options, blocks, limits, ledger, main_model,
-                                   evaluator_for(profile, owned, options, blocks, limits),
+    evaluator = evaluator_for(profile, owned, options, blocks, limits)
+    others = (_alternatives_beside(owned, options, blocks, limits, ledger, main_model, evaluator,
                                    search_range(profile, carbon_usd_per_kwh))
               if alternatives else None)
     try:
         started = time.perf_counter()
         model = build(owned_main, options.cloud, options.hosts, blocks, limits)
         loaded = load(model)
-        main_model.set_result((model, start_guess(model)))
+        main_model.set_result(FromMain(model, start_guess(model), ranked_singles(owned, options, limits, evaluator)
+                                       if alternatives else None))
     except BaseException as failed:  # the alternatives' thread, waiting for the model, fails with it
         main_model.set_exception(failed)
         raise
@@ -266,7 +267,7 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
     built: MainModel = Future()
-    built.set_result((core.model, None))  # inline, no guess: there is no solve to overlap
+    built.set_result(FromMain(core.model))  # inline, no guess: there is no solve to overlap
     others, evaluator = (core.others or Deferred(partial(
         solve_alternatives, owned, options, blocks, limits, ledger, built,
         evaluator_for(profile, owned, options, blocks, limits), search_range(profile, carbon)))).result()

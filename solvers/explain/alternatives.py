@@ -50,7 +50,29 @@ class Others:
 
 
 Guess = tuple[dict[str, int], dict[str, int]]  # the units and hosts of the main model's MIP start
-MainModel = Future[tuple[Model | None, Guess | None]]  # the main model and its start's purchase, once built
+
+
+@dataclass(frozen=True)
+class FromMain:
+    """What the alternatives take from the plan's main thread once it has built its model: the model (cloud only
+    reads its curve), its start's purchase (whose thresholds are searched beside the main run) and the thresholds'
+    single units, ranked there before the main run (`ranked_singles`; None: rank them here)."""
+
+    model: Model | None
+    guess: Guess | None = None
+    singles: list[Purchase] | None = None
+
+
+MainModel = Future[FromMain]
+
+
+def ranked_singles(owned: list[OwnedOption], options: Options, limits: Limits, evaluator: Evaluator) -> list[Purchase]:
+    """The thresholds' single units, the best few in order of their cost at the profile's demand and rate
+    (`weighing.best_singles`). Why the plan's main thread ranks them, before its MIP: the alternatives' thread,
+    which needs them after its own MIP, is the longer of the two on the bursty series (its accounts and the
+    start's thresholds follow its MIP), so 0.7 ms of its Python moved ahead of the main run ends both about
+    together."""
+    return best_singles(single_units(owned, options.hosts, limits), evaluator, Scenario(limits.usd_per_kwh))
 
 
 def _nothing_to_say() -> None:
@@ -63,7 +85,8 @@ def solve_alternatives(owned: list[OwnedOption], options: Options, blocks: list[
     """Buy only (every purchase option, no cloud: a MIP of its own) and cloud only (on-demand, spot and
     commitments, nothing bought), accounted. Without commitments cloud only has no decision left (every job is
     rented as the screening curve prices it), so it is read from the main model when there is one. Also the
-    thresholds' single units, in order of their cost: none of it depends on the main plan.
+    thresholds' single units, in order of their cost, unless the main thread ranked them: none of it depends on
+    the main plan.
 
     In the `background`, beside the main solve, also the thresholds of the main model's MIP start (`guess`): they
     depend on the plan's purchase and commitments only, so when the optimum buys what the start buys (the usual
@@ -91,7 +114,8 @@ def solve_alternatives(owned: list[OwnedOption], options: Options, blocks: list[
     else:
         launched()
         buy_notes.append(notice("buy_only_none"))
-    model, guess = main.result()
+    given = main.result()
+    model, guess = given.model, given.guess
     commitments = commitments_only(owned)
     if options.cloud or commitments:
         cloud = (rent_only(model, limits) if not commitments and model is not None
@@ -104,8 +128,8 @@ def solve_alternatives(owned: list[OwnedOption], options: Options, blocks: list[
     else:
         others.notes.append(notice("cloud_only_none"))
     others.notes += buy_notes
-    base = Scenario(limits.usd_per_kwh)
-    others.singles = best_singles(single_units(owned, options.hosts, limits), evaluator, base)
+    others.singles = (given.singles if given.singles is not None
+                      else ranked_singles(owned, options, limits, evaluator))
     if background and guess is not None:
         mixes = commitment_mixes(owned, guess[0], solved_units(others.cloud_only_solution))
         others.weighed = weigh(owned, evaluator, limits, search, as_bought(Purchase(*guess), owned),

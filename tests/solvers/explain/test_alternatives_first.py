@@ -1,6 +1,7 @@
-"""The alternatives' buy-only MIP goes to HiGHS before the main model is built (issue 29: their Python after their
-MIP then runs while the main MIP does), and a main build that fails fails the plan without leaving the
-alternatives' thread waiting for a model that never comes."""
+"""The alternatives' buy-only MIP goes to HiGHS before the main model is built and the thresholds' single units are
+ranked on the main thread before its MIP (issue 29: the alternatives' Python after their MIP then runs while the
+main MIP does, and both threads end about together), and a main build that fails fails the plan without leaving
+the alternatives' thread waiting for a model that never comes."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from tests.solvers.explain.test_alternatives import bursty_profile, inline_plan
 
 def test_the_buy_only_mip_is_in_highs_before_the_main_model_is_built() -> None:
     events: list[tuple[str, str]] = []
-    load, build = alternatives.load, plan_module.build
+    load, build, rank = alternatives.load, plan_module.build, alternatives.ranked_singles
 
     def loading(*args: Any) -> Any:
         loaded = load(*args)
@@ -32,13 +33,23 @@ def test_the_buy_only_mip_is_in_highs_before_the_main_model_is_built() -> None:
         events.append(("main build", threading.current_thread().name))
         return build(*args)
 
+    def ranking(where: str) -> Any:
+        def ranked(*args: Any) -> Any:
+            events.append((f"singles ranked in {where}", threading.current_thread().name))
+            return rank(*args)
+        return ranked
+
     profile = bursty_profile()
-    with patch.object(alternatives, "load", loading), patch.object(plan_module, "build", building):
+    with patch.object(alternatives, "load", loading), patch.object(plan_module, "build", building), \
+            patch.object(plan_module, "ranked_singles", ranking("plan")), \
+            patch.object(alternatives, "ranked_singles", ranking("alternatives")):
         threaded = make_plan(profile, bundled_catalog(), TODAY)
         assert deferred._ALTERNATIVES_IDLE.acquire(timeout=30)  # the thread is done before the patches go
         deferred._ALTERNATIVES_IDLE.release()
-    assert [e for e, _ in events] == ["buy-only loaded", "main build"]
-    assert events[0][1].startswith("gpuplan-alternatives") and events[1][1] == threading.main_thread().name
+    # the single units are ranked on the main thread before its MIP, not after the alternatives' MIP
+    assert [e for e, _ in events] == ["buy-only loaded", "main build", "singles ranked in plan"]
+    assert events[0][1].startswith("gpuplan-alternatives")
+    assert events[1][1] == events[2][1] == threading.main_thread().name
     assert inline_plan(profile).model_dump(exclude={"solver"}) == threaded.model_dump(exclude={"solver"})
 
 
