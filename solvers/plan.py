@@ -174,18 +174,21 @@ def _solve_class(profile: Profile, catalog: Catalog, today: dt.date, prune: bool
                     show_widths=widths is not None, hours_on=_hours_on(profile),
                     patience=profile.jobs.patience)
     main_model: MainModel = Future()
-    evaluator = evaluator_for(profile, owned, options, blocks, limits)
-    others = (_alternatives_beside(owned, options, blocks, limits, ledger, main_model, evaluator,
-                                   search_range(profile, carbon_usd_per_kwh))
-              if alternatives else None)
-    try:
+    # the thresholds' evaluator only for the alternatives (`solve_core` and its callers never weigh)
+    evaluator = evaluator_for(profile, owned, options, blocks, limits) if alternatives else None
+    try:  # from the alternatives' start on: whatever stops this thread (a KeyboardInterrupt in the wait for their
+        # MIP included) fails the model's future, which their thread would otherwise wait on forever
+        others = (None if evaluator is None else
+                  _alternatives_beside(owned, options, blocks, limits, ledger, main_model, evaluator,
+                                       search_range(profile, carbon_usd_per_kwh)))
         started = time.perf_counter()
         model = build(owned_main, options.cloud, options.hosts, blocks, limits)
         loaded = load(model)
-        main_model.set_result(FromMain(model, start_guess(model), ranked_singles(owned, options, limits, evaluator)
-                                       if alternatives else None))
+        main_model.set_result(FromMain(model) if evaluator is None else FromMain(
+            model, start_guess(model), ranked_singles(owned, options, limits, evaluator)))
     except BaseException as failed:  # the alternatives' thread, waiting for the model, fails with it
-        main_model.set_exception(failed)
+        if not main_model.done():  # (an interrupt just after `set_result` keeps its own exception)
+            main_model.set_exception(failed)
         raise
     main = solved(model, started, loaded=loaded)
     if main.status == SolveStatus.INFEASIBLE:
