@@ -112,24 +112,26 @@ class OwnedUnit:
         self._whole = row.includes_host
         self._marginal = kwh_per_watt_hour * marginal_w  # at PUE 1; `at` multiplies by the place's PUE
         self._idle = kwh_per_watt_hour * idle_unit * idle_share
-        self._state = {
-            **_OPTION_DEFAULTS,
-            "name": row.name,
-            "gpu": row.gpu,
-            "condition": row.condition,
-            "gpus_per_unit": n,
-            "unit_price_usd": row.unit_price_usd,
-            "includes_host": row.includes_host,
-            "card_watts": working_per_gpu,
-            "resale_usd": resale,
-            "memory_gb": spec.memory_gb,
-            "vendor": row.vendor,
-            "source": row.source,
-            "as_of": row.as_of,
-            "feed": row.feed,
-            "opex_usd_per_unit_hour": 0.0 if opex is None else n * opex_per_gpu_hour(opex, working_per_gpu / 1000.0),
-            "availability": availability,
-        }
+        # the defaults' copy filled key by key: half the time of a dict display unpacking them (0.5 us of 1 us a
+        # row, for 200 quotes); the same keys in the same order
+        state = _OPTION_DEFAULTS.copy()
+        state["name"] = row.name
+        state["gpu"] = row.gpu
+        state["condition"] = row.condition
+        state["gpus_per_unit"] = n
+        state["unit_price_usd"] = row.unit_price_usd
+        state["includes_host"] = row.includes_host
+        state["card_watts"] = working_per_gpu
+        state["resale_usd"] = resale
+        state["memory_gb"] = spec.memory_gb
+        state["vendor"] = row.vendor
+        state["source"] = row.source
+        state["as_of"] = row.as_of
+        state["feed"] = row.feed
+        state["opex_usd_per_unit_hour"] = (0.0 if opex is None
+                                           else n * opex_per_gpu_hour(opex, working_per_gpu / 1000.0))
+        state["availability"] = availability
+        self._state = state
 
     def at(self, key: str, throughput: float, width: int = 1, accepting_hosts: tuple[int, ...] = (),
            pue: float = 1.0, offer: str = "") -> OwnedOption:

@@ -95,14 +95,41 @@ class _Kinds:
     def _made(self, row: OwnedRow) -> _Kind:
         spec = self._gpus[row.gpu]
         widths = self._widths_of(row.gpu)
-        if spec.memory_gb < self._min_memory:  # left out at every width: nothing else is asked of it
-            return _Kind(spec, widths, False, True, (), [])
+        return _Kind(spec, widths, *_facts(self._hosts, self._pue, self._min_memory, spec, row))
+
+
+_Facts = tuple[bool, bool, tuple[int, ...], list[Place]]  # memory_ok, module_ok, accepting, places (as in _Kind)
+# the facts of each `_Kinds` key for the last hosts list, PUE and memory floor: (hosts, pue, min_gb, key -> spec, facts)
+_last_facts: tuple[Sequence[Host], float | None, float,
+                   dict[tuple[str, bool, int, str | None], tuple[GpuSpec, _Facts]]] | None = None
+
+
+def _facts(hosts: Sequence[Host], pue: float | None, min_memory: float, spec: GpuSpec, row: OwnedRow) -> _Facts:
+    """What a `_Kind` holds beyond its widths, kept across plans for the last hosts list, PUE option and memory
+    floor (as `accepting_hosts` keeps the hardware fit): plans on one catalog ask the same of the same few dozen GPU
+    types and shapes, and finding them anew (the module rule, the hosts' places) was some 0.1 ms a plan. A spec
+    other than the one kept under its name (another catalog's figures) is found anew; each is what `_made` found
+    per plan, from the same spec, hosts and options."""
+    global _last_facts
+    cache = _last_facts
+    if cache is None or cache[0] is not hosts or cache[1] != pue or cache[2] != min_memory:
+        cache = _last_facts = (hosts, pue, min_memory, {})
+    key = (row.gpu, True, row.gpus_per_unit, row.kind) if row.includes_host else (row.gpu, False, 0, None)
+    found = cache[3].get(key)
+    if found is not None and found[0] is spec:
+        return found[1]
+    facts: _Facts
+    if spec.memory_gb < min_memory:  # left out at every width: nothing else is asked of it
+        facts = (False, True, (), [])
+    else:
         module_ok = (not row.includes_host or spec.form_factor not in MODULE_FORM_FACTORS
                      or row.gpus_per_unit in module_unit_sizes(spec))
-        accepting = () if row.includes_host else accepting_hosts(self._hosts, spec)
+        accepting = () if row.includes_host else accepting_hosts(hosts, spec)
         # a bare card stands where its hosts do (the kind only names a whole machine's place)
-        where = places(accepting, self._hosts, self._pue, system_kind(spec, row.gpus_per_unit, row.kind))
-        return _Kind(spec, widths, True, module_ok, accepting, where)
+        facts = (True, module_ok, accepting, places(accepting, hosts, pue, system_kind(spec, row.gpus_per_unit,
+                                                                                       row.kind)))
+    cache[3][key] = (spec, facts)
+    return facts
 
 
 def owned_options(catalog: Catalog, profile: Profile, rows: list[OwnedRow], first_quote: int,

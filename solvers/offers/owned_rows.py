@@ -116,11 +116,27 @@ def offered_catalog(catalog: Catalog, today: dt.date) -> Catalog:
     return catalog if keep.all() else replace(catalog, hardware=frame[keep].reset_index(drop=True))
 
 
+_last_offered: tuple[HardwareTable, Mapping[str, SoldNew], dt.date, list[OwnedRow]] | None = None
+
+
+def _offered_rows(catalog: Catalog, today: dt.date) -> list[OwnedRow]:
+    """The catalog's rows offered today (`offered_new`), kept for the last catalog table, sold-new list and day:
+    plans on one catalog on one day ask the same of the same rows (a date parsed per whole system, some 30 us a
+    plan). The caller copies the list before adding to it."""
+    global _last_offered
+    table = hardware_table(catalog)
+    cached = _last_offered
+    if cached is not None and cached[0] is table and cached[1] is catalog.sold_new and cached[2] == today:
+        return cached[3]
+    rows = [r for r in table.rows if offered_new(r, today, catalog.sold_new)]
+    _last_offered = (table, catalog.sold_new, today, rows)
+    return rows
+
+
 def rows_to_own(catalog: Catalog, profile: Profile, today: dt.date) -> list[OwnedRow]:
     """The catalog's rows on offer today (in `extend` mode), then the profile's quotes. Each quote's GPU spelling is
     resolved once and today's date written once: 200 quotes name a handful of GPU types (issue 31)."""
-    rows = ([r for r in hardware_table(catalog).rows if offered_new(r, today, catalog.sold_new)]
-            if profile.prices.mode == "extend" else [])
+    rows = list(_offered_rows(catalog, today)) if profile.prices.mode == "extend" else []
     names: dict[str, str] = {}
     today_text = today.isoformat()
     for i, item in enumerate(profile.prices.owned):

@@ -48,10 +48,16 @@ def prune_cloud_frame(frame: CloudTable, peak_jobs: float | None = None) -> Clou
         idx = np.flatnonzero(unlimited)
         order = idx[np.lexsort((-slots[idx], price[idx]))]
         best_before = np.concatenate([[0.0], np.maximum.accumulate(slots[order])[:-1]])
-        front = order[slots[order] > best_before]
+        on_front = slots[order] > best_before
+        front = order[on_front]
         front_price, front_slots = price[front], slots[front]
-        for p, q in zip(front_price, front_slots, strict=True):
-            tied = np.flatnonzero(unlimited & (price == p) & (slots == q))
+        # the unlimited offers tied with a front offer (same price and slots) follow it in `order`, in row order
+        # (lexsort is stable): a run ends where the price or the slots change, and only a run's first is on the front
+        ordered_price, ordered_slots = price[order], slots[order]
+        run_ends = np.append(np.flatnonzero((ordered_price[1:] != ordered_price[:-1])
+                                            | (ordered_slots[1:] != ordered_slots[:-1])) + 1, len(order))
+        for start in np.flatnonzero(on_front).tolist():
+            tied = order[start:int(run_ends[np.searchsorted(run_ends, start, side="right")])].tolist()
             keep[min(tied, key=lambda i: (frame.provider[i], frame.name[i], frame.region[i]))] = True
     limited = np.flatnonzero(~unlimited)
     if len(limited):
@@ -100,9 +106,13 @@ def _figures(o: OwnedOption) -> _Figures:
     hours), each read or derived once: unit price, net price, throughput, slots, width, idle energy, card power,
     load per GPU, opex, upfront fee, term, hourly price, energy per job-hour at width 1 and at its own width, and its
     hosts."""
-    return (o.unit_price_usd, o.net_price_usd, o.throughput, o.slots_per_unit, o.width, o.idle_kwh_per_unit_hour,
-            o.card_watts, o.load_per_gpu, o.opex_usd_per_unit_hour, o.upfront_usd, o.term_months, o.hourly_usd,
-            o.usd_per_job_hour(1.0, 1), o.usd_per_job_hour(1.0), frozenset(o.accepting_hosts))
+    # the energy per job-hour is `OwnedOption.usd_per_job_hour(1.0, 1)` and `(1.0)` written out: 1.0 * m and m * 1
+    # are m exactly, so m / t / l and m * width / t / l are the same floats without two method calls per option
+    throughput, marginal, load, width = o.throughput, o.marginal_kwh_per_gpu_hour, o.load_per_gpu, o.width
+    return (o.unit_price_usd, o.unit_price_usd - o.resale_usd, throughput, o.slots_per_unit, width,
+            o.idle_kwh_per_unit_hour, o.card_watts, load, o.opex_usd_per_unit_hour, o.upfront_usd, o.term_months,
+            o.hourly_usd, marginal / throughput / load, marginal * width / throughput / load,
+            frozenset(o.accepting_hosts))
 
 
 def _beats(a: _Figures, b: _Figures) -> bool:
