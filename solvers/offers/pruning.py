@@ -108,10 +108,15 @@ def _figures(o: OwnedOption) -> _Figures:
     hosts."""
     # the energy per job-hour is `OwnedOption.usd_per_job_hour(1.0, 1)` and `(1.0)` written out: 1.0 * m and m * 1
     # are m exactly, so m / t / l and m * width / t / l are the same floats without two method calls per option
+    # and without an upfront fee the hourly part is `hourly_usd` (solvers.base.finance.hourly_part's own branch)
+    # written out: usd_per_hour + carbon, as every purchase's is
     throughput, marginal, load, width = o.throughput, o.marginal_kwh_per_gpu_hour, o.load_per_gpu, o.width
+    upfront = o.upfront_usd
+    hourly = (o.usd_per_hour + o.carbon_usd_per_hour if not upfront and o.payment != "all_upfront"
+              else o.hourly_usd)
     return (o.unit_price_usd, o.unit_price_usd - o.resale_usd, throughput, o.slots_per_unit, width,
-            o.idle_kwh_per_unit_hour, o.card_watts, load, o.opex_usd_per_unit_hour, o.upfront_usd, o.term_months,
-            o.hourly_usd, marginal / throughput / load, marginal * width / throughput / load,
+            o.idle_kwh_per_unit_hour, o.card_watts, load, o.opex_usd_per_unit_hour, upfront, o.term_months,
+            hourly, marginal / throughput / load, marginal * width / throughput / load,
             frozenset(o.accepting_hosts))
 
 
