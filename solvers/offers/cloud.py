@@ -14,6 +14,7 @@ from pricing.catalog import Catalog, feed_key
 from pricing.gpus import GpuTable
 from solvers.base import defaults
 from solvers.base.demand_units import load_unit
+from solvers.base.evolve import checked
 from solvers.base.notices import Notice, notice
 from solvers.base.options import CloudOption, JobWidths
 from solvers.base.profile import Profile
@@ -221,16 +222,31 @@ def cloud_options(table: CloudTable, displaced_replicas: bool = False) -> list[C
                   table.source.tolist(), table.as_of.tolist(), table.feed.tolist(), table.slots.tolist(),
                   table.speed.tolist(), table.listing.tolist(), table.load_per_gpu.tolist(), table.width.tolist(),
                   table.offer.tolist(), strict=True)
-    return [
-        CloudOption(key=f"cloud:{label}", provider=provider, name=name, gpu=gpu, gpu_count=int(gpu_count),
-                    usd_per_hour=float(usd), region=region, pricing=pricing, ref_hours_per_hour=float(ref),
-                    max_instances=None if quota != quota else float(quota),  # NaN: no quota
-                    source=source, as_of=as_of, feed=feed, slots=int(slots), speed=float(speed),
-                    listing=bool(listing), load_per_gpu=float(load), width=int(width), offer=f"cloud:{offer}",
-                    displaced_slots=min(float(slots), 1.0) if displaced_replicas else None)
-        for (label, provider, name, gpu, gpu_count, usd, region, pricing, ref, quota, source, as_of, feed, slots,
-             speed, listing, load, width, offer) in columns
-    ]
+    # each option filled without the frozen dataclass's `__init__` (20 `object.__setattr__` calls, some 3 us of an
+    # option's 4): its dict made whole in the fields' order, with the values `__init__` was given; the first a
+    # process makes is checked to hold exactly `CloudOption`'s fields (solvers.base.evolve.checked)
+    global _CLOUD_CHECKED
+    made = object.__new__
+    fill = object.__setattr__
+    options: list[CloudOption] = []
+    for (label, provider, name, gpu, gpu_count, usd, region, pricing, ref, quota, source, as_of, feed, slots,
+         speed, listing, load, width, offer) in columns:
+        option = made(CloudOption)
+        fill(option, "__dict__", {
+            "key": f"cloud:{label}", "provider": provider, "name": name, "gpu": gpu, "gpu_count": int(gpu_count),
+            "usd_per_hour": float(usd), "region": region, "pricing": pricing, "ref_hours_per_hour": float(ref),
+            "max_instances": None if quota != quota else float(quota),  # NaN: no quota
+            "source": source, "as_of": as_of, "feed": feed, "slots": int(slots), "speed": float(speed),
+            "listing": bool(listing), "load_per_gpu": float(load), "width": int(width), "offer": f"cloud:{offer}",
+            "displaced_slots": min(float(slots), 1.0) if displaced_replicas else None})
+        if not _CLOUD_CHECKED:
+            checked(option)
+            _CLOUD_CHECKED = True
+        options.append(option)
+    return options
+
+
+_CLOUD_CHECKED = False  # the first option `cloud_options` fills is checked to hold exactly the dataclass's fields
 
 
 def oldest_per_feed(cloud: CloudTable) -> dict[str, str]:

@@ -139,13 +139,18 @@ def rows_to_own(catalog: Catalog, profile: Profile, today: dt.date) -> list[Owne
     rows = list(_offered_rows(catalog, today)) if profile.prices.mode == "extend" else []
     names: dict[str, str] = {}
     today_text = today.isoformat()
+    # every field given, in order: the tuple made directly, without the named tuple's generated `__new__` that
+    # only passes its arguments on (half of the 0.3 us a quote's row took)
+    made = tuple.__new__
     for i, item in enumerate(profile.prices.owned):
         gpu = names.get(item.gpu)
         if gpu is None:
             gpu = names[item.gpu] = canonical_gpu(catalog.gpus, item.gpu, f"prices.owned[{i}].gpu")
-        rows.append(OwnedRow(item.name, gpu, item.condition, item.gpus_per_unit, item.unit_price_usd,
-                             item.includes_host, item.watts, item.idle_watts, "request", item.source or "request",
-                             today_text if item.as_of is None else item.as_of.isoformat(), "request", item.kind))
+        rows.append(made(OwnedRow, (item.name, gpu, item.condition, item.gpus_per_unit, item.unit_price_usd,
+                                    item.includes_host, item.watts, item.idle_watts, "request",
+                                    item.source or "request",
+                                    today_text if item.as_of is None else item.as_of.isoformat(), "request",
+                                    item.kind)))
     return rows
 
 
