@@ -46,18 +46,8 @@ def prune_cloud_frame(frame: CloudTable, peak_jobs: float | None = None) -> Clou
     front_slots = np.zeros(0)
     if unlimited.any():
         idx = np.flatnonzero(unlimited)
-        order = idx[np.lexsort((-slots[idx], price[idx]))]
-        best_before = np.concatenate([[0.0], np.maximum.accumulate(slots[order])[:-1]])
-        on_front = slots[order] > best_before
-        front = order[on_front]
-        front_price, front_slots = price[front], slots[front]
-        # the unlimited offers tied with a front offer (same price and slots) follow it in `order`, in row order
-        # (lexsort is stable): a run ends where the price or the slots change, and only a run's first is on the front
-        ordered_price, ordered_slots = price[order], slots[order]
-        run_ends = np.append(np.flatnonzero((ordered_price[1:] != ordered_price[:-1])
-                                            | (ordered_slots[1:] != ordered_slots[:-1])) + 1, len(order))
-        for start in np.flatnonzero(on_front).tolist():
-            tied = order[start:int(run_ends[np.searchsorted(run_ends, start, side="right")])].tolist()
+        runs, front_price, front_slots = _unlimited_front(idx, price, slots)
+        for tied in runs:
             keep[min(tied, key=lambda i: (frame.provider[i], frame.name[i], frame.region[i]))] = True
     limited = np.flatnonzero(~unlimited)
     if len(limited):
@@ -69,6 +59,57 @@ def prune_cloud_frame(frame: CloudTable, peak_jobs: float | None = None) -> Clou
     kept = np.flatnonzero(keep)
     ordered = sorted(kept.tolist(), key=lambda i: (price[i], frame.provider[i], frame.name[i], frame.region[i]))
     return frame.take(np.array(ordered, dtype=np.int64))
+
+
+def _unlimited_front(idx: np.ndarray, price: np.ndarray,
+                     slots: np.ndarray) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+    """The front of the unlimited offers `idx`: in order of price, then most slots first, each offer with more slots
+    than every one before it. Returns, per front offer in order of price, the offers tied with it (same price and
+    slots, in row order), and the front's prices and slots.
+
+    Why not sort: on 10,000 offers the sort took 0.8 ms of the pruning's 1.5; a handful of instance sizes needs one
+    pass per size instead. An offer of s slots is on the front exactly when it is the cheapest of size s and cheaper
+    than every larger offer (a larger one no dearer comes before it in that order; any earlier one is cheaper, so
+    smaller). The largest size's cheapest is always on it (when s > 0: the sorted rule starts from 0 slots). Prices
+    with a NaN keep the sort (their order is the sort's own)."""
+    price_u, slots_u = price[idx], slots[idx]
+    if np.isnan(price_u).any():
+        return _unlimited_front_sorted(idx, price, slots)
+    runs: list[list[int]] = []
+    prices: list[float] = []
+    sizes: list[float] = []
+    best: float | None = None  # the cheapest price among larger offers
+    for size in np.unique(slots_u)[::-1].tolist():
+        if size <= 0:
+            break
+        of_size = slots_u == size
+        cheapest = float(price_u[of_size].min())
+        if best is None or cheapest < best:
+            runs.append(idx[of_size & (price_u == cheapest)].tolist())
+            prices.append(cheapest)
+            sizes.append(size)
+            best = cheapest
+    runs.reverse()
+    prices.reverse()
+    sizes.reverse()
+    return runs, np.array(prices, dtype=float), np.array(sizes, dtype=float)
+
+
+def _unlimited_front_sorted(idx: np.ndarray, price: np.ndarray,
+                            slots: np.ndarray) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+    """`_unlimited_front` by sorting the offers (prices with a NaN: NaN sorts last and equals nothing)."""
+    order = idx[np.lexsort((-slots[idx], price[idx]))]
+    best_before = np.concatenate([[0.0], np.maximum.accumulate(slots[order])[:-1]])
+    on_front = slots[order] > best_before
+    front = order[on_front]
+    # the unlimited offers tied with a front offer (same price and slots) follow it in `order`, in row order
+    # (lexsort is stable): a run ends where the price or the slots change, and only a run's first is on the front
+    ordered_price, ordered_slots = price[order], slots[order]
+    run_ends = np.append(np.flatnonzero((ordered_price[1:] != ordered_price[:-1])
+                                        | (ordered_slots[1:] != ordered_slots[:-1])) + 1, len(order))
+    runs = [order[start:int(run_ends[np.searchsorted(run_ends, start, side="right")])].tolist()
+            for start in np.flatnonzero(on_front).tolist()]
+    return runs, price[front], slots[front]
 
 
 def _enough_quota(rows: np.ndarray, price: np.ndarray, slots: np.ndarray, quota: np.ndarray,
