@@ -32,6 +32,7 @@ draws less), the same simplification the rented hours already make.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Literal, TypeVar
 
 import pandas as pd
@@ -109,8 +110,11 @@ def gpu_kw(catalog: Catalog, gpu: str) -> float | None:
     return catalog.gpus[gpu].tdp_w / 1000.0 if gpu in catalog.gpus else None
 
 
+@lru_cache(maxsize=4096)
 def cloud_intensity(provider: str, region: str) -> PlaceFigure | None:
-    """The grid intensity at a region's location; the world average (marked as a fallback) where none is known."""
+    """The grid intensity at a region's location; the world average (marked as a fallback) where none is known.
+    Cached: the place tables are read once (`pricing.place`), a figure is frozen, and a plan's read-out asks for
+    each of its cloud lines and regions (a fallback's `dataclasses.replace` costs some 3 us)."""
     location = region_location(provider, region)
     found = carbon_intensity(location) if location else None
     return found or world_carbon_intensity(f"{provider} {region}".strip())
