@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import islice
+from itertools import accumulate, islice
 
 import numpy as np
 from pydantic import TypeAdapter
@@ -38,10 +38,9 @@ class Curve:
 
 
 def curve(capex: float, running: list[float], resale: float) -> Curve:
-    values = [capex]
-    for cost in running:
-        values.append(values[-1] + cost)
-    return Curve(values, resale)
+    """The cumulative cost: capex, then each period's running cost added on in turn (`accumulate` adds the same
+    running total and cost, in the same order, as a loop of `values[-1] + cost`)."""
+    return Curve(list(accumulate(running, initial=capex)), resale)
 
 
 _DAY = dt.timedelta(days=1)
@@ -87,15 +86,17 @@ def _crossing(days: list[float], a: Curve, b: Curve) -> float | None:
     if len(av) != len(bv):
         raise ValueError("curves on different day grids")
     diffs = a.array - b.array
-    away = np.flatnonzero(np.abs(diffs) > 1e-9)
-    if not len(away):
+    away = np.abs(diffs) > 1e-9
+    first = int(away.argmax())
+    if not away[first]:
         return None
-    sign = 1.0 if diffs[away[0]] > 0 else -1.0
+    sign = 1.0 if diffs[first] > 0 else -1.0
     final = sign * ((av[-1] - a.resale) - (bv[-1] - b.resale))
     if final > 1e-9:
         return None
     # the last point on the side it began (sign x d > 1e-9: sign is +-1, so the product is exact)
-    last = int(np.flatnonzero(diffs > 1e-9 if sign > 0 else diffs < -1e-9)[-1])
+    side = (diffs > 1e-9 if sign > 0 else diffs < -1e-9)[::-1]
+    last = len(av) - 1 - int(side.argmax())  # side[first] holds, so some point does
     if last == len(av) - 1:  # it crosses only with the resale
         return days[-1]
     d0, d1 = sign * (av[last] - bv[last]), sign * (av[last + 1] - bv[last + 1])
@@ -138,7 +139,7 @@ def _rounded_values(c: Curve) -> list[float]:
     values = c.values
     head = values[0] if values else None
     if (type(head) is float or type(head) is int) and set(map(type, islice(values, 1, None))) == _NUMPY_FLOAT:
-        out: list[float] = np.round(c.array, 2).tolist()
+        out: list[float] = c.array.round(2).tolist()  # what `np.round(array, 2)` calls
         out[0] = round(head, 2)
         return out
     return rounded(values, 2)
