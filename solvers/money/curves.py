@@ -131,7 +131,7 @@ def cumulative_points(days: list[float], dates: list[str], plan: Curve, cloud_on
     return points
 
 
-def _rounded_values(c: Curve) -> list[float]:
+def _rounded_values(c: Curve) -> list[float | None]:
     """`rounded(c.values, 2)`, faster for a curve as `curve` makes it from the accounts: a Python float (the
     capital) then numpy scalars (their running costs added on). `rounded` gives a numpy scalar `np.round`'s digits
     and a float or int `round`'s, so here the array's `np.round` and the first value's `round`; any other mix of
@@ -139,10 +139,10 @@ def _rounded_values(c: Curve) -> list[float]:
     values = c.values
     head = values[0] if values else None
     if (type(head) is float or type(head) is int) and set(map(type, islice(values, 1, None))) == _NUMPY_FLOAT:
-        out: list[float] = c.array.round(2).tolist()  # what `np.round(array, 2)` calls
+        out: list[float | None] = c.array.round(2).tolist()  # what `np.round(array, 2)` calls
         out[0] = round(head, 2)
         return out
-    return rounded(values, 2)
+    return list(rounded(values, 2))
 
 
 _NUMPY_FLOAT: set[type] = {np.float64}
