@@ -147,12 +147,13 @@ def size_purchase(owned: OwnedOption, hosts: list[HostOption], demand: JobDemand
         if p == 0:
             continue
         n_hosts = 0 if host is None else math.ceil(p / per_host)
-        rank = (-p, cost(p), n_hosts, 0 if host is None else host.host.slots, "" if host is None else host.host.name)
+        spend = cost(p)
+        rank = (-p, spend, n_hosts, 0 if host is None else host.host.slots, "" if host is None else host.host.name)
         if best is not None and rank >= best:
             continue
         best = rank
         capped: Limit | None = "max_capex_usd" if p < most else "max_owned_gpus" if most < need else None
-        chosen = Sizing(p, units_of(p), n_hosts, host, _jobs(owned, p), cost(p), p * per_piece * slot_day, capped)
+        chosen = Sizing(p, units_of(p), n_hosts, host, _jobs(owned, p), spend, p * per_piece * slot_day, capped)
     return chosen
 
 
@@ -162,7 +163,9 @@ def simple_break_even(owned: OwnedOption, hosts: list[HostOption], cloud: CloudO
     """The closed form for `owned` against `cloud`; None when `owned` cannot run one whole job within the budget."""
     kinds = _host_kinds(owned, hosts)
     size = size_purchase(owned, hosts, demand, availability, budget or Budget(), kinds=kinds)
-    if pieces is not None and size is not None and size.capped_by is None:  # a limit that binds is said, as before
+    # a limit that binds is said, as before; uncapped, the first sizing bought `need` pieces, so the plan's count
+    # sizes again only when it differs (the same count is the same computation)
+    if pieces is not None and size is not None and size.capped_by is None and pieces != size.pieces:
         size = size_purchase(owned, hosts, demand, availability, budget or Budget(), pieces, kinds) or size
     if size is None:
         return None
