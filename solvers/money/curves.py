@@ -124,7 +124,10 @@ def cumulative_points(days: list[float], dates: list[str], plan: Curve, cloud_on
     if any(c is not None and c.resale > 0 for c in curves):
         last = n - 1
         present = [c for c in curves if c is not None]
-        resold = iter(rounded([c.values[last] - c.resale for c in present], 2))  # what `rounded` of each gave
+        after = [c.values[last] - c.resale for c in present]
+        # what `rounded` of each gave: numpy scalars take `np.round`'s digits (`_rounded_each` rounds them together)
+        resold = iter(np.array(after, dtype=np.float64).round(2).tolist()
+                      if all(type(x) is np.float64 for x in after) else rounded(after, 2))
         plan_x, cloud_x, buy_x = (None if c is None else next(resold) for c in curves)
         points.append(CumulativePoint(date=dates[last], day=days[last], plan_usd=plan_x or 0.0,
                                       cloud_only_usd=cloud_x, buy_only_usd=buy_x, event="resale"))
