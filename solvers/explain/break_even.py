@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from solvers.base.break_even_result import BreakEven, Crossings, SimpleBreakEven
 from solvers.base.demand_forms import UtilisationDemand
 from solvers.base.options import CloudOption, HostOption, Options, OwnedOption
@@ -97,7 +95,7 @@ def find_break_even(profile: Profile, periods: list[Period], blocks: list[Block]
 def _job_demand(blocks: list[Block], horizon_days: int, limits: Limits) -> JobDemand:
     """The closed form's demand in the model's units: job-hours at reference pace a day (the levels' jobs x hours),
     the most jobs at once, and whether rented instances are packed (work may wait)."""
-    job_hours = sum(float(np.dot(b.jobs, b.level_hours)) for b in blocks)
+    job_hours = sum(b.job_hours for b in blocks)  # each block's float(np.dot(jobs, level_hours)), cached
     peak = max((b.peak_jobs for b in blocks), default=0.0)
     return JobDemand(job_hours / horizon_days, max(1, math.ceil(peak - 1e-9)), not limits.integer_instances)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from solvers.base.break_even_result import BreakEven
 from solvers.base.profile import Profile
@@ -27,16 +28,18 @@ def _jobs_of(width: int | None) -> str:
     return "" if width is None else f", jobs of {width} GPU{'s' if width > 1 else ''}"
 
 
+@lru_cache(maxsize=4096)  # pure; a plan names its offers in its warnings and its recommendation
 def offer_name(provider: str, name: str) -> str:
     """A cloud offer as the sentence names it: its provider, then its name, unless the name begins with the provider
     already (114 of the bundled offers do: "fal-ai fal-ai-b200-1x" said it twice). The page names offers the same
     way (static/plan-text.js `offerName`)."""
     p, n = provider.lower(), name.lower()
-    if p and (n == p or any(n.startswith(p + sep) for sep in ("-", " ", "_"))):
+    if p and (n == p or n.startswith((p + "-", p + " ", p + "_"))):
         return name
     return f"{provider} {name}"
 
 
+@lru_cache(maxsize=4096)  # pure
 def names_condition(name: str, condition: str) -> bool:
     """Whether a product's name already says its condition in its closing parentheses ("RTX 3090 (used, eBay)"):
     the sentence then says it once, not "(used, eBay) (used)". The page reads names the same way

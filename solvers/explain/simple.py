@@ -114,12 +114,14 @@ def _jobs(owned: OwnedOption, pieces: int) -> int:
 
 
 def size_purchase(owned: OwnedOption, hosts: list[HostOption], demand: JobDemand, availability: float,
-                  budget: Budget, pieces: int | None = None) -> Sizing | None:
+                  budget: Budget, pieces: int | None = None,
+                  kinds: list[tuple[HostOption | None, int]] | None = None) -> Sizing | None:
     """Whole jobs of `owned` that carry the average demand (busy every available hour, the guide's reading), in
     the host kind that costs least, within the budget (then as many jobs as it allows); None when no host holds a
     whole job or not even one fits the budget. `pieces`: the plan's own count of them (machines, or whole jobs of
     bare cards), when the closed form weighs the plan's purchase: the MIP rents what they leave (a lab whose 8-GPU
-    job needs 1.0006 servers' worth at 95% availability buys one server, not two)."""
+    job needs 1.0006 servers' worth at 95% availability buys one server, not two). `kinds`: `_host_kinds(owned,
+    hosts)` when the caller has it (the closed form sizes twice on the same hosts)."""
     per_piece = _per_piece_slots(owned)
     slot_day = 24.0 * availability * owned.throughput
     if per_piece <= 0 or slot_day <= 0:
@@ -135,7 +137,7 @@ def size_purchase(owned: OwnedOption, hosts: list[HostOption], demand: JobDemand
         most = _largest(need, lambda p: float(units_of(p) * owned.gpus_per_unit), budget.max_owned_gpus)
     best: tuple[int, float, int, int, str] | None = None
     chosen: Sizing | None = None
-    for host, per_host in _host_kinds(owned, hosts):
+    for host, per_host in _host_kinds(owned, hosts) if kinds is None else kinds:
         base = 0.0 if host is None else host.host.base_cost_usd
 
         def cost(p: int, base: float = base, per_host: int = per_host) -> float:
@@ -145,12 +147,13 @@ def size_purchase(owned: OwnedOption, hosts: list[HostOption], demand: JobDemand
         if p == 0:
             continue
         n_hosts = 0 if host is None else math.ceil(p / per_host)
-        rank = (-p, cost(p), n_hosts, 0 if host is None else host.host.slots, "" if host is None else host.host.name)
+        spend = cost(p)
+        rank = (-p, spend, n_hosts, 0 if host is None else host.host.slots, "" if host is None else host.host.name)
         if best is not None and rank >= best:
             continue
         best = rank
         capped: Limit | None = "max_capex_usd" if p < most else "max_owned_gpus" if most < need else None
-        chosen = Sizing(p, units_of(p), n_hosts, host, _jobs(owned, p), cost(p), p * per_piece * slot_day, capped)
+        chosen = Sizing(p, units_of(p), n_hosts, host, _jobs(owned, p), spend, p * per_piece * slot_day, capped)
     return chosen
 
 
@@ -158,9 +161,12 @@ def simple_break_even(owned: OwnedOption, hosts: list[HostOption], cloud: CloudO
                       availability: float, usd_per_kwh: float, budget: Budget | None = None,
                       pieces: int | None = None) -> SimpleBreakEven | None:
     """The closed form for `owned` against `cloud`; None when `owned` cannot run one whole job within the budget."""
-    size = size_purchase(owned, hosts, demand, availability, budget or Budget())
-    if pieces is not None and size is not None and size.capped_by is None:  # a limit that binds is said, as before
-        size = size_purchase(owned, hosts, demand, availability, budget or Budget(), pieces) or size
+    kinds = _host_kinds(owned, hosts)
+    size = size_purchase(owned, hosts, demand, availability, budget or Budget(), kinds=kinds)
+    # a limit that binds is said, as before; uncapped, the first sizing bought `need` pieces, so the plan's count
+    # sizes again only when it differs (the same count is the same computation)
+    if pieces is not None and size is not None and size.capped_by is None and pieces != size.pieces:
+        size = size_purchase(owned, hosts, demand, availability, budget or Budget(), pieces, kinds) or size
     if size is None:
         return None
     carried = min(demand.job_hours_per_day, size.slot_hours_per_day)  # all of it unless a limit capped the count

@@ -22,10 +22,14 @@ from solvers.money.accounting import Accounts, cloud_label
 
 def plan_warnings(profile: Profile, options: Options, plan: Accounts) -> list[Notice]:
     """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
-    said = {cloud_label(c): f"{offer_name(c.provider, c.name)} ({c.region}, {c.pricing.replace('_', '-')})"
-            for c in options.cloud}
-    notes = [notice("marketplace_listing", listing=said.get(label, label)) if plan.listing_machines.get(label, 1) <= 1
-             else notice("marketplace_aggregate", listing=said.get(label, label), count=plan.listing_machines[label])
+    offers = {cloud_label(c): c for c in options.cloud} if plan.listings else {}  # the last of a label, as before
+
+    def said(label: str) -> str:  # an offer's name made only for a listing that names it (offer_name is slow)
+        c = offers.get(label)
+        return label if c is None else f"{offer_name(c.provider, c.name)} ({c.region}, {c.pricing.replace('_', '-')})"
+
+    notes = [notice("marketplace_listing", listing=said(label)) if plan.listing_machines.get(label, 1) <= 1
+             else notice("marketplace_aggregate", listing=said(label), count=plan.listing_machines[label])
              for label in plan.listings]
     notes += [notice("partial_upfront_fee_unknown", provider=line.provider, name=line.name)
               for line in plan.commitments if line.payment == "partial_upfront" and not line.upfront_usd]

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate, islice
 
+import numpy as np
 from pydantic import TypeAdapter
 
 from solvers.base.break_even_result import CumulativePoint
@@ -28,19 +31,41 @@ class Curve:
     values: list[float]   # at each point of the shared day grid
     resale: float         # credit on the last day
 
+    @cached_property
+    def array(self) -> np.ndarray:
+        """The values as doubles, made once for the curve's crossings and its chart figures."""
+        return np.array(self.values, dtype=np.float64)
+
 
 def curve(capex: float, running: list[float], resale: float) -> Curve:
-    values = [capex]
-    for cost in running:
-        values.append(values[-1] + cost)
-    return Curve(values, resale)
+    """The cumulative cost: capex, then each period's running cost added on in turn (`accumulate` adds the same
+    running total and cost, in the same order, as a loop of `values[-1] + cost`)."""
+    return Curve(list(accumulate(running, initial=capex)), resale)
+
+
+_DAY = dt.timedelta(days=1)
+_MONTH_ENDS: dict[dt.date, str] = {}  # a period's exclusive end -> its last day, ISO (`day_grid`)
+_MONTH_ENDS_MAX = 4096
 
 
 def day_grid(periods: list[Period]) -> tuple[list[float], list[str]]:
+    """The chart's day grid: day 0 and each period's end, in days since the start, and the dates of its points (a
+    period's last day). Why the cache of the dates: a plan's periods end on the same month ends as the plans
+    before it, and a date's `isoformat` and the day before it cost some 0.7 us each (36 months: 36 -> 20 us)."""
     start = periods[0].start
-    days = [0.0] + [float((p.end - start).days) for p in periods]
-    dates = [start.isoformat()] + [(p.end - dt.timedelta(days=1)).isoformat() for p in periods]
-    return days, dates
+    ends = [p.end for p in periods]
+    origin = start.toordinal()
+    days = [0.0, *[float(end.toordinal() - origin) for end in ends]]
+    known = _MONTH_ENDS
+    dates = [known.get(end) or _last_day(end) for end in ends]
+    return days, [start.isoformat(), *dates]
+
+
+def _last_day(end: dt.date) -> str:
+    if len(_MONTH_ENDS) >= _MONTH_ENDS_MAX:
+        _MONTH_ENDS.clear()
+    text = _MONTH_ENDS[end] = (end - _DAY).isoformat()
+    return text
 
 
 def crossing(days: list[float], a: Curve, b: Curve) -> float | None:
@@ -53,18 +78,28 @@ def crossing(days: list[float], a: Curve, b: Curve) -> float | None:
 
 
 def _crossing(days: list[float], a: Curve, b: Curve) -> float | None:
-    diffs = [x - y for x, y in zip(a.values, b.values, strict=True)]
-    initial = next((d for d in diffs if abs(d) > 1e-9), 0.0)
-    if initial == 0.0:
+    """Where the difference first and last leaves 1e-9 is read off the curves' arrays (`Curve.array`: the same
+    doubles, so the same differences and comparisons, in a few numpy calls rather than a loop of numpy scalars);
+    the day itself from the values as they are, so its figure and type (a numpy scalar's rounding differs from a
+    float's) are the ones the loop gave."""
+    av, bv = a.values, b.values
+    if len(av) != len(bv):
+        raise ValueError("curves on different day grids")
+    diffs = a.array - b.array
+    away = np.abs(diffs) > 1e-9
+    first = int(away.argmax())
+    if not away[first]:
         return None
-    sign = 1.0 if initial > 0 else -1.0
-    final = sign * ((a.values[-1] - a.resale) - (b.values[-1] - b.resale))
+    sign = 1.0 if diffs[first] > 0 else -1.0
+    final = sign * ((av[-1] - a.resale) - (bv[-1] - b.resale))
     if final > 1e-9:
         return None
-    last = max(i for i, d in enumerate(diffs) if sign * d > 1e-9)  # the last point on the side it began
-    if last == len(diffs) - 1:  # it crosses only with the resale
+    # the last point on the side it began (sign x d > 1e-9: sign is +-1, so the product is exact)
+    side = (diffs > 1e-9 if sign > 0 else diffs < -1e-9)[::-1]
+    last = len(av) - 1 - int(side.argmax())  # side[first] holds, so some point does
+    if last == len(av) - 1:  # it crosses only with the resale
         return days[-1]
-    d0, d1 = sign * diffs[last], sign * diffs[last + 1]
+    d0, d1 = sign * (av[last] - bv[last]), sign * (av[last + 1] - bv[last + 1])
     return days[last] + (days[last + 1] - days[last]) * d0 / (d0 - d1)
 
 
@@ -74,22 +109,43 @@ def cumulative_points(days: list[float], dates: list[str], plan: Curve, cloud_on
     figure is `round(value, 2)` (a curve's values minus nothing, or minus its resale on the last day), rounded in
     one batch per curve (`accounting.rounded`: the same digits; `round` of a numpy scalar costs some 4 us, and a
     plan has a hundred of them here)."""
+    n = len(days)
+
     def column(c: Curve | None) -> list[float | None]:
-        return [None] * len(days) if c is None else list(rounded(c.values, 2))
+        return [None] * n if c is None else _rounded_values(c)
 
     plan_r, cloud_r, buy_r = column(plan), column(cloud_only), column(buy_only)
-    points = _POINTS.validate_python([  # one pydantic-core call for the list: half the cost of one call per point
-        {"date": dates[i], "day": days[i], "plan_usd": plan_r[i] or 0.0, "cloud_only_usd": cloud_r[i],
-         "buy_only_usd": buy_r[i], "event": "start" if i == 0 else "month_end"}
-        for i in range(len(days))
-    ])
-    if any(c is not None and c.resale > 0 for c in (plan, cloud_only, buy_only)):
-        last = len(days) - 1
-
-        def after_resale(c: Curve | None) -> float | None:
-            return None if c is None else rounded([c.values[last] - c.resale], 2)[0]
-
-        points.append(CumulativePoint(date=dates[last], day=days[last], plan_usd=after_resale(plan) or 0.0,
-                                      cloud_only_usd=after_resale(cloud_only), buy_only_usd=after_resale(buy_only),
-                                      event="resale"))
+    rows = [{"date": date, "day": day, "plan_usd": p or 0.0, "cloud_only_usd": c, "buy_only_usd": b,
+             "event": "month_end"} for date, day, p, c, b in zip(dates, days, plan_r, cloud_r, buy_r, strict=True)]
+    if rows:
+        rows[0]["event"] = "start"
+    points = _POINTS.validate_python(rows)  # one pydantic-core call for the list: half the cost of one per point
+    curves = (plan, cloud_only, buy_only)
+    if any(c is not None and c.resale > 0 for c in curves):
+        last = n - 1
+        present = [c for c in curves if c is not None]
+        after = [c.values[last] - c.resale for c in present]
+        # what `rounded` of each gave: numpy scalars take `np.round`'s digits (`_rounded_each` rounds them together)
+        resold = iter(np.array(after, dtype=np.float64).round(2).tolist()
+                      if all(type(x) is np.float64 for x in after) else rounded(after, 2))
+        plan_x, cloud_x, buy_x = (None if c is None else next(resold) for c in curves)
+        points.append(CumulativePoint(date=dates[last], day=days[last], plan_usd=plan_x or 0.0,
+                                      cloud_only_usd=cloud_x, buy_only_usd=buy_x, event="resale"))
     return points
+
+
+def _rounded_values(c: Curve) -> list[float | None]:
+    """`rounded(c.values, 2)`, faster for a curve as `curve` makes it from the accounts: a Python float (the
+    capital) then numpy scalars (their running costs added on). `rounded` gives a numpy scalar `np.round`'s digits
+    and a float or int `round`'s, so here the array's `np.round` and the first value's `round`; any other mix of
+    kinds goes through `rounded` itself."""
+    values = c.values
+    head = values[0] if values else None
+    if (type(head) is float or type(head) is int) and set(map(type, islice(values, 1, None))) == _NUMPY_FLOAT:
+        out: list[float | None] = c.array.round(2).tolist()  # what `np.round(array, 2)` calls
+        out[0] = round(head, 2)
+        return out
+    return list(rounded(values, 2))
+
+
+_NUMPY_FLOAT: set[type] = {np.float64}

@@ -32,6 +32,7 @@ draws less), the same simplification the rented hours already make.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Literal, TypeVar
 
 import pandas as pd
@@ -109,8 +110,11 @@ def gpu_kw(catalog: Catalog, gpu: str) -> float | None:
     return catalog.gpus[gpu].tdp_w / 1000.0 if gpu in catalog.gpus else None
 
 
+@lru_cache(maxsize=4096)
 def cloud_intensity(provider: str, region: str) -> PlaceFigure | None:
-    """The grid intensity at a region's location; the world average (marked as a fallback) where none is known."""
+    """The grid intensity at a region's location; the world average (marked as a fallback) where none is known.
+    Cached: the place tables are read once (`pricing.place`), a figure is frozen, and a plan's read-out asks for
+    each of its cloud lines and regions (a fallback's `dataclasses.replace` costs some 3 us)."""
     location = region_location(provider, region)
     found = carbon_intensity(location) if location else None
     return found or world_carbon_intensity(f"{provider} {region}".strip())
@@ -164,6 +168,15 @@ def _vat(profile: Profile, row: PlaceFigure | None, consumer: Literal["business"
     return ElectricityVat(row.vat_percent, row.vat_source, consumer)
 
 
+@lru_cache(maxsize=1024)
+def _owned_intensity(location: str | None) -> PlaceFigure | None:
+    """The grid intensity owned energy is counted at: the location's, else the world average (marked as a
+    fallback). Cached as `cloud_intensity` is: static tables, frozen figures, and the fallback's
+    `dataclasses.replace` is most of it."""
+    return (carbon_intensity(location) if location else None) or world_carbon_intensity(
+        location or "no electricity.location")
+
+
 def prepare(profile: Profile, catalog: Catalog) -> Prepared:
     rates = catalog.fx
     opts = profile.options
@@ -171,8 +184,7 @@ def prepare(profile: Profile, catalog: Catalog) -> Prepared:
     _usd(rates, 1.0, profile.currency, "currency")
     rate, location, row, vat = _electricity(profile, rates)
     tax_factor = 1.0 + (opts.vat_percent + opts.import_duty_percent) / 100.0
-    owned_intensity = (carbon_intensity(location) if location else None) or world_carbon_intensity(
-        location or "no electricity.location")
+    owned_intensity = _owned_intensity(location)
     carbon_usd_per_kg = None
     if opts.carbon_price_per_tonne is not None:
         carbon_usd_per_kg = _usd(rates, opts.carbon_price_per_tonne, opts.carbon_price_currency,
