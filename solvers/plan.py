@@ -223,6 +223,14 @@ def _alternatives_beside(owned: list[OwnedOption], options: Options, blocks: lis
     return others
 
 
+def _model_as_built(core: Core) -> MainModel:
+    """The core's main model as the alternatives take it when they run after the solve (no start's purchase to
+    weigh beside it: there is no solve left to overlap)."""
+    built: MainModel = Future()
+    built.set_result(FromMain(core.model))
+    return built
+
+
 def _hours_on(profile: Profile) -> float | None:
     """The hours a day owned machines are on (`options.machine_on` as a number), for the waits' read-out."""
     machine_on = profile.options.machine_on
@@ -269,10 +277,8 @@ def make_plan(profile: Profile, catalog: Catalog, today: dt.date, *, prune: bool
     options, owned, main, ledger, plan_acc = core.options, core.owned, core.main, core.ledger, core.plan
     periods, blocks, limits, horizon_days = core.periods, core.blocks, core.limits, core.horizon_days
     opts = profile.options
-    built: MainModel = Future()
-    built.set_result(FromMain(core.model))  # inline, no guess: there is no solve to overlap
     others, evaluator = (core.others or Deferred(partial(
-        solve_alternatives, owned, options, blocks, limits, ledger, built,
+        solve_alternatives, owned, options, blocks, limits, ledger, _model_as_built(core),
         evaluator_for(profile, owned, options, blocks, limits), search_range(profile, carbon)))).result()
     cloud_only_acc, buy_only_acc, buy_only_sol, notes = (others.cloud_only, others.buy_only,
                                                          others.buy_only_solution, others.notes)

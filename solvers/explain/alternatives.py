@@ -93,11 +93,12 @@ def solve_alternatives(owned: list[OwnedOption], options: Options, blocks: list[
     case) the plan takes them as found, and the main thread, waiting on nothing, skips their searches after its
     solve (some 3.5 ms on the bursty series, `Weighed.holds_for`). Inline there is no solve to overlap, so no guess.
 
-    `main` is the main model and its start's purchase, which the cloud-only read-out and the guess need and which
-    the main thread may still be building: the buy-only model needs neither, so it is built and handed to HiGHS
-    first, and `launched` says so (the plan's main thread waits for it, then builds its own while this MIP runs;
-    issue 29: the other order left this thread's Python after its MIP, the accounts and the guess's thresholds,
-    to run after the main MIP, where nothing hides it)."""
+    `main` is the main model, its start's purchase and (beside the main solve) the ranked single units, which the
+    cloud-only read-out and the guess's thresholds need and which the main thread may still be making: the
+    buy-only model needs none of it, so it is built and handed to HiGHS first, and `launched` says so (the plan's
+    main thread waits for it, then builds its own while this MIP runs; issue 29: the other order left this thread's
+    Python after its MIP, the accounts and the guess's thresholds, to run after the main MIP, where nothing hides
+    it)."""
     others = Others()
     buy_notes: list[Notice] = []
     purchases = purchases_only(owned)
