@@ -1,4 +1,4 @@
-"""`solvers.money.accounting.rounded` rounds a batch exactly as `round` rounds each value: numpy scalars and Python
+"""`solvers.money.rounding.rounded` rounds a batch exactly as `round` rounds each value: numpy scalars and Python
 floats round differently in the last digit (half-to-even of the scaled binary value vs of the exact decimal), and
 plans must not change in that digit because the batch is faster."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers.money.accounting import rounded
+from solvers.money.rounding import rounded
 
 
 @pytest.mark.parametrize("digits", [2, 3])
