@@ -38,10 +38,13 @@ def test_cumulative_points_round_each_figure_as_round_did() -> None:
     buy = Curve(list(edges), 0.0)
     days = [float(d) for d in range(n + 1)]
     dates = [f"d{d}" for d in range(n + 1)]
-    points = cumulative_points(days, dates, plan, cloud, Curve([*buy.values, 1.0], 0.0))
+    buy_mixed = Curve([*buy.values, 1.0], 0.0)  # numpy scalars then a float: `rounded`'s mixed path
+    points = cumulative_points(days, dates, plan, cloud, buy_mixed)
     assert len(points) == n + 2 and points[-1].event == "resale"
     for i, point in enumerate(points[:-1]):
         assert point.plan_usd == (round(plan.values[i] - 0.0, 2) or 0.0)
         assert point.cloud_only_usd == round(cloud.values[i] - 0.0, 2)
+        assert point.buy_only_usd == round(buy_mixed.values[i], 2)
     assert points[-1].plan_usd == round(plan.values[-1] - plan.resale, 2)
     assert points[-1].cloud_only_usd == round(cloud.values[-1] - 0.0, 2)
+    assert points[-1].buy_only_usd == round(buy_mixed.values[-1] - 0.0, 2)
