@@ -24,7 +24,7 @@ def plan_warnings(profile: Profile, options: Options, plan: Accounts) -> list[No
     """What the plan leans on that the user should know: marketplace listings, assumed scaling."""
     offers = {cloud_label(c): c for c in options.cloud} if plan.listings else {}  # the last of a label, as before
 
-    def said(label: str) -> str:  # an offer's name made only for a listing that names it (offer_name is slow)
+    def said(label: str) -> str:  # an offer's words made only for a listing the plan names, not for every offer
         c = offers.get(label)
         return label if c is None else f"{offer_name(c.provider, c.name)} ({c.region}, {c.pricing.replace('_', '-')})"
 

@@ -24,7 +24,6 @@ from solvers.demand.waits import Waits
 from solvers.money.allocation import Allocation, allocation_waits, capacities
 from solvers.money.cash_flows import flows_of
 from solvers.money.plan_fixed import PlanFixed
-from solvers.money.rounding import rounded as rounded  # the figures' rounding (curves import it from here)
 from solvers.money.rounding import rounded_lists
 
 

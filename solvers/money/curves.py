@@ -20,7 +20,7 @@ from pydantic import TypeAdapter
 
 from solvers.base.break_even_result import CumulativePoint
 from solvers.demand.periods import Period
-from solvers.money.accounting import rounded
+from solvers.money.rounding import rounded
 
 _POINTS = TypeAdapter(list[CumulativePoint])
 DAY_DECIMALS = 6  # a crossing day to a millionth of a day (0.0864 s)
@@ -107,7 +107,7 @@ def cumulative_points(days: list[float], dates: list[str], plan: Curve, cloud_on
                       buy_only: Curve | None) -> list[CumulativePoint]:
     """The chart's points: each curve at every day of the grid, and after the resale when there is one. Each
     figure is `round(value, 2)` (a curve's values minus nothing, or minus its resale on the last day), rounded in
-    one batch per curve (`accounting.rounded`: the same digits; `round` of a numpy scalar costs some 4 us, and a
+    one batch per curve (`rounding.rounded`: the same digits; `round` of a numpy scalar costs some 4 us, and a
     plan has a hundred of them here)."""
     n = len(days)
 
@@ -124,10 +124,8 @@ def cumulative_points(days: list[float], dates: list[str], plan: Curve, cloud_on
     if any(c is not None and c.resale > 0 for c in curves):
         last = n - 1
         present = [c for c in curves if c is not None]
-        after = [c.values[last] - c.resale for c in present]
-        # what `rounded` of each gave: numpy scalars take `np.round`'s digits (`_rounded_each` rounds them together)
-        resold = iter(np.array(after, dtype=np.float64).round(2).tolist()
-                      if all(type(x) is np.float64 for x in after) else rounded(after, 2))
+        # a few figures: `rounded` takes each one's `round` digits (its numpy scalars in one `np.round`)
+        resold = iter(rounded([c.values[last] - c.resale for c in present], 2))
         plan_x, cloud_x, buy_x = (None if c is None else next(resold) for c in curves)
         points.append(CumulativePoint(date=dates[last], day=days[last], plan_usd=plan_x or 0.0,
                                       cloud_only_usd=cloud_x, buy_only_usd=buy_x, event="resale"))

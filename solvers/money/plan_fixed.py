@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.base.finance import Calendar, calendar, months_to
+from solvers.base.finance import Calendar, months_to
 from solvers.demand.blocks import Block
 from solvers.demand.periods import Period
 from solvers.model.arrays import cells_of
@@ -57,8 +57,7 @@ class PlanFixed:
 
 def _calendar(periods: list[Period]) -> Calendar:
     """`finance.calendar` of the periods' starts and ends, both in one `months_to` call (it works element by
-    element, so the months are the same floats; one call's fixed cost fewer)."""
-    if not periods:
-        return calendar([], [])
+    element, so the months are the same floats; one call's fixed cost fewer). No periods raise IndexError, as
+    `calendar` does (`calendar([], [])` reads the first start too; a plan has at least one period)."""
     months = months_to(periods[0].start, [p.start for p in periods] + [p.end for p in periods])
     return Calendar(periods[0].start, months[:len(periods)], months[len(periods):])

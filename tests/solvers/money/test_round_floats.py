@@ -19,15 +19,23 @@ def _same(a: float, b: float) -> bool:
 @pytest.mark.parametrize("digits", [2, 3, 8])
 def test_each_element_is_rounds(digits: int) -> None:
     rng = np.random.default_rng(digits)
-    values = np.concatenate([
+    parts = [
         rng.uniform(-1e6, 1e6, 20000),
         (rng.integers(-10**7, 10**7, 20000) + 0.5) / 10**digits,  # decimal ties (and their binary neighbours)
         rng.integers(-10**7, 10**7, 20000) / 10**(digits + 1),
         rng.standard_normal(20000) * 10.0 ** rng.integers(-12, 14, 20000),
-        [0.0, -0.0, -0.001, 0.005, -0.005, 1e-300, 5e-324, 2.0**52, 1e300],
-    ])
+        np.array([0.0, -0.0, -0.001, 0.005, -0.005, 1e-300, 5e-324, 2.0**52, 1e300]),
+    ]
+    values = np.concatenate(parts)
     got = round_floats(values, digits)
     assert all(_same(g, round(v, digits)) for g, v in zip(got, values.tolist(), strict=True))
+    # the batch above holds values at 2^52 and more once scaled, so all of it went through `round`: each part on its
+    # own too, and the wide-magnitude draws below 2^52 once scaled, so that numpy's rint path answers them
+    wide = parts[3]
+    parts += [wide[np.abs(wide * 10.0**digits) < 2.0**52], parts[4][:-2]]
+    for part in parts:
+        got_part = round_floats(part, digits)
+        assert all(_same(g, round(v, digits)) for g, v in zip(got_part, part.tolist(), strict=True))
     table = round_floats(values[:40000].reshape(4, -1), digits)
     assert table == [got[i * 10000:(i + 1) * 10000] for i in range(4)]
 
@@ -65,6 +73,9 @@ def test_ties_and_their_neighbours_at_every_scale(digits: int) -> None:
     bound = np.array([2.0**51 - 0.5, 2.0**52 - 1.0, 2.0**52 - 0.5, 2.0**52]) / 10.0 ** digits
     edges = np.array([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, -1e-310, 0.49999999999999994,
                       -0.49999999999999994, 0.5, -0.5, 1.5, 2.5, -2.5])
-    for values in [np.concatenate(near), bound, -bound, np.nextafter(bound, 0.0), edges]:
+    # each magnitude on its own as well: a batch with any value at 2^52 or more once scaled goes through `round`
+    # whole, so the concatenation alone would hold the rint path to nothing
+    by_scale = [np.concatenate([a[e * 500:(e + 1) * 500] for a in near]) for e in range(20)]
+    for values in [np.concatenate(near), *by_scale, bound, -bound, np.nextafter(bound, 0.0), edges]:
         got = round_floats(values, digits)
         assert all(_same(g, round(v, digits)) for g, v in zip(got, values.tolist(), strict=True))

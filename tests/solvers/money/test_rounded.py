@@ -1,4 +1,4 @@
-"""`solvers.money.accounting.rounded` rounds a batch exactly as `round` rounds each value: numpy scalars and Python
+"""`solvers.money.rounding.rounded` rounds a batch exactly as `round` rounds each value: numpy scalars and Python
 floats round differently in the last digit (half-to-even of the scaled binary value vs of the exact decimal), and
 plans must not change in that digit because the batch is faster."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers.money.accounting import rounded
+from solvers.money.rounding import rounded
 
 
 @pytest.mark.parametrize("digits", [2, 3])
@@ -38,10 +38,13 @@ def test_cumulative_points_round_each_figure_as_round_did() -> None:
     buy = Curve(list(edges), 0.0)
     days = [float(d) for d in range(n + 1)]
     dates = [f"d{d}" for d in range(n + 1)]
-    points = cumulative_points(days, dates, plan, cloud, Curve([*buy.values, 1.0], 0.0))
+    buy_mixed = Curve([*buy.values, 1.0], 0.0)  # numpy scalars then a float: `rounded`'s mixed path
+    points = cumulative_points(days, dates, plan, cloud, buy_mixed)
     assert len(points) == n + 2 and points[-1].event == "resale"
     for i, point in enumerate(points[:-1]):
         assert point.plan_usd == (round(plan.values[i] - 0.0, 2) or 0.0)
         assert point.cloud_only_usd == round(cloud.values[i] - 0.0, 2)
+        assert point.buy_only_usd == round(buy_mixed.values[i], 2)
     assert points[-1].plan_usd == round(plan.values[-1] - plan.resale, 2)
     assert points[-1].cloud_only_usd == round(cloud.values[-1] - 0.0, 2)
+    assert points[-1].buy_only_usd == round(buy_mixed.values[-1] - 0.0, 2)
