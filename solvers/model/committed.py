@@ -25,10 +25,7 @@ def whole_jobs_cost(o: OwnedOption, layers: Layers, peak: int, price: float, clo
         most = min(most, o.max_units)
     n = np.arange(most + 1)
     k = np.searchsorted(layers.ks, np.minimum(np.floor(n * o.slots_per_unit + 1e-9), peak), side="right") - 1
-    costs = n * price + _at_price(layers.rent[k], cloud_price)
-    if fixed_cloud_usd:
-        costs = costs + np.where((n > 0) | (layers.rent[k] > 0), fixed_cloud_usd, 0.0)
-    return float(costs.min(initial=math.inf))
+    return _cheapest(n, price, layers.rent[k], cloud_price, fixed_cloud_usd)
 
 
 def fluid_cost(o: OwnedOption, cells: Cells, n_blocks: int, renting: Renting, block_weight: np.ndarray | None,
@@ -41,9 +38,15 @@ def fluid_cost(o: OwnedOption, cells: Cells, n_blocks: int, renting: Renting, bl
         most = min(most, o.max_units)
     n = np.arange(most + 1)
     layers = screening(cells, n_blocks, renting, 0.0, n * per, block_weight)
-    costs = n * price + _at_price(layers.rent, cloud_price)
+    return _cheapest(n, price, layers.rent, cloud_price, fixed_cloud_usd)
+
+
+def _cheapest(n: np.ndarray, price: float, rent: np.ndarray, cloud_price: float, fixed_cloud_usd: float) -> float:
+    """The least over the counts n of n instances at `price` and the rent they leave (at the listed prices, `rent`
+    per count), with the fixed monthly cloud cost wherever anything is rented or committed."""
+    costs = n * price + _at_price(rent, cloud_price)
     if fixed_cloud_usd:
-        costs = costs + np.where((n > 0) | (layers.rent > 0), fixed_cloud_usd, 0.0)
+        costs = costs + np.where((n > 0) | (rent > 0), fixed_cloud_usd, 0.0)
     return float(costs.min(initial=math.inf))
 
 

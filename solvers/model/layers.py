@@ -48,7 +48,7 @@ def whole_levels(cells: Cells) -> Cells:
     instance rented all the time instead of one job for 4% of the hours, and a threshold read 0. A period of many
     levels is compressed into fractional ones (`periods.compress`), which the model prices as they are: those are
     split too at a multiple (re-levelling the hours at each multiple would cost a pass over the timeline), never at
-    today's demand, where the curve is the model's (`Evaluator._scaled_cells`). Where the instances are packed
+    today's demand, where the curve is the model's (`Evaluator._cells_at`). Where the instances are packed
     (work may wait) the rent and the owned hours are linear between whole jobs, so nothing changes."""
     low = np.floor(cells.jobs + 1e-9)
     if np.logical_and.reduce(low == cells.jobs):

@@ -90,9 +90,10 @@ def _packing_price(model: Model, cost: np.ndarray, upper: np.ndarray) -> np.ndar
     return np.asarray(np.where(upper[model.y] > 0, cost[model.y] / capacity, math.inf).min(axis=0))
 
 
-def _capacities(model: Model, option_index: int) -> np.ndarray:
-    """Cards of the option one host of each kind holds, 0 where the kind does not take them (`Model.capacity`)."""
-    capacity: np.ndarray = np.maximum(model.capacity[option_index, : len(model.m)], 0)
+def _capacities(model: Model, options: int | list[int]) -> np.ndarray:
+    """Cards of the option (or, per row, of each option) one host of each kind holds, 0 where the kind does not take
+    them (`Model.capacity`)."""
+    capacity: np.ndarray = np.maximum(model.capacity[options, : len(model.m)], 0)
     return capacity
 
 
@@ -104,7 +105,7 @@ def _host_spend(model: Model, candidates: list[int], cost: np.ndarray, units: np
     spend = np.zeros_like(units)
     tables: dict[tuple[int, ...], np.ndarray] = {}
     host_cost = cost[model.m]
-    capacities = np.maximum(model.capacity[candidates, : len(model.m)], 0)
+    capacities = _capacities(model, candidates)
     cards = (units * np.array([model.owned[g].gpus_per_unit for g in candidates])[:, None]).astype(np.int64)
     most = cards.max(axis=1, initial=0).tolist()
     for i, (g, capacity) in enumerate(zip(candidates, capacities.tolist(), strict=True)):
