@@ -203,7 +203,8 @@ class Model:
     fluid: Fluid | None = None  # work that may wait: the per-cell columns of `solvers.model.fluid` (then mu is empty)
     # (owned, hosts): cards of each option a host of each kind holds, -1 where it does not take them (`host_capacity`)
     capacity: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
-    # read once by the build for its rows and its start (each was a list over blocks or options in five places):
+    # read once by the build for the slot, availability and active-hours rows and the start (the reformulation checks,
+    # `slots.maintenance_in_idle_hours` and `active_rows_needed`, still make their own from the blocks and options):
     # per block its hours and its hours in which some job runs; per owned option its throughput and availability
     block_hours: np.ndarray = field(default_factory=lambda: np.zeros(0))
     active_hours: np.ndarray = field(default_factory=lambda: np.zeros(0))
