@@ -1,8 +1,8 @@
-"""One owned row -> owned options: energy at the place's PUE, resale at the horizon, machines linked for wide
-jobs, serving replicas for always-on load, running costs (opex), the hours a machine is on, and the widths worth
-keeping in the workload form.
+"""One owned row -> owned options: energy at the place's PUE, machines linked for wide jobs, serving replicas for
+always-on load, running costs (opex), the hours a machine is on, and the widths worth keeping in the workload form.
 
-In: an `OwnedRow` (solvers.offers.owned_rows), its GPU spec and the profile. Out: `OwnedOption`s."""
+In: an `OwnedRow` (solvers.offers.owned_rows), its GPU spec, its resale (found by `solvers.offers.resale.Resale`)
+and the profile. Out: `OwnedOption`s."""
 
 from __future__ import annotations
 
