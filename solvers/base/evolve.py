@@ -1,5 +1,6 @@
 """Frozen dataclasses made without `__init__`: `evolved` (a copy with some fields changed), and for a maker that
-fills instances itself, `defaults_of` (where its state starts) and `checked` (its first instance checked).
+fills instances itself, `defaults_of` (where its state starts) and `filled` (an instance of a dict it made, the
+first of each class `checked`).
 
 Why: the offers stage makes one purchase option per quote, place and job width (`solvers.offers.owned`), and an
 option has some forty fields; a frozen dataclass's `__init__` sets each through `object.__setattr__` (about 5 us an
@@ -72,6 +73,25 @@ def defaults_of(cls: type) -> dict[str, Any]:
     return dict(shape.defaults)
 
 
+_FILLED: set[type] = set()  # the classes whose first instance `filled` made was checked
+_new, _set = object.__new__, object.__setattr__  # bound once: `filled` runs once per option a plan makes
+
+
+def filled(cls: type[T], state: dict[str, Any]) -> T:
+    """An instance of `cls` whose dict is `state` (taken as it is, not copied), made without `__init__`, for a maker
+    that builds each instance's fields itself (`solvers.offers.owned.OwnedUnit`; `solvers.offers.cloud.cloud_options`
+    does the same inline, a call per option being 5% of it); the first instance a process fills of each class is
+    `checked`. A dict of its own set as the instance's, not
+    filled in place: `object.__new__(cls).__dict__` shares the class's keys, and the model reads the fields of such
+    an instance some 5% slower."""
+    instance = _new(cls)
+    _set(instance, "__dict__", state)
+    if cls not in _FILLED:
+        checked(instance)
+        _FILLED.add(cls)
+    return instance
+
+
 def checked(instance: T) -> T:
     """`instance`, after checking that its dict holds exactly its dataclass's fields (TypeError otherwise): for an
     instance filled field by field without `__init__`, as the first of each maker's is."""
@@ -85,4 +105,4 @@ def checked(instance: T) -> T:
     return instance
 
 
-__all__ = ["checked", "defaults_of", "evolved"]
+__all__ = ["checked", "defaults_of", "evolved", "filled"]

@@ -288,7 +288,7 @@ def _window_ids(profile: Profile, start: dt.date, bounds: Bounds, total_hours: i
 
 
 def _timeline_periods(profile: Profile, start: dt.date, end: dt.date, busy: np.ndarray,
-                      interleave: bool = False) -> list[Period]:
+                      interleave: bool) -> list[Period]:
     width = profile.jobs.gpus_per_job
     eff = job_efficiency(profile)
     slices, bounds = _calendar(start, end)

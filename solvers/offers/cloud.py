@@ -223,9 +223,9 @@ def cloud_options(table: CloudTable, displaced_replicas: bool = False) -> list[C
                   table.speed.tolist(), table.listing.tolist(), table.load_per_gpu.tolist(), table.width.tolist(),
                   table.offer.tolist(), strict=True)
     # each option filled without the frozen dataclass's `__init__` (20 `object.__setattr__` calls, some 3 us of an
-    # option's 4): its dict made whole in the fields' order, with the values `__init__` was given; the first a
-    # process makes is checked to hold exactly `CloudOption`'s fields (solvers.base.evolve.checked)
-    global _CLOUD_CHECKED
+    # option's 4): its dict made whole in the fields' order, with the values `__init__` was given. Not through
+    # `solvers.base.evolve.filled` (a call per option: 5% of this function); the first option of each call is
+    # checked to hold exactly `CloudOption`'s fields instead (1 us)
     made = object.__new__
     fill = object.__setattr__
     options: list[CloudOption] = []
@@ -239,14 +239,10 @@ def cloud_options(table: CloudTable, displaced_replicas: bool = False) -> list[C
             "source": source, "as_of": as_of, "feed": feed, "slots": int(slots), "speed": float(speed),
             "listing": bool(listing), "load_per_gpu": float(load), "width": int(width), "offer": f"cloud:{offer}",
             "displaced_slots": min(float(slots), 1.0) if displaced_replicas else None})
-        if not _CLOUD_CHECKED:
-            checked(option)
-            _CLOUD_CHECKED = True
         options.append(option)
+    if options:
+        checked(options[0])
     return options
-
-
-_CLOUD_CHECKED = False  # the first option `cloud_options` fills is checked to hold exactly the dataclass's fields
 
 
 def oldest_per_feed(cloud: CloudTable) -> dict[str, str]:

@@ -1,8 +1,8 @@
-"""One owned row -> owned options: energy at the place's PUE, resale at the horizon, machines linked for wide
-jobs, serving replicas for always-on load, running costs (opex), the hours a machine is on, and the widths worth
-keeping in the workload form.
+"""One owned row -> owned options: energy at the place's PUE, machines linked for wide jobs, serving replicas for
+always-on load, running costs (opex), the hours a machine is on, and the widths worth keeping in the workload form.
 
-In: an `OwnedRow` (solvers.offers.owned_rows), its GPU spec and the profile. Out: `OwnedOption`s."""
+In: an `OwnedRow` (solvers.offers.owned_rows), its GPU spec, its resale (found by `solvers.offers.resale.Resale`)
+and the profile. Out: `OwnedOption`s."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import math
 from pricing.catalog import Host
 from pricing.gpus import GpuSpec
 from solvers.base import defaults
-from solvers.base.evolve import checked, defaults_of, evolved
+from solvers.base.evolve import defaults_of, evolved, filled
 from solvers.base.options import OwnedOption
 from solvers.base.plan_options import OwnedOpex
 from solvers.base.profile import Profile
@@ -91,7 +91,7 @@ class OwnedUnit:
     dataclass's `__init__` and copying it again per place, for opex and for availability was half of the offers
     stage for 200 quotes (issue 31). An option is filled without `__init__` from the row's shared dict (the
     dataclass's defaults and the row's fields) and its own eight fields; the first option a process makes is
-    checked to hold exactly `OwnedOption`'s fields (`solvers.base.evolve.checked`), and the tests hold options
+    checked to hold exactly `OwnedOption`'s fields (`solvers.base.evolve.filled`), and the tests hold options
     made here equal to the dataclass's own."""
 
     __slots__ = ("_idle", "_marginal", "_n", "_state", "_whole")
@@ -137,11 +137,8 @@ class OwnedUnit:
            pue: float = 1.0, offer: str = "") -> OwnedOption:
         """The option running jobs of `width` GPUs at `throughput` (one job slot against the reference's), in
         `accepting_hosts` (bare cards), at the `pue` of where it stands (`solvers.offers.pue.places`)."""
-        global _FILLED_CHECKED
         n = self._n
-        option = object.__new__(OwnedOption)
-        # a dict of its own, set as the instance's: filled in place, `option.__dict__` is made sharing the class's
-        # keys, and the model, the alternatives and the thresholds read the fields of such an option 5% slower
+        # a dict of its own, set as the instance's (`solvers.base.evolve.filled`, which checks the first)
         state = self._state.copy()
         state["key"] = key
         state["throughput"] = throughput
@@ -151,15 +148,10 @@ class OwnedUnit:
         state["width"] = width
         state["accepting_hosts"] = accepting_hosts
         state["offer"] = offer
-        object.__setattr__(option, "__dict__", state)
-        if not _FILLED_CHECKED:
-            checked(option)
-            _FILLED_CHECKED = True
-        return option
+        return filled(OwnedOption, state)
 
 
 _OPTION_DEFAULTS = defaults_of(OwnedOption)
-_FILLED_CHECKED = False  # the first option `OwnedUnit.at` fills is checked to hold exactly the dataclass's fields
 
 
 def linked_machines(option: OwnedOption, profile: Profile) -> OwnedOption:

@@ -61,6 +61,10 @@ def accepting_hosts(hosts: Sequence[Host], spec: GpuSpec) -> tuple[int, ...]:
     return found[1]
 
 
+# a `_Kind`'s key, made once by `_Kinds.of` (GPU type, whole machine, GPUs per unit, machine kind)
+_KindKey = tuple[str, bool, int, str | None]
+
+
 class _Kind(NamedTuple):
     """What every row of one GPU type, shape and kind shares within a plan: its widths and speeds, whether it
     passes the memory floor and the module rule, the hosts that take it (bare cards) and the places it stands in."""
@@ -83,28 +87,29 @@ class _Kinds:
         self._pue = profile.options.pue
         self._min_memory = profile.min_gpu_memory_gb
         self._widths_of = widths_of
-        self._kinds: dict[tuple[str, bool, int, str | None], _Kind] = {}
+        self._kinds: dict[_KindKey, _Kind] = {}
 
     def of(self, row: OwnedRow) -> _Kind:
         key = (row.gpu, True, row.gpus_per_unit, row.kind) if row.includes_host else (row.gpu, False, 0, None)
         found = self._kinds.get(key)
         if found is None:
-            found = self._kinds[key] = self._made(row)
+            found = self._kinds[key] = self._made(row, key)
         return found
 
-    def _made(self, row: OwnedRow) -> _Kind:
+    def _made(self, row: OwnedRow, key: _KindKey) -> _Kind:
         spec = self._gpus[row.gpu]
         widths = self._widths_of(row.gpu)
-        return _Kind(spec, widths, *_facts(self._hosts, self._pue, self._min_memory, spec, row))
+        return _Kind(spec, widths, *_facts(self._hosts, self._pue, self._min_memory, spec, row, key))
 
 
 _Facts = tuple[bool, bool, tuple[int, ...], list[Place]]  # memory_ok, module_ok, accepting, places (as in _Kind)
 # the facts of each `_Kinds` key for the last hosts list, PUE and memory floor: (hosts, pue, min_gb, key -> spec, facts)
 _last_facts: tuple[Sequence[Host], float | None, float,
-                   dict[tuple[str, bool, int, str | None], tuple[GpuSpec, _Facts]]] | None = None
+                   dict[_KindKey, tuple[GpuSpec, _Facts]]] | None = None
 
 
-def _facts(hosts: Sequence[Host], pue: float | None, min_memory: float, spec: GpuSpec, row: OwnedRow) -> _Facts:
+def _facts(hosts: Sequence[Host], pue: float | None, min_memory: float, spec: GpuSpec, row: OwnedRow,
+           key: _KindKey) -> _Facts:
     """What a `_Kind` holds beyond its widths, kept across plans for the last hosts list, PUE option and memory
     floor (as `accepting_hosts` keeps the hardware fit): plans on one catalog ask the same of the same few dozen GPU
     types and shapes, and finding them anew (the module rule, the hosts' places) was some 0.1 ms a plan. A spec
@@ -114,7 +119,6 @@ def _facts(hosts: Sequence[Host], pue: float | None, min_memory: float, spec: Gp
     cache = _last_facts
     if cache is None or cache[0] is not hosts or cache[1] != pue or cache[2] != min_memory:
         cache = _last_facts = (hosts, pue, min_memory, {})
-    key = (row.gpu, True, row.gpus_per_unit, row.kind) if row.includes_host else (row.gpu, False, 0, None)
     found = cache[3].get(key)
     if found is not None and found[0] is spec:
         return found[1]

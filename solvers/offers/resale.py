@@ -50,8 +50,8 @@ class Resale:
         if found is not None and found[0] is spec:
             return found[1], found[2]
         curve = curve_for(spec.segment)
-        now, end = age_years(spec, self._start), age_years(spec, self._start) + self._years
-        at_end = curve.share(end)
+        now = age_years(spec, self._start)
+        at_end = curve.share(now + self._years)
         moved = at_end / curve.share(now) if now > 0 else at_end
         self._aging[spec.name] = (spec, moved, at_end)
         return moved, at_end

@@ -1,6 +1,6 @@
 """Rules of the offers stage written option by option, as they were before the one-pass code of issue 31: the
-references `tests/solvers/offers` holds the production code equal to (written apart from it, sharing data types
-only)."""
+references `tests/solvers/offers` holds the production code equal to (written apart from it, sharing data types,
+`evolved` and the PUE table's look-up `pue_of` only)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pricing.catalog import Host
 from solvers.base.evolve import evolved
 from solvers.base.options import OwnedOption
-from solvers.offers.pue import places, pue_of
+from solvers.offers.pue import pue_of
 
 
 def dominates(a: OwnedOption, b: OwnedOption) -> bool:
@@ -44,8 +44,13 @@ def by_place(option: OwnedOption, hosts: Sequence[Host], explicit: float | None,
     server)."""
     if option.includes_host:
         return [_at(option, pue_of(kind, explicit))]
-    return [_at(option, pue) if ks is None else evolved(_at(option, pue), key=option.key + suffix, accepting_hosts=ks)
-            for pue, suffix, ks in places(option.accepting_hosts, hosts, explicit, kind)]
+    groups: dict[float, list[int]] = {}
+    for k in option.accepting_hosts:
+        groups.setdefault(pue_of(hosts[k].kind, explicit), []).append(k)
+    if len(groups) <= 1:
+        return [_at(option, next(iter(groups), pue_of(kind, explicit)))]
+    return [evolved(_at(option, pue), key=f"{option.key}@pue{pue:g}", accepting_hosts=tuple(ks))
+            for pue, ks in sorted(groups.items())]
 
 
 def _at(option: OwnedOption, pue: float) -> OwnedOption:

@@ -14,13 +14,12 @@ import pytest
 from pricing.catalog import Host, bundled_catalog
 from pricing.hardware_fit import host_accepts
 from pricing.resale_curves import curve_for
-from solvers.base import defaults
+from solvers.base import defaults, evolve
 from solvers.base.evolve import evolved
 from solvers.base.options import OwnedOption
 from solvers.base.performance import throughput_score
 from solvers.base.plan_options import PlanOptions
 from solvers.base.profile import Profile
-from solvers.offers import owned as owned_module
 from solvers.offers.options import build_options
 from solvers.offers.owned import OwnedUnit, opex_per_gpu_hour
 from solvers.offers.owned_build import accepting_hosts
@@ -115,7 +114,7 @@ def test_the_first_option_a_unit_fills_is_checked(monkeypatch: pytest.MonkeyPatc
     catalog = bundled_catalog()
     row = OwnedRow("card", "RTX 3090", "new", 1, 900.0, False, None, None, "v", "s", "2026-01-01", "f")
     unit = OwnedUnit(row, catalog.gpus["RTX 3090"], 0.001, 100.0, 300.0)
-    monkeypatch.setattr(owned_module, "_FILLED_CHECKED", False)
+    monkeypatch.setattr(evolve, "_FILLED", set())
     del unit._state["vendor"]
     with pytest.raises(TypeError, match="misses field 'vendor'"):
         unit.at("own:0", 1.0)
