@@ -80,10 +80,10 @@ _new, _set = object.__new__, object.__setattr__  # bound once: `filled` runs onc
 def filled(cls: type[T], state: dict[str, Any]) -> T:
     """An instance of `cls` whose dict is `state` (taken as it is, not copied), made without `__init__`, for a maker
     that builds each instance's fields itself (`solvers.offers.owned.OwnedUnit`; `solvers.offers.cloud.cloud_options`
-    does the same inline, a call per option being 5% of it); the first instance a process fills of each class is
-    `checked`. A dict of its own set as the instance's, not
-    filled in place: `object.__new__(cls).__dict__` shares the class's keys, and the model reads the fields of such
-    an instance some 5% slower."""
+    does the same inline: a call per option measured 5% of that function, 436 -> 461 us for 248 options on
+    2026-11-28); the first instance a process fills of each class is `checked`. The state is set as the instance's
+    own dict rather than filled into `object.__new__(cls).__dict__` key by key (one assignment, not one per
+    field)."""
     instance = _new(cls)
     _set(instance, "__dict__", state)
     if cls not in _FILLED:
